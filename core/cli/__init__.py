@@ -1,0 +1,52 @@
+"""The ``hmceval`` command line.
+
+Subcommands are discovered automatically: every module ``core/cli/cmd_<name>.py`` defines
+``register(subparsers)``, which adds its parser and sets ``func=run`` with
+``run(args) -> int``. A :class:`core.errors.DataError` becomes a message on stderr and exit
+code 2, the same text the dashboard shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from core.errors import DataError
+
+__all__ = ["build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with every discovered subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="hmceval",
+        description="Human-machine collaborative evaluation (HMCEval) from the command line.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+        if info.name.startswith("cmd_"):
+            module = importlib.import_module(f"{__name__}.{info.name}")
+            module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except DataError as exc:
+        sys.stderr.write(f"hmceval {args.command}: error: {exc}\n")
+        return 2
+    except FileNotFoundError as exc:
+        sys.stderr.write(f"hmceval {args.command}: error: file not found: {exc.filename}\n")
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
