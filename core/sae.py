@@ -1,0 +1,443 @@
+"""Sample assignment execution (SAE): the HMCEval integer linear program, solved exactly.
+
+With z_i = 1 when the machine evaluates sample i and z_i = 0 when a human does, the paper's
+objective (Eq. 3) is
+
+    max  sum_i [a_i z_i + b_i (1 - z_i)]  -  lambda * sum_i [k_i z_i + l_i (1 - z_i)]
+
+subject to (Eq. 4) sum_i z_i >= M - N (at most N samples to humans), lambda >= 0, with
+defaults b_i = 1 and k_i = 0. Writing h_i = 1 - z_i, the objective is
+
+    sum_i (a_i - lambda k_i)  +  sum_i g_i h_i,     g_i = (b_i - lambda l_i) - (a_i - lambda k_i),
+
+a constant plus the summed *gains* of the samples sent to humans. With only the cardinality
+constraint the optimum is therefore:
+
+* ``mode="at_most"`` (Eq. 4 as written): the samples with the largest strictly positive gains,
+  at most N of them;
+* ``mode="exactly"`` (the fixed human ratio of the paper's Table 2): the N largest gains,
+  whatever their sign.
+
+**Tie rule** (deterministic): samples are ranked by gain, descending, with a *stable* sort, so
+among equal gains the earlier row goes to a human first; in ``at_most`` mode a sample whose gain
+is exactly 0 stays with the machine (it does not change the objective and saves effort).
+This fast path costs one O(M log M) sort and is exact.
+
+Extra constraints (a budget on total predicted human effort, a minimum/maximum human share per
+subgroup) break that structure: :func:`solve` then builds the same objective as a boolean
+program in cvxpy and solves it with HiGHS at zero optimality gap. Without extra constraints the
+fast path is always used (``method="auto"``); ``method="ilp"`` forces the solver.
+
+:func:`sweep` evaluates a whole grid of lambda x N with one sort per lambda and prefix sums over N.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError
+from core.reliability import RELIABILITY_KEYS, assignment_metrics, scores_from_confusion
+
+__all__ = [
+    "SAEInputs",
+    "Constraints",
+    "Assignment",
+    "gains",
+    "n_from_share",
+    "solve",
+    "solve_fast",
+    "solve_ilp",
+    "objective_value",
+    "evaluate",
+    "sweep",
+    "METRIC_COLUMNS",
+]
+
+Mode = Literal["at_most", "exactly"]
+
+#: Metric columns of :func:`sweep` and of :func:`evaluate`'s flat result.
+METRIC_COLUMNS = ("M", "n_human", "human_ratio", "time_cost", "time_cost_predicted", "precision",
+                  "recall", "f1", "accuracy", "objective", "expected_reliability")
+
+
+@dataclass(frozen=True)
+class SAEInputs:
+    """Per-sample arrays of the assignment problem and its evaluation.
+
+    Attributes
+    ----------
+    a : array of shape (M,)
+        Machine confidence a_i in [0, 1].
+    l : array of shape (M,)
+        Predicted human effort l_i >= 0 (what the optimiser sees).
+    b : array of shape (M,)
+        Human confidence b_i (default 1).
+    k : array of shape (M,)
+        Machine effort k_i (default 0).
+    machine_label : array of shape (M,), optional
+    human_label : array of shape (M,), optional
+        Gold labels; without them observed reliability is unavailable.
+    human_effort : array of shape (M,), optional
+        Ground-truth effort used to report the time cost.
+    labels : tuple, optional
+        Class order.
+    """
+
+    a: np.ndarray
+    l: np.ndarray
+    b: np.ndarray
+    k: np.ndarray
+    machine_label: np.ndarray | None = None
+    human_label: np.ndarray | None = None
+    human_effort: np.ndarray | None = None
+    labels: tuple | None = None
+
+    @property
+    def M(self) -> int:
+        return len(self.a)
+
+    @classmethod
+    def from_arrays(cls, a, l=None, *, b=None, k=None, machine_label=None, human_label=None,
+                    human_effort=None, labels=None) -> "SAEInputs":
+        """Build inputs from arrays, with defaults l = 1, b = 1, k = 0."""
+        a = np.asarray(a, dtype=float)
+        m = len(a)
+        full = lambda v, d: np.full(m, d, float) if v is None else np.broadcast_to(  # noqa: E731
+            np.asarray(v, dtype=float), (m,)).copy()
+        return cls(a=a, l=full(l, 1.0), b=full(b, 1.0), k=full(k, 0.0),
+                   machine_label=None if machine_label is None else np.asarray(machine_label),
+                   human_label=None if human_label is None else np.asarray(human_label),
+                   human_effort=None if human_effort is None else np.asarray(human_effort, float),
+                   labels=labels)
+
+    @classmethod
+    def from_data(cls, data: Any) -> "SAEInputs":
+        """Build inputs from a :class:`core.data.EvalData`."""
+        f = data.frame
+        return cls.from_arrays(
+            f["machine_confidence"].to_numpy(float), f["predicted_effort"].to_numpy(float),
+            b=f["human_confidence"].to_numpy(float), k=f["machine_effort"].to_numpy(float),
+            machine_label=f["machine_label"].to_numpy(),
+            human_label=f["human_label"].to_numpy() if "human_label" in f else None,
+            human_effort=f["human_effort"].to_numpy(float) if "human_effort" in f else None,
+            labels=data.labels)
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """Optional extra constraints of the general ILP.
+
+    Attributes
+    ----------
+    effort_budget : float, optional
+        Upper bound on the total predicted human effort ``sum_i l_i h_i``.
+    groups : array of shape (M,), optional
+        Subgroup of every sample, for the share bounds.
+    group_bounds : dict, optional
+        group value -> (min_share, max_share) of that group's samples sent to humans, each in
+        [0, 1] or ``None``. A minimum is ``ceil``-rounded and a maximum ``floor``-rounded in
+        samples (the ILP's variables are whole samples).
+    """
+
+    effort_budget: float | None = None
+    groups: np.ndarray | None = None
+    group_bounds: dict = field(default_factory=dict)
+
+    @property
+    def active(self) -> bool:
+        return self.effort_budget is not None or bool(self.group_bounds)
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The result of one solve.
+
+    Attributes
+    ----------
+    human : bool array of shape (M,)
+        True where the sample goes to a human (h_i = 1 - z_i).
+    objective : float
+        Value of Eq. 3 at this assignment.
+    lam, n_budget, mode, method
+        The parameters and the path used (``"fast"`` or ``"ilp"``).
+    """
+
+    human: np.ndarray
+    objective: float
+    lam: float
+    n_budget: int
+    mode: str
+    method: str
+
+    @property
+    def n_human(self) -> int:
+        return int(self.human.sum())
+
+
+def gains(a, l, *, lam: float, b=1.0, k=0.0) -> np.ndarray:
+    """Per-sample gain of sending a sample to a human: ``(b - lam l) - (a - lam k)``.
+
+    Parameters
+    ----------
+    a, l : arrays of shape (M,)
+    lam : float >= 0
+    b, k : float or arrays of shape (M,)
+
+    Returns
+    -------
+    numpy.ndarray of shape (M,)
+    """
+    a = np.asarray(a, dtype=float)
+    return (np.asarray(b, float) - lam * np.asarray(l, float)) - (a - lam * np.asarray(k, float))
+
+
+def n_from_share(share: float, m: int) -> int:
+    """Human budget ``N = int(share * M)`` (truncation, as the paper), robust to float noise."""
+    if not 0 <= share <= 1:
+        raise DataError(f"human share must be in [0, 1], got {share}")
+    return int(math.floor(round(share * m, 9)))
+
+
+def _check(inp: SAEInputs, lam: float, n_human: int, mode: str) -> None:
+    if not (isinstance(lam, (int, float, np.floating, np.integer)) and math.isfinite(lam)) or lam < 0:
+        raise DataError(f"lambda must be a finite number >= 0, got {lam}")
+    if not 0 <= n_human <= inp.M:
+        raise DataError(f"human budget N must be between 0 and M = {inp.M}, got {n_human}")
+    if mode not in ("at_most", "exactly"):
+        raise DataError(f"mode must be 'at_most' or 'exactly', got {mode!r}")
+
+
+def _order(g: np.ndarray) -> np.ndarray:
+    """Ranking by gain, descending; stable, so ties go to the earlier row first."""
+    return np.argsort(-g, kind="stable")
+
+
+def objective_value(inp: SAEInputs, human: np.ndarray, lam: float) -> float:
+    """Eq. 3 at an assignment (``human`` True where h_i = 1, i.e. z_i = 0)."""
+    z = ~np.asarray(human, dtype=bool)
+    conf = np.where(z, inp.a, inp.b).sum()
+    effort = np.where(z, inp.k, inp.l).sum()
+    return float(conf - lam * effort)
+
+
+def solve_fast(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most") -> Assignment:
+    """Exact O(M log M) solution without extra constraints (see the module docstring)."""
+    _check(inp, lam, n_human, mode)
+    g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
+    order = _order(g)
+    n = n_human if mode == "exactly" else min(n_human, int((g > 0).sum()))
+    human = np.zeros(inp.M, dtype=bool)
+    human[order[:n]] = True
+    return Assignment(human=human, objective=objective_value(inp, human, lam), lam=float(lam),
+                      n_budget=int(n_human), mode=mode, method="fast")
+
+
+def solve_ilp(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most",
+              constraints: Constraints | None = None, time_limit: float | None = None) -> Assignment:
+    """Solve Eq. 3-4 plus optional constraints as a boolean program (cvxpy + HiGHS, zero gap).
+
+    Raises
+    ------
+    DataError
+        When the constraints admit no assignment, or the solver fails.
+    """
+    import cvxpy as cp
+
+    _check(inp, lam, n_human, mode)
+    c = constraints or Constraints()
+    m = inp.M
+    h = cp.Variable(m, boolean=True)
+    z = 1 - h
+    obj = inp.a @ z + inp.b @ h - lam * (inp.k @ z + inp.l @ h)
+    cons = [cp.sum(h) == n_human] if mode == "exactly" else [cp.sum(h) <= n_human]
+    if c.effort_budget is not None:
+        if c.effort_budget < 0:
+            raise DataError(f"effort budget must be >= 0, got {c.effort_budget}")
+        cons.append(inp.l @ h <= c.effort_budget)
+    if c.group_bounds:
+        if c.groups is None or len(c.groups) != m:
+            raise DataError("group share bounds need a subgroup value for every sample")
+        groups = np.asarray(c.groups, dtype=object)
+        for gval, (lo, hi) in c.group_bounds.items():
+            idx = np.flatnonzero(groups == gval)
+            if len(idx) == 0:
+                raise DataError(f"subgroup {gval!r} of the share bounds has no sample")
+            for name, v in (("minimum", lo), ("maximum", hi)):
+                if v is not None and not 0 <= v <= 1:
+                    raise DataError(f"{name} human share of subgroup {gval!r} must be in [0, 1], got {v}")
+            if lo is not None:
+                cons.append(cp.sum(h[idx]) >= math.ceil(round(lo * len(idx), 9)))
+            if hi is not None:
+                cons.append(cp.sum(h[idx]) <= math.floor(round(hi * len(idx), 9)))
+    prob = cp.Problem(cp.Maximize(obj), cons)
+    opts: dict[str, Any] = {"mip_rel_gap": 0.0, "mip_abs_gap": 0.0}
+    if time_limit is not None:
+        opts["time_limit"] = float(time_limit)
+    try:
+        prob.solve(solver=cp.HIGHS, **opts)
+    except cp.error.SolverError as exc:
+        raise DataError(f"the ILP solver failed: {exc}") from None
+    if prob.status in ("infeasible", "infeasible_inaccurate"):
+        raise DataError("no assignment satisfies the constraints (N, effort budget and subgroup "
+                        "shares together are infeasible); relax one of them")
+    if prob.status != "optimal" or h.value is None:
+        raise DataError(f"the ILP solver stopped with status '{prob.status}'")
+    human = np.asarray(h.value) > 0.5
+    return Assignment(human=human, objective=objective_value(inp, human, lam), lam=float(lam),
+                      n_budget=int(n_human), mode=mode, method="ilp")
+
+
+def solve(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most",
+          constraints: Constraints | None = None,
+          method: Literal["auto", "fast", "ilp"] = "auto") -> Assignment:
+    """Solve the SAE problem, by the fast exact path whenever no extra constraint is set.
+
+    Parameters
+    ----------
+    inp : SAEInputs
+    lam : float >= 0
+        Trade-off weight of effort against confidence.
+    n_human : int
+        Human budget N (0 <= N <= M).
+    mode : {"at_most", "exactly"}, default="at_most"
+    constraints : Constraints, optional
+    method : {"auto", "fast", "ilp"}, default="auto"
+
+    Returns
+    -------
+    Assignment
+    """
+    active = constraints is not None and constraints.active
+    if method == "fast" and active:
+        raise DataError("the fast path cannot take extra constraints; use method='ilp'")
+    if method == "ilp" or active:
+        return solve_ilp(inp, lam=lam, n_human=n_human, mode=mode, constraints=constraints)
+    return solve_fast(inp, lam=lam, n_human=n_human, mode=mode)
+
+
+def evaluate(inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
+    """Reliability, effort and objective of an assignment (:func:`core.reliability.assignment_metrics`).
+
+    Returns
+    -------
+    dict
+        ``M``, ``N``, ``lambda``, ``mode``, ``method``, ``n_human``, ``human_ratio``,
+        ``time_cost``, ``time_cost_predicted``, ``precision``, ``recall``, ``f1``, ``accuracy``,
+        ``objective``, ``expected_reliability`` and ``machine_only``.
+    """
+    met = assignment_metrics(assignment.human, machine_label=inp.machine_label,
+                             machine_confidence=inp.a, human_label=inp.human_label,
+                             human_confidence=inp.b, human_effort=inp.human_effort,
+                             predicted_effort=inp.l, labels=inp.labels)
+    out: dict[str, Any] = {"M": inp.M, "N": assignment.n_budget, "lambda": assignment.lam,
+                           "mode": assignment.mode, "method": assignment.method}
+    out.update({k: met[k] for k in ("n_human", "human_ratio", "time_cost", "time_cost_predicted")})
+    out.update({k: met[k] for k in RELIABILITY_KEYS})
+    out["objective"] = assignment.objective
+    out["expected_reliability"] = met["expected_reliability"]
+    out["machine_only"] = met["machine_only"]
+    return out
+
+
+def _grid_values(values, name: str) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(values, dtype=float))
+    if arr.size == 0:
+        raise DataError(f"the {name} grid is empty")
+    return arr
+
+
+def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_most") -> pd.DataFrame:
+    """Every metric at every point of a lambda x N grid, vectorised.
+
+    One stable sort per lambda ranks the samples by gain; the metrics at each N come from
+    prefix sums over that ranking (the confusion matrix after moving the first n samples to
+    humans, their efforts, confidences and gains). The result equals :func:`solve_fast` +
+    :func:`evaluate` at every grid point.
+
+    Parameters
+    ----------
+    inp : SAEInputs
+    lams : array-like of float
+        Lambda grid.
+    shares : array-like of float, optional
+        Human-share grid; ``N = int(share * M)``.
+    n_values : array-like of int, optional
+        Budget grid in samples (instead of ``shares``).
+    mode : {"at_most", "exactly"}
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (lambda, N), lambda-major: ``lambda``, ``human_share``, ``N`` and
+        :data:`METRIC_COLUMNS`.
+    """
+    m = inp.M
+    lams = _grid_values(lams, "lambda")
+    if (shares is None) == (n_values is None):
+        raise DataError("give exactly one of a human-share grid or a budget grid")
+    if shares is not None:
+        shares = _grid_values(shares, "human share")
+        ns = np.array([n_from_share(float(s), m) for s in shares], dtype=np.int64)
+    else:
+        ns = _grid_values(n_values, "budget").astype(np.int64)
+        shares = ns / m
+    for lam in lams:
+        _check(inp, float(lam), 0, mode)
+    for n in ns:
+        _check(inp, 0.0, int(n), mode)
+
+    gold = inp.human_label is not None
+    if gold:
+        labels = list(inp.labels) if inp.labels is not None else sorted(
+            set(inp.human_label.tolist()) | set(inp.machine_label.tolist()), key=lambda v: (str(type(v)), v))
+        index = {v: i for i, v in enumerate(labels)}
+        t = np.array([index[v] for v in inp.human_label.tolist()], dtype=np.int64)
+        p = np.array([index[v] for v in inp.machine_label.tolist()], dtype=np.int64)
+        c = len(labels)
+        cm0 = np.bincount(t * c + p, minlength=c * c).astype(float)
+        # moving sample j to a human: cm[t_j, p_j] -= 1, cm[t_j, t_j] += 1
+        delta = np.zeros((m, c * c))
+        delta[np.arange(m), t * c + t] += 1
+        delta[np.arange(m), t * c + p] -= 1
+    he = inp.human_effort
+    he_total = he.sum() if he is not None else None
+    l_total = inp.l.sum()
+    const_base = inp.a - 0.0  # placeholder for clarity
+    rows = []
+    for lam in lams:
+        lam = float(lam)
+        g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
+        order = _order(g)
+        gs = g[order]
+        n_pos = int((gs > 0).sum())
+        kk = ns.copy() if mode == "exactly" else np.minimum(ns, n_pos)
+        cum_g = np.r_[0.0, np.cumsum(gs)]
+        const = float((const_base - lam * inp.k).sum())
+        cum_l = np.r_[0.0, np.cumsum(inp.l[order])]
+        cum_ab = np.r_[0.0, np.cumsum((inp.b - inp.a)[order])]
+        block: dict[str, Any] = {
+            "lambda": np.full(len(ns), lam), "human_share": shares, "N": ns,
+            "M": np.full(len(ns), m), "n_human": kk, "human_ratio": kk / m,
+            "time_cost": (np.r_[0.0, np.cumsum(he[order])][kk] / he_total) if he is not None
+            else np.full(len(ns), np.nan),
+            "time_cost_predicted": (cum_l[kk] / l_total) if l_total > 0 else np.full(len(ns), np.nan),
+            "objective": const + cum_g[kk],
+            "expected_reliability": (inp.a.sum() + cum_ab[kk]) / m,
+        }
+        if gold:
+            cum_d = np.vstack([np.zeros(c * c), np.cumsum(delta[order], axis=0)])
+            cms = (cm0[None, :] + cum_d[kk]).reshape(len(ns), c, c)
+            sc = scores_from_confusion(cms)
+            for key in RELIABILITY_KEYS:
+                block[key] = sc[key]
+        else:
+            for key in RELIABILITY_KEYS:
+                block[key] = np.full(len(ns), np.nan)
+        rows.append(pd.DataFrame(block))
+    out = pd.concat(rows, ignore_index=True)
+    return out[["lambda", "human_share", "N", *METRIC_COLUMNS]]
