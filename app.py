@@ -1,0 +1,47 @@
+"""HMCEval Studio: the Streamlit entry point.
+
+Run with ``streamlit run app.py --server.address 127.0.0.1 --server.headless true``
+(``make app`` does that). Pages are discovered from ``pages/<digit>_<Title>.py``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+from pages._common import init_state, sidebar  # noqa: E402
+
+ICONS = {"Data": ":material/table:", "Trade-off": ":material/tune:",
+         "Confidence": ":material/verified:", "Effort": ":material/timer:",
+         "Fairness": ":material/balance:", "Turns": ":material/forum:",
+         "Scorekeeping": ":material/scoreboard:", "ToolTalk": ":material/build:"}
+
+
+def discover_pages() -> list:
+    """Every ``pages/<digit>_<Title>.py``, sorted by file name."""
+    pages = []
+    for path in sorted((ROOT / "pages").glob("[0-9]*_*.py")):
+        title = path.stem.split("_", 1)[1].replace("_", " ")
+        pages.append(st.Page(str(path), title=title, icon=ICONS.get(title),
+                             url_path=title.lower().replace(" ", "-"),
+                             default=not pages))
+    return pages
+
+
+st.set_page_config(page_title="HMCEval Studio", page_icon=":material/balance:", layout="wide")
+css = ROOT / "assets" / "style.css"
+if css.exists():
+    st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)
+init_state()
+nav = st.navigation(discover_pages())
+with st.sidebar:
+    st.markdown("### HMCEval Studio")
+    st.caption("Human-machine collaborative evaluation")
+sidebar()
+nav.run()

@@ -1,0 +1,96 @@
+"""One assignment as the user sees it: the metrics JSON and the per-sample table.
+
+The dashboard's downloads and the ``hmceval assign`` command both call these functions, so
+the two never compute the same thing two ways.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.data import EvalData
+from core.reliability import collaborative_labels
+from core.sae import Assignment, Constraints, SAEInputs, evaluate, n_from_share, solve
+
+__all__ = ["run_assignment", "assignment_json", "assignment_table", "ASSIGN_KEYS"]
+
+#: Keys of the ``hmceval assign --json`` object (stable contract), in order.
+ASSIGN_KEYS = ("M", "N", "lambda", "mode", "n_human", "human_ratio", "time_cost",
+               "time_cost_predicted", "precision", "recall", "f1", "accuracy", "objective",
+               "machine_only")
+
+
+def run_assignment(data: EvalData, *, lam: float, share: float | None = None,
+                   n_human: int | None = None, mode: str = "at_most",
+                   constraints: Constraints | None = None) -> tuple[SAEInputs, Assignment]:
+    """Solve the SAE problem on a dataset.
+
+    Parameters
+    ----------
+    data : EvalData
+    lam : float >= 0
+    share : float in [0, 1], optional
+        Human share; N = int(share * M). Exactly one of ``share`` and ``n_human``.
+    n_human : int, optional
+    mode : {"at_most", "exactly"}
+    constraints : Constraints, optional
+
+    Returns
+    -------
+    (SAEInputs, Assignment)
+    """
+    inp = SAEInputs.from_data(data)
+    if (share is None) == (n_human is None):
+        raise ValueError("give exactly one of share and n_human")
+    n = n_from_share(share, data.M) if share is not None else int(n_human)
+    return inp, solve(inp, lam=lam, n_human=n, mode=mode, constraints=constraints)
+
+
+def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
+    """The metrics object of ``hmceval assign --json`` (keys :data:`ASSIGN_KEYS` first).
+
+    Observed reliability is ``None`` (JSON ``null``) without gold labels, and so is the time
+    cost without ground-truth effort.
+    """
+    res = evaluate(inp, assignment)
+    out = {k: res[k] for k in ASSIGN_KEYS}
+    out["method"] = res["method"]
+    out["expected_reliability"] = res["expected_reliability"]
+    out["effort_source"] = data.effort_source
+    out["confidence_column"] = data.roles.get("machine_confidence")
+    return out
+
+
+def assignment_table(data: EvalData, assignment: Assignment) -> pd.DataFrame:
+    """Every sample with its decision, confidence, effort and final label.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (M, n)
+        ``row`` (1-based), ``sample_id``/``dialogue_id``/``turn`` when known, ``decision``
+        (``human``/``machine``), ``machine_label``, ``machine_confidence``,
+        ``predicted_effort``, ``human_effort`` when known, ``human_label`` when known and
+        ``final_label`` (the human label for human samples, the machine label otherwise; empty
+        for human samples when no gold label is available).
+    """
+    f = data.frame
+    out = pd.DataFrame({"row": np.arange(1, data.M + 1)})
+    for col in ("sample_id", "dialogue_id", "turn"):
+        if col in f:
+            out[col] = f[col].to_numpy()
+    out["decision"] = np.where(assignment.human, "human", "machine")
+    out["machine_label"] = f["machine_label"].to_numpy()
+    out["machine_confidence"] = f["machine_confidence"].to_numpy()
+    out["predicted_effort"] = f["predicted_effort"].to_numpy()
+    if "human_effort" in f:
+        out["human_effort"] = f["human_effort"].to_numpy()
+    if "human_label" in f:
+        out["human_label"] = f["human_label"].to_numpy()
+        out["final_label"] = collaborative_labels(f["machine_label"].to_numpy(),
+                                                  f["human_label"].to_numpy(), assignment.human)
+    else:
+        out["final_label"] = np.where(assignment.human, None, f["machine_label"].to_numpy().astype(object))
+    return out

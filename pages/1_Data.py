@@ -1,0 +1,148 @@
+"""Data page: choose the active dataset (upload or built-in demo), map its columns, inspect it."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.data import ROLES, REQUIRED_ROLES, detect_roles, load_table, prepare
+from core.errors import DataError
+from core.figures.tradeoff import histogram, label_balance
+from pages._common import _demo_frame, get_data, init_state, set_data, show_error
+
+init_state()
+st.title("Data")
+st.caption("Upload scored evaluation data (CSV, TSV, Parquet or a JSON list of objects) or use "
+           "the built-in demo. One row per evaluated response; at least a machine label and its "
+           "confidence in [0, 1]. Gold labels, efforts, turns, dialogue ids and subgroup columns "
+           "are optional.")
+
+ROLE_HELP = {
+    "machine_label": "The machine evaluator's label (required).",
+    "machine_confidence": "Confidence a_i of the machine label, in [0, 1] (required).",
+    "human_label": "Gold (human) label. Without it, observed reliability is unavailable.",
+    "human_label_2": "A second human rating (may be empty where not double-scored).",
+    "human_effort": "Ground-truth annotation cost (reported as time cost).",
+    "predicted_effort": "Predicted effort l_i used by the optimiser (falls back to human effort, then 1).",
+    "human_confidence": "b_i, default 1.",
+    "machine_effort": "k_i, default 0.",
+    "turn": "1-based turn of the response in its dialogue.",
+    "n_turns": "Number of turns of the dialogue.",
+    "dialogue_id": "Dialogue identifier (derived from turns when absent).",
+    "sample_id": "Sample identifier.",
+}
+
+
+@st.cache_data(show_spinner="Reading the file…", max_entries=8)
+def _read(name: str, content: bytes) -> pd.DataFrame:
+    return load_table(content, name=name)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _detect(name: str, content: bytes) -> dict:
+    return detect_roles(_read(name, content))
+
+
+ss = st.session_state
+left, right = st.columns([2, 1])
+with left:
+    up = st.file_uploader("Upload an evaluation table", type=["csv", "tsv", "txt", "parquet", "pq",
+                                                              "json", "jsonl"])
+with right:
+    st.write("")
+    st.write("")
+    if st.button("Use the built-in demo data", width="stretch"):
+        set_data(prepare(_demo_frame(), name="Built-in demo"), source="demo")
+        ss.pop("upload", None)
+        st.success("The built-in demo dataset is active.")
+
+if up is not None:
+    content = up.getvalue()
+    if ss.get("upload", {}).get("bytes") != content:
+        ss["upload"] = {"name": up.name, "bytes": content}
+
+upload = ss.get("upload")
+if upload:
+    try:
+        raw = _read(upload["name"], upload["bytes"])
+    except DataError as exc:
+        show_error(exc, context=upload["name"])
+        st.info("The active dataset is unchanged.")
+        raw = None
+    if raw is not None:
+        st.subheader(f"Column mapping · {upload['name']}")
+        st.caption(f"{len(raw):,} rows × {raw.shape[1]} columns. Roles were detected from the column "
+                   "names; change any of them, then apply.")
+        detected = _detect(upload["name"], upload["bytes"])
+        options = ["—"] + list(raw.columns)
+        roles: dict = {}
+        with st.form("mapping"):
+            cols = st.columns(3)
+            for i, role in enumerate(ROLES):
+                default = detected.get(role)
+                label = role + (" *" if role in REQUIRED_ROLES else "")
+                choice = cols[i % 3].selectbox(label, options,
+                                               index=options.index(default) if default in options else 0,
+                                               help=ROLE_HELP[role], key=f"map_{role}")
+                roles[role] = None if choice == "—" else choice
+            roles["subgroups"] = st.multiselect("Subgroup columns", list(raw.columns),
+                                                default=detected["subgroups"], key="map_subgroups")
+            roles["text"] = st.multiselect("Free-text columns", list(raw.columns),
+                                           default=detected["text"], key="map_text")
+            apply = st.form_submit_button("Validate and make active", type="primary")
+        if apply:
+            try:
+                data = prepare(raw, roles, name=upload["name"])
+            except DataError as exc:
+                show_error(exc)
+                st.info("The active dataset is unchanged; fix the mapping or the file and try again.")
+            else:
+                set_data(data, source="upload")
+                st.success(f"{upload['name']} is now the active dataset ({data.M:,} samples).")
+
+data = get_data()
+st.divider()
+st.subheader(f"Active dataset · {data.name}")
+for note in data.notices:
+    st.info(note)
+f = data.frame
+c1, c2, c3, c4 = st.columns(4)
+c1.metric("Samples", f"{data.M:,}")
+c2.metric("Classes", len(data.labels))
+c3.metric("Dialogues", f"{f['dialogue_id'].nunique():,}" if "dialogue_id" in f else "n/a")
+c4.metric("Machine accuracy",
+          f"{(f['machine_label'] == f['human_label']).mean():.4f}" if data.has_gold else "n/a",
+          help="Share of samples where the machine label equals the gold label.")
+if not data.has_gold:
+    st.warning("No gold labels: assignments, effort and expected reliability are computed, but "
+               "observed precision/recall/F1/accuracy are unavailable.")
+mapping = pd.DataFrame([{"role": r, "column": data.roles.get(r) or "—"} for r in ROLES])
+with st.expander("Column mapping in use", expanded=False):
+    st.dataframe(mapping, hide_index=True, width="stretch")
+    st.caption(f"Subgroups: {', '.join(data.subgroup_columns) or '—'} · text: "
+               f"{', '.join(data.text_columns) or '—'} · other confidence columns: "
+               f"{', '.join(data.confidence_columns[1:]) or '—'}")
+
+g1, g2 = st.columns(2)
+with g1:
+    st.plotly_chart(label_balance(f, [c for c in ("human_label", "machine_label") if c in f]),
+                    width="stretch")
+with g2:
+    split = None
+    if data.has_gold:
+        split = pd.Series(f["machine_label"] == f["human_label"]).map(
+            {True: "machine correct", False: "machine wrong"})
+    st.plotly_chart(histogram(f["machine_confidence"], title="Machine confidence",
+                              x_title="confidence", color_by=split), width="stretch")
+e1, e2 = st.columns(2)
+with e1:
+    st.plotly_chart(histogram(f["predicted_effort"], title=f"Optimiser effort ({data.effort_source})",
+                              x_title="effort per sample"), width="stretch")
+with e2:
+    if data.has_effort:
+        st.plotly_chart(histogram(f["human_effort"], title="Ground-truth effort",
+                                  x_title="effort per sample"), width="stretch")
+    else:
+        st.info("No ground-truth effort column: time cost is unavailable.")
+st.subheader("Preview")
+st.dataframe(data.raw.head(200), width="stretch")

@@ -1,0 +1,222 @@
+"""Streamlit glue shared by every page: session state, the active dataset, SAE parameters.
+
+Canonical state lives in ``st.session_state`` under these keys (widget keys are only views of
+them, because Streamlit drops a widget's key when its page is not shown):
+
+=================== ===========================================================================
+key                 value
+=================== ===========================================================================
+``data``            the active :class:`core.data.EvalData`
+``data_key``        a content fingerprint of the active dataset (cache key)
+``data_source``     ``"demo"``, ``"upload"``, ``"classifier"``, ``"effort"``, ...
+``lam``             lambda (float >= 0)
+``share``           human share N / M (float in [0, 1]); N = int(share * M)
+``mode``            ``"at_most"`` or ``"exactly"``
+``constraints``     dict: ``effort_budget_share`` (float or None), ``group_column`` (str or
+                    None), ``group_bounds`` (dict group -> [min, max])
+``upload``          the last uploaded file: dict(name, bytes); kept when validation fails
+=================== ===========================================================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.data import EvalData, prepare
+from core.demo import make_demo
+from core.errors import DataError
+from core.sae import Assignment, Constraints, SAEInputs, n_from_share, solve, sweep
+
+DEFAULTS: dict[str, Any] = {
+    "lam": 1.0,
+    "share": 0.5,
+    "mode": "at_most",
+    "constraints": {"effort_budget_share": None, "group_column": None, "group_bounds": {}},
+}
+
+
+@dataclass(frozen=True)
+class Params:
+    """The current SAE parameters."""
+
+    lam: float
+    share: float
+    n_human: int
+    mode: str
+    constraints: Constraints | None
+
+    @property
+    def label(self) -> str:
+        mode = "at most" if self.mode == "at_most" else "exactly"
+        return f"λ = {self.lam:g}, N = {self.n_human} ({mode}, N/M = {self.share:.3f})"
+
+
+# ------------------------------------------------------------------------------- state
+@st.cache_data(show_spinner=False)
+def _demo_frame() -> pd.DataFrame:
+    return make_demo()
+
+
+def fingerprint(df: pd.DataFrame, roles: dict | None = None) -> str:
+    """Content hash of a table and its role mapping (the cache key of everything derived)."""
+    h = hashlib.sha1()
+    h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    h.update(",".join(map(str, df.columns)).encode())
+    h.update(json.dumps(roles or {}, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:16]
+
+
+def init_state() -> None:
+    """Set defaults once per session; the built-in demo data is the default dataset."""
+    ss = st.session_state
+    for key, value in DEFAULTS.items():
+        if key not in ss:
+            ss[key] = json.loads(json.dumps(value))
+    if "data" not in ss:
+        set_data(prepare(_demo_frame(), name="Built-in demo"), source="demo")
+
+
+def set_data(data: EvalData, *, source: str) -> None:
+    """Make ``data`` the active dataset (derived caches are keyed on its fingerprint)."""
+    ss = st.session_state
+    ss["data"] = data
+    ss["data_key"] = fingerprint(data.raw, data.roles)
+    ss["data_source"] = source
+    cons = ss.get("constraints") or {}
+    if cons.get("group_column") and cons["group_column"] not in data.frame.columns:
+        ss["constraints"] = json.loads(json.dumps(DEFAULTS["constraints"]))
+
+
+def get_data() -> EvalData:
+    """The active dataset (the demo when nothing else was chosen)."""
+    init_state()
+    return st.session_state["data"]
+
+
+def get_params() -> Params:
+    """The current SAE parameters, with extra constraints resolved against the active data."""
+    ss = st.session_state
+    data = get_data()
+    n = n_from_share(float(ss["share"]), data.M)
+    return Params(lam=float(ss["lam"]), share=float(ss["share"]), n_human=n, mode=ss["mode"],
+                  constraints=build_constraints(data, ss["constraints"]))
+
+
+def build_constraints(data: EvalData, spec: dict) -> Constraints | None:
+    """Turn the UI's constraint settings into :class:`core.sae.Constraints` (None when unset)."""
+    budget_share = spec.get("effort_budget_share")
+    col = spec.get("group_column")
+    bounds = {}
+    if col and col in data.frame.columns:
+        values = {str(v): v for v in pd.unique(data.frame[col])}
+        for g, (lo, hi) in (spec.get("group_bounds") or {}).items():
+            if g in values and (lo is not None or hi is not None):
+                bounds[values[g]] = (lo, hi)
+    if budget_share is None and not bounds:
+        return None
+    budget = None
+    if budget_share is not None:
+        budget = float(budget_share) * float(data.frame["predicted_effort"].sum())
+    groups = data.frame[col].to_numpy(dtype=object) if bounds else None
+    return Constraints(effort_budget=budget, groups=groups, group_bounds=bounds)
+
+
+# ------------------------------------------------------------------------------- cached work
+@st.cache_data(show_spinner=False, max_entries=64)
+def _solve_cached(data_key: str, _inp: SAEInputs, lam: float, n_human: int, mode: str,
+                  cons_key: str, _constraints: Constraints | None) -> Assignment:
+    return solve(_inp, lam=lam, n_human=n_human, mode=mode, constraints=_constraints)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _inputs_cached(data_key: str, _data: EvalData) -> SAEInputs:
+    return SAEInputs.from_data(_data)
+
+
+def sae_inputs() -> SAEInputs:
+    """The active dataset's SAE arrays (cached on its fingerprint)."""
+    data = get_data()
+    return _inputs_cached(st.session_state["data_key"], data)
+
+
+def current_assignment() -> tuple[SAEInputs, Assignment]:
+    """The assignment at the current parameters (cached on data, parameters and constraints).
+
+    Raises
+    ------
+    DataError
+        When the extra constraints are infeasible or the solver fails.
+    """
+    p = get_params()
+    inp = sae_inputs()
+    cons_key = json.dumps(st.session_state["constraints"], sort_keys=True, default=str)
+    return inp, _solve_cached(st.session_state["data_key"], inp, p.lam, p.n_human, p.mode,
+                              cons_key, p.constraints)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def cached_sweep(data_key: str, _inp: SAEInputs, lams: tuple, shares: tuple | None,
+                 n_values: tuple | None, mode: str) -> pd.DataFrame:
+    """:func:`core.sae.sweep`, cached on the data fingerprint and the grid."""
+    return sweep(_inp, lams=list(lams), shares=None if shares is None else list(shares),
+                 n_values=None if n_values is None else list(n_values), mode=mode)
+
+
+def current_sweep(lams, *, shares=None, n_values=None) -> pd.DataFrame:
+    """A sweep of the active dataset in the current mode (cached)."""
+    return cached_sweep(st.session_state["data_key"], sae_inputs(), tuple(map(float, lams)),
+                        None if shares is None else tuple(map(float, shares)),
+                        None if n_values is None else tuple(map(int, n_values)),
+                        st.session_state["mode"])
+
+
+# ------------------------------------------------------------------------------- widgets
+def _copy(widget_key: str, state_key: str) -> None:
+    st.session_state[state_key] = st.session_state[widget_key]
+
+
+def synced(widget, label: str, state_key: str, **kwargs):
+    """Render ``widget`` (e.g. ``st.slider``) as a view of ``st.session_state[state_key]``."""
+    wkey = f"_w_{state_key}"
+    if st.session_state.get(wkey) != st.session_state[state_key]:
+        st.session_state[wkey] = st.session_state[state_key]
+    return widget(label, key=wkey, on_change=_copy, args=(wkey, state_key), **kwargs)
+
+
+def show_error(exc: BaseException, *, context: str = "") -> None:
+    """Show a user-facing error (``DataError`` message; other errors summarised, no traceback)."""
+    prefix = f"{context}: " if context else ""
+    if isinstance(exc, DataError):
+        st.error(prefix + str(exc))
+    else:
+        st.error(f"{prefix}unexpected {type(exc).__name__}: {exc}")
+
+
+def sidebar() -> None:
+    """Sidebar block naming the active dataset and the current parameters."""
+    data = get_data()
+    p = get_params()
+    with st.sidebar:
+        st.markdown("**Active dataset**")
+        st.caption(f"{data.name} · {data.M:,} samples · {len(data.labels)} classes")
+        gold = "gold labels ✓" if data.has_gold else "no gold labels"
+        st.caption(f"{gold} · confidence: `{data.roles.get('machine_confidence')}` · "
+                   f"effort: {data.effort_source.replace('_', ' ')}")
+        st.markdown("**Current assignment**")
+        st.caption(p.label + (" · extra constraints" if p.constraints else ""))
+
+
+def fmt(value: float | None, digits: int = 4) -> str:
+    """Format a metric; ``None`` (unavailable) and NaN are shown as such, never as 0."""
+    if value is None:
+        return "n/a"
+    if isinstance(value, float) and np.isnan(value):
+        return "NaN"
+    return f"{value:.{digits}f}"
