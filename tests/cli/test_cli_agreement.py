@@ -1,0 +1,129 @@
+"""``hmceval agreement``: the JSON report, NaN vs null, errors (values worked out by hand)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from core.cli import main
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture()
+def table(tmp_path):
+    # H = [1,2,3,4], M = [2.4,1.6,3,5] (rounds half to even to [2,2,3,5]), H2 only on rows 1, 2, 4
+    path = tmp_path / "scores.csv"
+    path.write_text(
+        "gold,machine,second,lang\n"
+        "1,2.4,2,en.us\n"
+        "2,1.6,2,en.us\n"
+        "3,3.0,,de.ch\n"
+        "4,5.0,3,de.ch\n"
+    )
+    return path
+
+
+def test_report_keys_and_values(table, capsys):
+    code, out, err = _run(
+        ["agreement", str(table), "--human", "gold", "--system", "machine", "--human2", "second",
+         "--group", "lang", "--rounded", "--json"],
+        capsys,
+    )
+    assert code == 0, err
+    rep = json.loads(out)
+    assert list(rep) == ["eval", "consistency", "true_score", "eval_by_lang", "fairness_by_lang"]
+    ev = rep["eval"]
+    # rounded M = [2, 2, 3, 5]: |M - H| = [1, 0, 0, 1]: exact 50 %, adjacent 100 %, RMSE sqrt(1/2)
+    assert ev["N"] == 4 and ev["exact_agr"] == 50.0 and ev["adj_agr"] == 100.0
+    assert ev["RMSE"] == pytest.approx(math.sqrt(0.5))
+    # DSM by group: -1/sqrt(2) + 1/sqrt(5/3) for en.us (rows 1-2) and its negative for de.ch
+    dsm = -1 / math.sqrt(2) + 1 / math.sqrt(5 / 3)
+    assert rep["eval_by_lang"]["en.us"]["DSM"] == pytest.approx(dsm)
+    assert rep["eval_by_lang"]["de.ch"]["DSM"] == pytest.approx(-dsm)
+    # consistency on rows 1, 2, 4: H = [1, 2, 4], H2 = [2, 2, 3]: exact 1/3, adjacent 3/3
+    assert rep["consistency"]["N"] == 3
+    assert rep["consistency"]["exact_agr"] == pytest.approx(100 / 3)
+    assert rep["consistency"]["adj_agr"] == 100.0
+    # rater error variance = ((1-2)^2 + 0 + (4-3)^2) / (2 * 3) = 1/3
+    ts = rep["true_score"]
+    assert ts["N_multiple"] == 3 and ts["N_single"] == 1
+    assert ts["variance_of_errors"] == pytest.approx(1 / 3)
+    fair = rep["fairness_by_lang"]
+    assert fair["base_category"] == "de.ch"  # a tie of 2 and 2: first by name
+    assert set(fair) >= {"osa", "osd", "csd"}
+    for key in ("osa", "osd", "csd"):
+        assert {"R2", "sig", "estimates"} <= set(fair[key])
+        assert list(fair[key]["estimates"]) == ["Intercept (de.ch)", "en.us"]
+    # osd: errors de.ch [0, 1] mean 1/2, en.us [1, 0] mean 1/2 -> coefficient 0
+    assert fair["osd"]["estimates"]["en.us"]["estimate"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_nan_printed_as_nan_and_missing_as_null(tmp_path, capsys):
+    # constant human scores: corr NaN, SMD NaN (printed NaN); no second rater: PRMSE missing (null);
+    # DSM missing (null) because the population sd of H is 0
+    path = tmp_path / "flat.csv"
+    path.write_text("h,m,g\n2,1,a\n2,3,a\n2,2,b\n2,2,b\n")
+    code, out, err = _run(["agreement", str(path), "--human", "h", "--system", "m", "--group", "g", "--json"], capsys)
+    assert code == 0, err
+    assert '"corr": NaN' in out
+    assert '"prmse_true": null' in out
+    assert '"DSM": null' in out
+    rep = json.loads(out)
+    assert math.isnan(rep["eval"]["SMD"])
+    assert rep["true_score"]["prmse_true"] is None
+    assert "consistency" not in rep
+
+
+def test_true_score_nan_distinct_from_missing(tmp_path, capsys):
+    # a single, double-scored response: the error variance is defined ((1 - 2)^2 / 2 = 1/2) but
+    # the true-score variance denominator c. - sum c^2 / c. = 2 - 4/2 = 0: NaN, not null
+    path = tmp_path / "one.csv"
+    path.write_text("h,m,h2\n1,1,2\n")
+    code, out, err = _run(["agreement", str(path), "--human", "h", "--system", "m", "--human2", "h2", "--json"], capsys)
+    assert code == 0, err
+    assert '"true_score_var": NaN' in out and '"prmse_true": NaN' in out
+    assert '"variance_of_errors": 0.5' in out
+
+
+def test_shared_data_machine_vs_gold(shared_data, capsys):
+    # HMCEval Table 1: machine accuracy 0.862 on the 5,673 MDRDC test responses
+    path = shared_data / "hmceval" / "ilp_data_trustscore_f2.tsv"
+    code, out, err = _run(
+        ["agreement", str(path), "--human", "target", "--system", "machine_predict", "--group", "turns", "--json"],
+        capsys,
+    )
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["eval"]["N"] == 5673
+    assert round(rep["eval"]["exact_agr"] / 100, 3) == 0.862
+    assert sum(row["N"] for row in rep["eval_by_turns"].values()) == 5673
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        ("h,m\n1,1\n", ["--human", "h", "--system", "x"], "column 'x' not found"),
+        ("h,m\n1,1\n2,abc\n", ["--human", "h", "--system", "m"], "non-numeric value 'abc' in row 2"),
+        ("h,m\n1,1\n,2\n", ["--human", "h", "--system", "m"], "column 'h': missing value in row 2"),
+        ("h,m,g\n1,1,a\n2,2,a\n", ["--human", "h", "--system", "m", "--group", "g"], "at least two groups"),
+    ],
+)
+def test_bad_input_exit_2(tmp_path, capsys, content, args, message):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, out, err = _run(["agreement", str(path), *args, "--json"], capsys)
+    assert code == 2
+    assert out == ""
+    assert message in err
+
+
+def test_missing_file_exit_2(tmp_path, capsys):
+    code, _, err = _run(["agreement", str(tmp_path / "nope.csv"), "--human", "h", "--system", "m", "--json"], capsys)
+    assert code == 2 and "not found" in err

@@ -1,0 +1,168 @@
+"""The OLS fairness analyses (osa, osd, csd) against values worked out by hand.
+
+Data: a balanced 2 x 3 design, one response per (group, human score) cell::
+
+    group  H  M  error = M - H  squared error
+    y.1    1  1  0              0
+    y.1    2  2  0              0
+    y.1    3  5  2              4
+    x.2    1  2  1              1
+    x.2    2  3  1              1
+    x.2    3  4  1              1
+
+Both groups have 3 responses, so the reference group is the first by name: "x.2" (labels with
+dots on purpose). The three human scores occur twice each, so the human-score reference level
+is the smallest, 1. With one response per cell, OLS on indicator columns gives group-mean
+differences and the usual one-way / additive two-way ANOVA sums of squares.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from core.errors import DataError
+from core.fairness import ESTIMATE_COLUMNS, estimates_frame, fairness_analyses
+
+GROUPS = ["y.1", "y.1", "y.1", "x.2", "x.2", "x.2"]
+H = [1, 2, 3, 1, 2, 3]
+M = [1, 2, 5, 2, 3, 4]
+
+
+@pytest.fixture(scope="module")
+def result():
+    return fairness_analyses(H, M, GROUPS)
+
+
+def test_reference_group_ties_by_name(result):
+    assert result["base_category"] == "x.2"
+    assert result["groups"] == ["x.2", "y.1"]
+    for key in ("osa", "osd", "csd"):
+        assert list(result[key]["estimates"]) == ["Intercept (x.2)", "y.1"]
+        assert result[key]["note"] is None
+
+
+def test_osa_by_hand(result):
+    # squared error: y.1 [0, 0, 4] mean 4/3; x.2 [1, 1, 1] mean 1; grand mean 7/6
+    # SS_tot = 2 (7/6)^2 + (17/6)^2 + 3 (1/6)^2 = 390/36 = 65/6
+    # SS_between = 3 ((1/6)^2 + (1/6)^2) = 1/6 ; SS_within = 64/6
+    # R2 = 1/65; adjusted = 1 - (64/65)(5/4) = -3/13; F = (1/6) / ((64/6)/4) = 1/16 on (1, 4)
+    osa = result["osa"]
+    assert osa["R2"] == pytest.approx(-3 / 13, abs=1e-12)
+    assert osa["sig"] == pytest.approx(stats.f.sf(1 / 16, 1, 4), abs=1e-12)
+    est = osa["estimates"]
+    # intercept = mean of x.2 = 1, y.1 coefficient = 4/3 - 1 = 1/3
+    # se: MSW = (64/6)/4 = 8/3; se(intercept) = sqrt(MSW/3); se(diff) = sqrt(MSW (1/3 + 1/3))
+    msw = 8 / 3
+    _check_row(est["Intercept (x.2)"], 1.0, math.sqrt(msw / 3), df=4)
+    _check_row(est["y.1"], 1 / 3, math.sqrt(msw * 2 / 3), df=4)
+
+
+def test_osd_by_hand(result):
+    # error: y.1 [0, 0, 2] mean 2/3; x.2 [1, 1, 1] mean 1; grand mean 5/6
+    # SS_tot = 2 (5/6)^2 + (7/6)^2 + 3 (1/6)^2 = 102/36 = 17/6 ; SS_between = 3 (2/36) = 1/6
+    # R2 = 1/17; adjusted = 1 - (16/17)(5/4) = -3/17; F = (1/6) / ((16/6)/4) = 1/4 on (1, 4)
+    osd = result["osd"]
+    assert osd["R2"] == pytest.approx(-3 / 17, abs=1e-12)
+    assert osd["sig"] == pytest.approx(stats.f.sf(1 / 4, 1, 4), abs=1e-12)
+    msw = (16 / 6) / 4
+    _check_row(osd["estimates"]["Intercept (x.2)"], 1.0, math.sqrt(msw / 3), df=4)
+    _check_row(osd["estimates"]["y.1"], -1 / 3, math.sqrt(msw * 2 / 3), df=4)
+
+
+def test_csd_by_hand(result):
+    # null model error ~ score: score means s1 (0+1)/2 = 1/2, s2 1/2, s3 (2+1)/2 = 3/2
+    #   SS_score = 2 ((1/2 - 5/6)^2 + (1/2 - 5/6)^2 + (3/2 - 5/6)^2) = 4/3
+    #   R2_null = (4/3)/(17/6) = 8/17; adjusted = 1 - (9/17)(5/3) = 2/17
+    # full model error ~ group + score (balanced, additive): SS_group = 1/6 as in osd
+    #   SSR_full = 17/6 - 4/3 - 1/6 = 4/3 on 6 - 4 = 2 df
+    #   R2_full = 9/17; adjusted = 1 - (8/17)(5/2) = -3/17 ; R2 = -3/17 - 2/17 = -5/17
+    #   nested F = ((3/2 - 4/3)/1) / ((4/3)/2) = 1/4 on (1, 2)
+    csd = result["csd"]
+    assert csd["R2"] == pytest.approx(-5 / 17, abs=1e-12)
+    assert csd["sig"] == pytest.approx(stats.f.sf(1 / 4, 1, 2), abs=1e-12)
+    # intercept = fitted at (x.2, score 1) = grand + (x.2 - grand) + (s1 - grand) = 1 + 1/2 - 5/6
+    # y.1 coefficient = 2/3 - 1 = -1/3 with se sqrt(sigma^2 (1/3 + 1/3)), sigma^2 = (4/3)/2
+    sigma2 = (4 / 3) / 2
+    _check_row(csd["estimates"]["y.1"], -1 / 3, math.sqrt(sigma2 * 2 / 3), df=2)
+    assert csd["estimates"]["Intercept (x.2)"]["estimate"] == pytest.approx(1 + 1 / 2 - 5 / 6, abs=1e-12)
+
+
+def _check_row(row, estimate, se, *, df):
+    assert list(row) == list(ESTIMATE_COLUMNS)
+    assert row["estimate"] == pytest.approx(estimate, abs=1e-12)
+    t = estimate / se
+    assert row["P>[t]"] == pytest.approx(2 * stats.t.sf(abs(t), df), abs=1e-12)
+    q = stats.t.ppf(0.975, df)
+    assert row["[0.025"] == pytest.approx(estimate - q * se, abs=1e-12)
+    assert row["0.975]"] == pytest.approx(estimate + q * se, abs=1e-12)
+
+
+def test_largest_group_is_reference_over_name():
+    # "z" has 4 responses, "a" 2: z is the reference; coefficient of a = mean error a - mean error z
+    # errors: z [0, 1, 0, 1] mean 1/2; a [2, 2] mean 2 -> a: 3/2
+    res = fairness_analyses([1, 1, 1, 1, 1, 1], [1, 2, 1, 2, 3, 3], ["z", "z", "z", "z", "a", "a"])
+    assert res["base_category"] == "z"
+    assert res["osd"]["estimates"]["Intercept (z)"]["estimate"] == pytest.approx(0.5)
+    assert res["osd"]["estimates"]["a"]["estimate"] == pytest.approx(1.5)
+    explicit = fairness_analyses([1, 1, 1, 1, 1, 1], [1, 2, 1, 2, 3, 3], ["z"] * 4 + ["a"] * 2, base_group="a")
+    assert explicit["base_category"] == "a"
+    assert explicit["osd"]["estimates"]["z"]["estimate"] == pytest.approx(-1.5)
+
+
+def test_human_score_reference_is_most_frequent():
+    # error = 0.5 [group b] + effect(score), exactly, with effects {1: 0.2, 2: -0.1, 3: 0.4};
+    # score 3 is the most frequent (4 of 8), so the csd intercept is the error of (a, 3) = 0.4
+    # (with score 1 as reference it would be 0.2); the b coefficient is 0.5.
+    effect = {1: 0.2, 2: -0.1, 3: 0.4}
+    h = [1, 2, 3, 3, 1, 2, 3, 3]
+    g = ["a", "a", "a", "a", "b", "b", "b", "b"]
+    m = [hi + effect[hi] + (0.5 if gi == "b" else 0.0) for hi, gi in zip(h, g)]
+    res = fairness_analyses(h, m, g)
+    assert res["csd"]["estimates"]["Intercept (a)"]["estimate"] == pytest.approx(0.4, abs=1e-12)
+    assert res["csd"]["estimates"]["b"]["estimate"] == pytest.approx(0.5, abs=1e-12)
+
+
+def test_confounded_group_has_no_estimate():
+    # every member of "b" has human score 3 and only "b" has it: the b coefficient of csd is
+    # confounded with the score-3 indicator; osd still has one (mean error b - mean error a)
+    res = fairness_analyses([1, 2, 1, 2, 3, 3], [1, 3, 2, 2, 4, 3], ["a", "a", "a", "a", "b", "b"])
+    assert all(math.isnan(v) for v in res["csd"]["estimates"]["b"].values())
+    assert math.isnan(res["csd"]["sig"])  # the group adds nothing to the null model
+    # osd: a errors [0, 1, 1, 0] mean 1/2, b errors [1, 0] mean 1/2 -> 0
+    assert res["osd"]["estimates"]["b"]["estimate"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_perfect_system_gives_nan_not_numbers():
+    # error identically 0: no variance to explain -> R2 and sig NaN
+    res = fairness_analyses([1, 2, 3, 4], [1, 2, 3, 4], ["a", "a", "b", "b"])
+    for key in ("osa", "osd", "csd"):
+        assert math.isnan(res[key]["R2"]) and math.isnan(res[key]["sig"])
+
+
+def test_many_human_score_levels_skip_csd_with_a_note():
+    rng = np.random.default_rng(3)
+    h = rng.normal(size=300)
+    res = fairness_analyses(h, h + rng.normal(size=300), ["a", "b", "c"] * 100)
+    assert "300 distinct values" in res["csd"]["note"]
+    assert math.isnan(res["csd"]["R2"]) and math.isnan(res["csd"]["sig"])
+    assert not math.isnan(res["osd"]["R2"])
+
+
+def test_bad_groups():
+    with pytest.raises(DataError, match="at least two groups"):
+        fairness_analyses([1, 2], [1, 2], ["a", "a"], name="lang")
+    with pytest.raises(DataError, match="reference group 'q'"):
+        fairness_analyses([1, 2], [1, 2], ["a", "b"], base_group="q")
+    with pytest.raises(DataError, match="print the same"):
+        fairness_analyses([1, 2, 3], [1, 2, 3], np.array([1, "1", 2], dtype=object))
+
+
+def test_estimates_frame(result):
+    frame = estimates_frame(result, "osd")
+    assert list(frame.columns) == list(ESTIMATE_COLUMNS)
+    assert list(frame.index) == ["Intercept (x.2)", "y.1"]
+    assert frame.loc["y.1", "estimate"] == pytest.approx(-1 / 3)
