@@ -1,0 +1,651 @@
+"""Scorekeeping (clembench privateshared) scorer: hand-built episodes and clembench's records."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import warnings
+import zipfile
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.metrics import accuracy_score, cohen_kappa_score
+
+import core.scorekeeping as sk
+from core.errors import DataError
+from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
+
+NAN = float("nan")
+SLOTS5 = ["from", "to", "by", "class", "when"]
+
+
+# ---------------------------------------------------------------------------------------------
+# a hand-built log, written the way clembench's game master logs it
+# ---------------------------------------------------------------------------------------------
+def gold_round(r: int, n: int = 5) -> list[int]:
+    """Slot i is asked at turn i (0-based), so it is shared (1) from probing round i + 1 on."""
+    return [1 if r > i else 0 for i in range(n)]
+
+
+def make_log(preds, *, n=5, aborted=False, played=None, filled=None, counts=None, extra_round=None):
+    """An interactions.json dict; ``preds[r]`` are the answers of scored round r."""
+    played = len(preds) if played is None else played
+    probes = []
+    for r, pr in enumerate(preds):
+        g = gold_round(r, n)
+        probes.append([{"target": f"S{i}", "question": "ME: ?", "gt": g[i], "answer": "ASIDE: x",
+                        "value": pr[i], "tries": 1} for i in range(n)])
+    if extra_round is not None:  # the round whose probing was aborted: logged, not scored
+        probes.append(extra_round)
+    if filled is None:
+        filled = [True] * max(0, len(preds) - 1)
+    if counts is None:
+        req = [n] + [n + 1] * (len(preds) - 1) + [0] * (n + 1 - len(preds))
+        counts = (req, list(req), [0] * (n + 1))
+    return {
+        "players": {"GM": "Game master for privateshared", "Player 1": "Answerer: hand-model",
+                    "Player 2": "Questioner: Programmatic"},
+        "turns": [],
+        "probes": probes,
+        "realised_slots": {f"s{i}": i for i in range(n)},
+        "Request Count": counts[0],
+        "Parsed Request Count": counts[1],
+        "Violated Request Count": counts[2],
+        "Filled Slots": filled,
+        "Aborted": aborted,
+        "Played Probe Rounds": played,
+    }
+
+
+def score(log, **kw):
+    return sk.score_episode(sk.parse_episode(log, source="hand/interactions.json", **kw))
+
+
+def same(a, b) -> bool:
+    """Exact equality, NaN == NaN, int and float kept apart (as in JSON)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def perfect(n=5):
+    return [gold_round(r, n) for r in range(n + 1)]
+
+
+# ---------------------------------------------------------------------------------------------
+# recorded clembench episodes: every key equal to scores.json
+# ---------------------------------------------------------------------------------------------
+RECORDED = [
+    "Mistral-Small-24B-Instruct-2501/1_job-interview/episode_1",
+    "Mistral-Small-24B-Instruct-2501/1_job-interview/episode_5",
+    "Mistral-Small-24B-Instruct-2501/0_travel-booking/episode_0",
+    "Llama-3.3-70B-Instruct/3_things-places/episode_4",
+    "mistral-large-2411/0_travel-booking/episode_7",
+]
+
+
+@pytest.mark.parametrize("rel", RECORDED)
+def test_recorded_episode_reproduced_exactly(shared_data: Path, rel: str):
+    folder = shared_data / "clembench" / rel
+    recorded = json.loads((folder / "scores.json").read_text())
+    log = sk.parse_interactions((folder / "interactions.json").read_bytes(), source=rel)
+    s = sk.score_episode(sk.parse_episode(log, source=rel))
+    rec_turns, rec_ep = recorded["turn scores"], recorded["episode scores"]
+    assert list(s.turn_scores) == list(rec_turns)
+    for t, ts in rec_turns.items():
+        assert list(s.turn_scores[t]) == list(ts), t
+        for k, v in ts.items():
+            assert same(s.turn_scores[t][k], v), (t, k, s.turn_scores[t][k], v)
+    assert list(s.episode_scores) == list(rec_ep)
+    for k, v in rec_ep.items():
+        assert same(s.episode_scores[k], v), (k, s.episode_scores[k], v)
+
+
+def test_recorded_published_values(shared_data: Path):
+    """The README's table of recorded episode scores, loaded through the folder loader."""
+    loaded = sk.load_paths([shared_data / "clembench"])
+    assert len(loaded.episodes) == 5
+    by_name = {s.episode.name: s for s in sk.score_episodes(loaded.episodes)}
+    assert sorted(by_name) == sorted(RECORDED)
+    ep1 = by_name["Mistral-Small-24B-Instruct-2501/1_job-interview/episode_1"].episode_scores
+    assert ep1["Main Score"] == 69.56521739130436
+    assert ep1["Kappa"] == 0.5333333333333333
+    assert ep1["Accuracy"] == 0.7666666666666667
+    llama = by_name["Llama-3.3-70B-Instruct/3_things-places/episode_4"]
+    assert llama.episode.n_slots == 15
+    assert llama.episode_scores["Main Score"] == 99.15966386554621
+    assert (llama.episode_scores["Request Count"], llama.episode_scores["Parsed Request Count"],
+            llama.episode_scores["Violated Request Count"]) == (255, 255, 0)
+    ab = by_name["mistral-large-2411/0_travel-booking/episode_7"]
+    assert ab.episode.played_rounds == 3 and ab.episode.aborted
+    assert [ts["Accuracy"] for ts in ab.turn_scores.values()] == [1.0, 0.8, 0.8]
+    assert math.isnan(ab.episode_scores["Middle-Accuracy"])
+    assert (ab.episode_scores["Lose"], ab.episode_scores["Success"]) == (0, 0)
+    for s in by_name.values():
+        assert s.episode.recorded is not None
+        assert sk.compare_scores(s, s.episode.recorded) == []
+
+
+def test_recorded_aggregate(shared_data: Path):
+    loaded = sk.load_paths([shared_data / "clembench"])
+    agg = sk.aggregate_scores(sk.score_episodes(loaded.episodes))
+    mains = [69.56521739130436, 42.10526315789475, 92.85714285714286, 99.15966386554621]
+    assert agg["episodes"] == 5 and agg["played"] == 4
+    assert agg["% Played"] == 80.0
+    assert agg["Quality Score"] == math.fsum(mains) / 4
+    assert agg["Quality Score"] == pytest.approx(75.92182181797205, abs=1e-12)
+    assert agg["clemscore"] == 0.8 * agg["Quality Score"]
+    by_model = sk.aggregate_by(sk.score_episodes(loaded.episodes))
+    assert by_model["mistral-large-2411"]["% Played"] == 0.0
+    assert math.isnan(by_model["mistral-large-2411"]["Quality Score"])
+    assert math.isnan(by_model["mistral-large-2411"]["clemscore"])
+    assert by_model["Mistral-Small-24B-Instruct-2501"]["Quality Score"] == pytest.approx(
+        (69.56521739130436 + 42.10526315789475 + 92.85714285714286) / 3, abs=1e-12)
+
+
+def test_kappa_agrees_with_sklearn_on_recorded_probes(shared_data: Path):
+    for rel in RECORDED[:4]:
+        log = json.loads((shared_data / "clembench" / rel / "interactions.json").read_text())
+        gold = [p["gt"] for rnd in log["probes"] for p in rnd]
+        pred = [p["value"] for rnd in log["probes"] for p in rnd]
+        assert sk.cohen_kappa(gold, pred) == cohen_kappa_score(gold, pred)
+
+
+# ---------------------------------------------------------------------------------------------
+# metric functions, hand-computed
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n, expected", [(1, 0), (2, 0), (3, 1), (4, 1), (5, 2), (6, 2), (15, 7)])
+def test_middle_round(n, expected):
+    assert sk.middle_round(n) == expected
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "5"])
+def test_middle_round_rejects(bad):
+    with pytest.raises(DataError):
+        sk.middle_round(bad)
+
+
+def test_probe_accuracy_hand_and_sklearn():
+    assert sk.probe_accuracy([0, 0, 1, 1, 1], [0, 1, 1, 1, 0]) == 3 / 5
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        n = int(rng.integers(1, 60))
+        t, p = rng.integers(0, 2, n).tolist(), rng.integers(0, 2, n).tolist()
+        assert sk.probe_accuracy(t, p) == accuracy_score(t, p)
+    with pytest.raises(DataError, match="empty"):
+        sk.probe_accuracy([], [])
+    with pytest.raises(DataError, match="y_pred has 2"):
+        sk.probe_accuracy([0, 1, 1], [0, 1])
+    with pytest.raises(DataError, match="position 1"):
+        sk.probe_accuracy([0, 2], [0, 1])
+
+
+def test_cohen_kappa_hand_computed():
+    # gt [0,0,0,1,1,1], answers [0,0,1,1,1,0]: po = 4/6, pe = 0.5*0.5 + 0.5*0.5 = 1/2
+    # kappa = (2/3 - 1/2) / (1 - 1/2) = 1/3
+    assert sk.cohen_kappa([0, 0, 0, 1, 1, 1], [0, 0, 1, 1, 1, 0]) == pytest.approx(1 / 3, abs=1e-15)
+    # 2x2 table (a=8 agree-0, b=2, c=1, d=4): po = 12/15, pe = (10*9 + 5*6)/225 = 120/225
+    gold = [0] * 10 + [1] * 5
+    pred = [0] * 8 + [1] * 2 + [0] * 1 + [1] * 4
+    po, pe = Fraction(12, 15), Fraction(10 * 9 + 5 * 6, 225)
+    assert sk.cohen_kappa(gold, pred) == pytest.approx(float((po - pe) / (1 - pe)), abs=1e-15)
+    # tie: po == pe gives exactly 0.0; inverted answers give -1
+    assert sk.cohen_kappa([0, 0, 1, 1], [0, 1, 0, 1]) == 0.0
+    assert sk.cohen_kappa([0, 0, 1, 1], [1, 1, 0, 0]) == -1.0
+    # one common label only: undefined
+    assert math.isnan(sk.cohen_kappa([0, 0, 0], [0, 0, 0]))
+    assert math.isnan(sk.cohen_kappa([1, 1], [1, 1]))
+
+
+def test_cohen_kappa_matches_sklearn_to_the_last_digit():
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(2, 80))
+        t, p = rng.integers(0, 2, n).tolist(), rng.integers(0, 2, n).tolist()
+        ours = sk.cohen_kappa(t, p)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ref = cohen_kappa_score(t, p)
+        assert (math.isnan(ours) and math.isnan(ref)) or ours == ref
+
+
+def test_truncated_kappa_python_max_semantics():
+    assert sk.truncated_kappa(0.25) == 0.25
+    for v in (-0.4, 0.0, -0.0, NAN):
+        out = sk.truncated_kappa(v)
+        assert out == 0 and type(out) is int
+
+
+def test_main_score_rules():
+    assert math.isnan(sk.main_score(NAN, NAN))
+    assert math.isnan(sk.main_score(1.0, NAN))
+    out = sk.main_score(0.0, 0)
+    assert out == 0 and type(out) is int  # sf + tk == 0
+    assert sk.main_score(1.0, 0) == 0.0 and type(sk.main_score(1.0, 0)) is float
+    # clembench's recorded values (order of operations matters to the last bit)
+    assert sk.main_score(1.0, 0.5333333333333333) == 69.56521739130436
+    assert sk.main_score(1.0, 0.2666666666666667) == 42.10526315789475
+    assert sk.main_score(1.0, 0.8666666666666667) == 92.85714285714286
+    assert sk.main_score(1.0, 0.9833333333333333) == 99.15966386554621
+    # harmonic mean by hand: 2 * 0.5 * 0.5 / 1.0 = 0.5
+    assert sk.main_score(0.5, 0.5) == 50.0
+
+
+# ---------------------------------------------------------------------------------------------
+# hand-built episodes: each rule and edge case
+# ---------------------------------------------------------------------------------------------
+def test_perfect_episode():
+    s = score(make_log(perfect()))
+    es = s.episode_scores
+    assert list(es) == list(sk.EPISODE_KEYS)
+    assert es["Middle-Accuracy"] == 1.0 and es["Accuracy"] == 1.0
+    assert es["Kappa"] == 1.0 and es["Truncated Kappa"] == 1.0
+    assert es["Slot-Filling-Accuracy"] == 1.0 and es["Main Score"] == 100.0
+    assert (es["Aborted"], es["Lose"], es["Success"]) == (0, 0, 1)
+    assert es["Request Count"] == 5 + 5 * 6 and es["Request Success Ratio"] == 1.0
+    assert list(s.turn_scores) == ["0", "1", "2", "3", "4", "5"]
+    assert "Slot Filled?" not in s.turn_scores["0"]
+    assert all(s.turn_scores[str(t)]["Slot Filled?"] == 1 for t in range(1, 6))
+
+
+def test_always_yes():
+    s = score(make_log([[1] * 5 for _ in range(6)]))
+    # round r has r shared slots out of 5
+    assert [ts["Accuracy"] for ts in s.turn_scores.values()] == [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    es = s.episode_scores
+    assert es["Middle-Accuracy"] == 0.4
+    assert es["Accuracy"] == 0.5  # 15 of 30 probes have gt == 1
+    assert es["Kappa"] == 0.0 and type(es["Kappa"]) is float  # po == pe
+    assert es["Truncated Kappa"] == 0 and type(es["Truncated Kappa"]) is int
+    assert es["Main Score"] == 0.0 and type(es["Main Score"]) is float  # sf + tk = 1 != 0
+    assert (es["Lose"], es["Success"]) == (1, 0)
+
+
+def test_inverted_answers_negative_kappa_truncated():
+    preds = [[1 - g for g in gold_round(r)] for r in range(6)]
+    es = score(make_log(preds)).episode_scores
+    assert es["Accuracy"] == 0.0 and es["Middle-Accuracy"] == 0.0
+    assert es["Kappa"] == -1.0  # po = 0, pe = 1/2
+    assert es["Truncated Kappa"] == 0 and type(es["Truncated Kappa"]) is int
+    assert es["Main Score"] == 0.0 and type(es["Main Score"]) is float
+
+
+def test_sf_plus_tk_zero_gives_int_zero():
+    preds = [[1 - g for g in gold_round(r)] for r in range(6)]
+    es = score(make_log(preds, filled=[False] * 5)).episode_scores
+    assert es["Slot-Filling-Accuracy"] == 0.0
+    assert es["Main Score"] == 0 and type(es["Main Score"]) is int
+    assert (es["Lose"], es["Success"]) == (1, 0)
+
+
+def test_partial_slot_filling_and_turn_flags():
+    es_s = score(make_log(perfect(), filled=[True, False, True, True, False]))
+    es = es_s.episode_scores
+    assert es["Slot-Filling-Accuracy"] == 3 / 5
+    # 100 * (2 * 0.6 * 1.0 / 1.6) = 75
+    assert es["Main Score"] == pytest.approx(75.0, abs=1e-12)
+    assert es["Success"] == 0 and es["Lose"] == 1  # accuracy 1 but slot filling < 1
+    assert [es_s.turn_scores[str(t)]["Slot Filled?"] for t in range(1, 6)] == [1, 0, 1, 1, 0]
+
+
+def test_kappa_tie_zero_not_constant():
+    # answers: round 0 all "yes" (5 wrong), rounds 1-5 correct except round 5 all "no" (5 wrong)
+    preds = [[1] * 5] + [gold_round(r) for r in range(1, 5)] + [[0] * 5]
+    es = score(make_log(preds)).episode_scores
+    # confusion: gt0 -> pred0 10, pred1 5; gt1 -> pred0 5, pred1 10: po = 2/3, pe = 1/2
+    assert es["Kappa"] == pytest.approx(1 / 3, abs=1e-15)
+    preds = [[1] * 5, [1] * 5, gold_round(2), gold_round(3), [0] * 5, [0] * 5]
+    es = score(make_log(preds)).episode_scores
+    g = [x for r in range(6) for x in gold_round(r)]
+    p = [x for pr in preds for x in pr]
+    po = Fraction(sum(a == b for a, b in zip(g, p)), 30)
+    pe = Fraction(sum(g), 30) * Fraction(sum(p), 30) + Fraction(30 - sum(g), 30) * Fraction(30 - sum(p), 30)
+    assert es["Kappa"] == pytest.approx(float((po - pe) / (1 - pe)), abs=1e-15)
+
+
+def test_kappa_undefined_in_non_aborted_log():
+    # a hand-made, non-aborted log with only round 0 scored, all "no": gt and answers all 0
+    log = make_log([[0, 0]], n=2, filled=[True])
+    es = score(log).episode_scores
+    assert es["Middle-Accuracy"] == 1.0  # middle round of 2 slots is round 0
+    assert math.isnan(es["Kappa"])
+    assert es["Truncated Kappa"] == 0 and type(es["Truncated Kappa"]) is int  # max(0, nan) == 0
+    assert es["Main Score"] == 0.0
+    assert es["Success"] == 1  # clembench: accuracy 1 and slot filling 1
+
+
+def test_aborted_at_round_zero():
+    failed_round = [{"target": "S0", "question": "ME: ?", "gt": 0, "answer": "No", "value": -1, "tries": 6},
+                    {"target": "S1", "question": "ME: ?", "gt": 0}]
+    log = make_log([], played=0, aborted=True, filled=[], extra_round=failed_round,
+                   counts=([5, 0, 0, 0, 0, 0], [0] * 6, [5, 0, 0, 0, 0, 0]))
+    s = score(log)
+    assert s.turn_scores == {}
+    es = s.episode_scores
+    assert "Middle-Accuracy" not in es
+    assert list(es) == list(sk.EPISODE_KEYS[1:])
+    for k in ("Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy", "Main Score"):
+        assert math.isnan(es[k]), k
+    assert (es["Aborted"], es["Lose"], es["Success"]) == (1, 0, 0)
+    assert (es["Request Count"], es["Parsed Request Count"], es["Violated Request Count"]) == (5, 0, 5)
+    assert es["Request Success Ratio"] == 0.0
+    assert s.episode.logged_rounds == 1 and s.episode.played_rounds == 0
+
+
+def test_aborted_before_middle_round_has_no_middle_accuracy():
+    log = make_log(perfect()[:2], aborted=True, filled=[True, True],
+                   counts=([6, 6, 2, 0, 0, 0], [5, 6, 1, 0, 0, 0], [1, 0, 1, 0, 0, 0]))
+    s = score(log)
+    assert list(s.turn_scores) == ["0", "1"]
+    assert "Middle-Accuracy" not in s.episode_scores
+    assert s.turn_scores["1"]["Slot Filled?"] == 1
+    assert s.episode_scores["Request Success Ratio"] == 12 / 14
+
+
+def test_aborted_after_middle_round_has_nan_middle_accuracy():
+    preds = perfect()[:4]
+    preds[2] = [0] * 5  # round 2 accuracy 3/5, still reported per turn
+    s = score(make_log(preds, aborted=True, filled=[True, False, True]))
+    es = s.episode_scores
+    assert list(es)[0] == "Middle-Accuracy" and math.isnan(es["Middle-Accuracy"])
+    assert s.turn_scores["2"]["Accuracy"] == 0.6
+    assert s.turn_scores["2"]["Slot Filled?"] == 0
+    assert math.isnan(es["Slot-Filling-Accuracy"]) and math.isnan(es["Main Score"])
+
+
+def test_aborted_probing_round_is_logged_not_scored():
+    # round 3's probing failed after 2 probes; the wrong answer in it must not count
+    failed = [{"target": "S0", "question": "q", "gt": 1, "answer": "ASIDE: No", "value": 0, "tries": 1},
+              {"target": "S1", "question": "q", "gt": 1, "answer": "maybe", "value": -1, "tries": 6}]
+    s = score(make_log(perfect()[:3], aborted=True, filled=[True, True, True], extra_round=failed))
+    assert list(s.turn_scores) == ["0", "1", "2"]
+    assert s.episode.logged_rounds == 4
+    assert math.isnan(s.episode_scores["Middle-Accuracy"])
+
+
+def test_middle_accuracy_for_15_slots_uses_round_7():
+    preds = perfect(15)
+    preds[7] = [1 - g for g in gold_round(7, 15)]
+    preds[2] = [1 - g for g in gold_round(2, 15)]
+    es = score(make_log(preds, n=15)).episode_scores
+    assert es["Middle-Accuracy"] == 0.0
+
+
+def test_n_slots_override():
+    log = make_log(perfect())
+    with pytest.raises(DataError, match="5 probe"):
+        sk.parse_episode(log, n_slots=4)
+    assert sk.parse_episode(log, n_slots=5).n_slots == 5
+
+
+# ---------------------------------------------------------------------------------------------
+# aggregation and comparison
+# ---------------------------------------------------------------------------------------------
+def test_aggregate_hand():
+    a = score(make_log(perfect()))                                  # main 100.0
+    b = score(make_log([[1] * 5 for _ in range(6)]))                # main 0.0
+    c = score(make_log(perfect()[:3], aborted=True, filled=[True, True]))  # aborted
+    agg = sk.aggregate_scores([a, b, c])
+    assert agg["episodes"] == 3 and agg["played"] == 2
+    assert agg["% Played"] == 2 / 3 * 100
+    assert agg["Quality Score"] == 50.0
+    assert agg["clemscore"] == (2 / 3 * 100) / 100 * 50.0
+    only_aborted = sk.aggregate_scores([c])
+    assert only_aborted["% Played"] == 0.0
+    assert math.isnan(only_aborted["Quality Score"]) and math.isnan(only_aborted["clemscore"])
+    # plain episode-score dicts and scores.json layouts are accepted too
+    assert sk.aggregate_scores([a.episode_scores, a.to_dict()])["Quality Score"] == 100.0
+    with pytest.raises(DataError, match="no episodes"):
+        sk.aggregate_scores([])
+    with pytest.raises(DataError, match="cannot group"):
+        sk.aggregate_by([a], by="colour")
+
+
+def test_compare_scores_finds_every_difference():
+    s = score(make_log(perfect()))
+    rec = json.loads(json.dumps(s.to_dict()))  # JSON round trip keeps ints and floats apart
+    assert sk.compare_scores(s, rec) == []
+    rec["episode scores"]["Main Score"] = 100  # int instead of float
+    rec["episode scores"]["Kappa"] = NAN
+    del rec["turn scores"]["3"]["Accuracy"]
+    rec["episode scores"]["Extra"] = 1
+    diffs = sk.compare_scores(s, rec)
+    assert len(diffs) == 4
+    assert any("'Main Score'" in d for d in diffs) and any("'Kappa'" in d for d in diffs)
+    assert any("'Accuracy'" in d and "3" in d for d in diffs) and any("'Extra'" in d for d in diffs)
+    assert sk.same_score(NAN, NAN) and not sk.same_score(0, 0.0) and not sk.same_score(NAN, 1.0)
+    assert not sk.same_score(True, 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# malformed input: DataError naming the file and the field
+# ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("data, match", [
+    (b"", "file is empty"),
+    (b"   \n", "file is empty"),
+    (b"{\"probes\": [", "not valid JSON \\(line 1"),
+    (b"[1, 2]", "top level must be a JSON object, got list"),
+    (b"\xff\xfe\x00", "not UTF-8"),
+])
+def test_parse_interactions_rejects(data, match):
+    with pytest.raises(DataError, match=match) as err:
+        sk.parse_interactions(data, source="ep/interactions.json")
+    assert str(err.value).startswith("ep/interactions.json: ")
+
+
+def test_parse_interactions_too_large(monkeypatch):
+    monkeypatch.setattr(sk, "MAX_FILE_BYTES", 10)
+    with pytest.raises(DataError, match="too large"):
+        sk.parse_interactions(b"{" + b" " * 20 + b"}", source="big.json")
+
+
+def _mut(fn):
+    log = make_log(perfect())
+    fn(log)
+    return log
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda d: d.pop("probes"), "missing field 'probes'"),
+    (lambda d: d.update(probes={}), "'probes' must be a list"),
+    (lambda d: d.update({"Played Probe Rounds": 7}), "'Played Probe Rounds' is 7 but 'probes' holds only 6"),
+    (lambda d: d.update({"Played Probe Rounds": -1}), "'Played Probe Rounds' must be >= 0"),
+    (lambda d: d.update({"Played Probe Rounds": "6"}), "'Played Probe Rounds' must be an integer"),
+    (lambda d: d.update({"Played Probe Rounds": 0}), "not aborted but 'Played Probe Rounds' is 0"),
+    (lambda d: d.update(Aborted="no"), "'Aborted' must be true/false"),
+    (lambda d: d["probes"][2][3].update(value="yes"), "'probes'\\[2\\]\\[3\\]\\['value'\\] must be 0 or 1, got 'yes'"),
+    (lambda d: d["probes"][1][0].update(gt=2), "'probes'\\[1\\]\\[0\\]\\['gt'\\] must be 0 or 1"),
+    (lambda d: d["probes"][4][1].pop("value"), "'probes'\\[4\\]\\[1\\] has no 'value'"),
+    (lambda d: d["probes"][3].pop(), "'probes'\\[3\\] is a scored round with 4 probe"),
+    (lambda d: d["probes"].__setitem__(2, "x"), "'probes'\\[2\\] must be a list"),
+    (lambda d: d["probes"][0].__setitem__(0, 5), "'probes'\\[0\\]\\[0\\] must be an object"),
+    (lambda d: d.update({"Filled Slots": [True, True]}), "'Filled Slots' has 2 entries but 6 probing rounds"),
+    (lambda d: d.update({"Filled Slots": [True, "x", True, True, True]}), "'Filled Slots'\\[1\\]"),
+    (lambda d: d.update({"Filled Slots": 5}), "'Filled Slots' must be a list"),
+    (lambda d: d.update({"Request Count": [1, 2]}), "'Request Count' has 2 entries but 6"),
+    (lambda d: d["Parsed Request Count"].__setitem__(3, -2), "'Parsed Request Count'\\[3\\] must be >= 0"),
+    (lambda d: d["Violated Request Count"].__setitem__(0, 1.5), "'Violated Request Count'\\[0\\] must be an integer"),
+    (lambda d: d.update({"Request Count": [0] * 6}), "'Request Count' sums to 0"),
+    (lambda d: d.update(realised_slots={}), "'realised_slots' is empty"),
+    (lambda d: d.update(realised_slots=[1]), "'realised_slots' must be an object"),
+])
+def test_parse_episode_rejects(mutate, match):
+    with pytest.raises(DataError, match=match) as err:
+        sk.parse_episode(_mut(mutate), source="m/e/interactions.json")
+    assert str(err.value).startswith("m/e/interactions.json: ")
+
+
+def test_other_game_is_named():
+    log = {"players": {"GM": "Game master for taboo"}, "turns": []}
+    with pytest.raises(DataError, match="game 'taboo', not privateshared"):
+        sk.parse_episode(log, source="x.json")
+
+
+def test_empty_filled_slots_not_aborted():
+    log = make_log([[0] * 5], filled=[])
+    with pytest.raises(DataError, match="'Filled Slots' is empty"):
+        sk.parse_episode(log)
+
+
+# ---------------------------------------------------------------------------------------------
+# loaders
+# ---------------------------------------------------------------------------------------------
+def _zip(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for k, v in entries.items():
+            zf.writestr(k, v)
+    return buf.getvalue()
+
+
+def test_load_paths_variants(shared_data: Path, tmp_path: Path):
+    root = shared_data / "clembench"
+    ep = root / RECORDED[0]
+    one = sk.load_paths([ep])
+    assert [e.name for e in one.episodes] == [RECORDED[0]]
+    assert one.episodes[0].recorded is not None
+    assert one.episodes[0].experiment == "1_job-interview"
+    assert one.episodes[0].model == "Mistral-Small-24B-Instruct-2501"
+    f = sk.load_paths([ep / "interactions.json"])
+    assert f.episodes[0].name == RECORDED[0] and f.episodes[0].recorded is not None
+    # a zip built in tmp from the shared files (plus an unrelated file, listed as ignored)
+    entries = {f"runs/{rel}/{name}": (root / rel / name).read_bytes()
+               for rel in RECORDED for name in ("interactions.json", "scores.json")}
+    entries["runs/README.txt"] = b"hello"
+    zp = tmp_path / "runs.zip"
+    zp.write_bytes(_zip(entries))
+    z = sk.load_paths([zp])
+    assert len(z.episodes) == 5 and any(i.endswith("README.txt") for i in z.ignored)
+    for s in sk.score_episodes(z.episodes):
+        assert s.episode.recorded is not None and sk.compare_scores(s, s.episode.recorded) == []
+    # mixed paths
+    mixed = sk.load_paths([ep, zp])
+    assert len(mixed.episodes) == 6 and len({e.name for e in mixed.episodes}) == 6
+
+
+def test_load_paths_errors(tmp_path: Path):
+    with pytest.raises(FileNotFoundError):
+        sk.load_paths([tmp_path / "nope"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="no interactions.json found"):
+        sk.load_paths([tmp_path / "empty"])
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(DataError, match="not a valid zip"):
+        sk.load_paths([bad])
+    nolog = tmp_path / "nolog.zip"
+    nolog.write_bytes(_zip({"a/scores.json": b"{}"}))
+    with pytest.raises(DataError, match="holds no interactions.json"):
+        sk.load_paths([nolog])
+    d = tmp_path / "m" / "exp" / "episode_0"
+    d.mkdir(parents=True)
+    (d / "interactions.json").write_text(json.dumps(make_log(perfect())))
+    (d / "scores.json").write_text("{\"turn scores\": {}}")
+    with pytest.raises(DataError, match="scores.json: missing field 'episode scores'"):
+        sk.load_paths([tmp_path / "m"])
+    with pytest.raises(DataError, match="no path"):
+        sk.load_paths([])
+
+
+def test_load_zip_member_too_large(monkeypatch, tmp_path: Path):
+    zp = tmp_path / "z.zip"
+    zp.write_bytes(_zip({"e/interactions.json": json.dumps(make_log(perfect())).encode()}))
+    monkeypatch.setattr(sk, "MAX_FILE_BYTES", 100)
+    with pytest.raises(DataError, match="e/interactions.json: file is too large"):
+        sk.load_paths([zp])
+
+
+def test_load_uploads(shared_data: Path):
+    root = shared_data / "clembench"
+    log = (root / RECORDED[1] / "interactions.json").read_bytes()
+    rec = (root / RECORDED[1] / "scores.json").read_bytes()
+    # a flat upload of one log and its scores.json: paired
+    up = sk.load_uploads([("interactions.json", log), ("scores.json", rec),
+                          ("experiment_job-interview.json", b"{}")])
+    assert len(up.episodes) == 1 and up.episodes[0].recorded is not None
+    assert up.ignored == ["experiment_job-interview.json"]
+    assert sk.compare_scores(sk.score_episode(up.episodes[0]), up.episodes[0].recorded) == []
+    # two logs with the same name, a renamed log, and a zip
+    z = _zip({f"{RECORDED[4]}/interactions.json": (root / RECORDED[4] / "interactions.json").read_bytes()})
+    up = sk.load_uploads([("interactions.json", log), ("interactions.json", log), ("ep.json", log),
+                          ("more.zip", z)])
+    assert len(up.episodes) == 4
+    assert len({e.name for e in up.episodes}) == 4
+    with pytest.raises(DataError, match="no episode log"):
+        sk.load_uploads([("scores.json", rec)])
+    with pytest.raises(DataError, match="^bad.json: not valid JSON"):
+        sk.load_uploads([("bad.json", b"{oops")])
+
+
+# ---------------------------------------------------------------------------------------------
+# tables, curves, figures
+# ---------------------------------------------------------------------------------------------
+def test_tables_and_curves(shared_data: Path):
+    scored = sk.score_episodes(sk.load_paths([shared_data / "clembench"]).episodes)
+    table = sk.episode_table(scored)
+    assert len(table) == 5 and table["matches recorded"].tolist() == [True] * 5
+    curves = sk.accuracy_curves(scored)
+    assert len(curves) == 16 + 6 + 6 + 6 + 3
+    mids = curves[curves["middle"]]
+    # one middle point per episode that reached its middle round: round 7 (15 slots), round 2
+    assert sorted(zip(mids["slots"], mids["round"])) == [(5, 2)] * 4 + [(15, 7)]
+    fig = accuracy_curves_figure(curves)
+    vlines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert sorted(v.x0 for v in vlines) == [2, 7]
+    names = {t.name for t in fig.data}
+    assert {"mean (5 slots)", "mean (15 slots)"} <= names
+    bars = main_score_figure(table)
+    texts = [t for tr in bars.data for t in tr.text]
+    assert texts.count("aborted") == 1
+
+
+def test_episode_table_middle_absent_vs_nan():
+    a = score(make_log(perfect()[:2], aborted=True, filled=[True, True]))
+    b = score(make_log(perfect()[:4], aborted=True, filled=[True] * 3))
+    t = sk.episode_table([a, b])
+    assert t.loc[0, "Middle-Accuracy"] is None
+    assert math.isnan(t.loc[1, "Middle-Accuracy"])
+    assert t["matches recorded"].tolist() == [None, None]
+    with pytest.raises(DataError):
+        accuracy_curves_figure(t)
+
+
+# ---------------------------------------------------------------------------------------------
+# demo simulator: deterministic and faithful to the game's mechanics
+# ---------------------------------------------------------------------------------------------
+def test_simulate_episode_deterministic_and_consistent():
+    assert sk.simulate_episode(seed=3) == sk.simulate_episode(seed=3)
+    assert sk.simulate_episode(seed=3) != sk.simulate_episode(seed=4)
+    kinds = set()
+    for profile in sk.DEMO_PROFILES:
+        for seed in range(15):
+            log = sk.simulate_episode(profile=profile, domain="job-interview", seed=seed)
+            n = len(log["realised_slots"])
+            played = log["Played Probe Rounds"]
+            for r, rnd in enumerate(log["probes"]):
+                for p in rnd:  # ground truth rule: shared once asked
+                    slot = p["target"].lower()
+                    assert p["gt"] == (1 if r > log["realised_slots"][slot] else 0)
+            assert all(all(p["value"] in (0, 1) for p in rnd) and len(rnd) == n
+                       for rnd in log["probes"][:played])
+            assert [a + b for a, b in zip(log["Parsed Request Count"], log["Violated Request Count"])] \
+                == log["Request Count"]
+            if not log["Aborted"]:
+                assert played == n + 1 and len(log["Filled Slots"]) == n
+            else:
+                kinds.add("round0" if played == 0 else ("probing" if len(log["probes"]) > played else "slot"))
+            json.dumps(log)  # serialisable like a real interactions.json
+    assert kinds == {"round0", "probing", "slot"}
+    with pytest.raises(DataError, match="unknown demo profile"):
+        sk.simulate_episode(profile="nobody")
+
+
+def test_demo_episodes():
+    a, b = sk.demo_episodes(), sk.demo_episodes()
+    assert a == b and len(a) == 6 * len(sk.DEMO_PROFILES)
+    scored = sk.score_episodes(a)
+    assert any(s.episode.aborted for s in scored) and any(not s.episode.aborted for s in scored)
+    assert sk.demo_episodes(seed=1) != a
