@@ -26,6 +26,7 @@ plus any number of subgroup columns (categorical) and free-text columns.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -189,6 +190,14 @@ def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise DataError(f"{label} is not UTF-8 text (undecodable byte at offset {exc.start}); "
                         "save it as UTF-8 CSV/TSV or Parquet") from None
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+    except csv.Error as exc:
+        raise DataError(f"{label}: unreadable header line: {exc}") from None
+    names = [h.strip() for h in header]
+    dup = sorted({h for h in names if names.count(h) > 1 and h})
+    if dup:
+        raise DataError(f"{label}: duplicate column name(s): {', '.join(dup)}")
     try:
         return pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=False)
     except pd.errors.EmptyDataError:

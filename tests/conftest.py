@@ -16,3 +16,24 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.fail(f"shared data folder not found at {SHARED_DATA}: tests need ../shared beside the project")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def hmceval_tsv(shared_data: Path) -> Path:
+    """The authors' per-sample release (5,673 rows)."""
+    return shared_data / "hmceval" / "ilp_data_trustscore_f2.tsv"
+
+
+@pytest.fixture(scope="session")
+def hmceval_data(hmceval_tsv):
+    """The release loaded through the data contract (auto-detected roles)."""
+    from core.data import load_table, prepare
+
+    return prepare(load_table(hmceval_tsv), name="hmceval")
+
+
+@pytest.fixture(scope="session")
+def hmceval_inputs(hmceval_data):
+    from core.sae import SAEInputs
+
+    return SAEInputs.from_data(hmceval_data)

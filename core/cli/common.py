@@ -55,3 +55,50 @@ def print_json(obj: Any) -> None:
 def is_nan(x: Any) -> bool:
     """True when ``x`` is a float NaN (not ``None``)."""
     return isinstance(x, float) and math.isnan(x)
+
+
+def parse_roles(specs: list[str] | None) -> dict[str, Any]:
+    """Parse ``--col ROLE=NAME`` options (``NAME`` empty or ``-`` unmaps the role).
+
+    ``subgroups`` and ``text`` take comma-separated column lists.
+    """
+    from core.data import ROLES
+    from core.errors import DataError
+
+    roles: dict[str, Any] = {}
+    for spec in specs or []:
+        if "=" not in spec:
+            raise DataError(f"--col expects ROLE=NAME, got {spec!r}")
+        role, name = (part.strip() for part in spec.split("=", 1))
+        if role in ("subgroups", "text"):
+            roles[role] = [c for c in name.split(",") if c]
+        elif role in ROLES:
+            roles[role] = None if name in ("", "-") else name
+        else:
+            raise DataError(f"unknown role {role!r} in --col; roles are {', '.join(ROLES)}, "
+                            "subgroups, text")
+    return roles
+
+
+def load_dataset(path: str, specs: list[str] | None = None):
+    """Load and validate a table for the CLI (the same code path as the dashboard)."""
+    from core.data import load_table, prepare
+
+    return prepare(load_table(path), parse_roles(specs), name=str(path))
+
+
+def parse_range(text: str, name: str) -> np.ndarray:
+    """Parse ``START:STOP:STEP`` (inclusive STOP) or a single number into a grid."""
+    from core.errors import DataError
+
+    try:
+        parts = [float(p) for p in text.split(":")]
+    except ValueError:
+        raise DataError(f"{name} must be a number or START:STOP:STEP, got {text!r}") from None
+    if len(parts) == 1:
+        return np.array(parts)
+    if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
+        raise DataError(f"{name} must be START:STOP:STEP with STEP > 0 and STOP >= START, got {text!r}")
+    start, stop, step = parts
+    n = int(math.floor((stop - start) / step + 1e-9)) + 1
+    return np.round(start + step * np.arange(n), 10)

@@ -1,0 +1,23 @@
+# Two commands do all the set-up on a fresh machine with Python 3.11:
+#   make app    install everything, then start the dashboard on the built-in demo data
+#   make test   install everything (and Debian's chromium for the browser test), then run all tests
+PYTHON ?= python3
+PORT ?= 8501
+
+.PHONY: install browser app test bench
+
+install:
+	$(PYTHON) -m pip install --quiet torch==2.13.0
+	$(PYTHON) -m pip install --quiet -e ".[test]"
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update && apt-get install -y chromium)
+
+app: install
+	$(PYTHON) -m streamlit run app.py --server.address 127.0.0.1 --server.headless true --server.port $(PORT)
+
+test: install browser
+	$(PYTHON) -m pytest
+
+bench: install
+	$(PYTHON) bench/sae.py

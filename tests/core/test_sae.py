@@ -1,0 +1,181 @@
+"""SAE: the fast exact path against brute force, hand-worked cases and the cvxpy/HiGHS ILP."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from core.errors import DataError
+from core.sae import (Constraints, SAEInputs, evaluate, gains, n_from_share, objective_value,
+                      solve, solve_fast, solve_ilp, sweep)
+
+
+def brute_force(inp: SAEInputs, lam: float, n: int, mode: str) -> float:
+    """Best Eq. 3 value over every 0/1 assignment (small M only)."""
+    best = -np.inf
+    for bits in itertools.product([False, True], repeat=inp.M):
+        h = np.array(bits)
+        cnt = h.sum()
+        if (mode == "at_most" and cnt > n) or (mode == "exactly" and cnt != n):
+            continue
+        best = max(best, objective_value(inp, h, lam))
+    return best
+
+
+def test_hand_worked_example():
+    # a = machine confidence, l = human effort; b = 1, k = 0.
+    # gains at lam = 1: (1 - l) - a = [0.6, -0.1, 0.3, 0.3]
+    inp = SAEInputs.from_arrays([0.2, 0.9, 0.5, 0.5], [0.2, 0.2, 0.2, 0.2])
+    np.testing.assert_allclose(gains(inp.a, inp.l, lam=1.0), [0.6, -0.1, 0.3, 0.3])
+    a = solve_fast(inp, lam=1.0, n_human=2)
+    # the two samples with tied gain 0.3: the earlier row (index 2) goes to a human first
+    assert a.human.tolist() == [True, False, True, False]
+    # objective: machine keeps rows 1, 3 -> 0.9 + 0.5; humans rows 0, 2 -> 1 + 1 - 1 * (0.2 + 0.2)
+    assert a.objective == pytest.approx(0.9 + 0.5 + 2 - 0.4)
+    # at most 3: only positive gains go to humans (3 of them)
+    assert solve_fast(inp, lam=1.0, n_human=3).human.tolist() == [True, False, True, True]
+    # at most 4: the negative-gain sample stays with the machine
+    assert solve_fast(inp, lam=1.0, n_human=4).n_human == 3
+    # exactly 4: everyone goes to a human even with a negative gain
+    assert solve_fast(inp, lam=1.0, n_human=4, mode="exactly").n_human == 4
+
+
+def test_zero_gain_stays_with_machine_in_at_most_mode():
+    inp = SAEInputs.from_arrays([1.0, 0.4], [0.0, 0.0])  # lam * l = 0, a = b for row 0
+    a = solve_fast(inp, lam=3.0, n_human=2)
+    assert a.human.tolist() == [False, True]
+
+
+def test_lambda_zero_sends_least_confident():
+    rng = np.random.default_rng(0)
+    inp = SAEInputs.from_arrays(rng.random(50), rng.random(50))
+    a = solve_fast(inp, lam=0.0, n_human=10)
+    assert set(np.flatnonzero(a.human)) == set(np.argsort(inp.a)[:10])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_path_matches_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 10))
+    # coarse values create many ties; b and k vary too
+    a = rng.integers(0, 5, m) / 4
+    l = rng.integers(0, 4, m) / 4
+    b = rng.choice([1.0, 0.75], m)
+    k = rng.choice([0.0, 0.25], m)
+    inp = SAEInputs.from_arrays(a, l, b=b, k=k)
+    lam = float(rng.choice([0.0, 0.5, 1.0, 2.0, 7.5]))
+    n = int(rng.integers(0, m + 1))
+    for mode in ("at_most", "exactly"):
+        fast = solve_fast(inp, lam=lam, n_human=n, mode=mode)
+        assert fast.objective == pytest.approx(brute_force(inp, lam, n, mode), abs=1e-12)
+        if mode == "exactly":
+            assert fast.n_human == n
+        else:
+            assert fast.n_human <= n
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_ilp_matches_fast_path_on_random_instances(seed):
+    rng = np.random.default_rng(100 + seed)
+    m = int(rng.integers(5, 200))
+    ties = seed % 2 == 0
+    a = (rng.integers(0, 6, m) / 5) if ties else rng.random(m)
+    l = (rng.integers(0, 3, m) / 10) if ties else rng.random(m) * 0.2
+    inp = SAEInputs.from_arrays(a, l)
+    lam = float(rng.choice([0.0, 0.3, 1.0, 4.6, 20.0]))
+    n = int(rng.integers(0, m + 1))
+    for mode in ("at_most", "exactly"):
+        fast = solve_fast(inp, lam=lam, n_human=n, mode=mode)
+        ilp = solve_ilp(inp, lam=lam, n_human=n, mode=mode)
+        assert ilp.method == "ilp"
+        assert ilp.objective == pytest.approx(fast.objective, abs=1e-7)
+
+
+def test_ilp_matches_fast_path_on_shared_data(hmceval_inputs):
+    inp = hmceval_inputs
+    n = n_from_share(0.5, inp.M)
+    for lam in (0.0, 4.6, 30.0):
+        fast = solve_fast(inp, lam=lam, n_human=n)
+        ilp = solve_ilp(inp, lam=lam, n_human=n)
+        assert ilp.objective == pytest.approx(fast.objective, abs=1e-6)
+
+
+def test_effort_budget_constraint():
+    # gains at lam 0 are 1 - a = [0.9, 0.8, 0.7]; efforts [0.6, 0.3, 0.3]; budget 0.6
+    inp = SAEInputs.from_arrays([0.1, 0.2, 0.3], [0.6, 0.3, 0.3])
+    a = solve(inp, lam=0.0, n_human=3, constraints=Constraints(effort_budget=0.6))
+    assert a.method == "ilp"
+    # either row 0 alone (0.9) or rows 1 + 2 (0.8 + 0.7 = 1.5): the latter is optimal
+    assert a.human.tolist() == [False, True, True]
+    assert a.objective == pytest.approx(0.1 + 1 + 1)
+
+
+def test_group_share_bounds():
+    a_ = [0.1, 0.2, 0.3, 0.9, 0.95, 0.99]
+    groups = np.array(["x", "x", "x", "y", "y", "y"])
+    inp = SAEInputs.from_arrays(a_, np.zeros(6))
+    # unconstrained, N = 2 picks rows 0, 1 (group x); a minimum share of 1/3 for y forces one y
+    a = solve(inp, lam=0.0, n_human=2,
+              constraints=Constraints(groups=groups, group_bounds={"y": (1 / 3, None)}))
+    assert a.human.tolist() == [True, False, False, True, False, False]
+    # a maximum share of 0 for x sends nobody from x
+    b = solve(inp, lam=0.0, n_human=2,
+              constraints=Constraints(groups=groups, group_bounds={"x": (None, 0.0)}))
+    assert not b.human[:3].any() and b.n_human == 2
+
+
+def test_infeasible_constraints_raise_data_error():
+    inp = SAEInputs.from_arrays([0.1, 0.2], [1.0, 1.0])
+    with pytest.raises(DataError, match="infeasible"):
+        solve(inp, lam=0.0, n_human=2, mode="exactly", constraints=Constraints(effort_budget=0.5))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"lam": -1.0, "n_human": 1}, "lambda"),
+    ({"lam": float("nan"), "n_human": 1}, "lambda"),
+    ({"lam": 1.0, "n_human": 5}, "between 0 and M"),
+    ({"lam": 1.0, "n_human": 1, "mode": "some"}, "mode"),
+])
+def test_bad_parameters(kwargs, match):
+    inp = SAEInputs.from_arrays([0.1, 0.2], [1.0, 1.0])
+    with pytest.raises(DataError, match=match):
+        solve(inp, **kwargs)
+
+
+def test_n_from_share_truncates_like_the_paper():
+    assert n_from_share(0.5, 5673) == 2836
+    assert n_from_share(0.15, 100) == 15  # 0.15 * 100 = 15.000000000000002 or 14.999... in floats
+    assert n_from_share(0.29, 100) == 29  # 0.29 * 100 = 28.999999999999996 in floats
+    assert n_from_share(1.0, 7) == 7
+    with pytest.raises(DataError):
+        n_from_share(1.5, 7)
+
+
+@pytest.mark.parametrize("mode", ["at_most", "exactly"])
+def test_sweep_equals_point_solves(mode):
+    rng = np.random.default_rng(3)
+    m = 300
+    gold = rng.integers(0, 3, m)
+    machine = np.where(rng.random(m) < 0.7, gold, rng.integers(0, 3, m))
+    inp = SAEInputs.from_arrays(np.round(rng.random(m), 2), rng.random(m) * 0.1,
+                                machine_label=machine, human_label=gold,
+                                human_effort=rng.random(m), labels=(0, 1, 2))
+    lams = [0.0, 0.7, 3.0, 12.0]
+    shares = [0.0, 0.1, 0.33, 0.5, 1.0]
+    table = sweep(inp, lams=lams, shares=shares, mode=mode)
+    assert len(table) == len(lams) * len(shares)
+    for _, row in table.iterrows():
+        res = evaluate(inp, solve_fast(inp, lam=row["lambda"], n_human=int(row["N"]), mode=mode))
+        for key in ("n_human", "human_ratio", "time_cost", "time_cost_predicted", "precision",
+                    "recall", "f1", "accuracy", "objective", "expected_reliability"):
+            assert row[key] == pytest.approx(res[key], abs=1e-9), key
+
+
+def test_sweep_without_gold_marks_reliability_unavailable():
+    inp = SAEInputs.from_arrays([0.2, 0.8, 0.6], [1.0, 1.0, 1.0], machine_label=[0, 1, 1])
+    t = sweep(inp, lams=[0.0], shares=[0.0, 1.0])
+    assert t["accuracy"].isna().all()
+    # expected reliability: all machine -> mean a; all human (b = 1) -> 1
+    assert t["expected_reliability"].tolist() == pytest.approx([(0.2 + 0.8 + 0.6) / 3, 1.0])
