@@ -1,0 +1,130 @@
+"""``hmceval scorekeeping``: clembench's recorded scores, JSON layout, NaN vs absent, errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def _log(n_rounds: int, *, aborted: bool) -> dict:
+    """Hand-built 5-slot log, perfect answers, ``n_rounds`` scored rounds."""
+    probes = [[{"target": f"S{i}", "question": "q", "gt": int(r > i), "answer": "a",
+                "value": int(r > i), "tries": 1} for i in range(5)] for r in range(n_rounds)]
+    return {"players": {"GM": "Game master for privateshared", "Player 1": "Answerer: m"},
+            "probes": probes, "realised_slots": {f"s{i}": i for i in range(5)},
+            "Request Count": [5] * 6, "Parsed Request Count": [5] * 6, "Violated Request Count": [0] * 6,
+            "Filled Slots": [True] * max(0, n_rounds - 1), "Aborted": aborted,
+            "Played Probe Rounds": n_rounds}
+
+
+def test_json_equals_recorded_scores(shared_data: Path, capsys):
+    root = shared_data / "clembench"
+    code, out, err = _run(["scorekeeping", str(root), "--json"], capsys)
+    assert code == 0, err
+    assert "NaN" in out  # the aborted episode's quality scores, printed as clembench writes them
+    rep = json.loads(out)
+    assert list(rep)[:2] == ["episodes", "aggregate"]
+    assert len(rep["episodes"]) == 5
+    for ep in rep["episodes"]:
+        recorded = json.loads((root / ep["episode"] / "scores.json").read_text())
+        assert list(ep["turn_scores"]) == list(recorded["turn scores"])
+        for t, ts in recorded["turn scores"].items():
+            assert list(ep["turn_scores"][t]) == list(ts)
+            assert all(_same(ep["turn_scores"][t][k], v) for k, v in ts.items()), (ep["episode"], t)
+        assert list(ep["episode_scores"]) == list(recorded["episode scores"])
+        for k, v in recorded["episode scores"].items():
+            assert _same(ep["episode_scores"][k], v), (ep["episode"], k)
+        assert ep["matches_recorded"] is True and ep["differences"] == []
+    agg = rep["aggregate"]
+    assert agg["episodes"] == 5 and agg["played"] == 4 and agg["% Played"] == 80.0
+    assert agg["Quality Score"] == pytest.approx(
+        (69.56521739130436 + 42.10526315789475 + 92.85714285714286 + 99.15966386554621) / 4, abs=1e-12)
+    assert agg["clemscore"] == pytest.approx(0.8 * agg["Quality Score"], abs=1e-12)
+    assert math.isnan(rep["aggregate_by_model"]["mistral-large-2411"]["Quality Score"])
+
+
+def test_several_paths_and_zip(shared_data: Path, tmp_path: Path, capsys):
+    root = shared_data / "clembench"
+    ep = root / "Mistral-Small-24B-Instruct-2501/0_travel-booking/episode_0"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        src = root / "mistral-large-2411/0_travel-booking/episode_7"
+        zf.writestr("x/episode_7/interactions.json", (src / "interactions.json").read_bytes())
+    zp = tmp_path / "one.zip"
+    zp.write_bytes(buf.getvalue())
+    code, out, err = _run(["scorekeeping", str(ep), str(ep / "interactions.json"), str(zp), "--json"], capsys)
+    assert code == 0, err
+    rep = json.loads(out)
+    assert [e["episode_scores"]["Main Score"] for e in rep["episodes"][:2]] == [92.85714285714286] * 2
+    assert rep["episodes"][2]["matches_recorded"] is None  # no scores.json in the zip
+    assert rep["episodes"][2]["episode_scores"]["Aborted"] == 1
+    assert rep["aggregate"]["% Played"] == pytest.approx(200 / 3)
+
+
+def test_middle_accuracy_absent_vs_nan(tmp_path: Path, capsys):
+    a = tmp_path / "a" / "episode_0"
+    b = tmp_path / "b" / "episode_0"
+    for d, n in ((a, 2), (b, 3)):
+        d.mkdir(parents=True)
+        (d / "interactions.json").write_text(json.dumps(_log(n, aborted=True)))
+    code, out, err = _run(["scorekeeping", str(tmp_path), "--json"], capsys)
+    assert code == 0, err
+    eps = {e["episode"]: e for e in json.loads(out)["episodes"]}
+    assert "Middle-Accuracy" not in eps["a/episode_0"]["episode_scores"]
+    assert math.isnan(eps["b/episode_0"]["episode_scores"]["Middle-Accuracy"])
+    assert '"Middle-Accuracy": NaN' in out
+
+
+def test_text_output(shared_data: Path, capsys):
+    code, out, err = _run(["scorekeeping", str(shared_data / "clembench")], capsys)
+    assert code == 0, err
+    assert out.count("recorded scores.json: identical") == 5
+    assert "Main Score=69.5652" in out
+    assert "aggregate over 5 episode(s): % Played=80.0000" in out
+
+
+def test_errors(tmp_path: Path, capsys):
+    code, out, err = _run(["scorekeeping", str(tmp_path / "missing"), "--json"], capsys)
+    assert code == 2 and "file not found" in err and out == ""
+    bad = tmp_path / "e" / "interactions.json"
+    bad.parent.mkdir()
+    log = _log(6, aborted=False)
+    log["probes"][1][2]["value"] = "yes"
+    bad.write_text(json.dumps(log))
+    code, out, err = _run(["scorekeeping", str(bad)], capsys)
+    assert code == 2
+    assert "interactions.json: field 'probes'[1][2]['value'] must be 0 or 1, got 'yes'" in err
+    bad.write_text("{not json")
+    code, out, err = _run(["scorekeeping", str(bad), "--json"], capsys)
+    assert code == 2 and "not valid JSON" in err
+    (tmp_path / "empty").mkdir()
+    code, out, err = _run(["scorekeeping", str(tmp_path / "empty")], capsys)
+    assert code == 2 and "no interactions.json found" in err
+
+
+def test_n_slots_option(tmp_path: Path, capsys):
+    p = tmp_path / "interactions.json"
+    p.write_text(json.dumps(_log(6, aborted=False)))
+    code, out, err = _run(["scorekeeping", str(p), "--n-slots", "4"], capsys)
+    assert code == 2 and "has 4 slots" in err
+    code, out, err = _run(["scorekeeping", str(p), "--n-slots", "5", "--json"], capsys)
+    assert code == 0 and json.loads(out)["episodes"][0]["episode_scores"]["Main Score"] == 100.0
