@@ -63,6 +63,7 @@ __all__ = [
     "eval_metrics",
     "eval_by_group",
     "consistency_metrics",
+    "consistency_by_group",
     "true_score_metrics",
     "group_order",
     "evaluation_report",
@@ -750,6 +751,34 @@ def consistency_metrics(y_true: npt.ArrayLike, y_true2: npt.ArrayLike) -> dict[s
     }
 
 
+def consistency_by_group(
+    y_true: npt.ArrayLike, y_true2: npt.ArrayLike, groups: npt.ArrayLike
+) -> dict[Hashable, dict[str, Any] | None]:
+    """Human-human agreement within every subgroup (RSMTool's ``consistency_by_<group>``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        First human rating H (complete).
+    y_true2 : array-like of shape (n_samples,)
+        Second human rating H2; NaN where absent.
+    groups : array-like of shape (n_samples,)
+        Group membership.
+
+    Returns
+    -------
+    dict
+        Group label (in :func:`group_order` over all responses) -> :func:`consistency_metrics`
+        of that group's double-scored responses (None when the group has none).
+    """
+    h = _as_scores(y_true, "y_true")
+    h2 = np.asarray(y_true2.to_numpy() if isinstance(y_true2, pd.Series) else y_true2, dtype=float)
+    g = _check_groups(groups, h.shape[0])
+    if h2.shape != h.shape:
+        raise DataError(f"y_true2: expected {h.shape[0]} ratings, got shape {h2.shape}")
+    return {label: consistency_metrics(h[g == label], h2[g == label]) for label in _levels(g, "groups")}
+
+
 def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
     """True-score evaluation of the system (``true_score_eval``).
 
@@ -844,8 +873,9 @@ def evaluation_report(
         ``eval`` (:data:`EVAL_COLUMNS`), ``consistency`` (only with ``human2``; None when no
         response is double-scored), ``true_score`` (:data:`TRUE_SCORE_COLUMNS`; missing
         estimates without double-scored responses), and for every group column ``g``:
-        ``eval_by_g`` (label -> :data:`EVAL_BY_GROUP_COLUMNS`) and ``fairness_by_g``
-        (see :func:`core.fairness.fairness_analyses`).
+        ``eval_by_g`` (label -> :data:`EVAL_BY_GROUP_COLUMNS`), ``fairness_by_g``
+        (see :func:`core.fairness.fairness_analyses`) and, with ``human2``,
+        ``consistency_by_g`` (label -> :data:`CONSISTENCY_COLUMNS` or None).
     """
     from core.fairness import fairness_analyses
 
@@ -868,6 +898,9 @@ def evaluation_report(
         if col not in df.columns:
             raise DataError(f"group column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
         g = _check_groups(df[col], h.shape[0], name=f"group column {col!r}")
+        _levels(g, f"group column {col!r}")
         report[f"eval_by_{col}"] = _group_rows(h, m, g)
-        report[f"fairness_by_{col}"] = fairness_analyses(h, m, g, name=col)
+        report[f"fairness_by_{col}"] = fairness_analyses(h, m, g, name=f"group column {col!r}")
+        if human2 is not None:
+            report[f"consistency_by_{col}"] = consistency_by_group(h, ratings[:, 1], g)
     return report

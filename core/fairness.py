@@ -34,13 +34,25 @@ import statsmodels.api as sm
 from core.agreement import _check_groups, _levels, _pair, group_order
 from core.errors import DataError
 
-__all__ = ["ESTIMATE_COLUMNS", "ANALYSES", "MAX_SCORE_LEVELS", "fairness_analyses", "estimates_frame"]
+__all__ = [
+    "ESTIMATE_COLUMNS",
+    "ANALYSES",
+    "MAX_SCORE_LEVELS",
+    "ASSIGNMENT_GROUP_COLUMNS",
+    "fairness_analyses",
+    "estimates_frame",
+    "assignment_by_group",
+]
 
 #: Columns of each coefficient row (RSMTool's ``estimates_<analysis>_by_<group>``).
 ESTIMATE_COLUMNS: tuple[str, ...] = ("estimate", "P>[t]", "[0.025", "0.975]")
 #: The conditional analysis treats the human score as a category; beyond this many distinct
 #: human scores (continuous scores) it is not computed and says so in its ``note``.
 MAX_SCORE_LEVELS = 100
+#: Columns of :func:`assignment_by_group`.
+ASSIGNMENT_GROUP_COLUMNS: tuple[str, ...] = (
+    "N", "n_human", "human_ratio", "time_cost", "accuracy", "f1", "machine_accuracy",
+)
 #: Analysis key -> RSMTool's long name.
 ANALYSES: dict[str, str] = {
     "osa": "Overall score accuracy",
@@ -238,3 +250,81 @@ def estimates_frame(result: dict[str, Any], analysis: str) -> pd.DataFrame:
         raise DataError(f"analysis: expected one of {', '.join(ANALYSES)}, got {analysis!r}")
     est = result[analysis]["estimates"]
     return pd.DataFrame.from_dict(est, orient="index", columns=list(ESTIMATE_COLUMNS))
+
+
+def assignment_by_group(
+    human: npt.ArrayLike,
+    groups: npt.ArrayLike,
+    *,
+    machine_label: npt.ArrayLike,
+    human_label: npt.ArrayLike | None = None,
+    human_effort: npt.ArrayLike | None = None,
+) -> pd.DataFrame:
+    """How a human/machine assignment treats each subgroup.
+
+    Parameters
+    ----------
+    human : bool array-like of shape (n_samples,)
+        True where the sample goes to a human.
+    groups : array-like of shape (n_samples,)
+        Group membership.
+    machine_label : array-like of shape (n_samples,)
+        The machine evaluator's labels.
+    human_label : array-like of shape (n_samples,), optional
+        Gold labels; without them the accuracy columns are None (unavailable).
+    human_effort : array-like of shape (n_samples,), optional
+        Ground-truth effort; without it ``time_cost`` is None.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (:func:`group_order`), columns :data:`ASSIGNMENT_GROUP_COLUMNS`:
+        ``N``, ``n_human``, ``human_ratio`` (``n_human / N``), ``time_cost`` (the group's effort
+        sent to humans over the group's total effort; NaN when that total is 0), ``accuracy`` and
+        ``f1`` (macro, over the classes occurring in the group) of the collaborative labels
+        against gold, and ``machine_accuracy`` (the machine alone, same group).
+    """
+    from core.reliability import classification_scores, collaborative_labels
+
+    hum = np.asarray(human)
+    if hum.ndim != 1 or not (hum.dtype == bool or np.isin(hum, [0, 1]).all()):
+        raise DataError("human: expected a 1-D boolean array (True = sent to a human)")
+    hum = hum.astype(bool)
+    n = hum.shape[0]
+    g = _check_groups(groups, n)
+    ml = np.asarray(machine_label, dtype=object)
+    if ml.shape != (n,):
+        raise DataError(f"machine_label: expected {n} labels, got shape {ml.shape}")
+    gold = None if human_label is None else np.asarray(human_label, dtype=object)
+    if gold is not None and gold.shape != (n,):
+        raise DataError(f"human_label: expected {n} labels, got shape {gold.shape}")
+    effort = None
+    if human_effort is not None:
+        effort = np.asarray(human_effort, dtype=float)
+        if effort.shape != (n,):
+            raise DataError(f"human_effort: expected {n} values, got shape {effort.shape}")
+    final = None if gold is None else collaborative_labels(ml, gold, hum)
+    rows = {}
+    for label in _levels(g, "groups"):
+        mask = g == label
+        size = int(mask.sum())
+        row: dict[str, Any] = {"N": size, "n_human": int(hum[mask].sum())}
+        row["human_ratio"] = row["n_human"] / size
+        if effort is None:
+            row["time_cost"] = None
+        else:
+            total = float(effort[mask].sum())
+            row["time_cost"] = float(effort[mask & hum].sum()) / total if total > 0 else math.nan
+        if gold is None:
+            row["accuracy"] = row["f1"] = row["machine_accuracy"] = None
+        else:
+            collab = classification_scores(gold[mask], final[mask])
+            row["accuracy"] = collab["accuracy"]
+            row["f1"] = collab["f1"]
+            row["machine_accuracy"] = classification_scores(gold[mask], ml[mask])["accuracy"]
+        rows[label] = row
+    index = pd.Index(list(rows), dtype=object, name="group")
+    return pd.DataFrame(
+        {c: pd.Series([rows[k][c] for k in rows], index=index, dtype=object if c in ("time_cost", "accuracy", "f1", "machine_accuracy") else None) for c in ASSIGNMENT_GROUP_COLUMNS},
+        index=index,
+    )

@@ -40,7 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compute the report and print it as JSON."""
-    table = _read_table(args.path)
+    from core.data import load_table
+
+    table = load_table(args.path)
     report = evaluation_report(
         table,
         human=args.human,
@@ -52,28 +54,3 @@ def run(args: argparse.Namespace) -> int:
     print_json(report)
     return 0
 
-
-def _read_table(path: str):
-    """Read the table (temporary pandas reader until ``core.data.load_table`` lands)."""
-    from pathlib import Path
-
-    import pandas as pd
-
-    from core.errors import DataError
-
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(2, "No such file", path)
-    suffix = p.suffix.lower()
-    try:
-        if suffix in {".tsv", ".tab"}:
-            return pd.read_csv(p, sep="\t")
-        if suffix == ".json":
-            return pd.read_json(p)
-        if suffix == ".jsonl":
-            return pd.read_json(p, lines=True)
-        if suffix == ".parquet":
-            return pd.read_parquet(p)
-        return pd.read_csv(p)
-    except (ValueError, pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: cannot read the table ({exc})") from None

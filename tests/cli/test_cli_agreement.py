@@ -38,7 +38,15 @@ def test_report_keys_and_values(table, capsys):
     )
     assert code == 0, err
     rep = json.loads(out)
-    assert list(rep) == ["eval", "consistency", "true_score", "eval_by_lang", "fairness_by_lang"]
+    assert list(rep) == ["eval", "consistency", "true_score", "eval_by_lang", "fairness_by_lang",
+                         "consistency_by_lang"]
+    # consistency by group: de.ch has one double-scored response (H 4, H2 3): exact 0, adjacent 100;
+    # en.us: H = [1, 2], H2 = [2, 2]: exact 50; kappa: disagreement 1/2, p = (1/2, 1/2),
+    # q = (0, 1), chance agreement 1/2 -> 0
+    by = rep["consistency_by_lang"]
+    assert list(by) == ["de.ch", "en.us"]
+    assert by["de.ch"]["N"] == 1 and by["de.ch"]["exact_agr"] == 0.0 and by["de.ch"]["adj_agr"] == 100.0
+    assert by["en.us"]["exact_agr"] == 50.0 and by["en.us"]["kappa"] == 0.0
     ev = rep["eval"]
     # rounded M = [2, 2, 3, 5]: |M - H| = [1, 0, 0, 1]: exact 50 %, adjacent 100 %, RMSE sqrt(1/2)
     assert ev["N"] == 4 and ev["exact_agr"] == 50.0 and ev["adj_agr"] == 100.0

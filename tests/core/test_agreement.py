@@ -361,6 +361,17 @@ def test_consistency_by_hand_on_double_scored_only():
     assert c["SMD"] == pytest.approx(-(1 / 3) / math.sqrt(2 / 3))
 
 
+def test_consistency_by_group():
+    nan = float("nan")
+    # group a: H = [1, 2], H2 = [1, 3]: exact 50 %, adjacent 100 %; group b: no second rating
+    by = ag.consistency_by_group([1, 2, 3], [1, 3, nan], ["a", "a", "b"])
+    assert list(by) == ["a", "b"]
+    assert by["a"]["N"] == 2 and by["a"]["exact_agr"] == 50.0 and by["a"]["adj_agr"] == 100.0
+    # pooled SMD: (2 - 1.5) / sqrt((1/2 + 2) / 2)
+    assert by["a"]["SMD"] == pytest.approx(0.5 / math.sqrt(1.25))
+    assert by["b"] is None
+
+
 def test_consistency_none_without_double_scored_responses():
     assert ag.consistency_metrics([1, 2], [float("nan"), float("nan")]) is None
 
@@ -376,7 +387,7 @@ def test_evaluation_report_on_a_table():
         "grp": ["g.1", "g.1", "g.2.x", "g.2.x"],
     })
     rep = ag.evaluation_report(df, human="gold", system="machine", human2="second", groups=["grp"], rounded=True)
-    assert set(rep) == {"eval", "consistency", "true_score", "eval_by_grp", "fairness_by_grp"}
+    assert set(rep) == {"eval", "consistency", "true_score", "eval_by_grp", "fairness_by_grp", "consistency_by_grp"}
     assert rep["eval"]["sys_mean"] == 3.0  # the rounded scores [2, 2, 3, 5]
     assert rep["eval_by_grp"]["g.1"]["DSM"] == pytest.approx(-1 / math.sqrt(2) + 1 / math.sqrt(5 / 3))
     # consistency: H = [1,2,3,4], H2 = [2,2,3,3]: exact 2/4, adjacent 4/4

@@ -166,3 +166,71 @@ def test_estimates_frame(result):
     assert list(frame.columns) == list(ESTIMATE_COLUMNS)
     assert list(frame.index) == ["Intercept (x.2)", "y.1"]
     assert frame.loc["y.1", "estimate"] == pytest.approx(-1 / 3)
+
+
+# ------------------------------------------------------------------------------------------
+# per-subgroup view of a human/machine assignment
+# ------------------------------------------------------------------------------------------
+def test_assignment_by_group_by_hand():
+    from core.fairness import ASSIGNMENT_GROUP_COLUMNS, assignment_by_group
+
+    # rows:   0    1    2    3    4
+    # group   a    a    b    b    b
+    # human   T    F    T    F    F
+    # machine 1    0    0    1    1
+    # gold    0    0    1    1    0
+    # effort  1    1    2    0    2
+    # final (gold where human): a [0, 0], b [1, 1, 1]
+    t = assignment_by_group(
+        [True, False, True, False, False], ["a", "a", "b", "b", "b"],
+        machine_label=[1, 0, 0, 1, 1], human_label=[0, 0, 1, 1, 0], human_effort=[1, 1, 2, 0, 2],
+    )
+    assert list(t.columns) == list(ASSIGNMENT_GROUP_COLUMNS)
+    assert list(t.index) == ["b", "a"]  # largest first
+    b, a = t.loc["b"], t.loc["a"]
+    assert (b["N"], b["n_human"], a["N"], a["n_human"]) == (3, 1, 2, 1)
+    assert b["human_ratio"] == pytest.approx(1 / 3) and a["human_ratio"] == 0.5
+    assert b["time_cost"] == pytest.approx(2 / 4) and a["time_cost"] == pytest.approx(1 / 2)
+    # b: final [1, 1, 1] vs gold [1, 1, 0] -> 2/3; machine [0, 1, 1] -> 1/3
+    # macro F1 over classes {0, 1}: class 1 2*2/(2*2+1+0) = 4/5, class 0: 0 -> 2/5
+    assert b["accuracy"] == pytest.approx(2 / 3) and b["machine_accuracy"] == pytest.approx(1 / 3)
+    assert b["f1"] == pytest.approx(0.4)
+    assert a["accuracy"] == 1.0 and a["machine_accuracy"] == 0.5
+
+
+def test_assignment_by_group_without_gold_or_effort_is_unavailable():
+    from core.fairness import assignment_by_group
+
+    t = assignment_by_group([True, False], ["a", "b"], machine_label=[1, 0])
+    assert t.loc["a", "accuracy"] is None and t.loc["a", "time_cost"] is None
+    # zero total effort in a group: time cost undefined (NaN), not 0
+    t = assignment_by_group([True, False], ["a", "b"], machine_label=[1, 0], human_effort=[0, 1])
+    assert math.isnan(t.loc["a", "time_cost"]) and t.loc["b", "time_cost"] == 0.0
+
+
+# ------------------------------------------------------------------------------------------
+# figures
+# ------------------------------------------------------------------------------------------
+def test_dsm_figure_flags_band_and_missing():
+    from core.figures.fairness import dsm_figure, dsm_flags
+
+    dsm = {"g.1": 0.05, "g.2": -0.2, "g.3": None, "g.4": float("nan"), "g.5": 0.1}
+    assert dsm_flags(dsm) == {"g.1": "ok", "g.2": "flag", "g.3": "missing", "g.4": "nan", "g.5": "ok"}
+    fig = dsm_figure(dsm, counts={"g.1": 10, "g.2": 5})
+    bar = fig.data[0]
+    assert list(bar.x) == ["g.1", "g.2", "g.3", "g.4", "g.5"]
+    assert list(bar.y) == [0.05, -0.2, 0.0, 0.0, 0.1]
+    assert list(bar.customdata) == ["ok", "flag", "missing", "nan", "ok"]
+    assert bar.text[2] == "missing" and bar.text[3] == "NaN"
+    assert bar.marker.color[1] != bar.marker.color[0]
+    band = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(band) == 1 and (band[0].y0, band[0].y1) == (-0.1, 0.1)
+
+
+def test_group_rates_figure_skips_unavailable_metrics():
+    from core.figures.fairness import group_rates_figure
+
+    fig = group_rates_figure({"a": {"human_ratio": 0.5, "time_cost": None}, "b": {"human_ratio": 0.25, "time_cost": None}},
+                             metrics=("human_ratio", "time_cost"))
+    assert [t.name for t in fig.data] == ["Human ratio"]
+    assert list(fig.data[0].y) == [0.5, 0.25]

@@ -1,0 +1,153 @@
+"""Plotly figures of the Fairness page: DSM by subgroup and per-subgroup rates."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping
+
+import plotly.graph_objects as go
+
+__all__ = ["DSM_BAND", "dsm_flags", "dsm_figure", "group_rates_figure"]
+
+#: The conventional band of acceptable DSM: |DSM| <= 0.1 (Williamson et al. 2012; RSMTool).
+DSM_BAND = 0.1
+
+_OK = "#4c78a8"
+_FLAG = "#d62728"
+_MISSING = "#9e9e9e"
+
+
+def dsm_flags(dsm: Mapping[Hashable, float | None], *, band: float = DSM_BAND) -> dict[Hashable, str]:
+    """Classify each subgroup's DSM.
+
+    Parameters
+    ----------
+    dsm : mapping
+        Group label -> DSM (None when missing, NaN when undefined).
+    band : float, default=0.1
+        Half-width of the acceptable band.
+
+    Returns
+    -------
+    dict
+        Group label -> ``"ok"`` (``|DSM| <= band``), ``"flag"`` (outside the band),
+        ``"missing"`` (None) or ``"nan"``.
+    """
+    out: dict[Hashable, str] = {}
+    for label, value in dsm.items():
+        if value is None:
+            out[label] = "missing"
+        elif math.isnan(value):
+            out[label] = "nan"
+        else:
+            out[label] = "flag" if abs(value) > band else "ok"
+    return out
+
+
+def dsm_figure(
+    dsm: Mapping[Hashable, float | None],
+    *,
+    counts: Mapping[Hashable, int] | None = None,
+    band: float = DSM_BAND,
+    title: str = "DSM by subgroup",
+) -> go.Figure:
+    """Bar chart of the difference of standardised means per subgroup with the +-band.
+
+    Parameters
+    ----------
+    dsm : mapping
+        Group label -> DSM (None when missing, NaN when undefined), e.g. the ``DSM`` column of
+        :func:`core.agreement.eval_by_group`.
+    counts : mapping, optional
+        Group label -> number of responses (shown in the hover text).
+    band : float, default=0.1
+        Groups with ``|DSM| > band`` are drawn in red and labelled "flag".
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace (``customdata`` holds the flag of each bar); missing or NaN values are
+        drawn as an empty bar at 0 with the text "missing" / "NaN".
+    """
+    flags = dsm_flags(dsm, band=band)
+    labels = [str(k) for k in dsm]
+    values, colors, texts, hovers = [], [], [], []
+    for key, value in dsm.items():
+        flag = flags[key]
+        n = f" (N = {counts[key]:,})" if counts and key in counts else ""
+        if flag in ("missing", "nan"):
+            values.append(0.0)
+            colors.append(_MISSING)
+            texts.append("missing" if flag == "missing" else "NaN")
+            hovers.append(f"{key}{n}: DSM {texts[-1]}")
+        else:
+            values.append(float(value))
+            colors.append(_FLAG if flag == "flag" else _OK)
+            texts.append(f"{value:+.3f}" + (" ⚑" if flag == "flag" else ""))
+            hovers.append(f"{key}{n}: DSM {value:+.4f}" + (" — outside ±%g" % band if flag == "flag" else ""))
+    fig = go.Figure(
+        go.Bar(
+            x=labels, y=values, marker_color=colors, text=texts, textposition="outside",
+            hovertext=hovers, hoverinfo="text", customdata=[flags[k] for k in dsm], name="DSM",
+        )
+    )
+    fig.add_hrect(y0=-band, y1=band, fillcolor="#2ca02c", opacity=0.12, line_width=0)
+    for y in (-band, band):
+        fig.add_hline(y=y, line={"dash": "dash", "color": "#2ca02c", "width": 1})
+    finite = [abs(v) for v in values]
+    top = max([band * 1.5] + [v * 1.25 for v in finite])
+    fig.update_layout(
+        title=title, xaxis_title="subgroup", yaxis_title="DSM (z_M − z_H)",
+        yaxis={"range": [-top, top], "zeroline": True}, xaxis={"type": "category"},
+        showlegend=False, template="plotly_white", height=380, margin={"t": 50, "b": 10},
+    )
+    return fig
+
+
+def group_rates_figure(
+    rates: Mapping[Hashable, Mapping[str, float | None]],
+    *,
+    metrics: tuple[str, ...] = ("human_ratio", "time_cost", "accuracy", "machine_accuracy"),
+    overall: Mapping[str, float | None] | None = None,
+    title: str = "Collaborative result by subgroup",
+) -> go.Figure:
+    """Grouped bars of per-subgroup rates (human ratio, time cost, accuracy).
+
+    Parameters
+    ----------
+    rates : mapping
+        Group label -> {metric -> value or None}, e.g. the rows of
+        :func:`core.fairness.assignment_by_group`.
+    metrics : tuple of str
+        Which metrics to draw; a metric that is None for every group is skipped.
+    overall : mapping, optional
+        Metric -> whole-set value, drawn as a dotted horizontal line per metric.
+    title : str
+        Figure title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    names = {"human_ratio": "Human ratio", "time_cost": "Time cost", "accuracy": "Accuracy (collaborative)",
+             "machine_accuracy": "Accuracy (machine only)", "f1": "F1 (macro, collaborative)"}
+    palette = {"human_ratio": "#9467bd", "time_cost": "#8c564b", "accuracy": "#d62728",
+               "machine_accuracy": "#ff9896", "f1": "#2ca02c"}
+    labels = [str(k) for k in rates]
+    fig = go.Figure()
+    for metric in metrics:
+        ys = [rates[k].get(metric) for k in rates]
+        if all(v is None for v in ys):
+            continue
+        fig.add_trace(go.Bar(x=labels, y=[math.nan if v is None else v for v in ys],
+                             name=names.get(metric, metric), marker_color=palette.get(metric)))
+        if overall and overall.get(metric) is not None:
+            fig.add_hline(y=overall[metric], line={"dash": "dot", "color": palette.get(metric), "width": 1})
+    fig.update_layout(
+        title=title, barmode="group", xaxis={"type": "category", "title": "subgroup"},
+        yaxis={"title": "share", "range": [0, 1.05]}, template="plotly_white", height=380,
+        legend={"orientation": "h", "y": -0.25}, margin={"t": 50, "b": 10},
+    )
+    return fig
