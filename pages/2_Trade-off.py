@@ -52,7 +52,8 @@ with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
     if use_budget:
         cons["effort_budget_share"] = st.slider(
             "Effort budget (share of the total predicted effort)", 0.0, 1.0,
-            float(cons.get("effort_budget_share") or 0.5), 0.01)
+            0.5 if cons.get("effort_budget_share") is None else float(cons["effort_budget_share"]),
+            0.01)
     else:
         cons["effort_budget_share"] = None
     groups = data.subgroup_columns
@@ -61,7 +62,7 @@ with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
                         if cons.get("group_column") in groups else 0)
     if gcol != "—":
         values = sorted(map(str, pd.unique(data.frame[gcol])))
-        old = cons.get("group_bounds") or {} if cons.get("group_column") == gcol else {}
+        old = (cons.get("group_bounds") or {}) if cons.get("group_column") == gcol else {}
         table = pd.DataFrame({"group": values,
                               "min share": [(old.get(v) or [None, None])[0] for v in values],
                               "max share": [(old.get(v) or [None, None])[1] for v in values]})

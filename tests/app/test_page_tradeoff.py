@@ -1,0 +1,74 @@
+"""Trade-off page: sliders move the metrics, constraints switch to the ILP, downloads exist."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from core.data import prepare
+from pages._common import fingerprint
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_loads_and_sliders_change_metrics(run_page):
+    at = run_page("2_Trade-off.py")
+    assert not at.exception and not at.error
+    first = metrics(at)
+    at.slider(key="_w_share").set_value(0.2).run()
+    assert at.session_state["share"] == 0.2
+    second = metrics(at)
+    assert second["Human ratio"] != first["Human ratio"]
+    assert second["Accuracy"] != first["Accuracy"]
+    at.slider(key="_w_lam").set_value(30.0).run()
+    assert at.session_state["lam"] == 30.0
+    third = metrics(at)
+    assert third["Time cost"] != second["Time cost"]
+    assert not at.exception
+
+
+def test_count_input_and_mode(run_page):
+    at = run_page("2_Trade-off.py")
+    at.slider(key="_w_lam").set_value(0.0).run()
+    at.number_input(key="_w_count").set_value(123).run()
+    assert metrics(at)["Humans"].startswith("123 of")
+    at.radio(key="_w_mode").set_value("exactly").run()
+    assert at.session_state["mode"] == "exactly"
+    assert not at.exception
+
+
+def test_state_survives_a_page_switch(run_page):
+    at = run_page("2_Trade-off.py")
+    at.slider(key="_w_lam").set_value(7.5).run()
+    # a new script run of another page in the same session keeps the canonical state
+    at2 = run_page("2_Trade-off.py", state={k: at.session_state[k] for k in
+                                              ("data", "data_key", "data_source", "lam", "share",
+                                               "mode", "constraints")})
+    assert at2.slider(key="_w_lam").value == 7.5
+
+
+def test_infeasible_constraints_show_error(run_page):
+    at = run_page("2_Trade-off.py", state={"constraints": {"effort_budget_share": 0.0,
+                                                           "group_column": "system",
+                                                           "group_bounds": {"blender": [0.5, None]}}})
+    assert not at.exception
+    assert at.error and "infeasible" in at.error[0].value
+
+
+def test_feasible_constraints_use_ilp(run_page):
+    at = run_page("2_Trade-off.py", state={"constraints": {"effort_budget_share": 0.2,
+                                                           "group_column": None, "group_bounds": {}}})
+    assert not at.exception and not at.error
+    assert any("general ILP" in c.value for c in at.caption)
+
+
+def test_without_gold_reliability_is_na(run_page):
+    df = pd.DataFrame({"machine_label": [0, 1, 1, 0] * 5,
+                       "machine_confidence": [0.2, 0.9, 0.6, 0.8] * 5})
+    data = prepare(df, name="nogold")
+    at = run_page("2_Trade-off.py", state={"data": data, "data_key": fingerprint(df)})
+    assert not at.exception and not at.error
+    m = metrics(at)
+    assert m["Accuracy"] == "n/a" and m["Time cost"] == "n/a"
+    assert m["Expected reliability"] != "n/a"

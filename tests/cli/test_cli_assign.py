@@ -1,0 +1,124 @@
+"""``hmceval assign`` and ``hmceval sweep``: the stable JSON/CSV contract and error exits."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from core.cli import main
+
+KEYS = ["M", "N", "lambda", "mode", "n_human", "human_ratio", "time_cost", "time_cost_predicted",
+        "precision", "recall", "f1", "accuracy", "objective", "machine_only"]
+
+
+def run_cli(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_assign_json_reproduces_the_paper(capsys, hmceval_tsv):
+    code, out, err = run_cli(capsys, "assign", str(hmceval_tsv), "--lam", "4.6",
+                             "--human-share", "0.5", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert list(res)[:len(KEYS)] == KEYS
+    assert (res["M"], res["N"], res["mode"], res["n_human"]) == (5673, 2836, "at_most", 2836)
+    assert round(res["accuracy"], 5) == 0.98484 and round(res["time_cost"], 5) == 0.50556
+    assert set(res["machine_only"]) == {"precision", "recall", "f1", "accuracy"}
+
+
+def test_assign_exactly_and_count_and_output(capsys, hmceval_tsv, tmp_path):
+    out_csv = tmp_path / "a.csv"
+    code, out, err = run_cli(capsys, "assign", str(hmceval_tsv), "--lam", "500",
+                             "--human-count", "1000", "--exactly", "--json", "-o", str(out_csv))
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["mode"] == "exactly" and res["n_human"] == 1000 and res["N"] == 1000
+    table = pd.read_csv(out_csv)
+    assert len(table) == 5673 and (table["decision"] == "human").sum() == 1000
+    assert {"decision", "machine_confidence", "predicted_effort", "human_effort", "final_label"} <= set(table.columns)
+    human = table[table["decision"] == "human"]
+    assert (human["final_label"] == human["human_label"]).all()
+
+
+def test_assign_without_gold_prints_null_reliability(capsys, tmp_path):
+    path = tmp_path / "nogold.csv"
+    path.write_text("machine_label,machine_confidence\n1,0.9\n0,0.2\n1,0.4\n")
+    code, out, err = run_cli(capsys, "assign", str(path), "--human-count", "1", "--lam", "0",
+                             "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["accuracy"] is None and res["machine_only"] is None and res["time_cost"] is None
+    assert '"accuracy": null' in out
+    assert res["n_human"] == 1
+
+
+def test_col_mapping(capsys, tmp_path):
+    path = tmp_path / "named.csv"
+    path.write_text("sys,conf,gold\n1,0.9,1\n0,0.2,1\n1,0.4,0\n")
+    code, out, err = run_cli(capsys, "assign", str(path), "--col", "machine_label=sys",
+                             "--col", "machine_confidence=conf", "--col", "human_label=gold",
+                             "--human-count", "3", "--lam", "0", "--json")
+    assert code == 0, err
+    assert json.loads(out)["accuracy"] == 1.0
+
+
+@pytest.mark.parametrize("content, args, match", [
+    ("machine_label,machine_confidence\n1,1.5\n0,0.2\n", [], "machine_confidence.*row 1"),
+    ("a,b\n1,2\n", [], "required role 'machine_label'"),
+    ("machine_label,machine_confidence\n1,0.5\n0,0.2\n", ["--col", "bogus=x"], "unknown role"),
+    ("machine_label,machine_confidence\n1,0.5\n0,0.2\n", ["--human-count", "9"], "human-count"),
+    ("machine_label,machine_confidence\n1,0.5\n0,0.2\n", ["--lam", "-1"], "lambda"),
+    ("", [], "empty"),
+])
+def test_errors_exit_2_with_message(capsys, tmp_path, content, args, match):
+    path = tmp_path / "bad.csv"
+    path.write_text(content)
+    code, out, err = run_cli(capsys, "assign", str(path), *args)
+    assert code == 2 and out == ""
+    assert err.startswith("hmceval assign: error: ")
+    assert re.search(match, err), err
+
+
+def test_missing_file(capsys, tmp_path):
+    code, _, err = run_cli(capsys, "assign", str(tmp_path / "nope.csv"))
+    assert code == 2 and "not found" in err
+
+
+def test_sweep_csv(capsys, hmceval_tsv, tmp_path):
+    out_csv = tmp_path / "s.csv"
+    code, _, err = run_cli(capsys, "sweep", str(hmceval_tsv), "--lam", "0:1:0.5",
+                           "--human-share", "0:1:0.25", "-o", str(out_csv))
+    assert code == 0, err
+    t = pd.read_csv(out_csv)
+    assert list(t.columns[:3]) == ["lambda", "human_share", "N"]
+    assert set(KEYS) - {"machine_only", "mode", "lambda", "N"} <= set(t.columns)
+    assert len(t) == 3 * 5
+    row = t[(t["lambda"] == 0) & (t["human_share"] == 0.5)].iloc[0]
+    assert round(row["accuracy"], 5) == 0.98925 and round(row["time_cost"], 5) == 0.63894
+
+
+def test_sweep_bad_range(capsys, hmceval_tsv):
+    code, _, err = run_cli(capsys, "sweep", str(hmceval_tsv), "--lam", "1:0:0.1")
+    assert code == 2 and "--lam" in err
+
+
+@pytest.mark.parametrize("entry", ["console-script", "module"])
+def test_entry_points(hmceval_tsv, entry):
+    exe = shutil.which("hmceval")
+    cmd = [exe] if entry == "console-script" else [sys.executable, "-m", "core.cli"]
+    assert cmd[0], "the hmceval console script is not installed"
+    proc = subprocess.run([*cmd, "assign", str(hmceval_tsv), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["M"] == 5673
+    bad = subprocess.run([*cmd, "assign", str(hmceval_tsv), "--lam", "-2"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "lambda" in bad.stderr and "Traceback" not in bad.stderr
