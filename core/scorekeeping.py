@@ -67,6 +67,7 @@ __all__ = [
     "score_episodes",
     "aggregate_scores",
     "aggregate_by",
+    "scores_report",
     "compare_scores",
     "same_score",
     "load_paths",
@@ -771,6 +772,48 @@ def aggregate_by(scores: Sequence[EpisodeScores], *, by: str = "model") -> dict[
         key = getattr(s.episode, by) or "(unknown)"
         groups.setdefault(key, []).append(s)
     return {k: aggregate_scores(v) for k, v in groups.items()}
+
+
+def scores_report(scores: Sequence[EpisodeScores], *, ignored: Sequence[str] = ()) -> dict[str, Any]:
+    """The full report printed by ``hmceval scorekeeping --json`` and offered by the dashboard.
+
+    Parameters
+    ----------
+    scores : sequence of EpisodeScores
+        Scored episodes.
+    ignored : sequence of str, optional
+        Files that were seen but are not episode logs (see :class:`LoadedEpisodes`).
+
+    Returns
+    -------
+    dict
+        ``episodes`` (per episode: ``episode``, ``source``, ``model``, ``experiment``,
+        ``n_slots``, ``played_probe_rounds``, ``turn_scores``, ``episode_scores`` with
+        clembench's key names, ``matches_recorded`` (None without a recorded ``scores.json``)
+        and ``differences``), then ``aggregate``, ``aggregate_by_model`` and ``ignored_files``.
+    """
+    episodes = []
+    for s in scores:
+        e = s.episode
+        diffs = compare_scores(s, e.recorded) if e.recorded is not None else []
+        episodes.append({
+            "episode": e.name,
+            "source": e.source,
+            "model": e.model,
+            "experiment": e.experiment,
+            "n_slots": e.n_slots,
+            "played_probe_rounds": e.played_rounds,
+            "turn_scores": s.turn_scores,
+            "episode_scores": s.episode_scores,
+            "matches_recorded": None if e.recorded is None else not diffs,
+            "differences": diffs,
+        })
+    return {
+        "episodes": episodes,
+        "aggregate": aggregate_scores(scores),
+        "aggregate_by_model": aggregate_by(scores, by="model"),
+        "ignored_files": list(ignored),
+    }
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,13 +7,7 @@ import math
 import sys
 
 from core.cli.common import print_json
-from core.scorekeeping import (
-    aggregate_by,
-    aggregate_scores,
-    compare_scores,
-    load_paths,
-    score_episodes,
-)
+from core.scorekeeping import load_paths, score_episodes, scores_report
 
 __all__ = ["register", "run", "build_report"]
 
@@ -39,35 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def build_report(paths: list[str], *, n_slots: int | None = None) -> dict:
-    """Load, score and aggregate; the object printed by ``--json``."""
+    """Load, score and aggregate; the object printed by ``--json`` (see
+    :func:`core.scorekeeping.scores_report`)."""
     loaded = load_paths(paths, n_slots=n_slots)
-    scored = score_episodes(loaded.episodes)
-    episodes = []
-    for s in scored:
-        e = s.episode
-        entry = {
-            "episode": e.name,
-            "source": e.source,
-            "model": e.model,
-            "experiment": e.experiment,
-            "n_slots": e.n_slots,
-            "played_probe_rounds": e.played_rounds,
-            "turn_scores": s.turn_scores,
-            "episode_scores": s.episode_scores,
-        }
-        if e.recorded is not None:
-            diffs = compare_scores(s, e.recorded)
-            entry["matches_recorded"] = not diffs
-            entry["differences"] = diffs
-        else:
-            entry["matches_recorded"] = None
-        episodes.append(entry)
-    return {
-        "episodes": episodes,
-        "aggregate": aggregate_scores(scored),
-        "aggregate_by_model": aggregate_by(scored, by="model"),
-        "ignored_files": loaded.ignored,
-    }
+    return scores_report(score_episodes(loaded.episodes), ignored=loaded.ignored)
 
 
 def _fmt(v: object) -> str:

@@ -1,0 +1,209 @@
+"""Scorekeeping page: score clembench "privateshared" game episodes exactly like clembench."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from core.cli.common import dumps
+from core.errors import DataError
+from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
+from core.scorekeeping import (
+    DEMO_PROFILES,
+    EPISODE_KEYS,
+    accuracy_curves,
+    demo_episodes,
+    episode_table,
+    load_uploads,
+    middle_round,
+    score_episodes,
+    scores_report,
+)
+from pages._common import fmt, init_state, show_error
+
+# Canonical state of this page (st.session_state):
+#   sk_source   "demo" or "upload": which episodes are shown
+#   sk_upload   the last uploaded files: list of (name, bytes); kept when they fail to load
+#   sk_good     the last uploaded files that loaded: list of (name, bytes)
+#   sk_seed     seed of the simulated demo episodes
+init_state()
+ss = st.session_state
+ss.setdefault("sk_source", "demo")
+ss.setdefault("sk_seed", 0)
+
+st.title("Scorekeeping")
+st.caption(
+    "Episodes of clembench's *private/shared* dialogue game, in clembench's own log format "
+    "(an episode folder's `interactions.json`). After every question–answer pair the game master "
+    "probes whether the answerer knows which slot values are already shared; the page reproduces "
+    "clembench's scorer exactly (turn and episode scores with clembench's key names, Cohen's kappa "
+    "computed by scikit-learn, `% Played`, `Quality Score`, clemscore). This page does not use the "
+    "active evaluation dataset."
+)
+
+with st.expander("Scoring rules (clembench's PrivateSharedScorer)"):
+    st.markdown(
+        "- Only the first `Played Probe Rounds` probing rounds are scored; a round whose probing "
+        "was aborted is logged in `probes` but not scored.\n"
+        "- Per round: request counts, `Accuracy` of the probe answers against the ground truth, "
+        "and from round 1 on `Slot Filled?`.\n"
+        "- `Middle-Accuracy` is the accuracy of round int((n + 1) / 2) − 1 for n slots (round 2 "
+        "for 5 slots): **absent** when the episode ended before that round, **NaN** when it was "
+        "aborted later.\n"
+        "- Episode: `Accuracy` over all scored probes, `Kappa` (scikit-learn's "
+        "`cohen_kappa_score`), `Truncated Kappa` = max(0, kappa) (Python's `max`, so an undefined "
+        "kappa also gives 0), `Slot-Filling-Accuracy`, and `Main Score` = 100 · 2·sf·tk / (sf + tk) "
+        "(0 when sf + tk = 0); all NaN when the episode was aborted.\n"
+        "- Across episodes: `% Played` = 100 · share of episodes not aborted, `Quality Score` = mean "
+        "`Main Score` over played episodes, clemscore = % Played / 100 · Quality Score (unrounded; "
+        "clembench's results table rounds each to 2 decimals)."
+    )
+
+
+@st.cache_data(show_spinner="Simulating demo episodes…", max_entries=4)
+def _demo(seed: int):
+    return score_episodes(demo_episodes(seed=seed))
+
+
+@st.cache_data(show_spinner="Reading and scoring the episodes…", max_entries=8)
+def _uploaded(files: tuple[tuple[str, bytes], ...]):
+    loaded = load_uploads(list(files))
+    return score_episodes(loaded.episodes), loaded.ignored
+
+
+src_col, demo_col = st.columns([3, 2])
+with src_col:
+    uploads = st.file_uploader(
+        "Upload episodes: a zip of run folders, or interactions.json files (a scores.json beside "
+        "a log is compared with the computed scores)",
+        type=["zip", "json"], accept_multiple_files=True, key="_w_sk_upload",
+    )
+with demo_col:
+    st.write("")
+    seed = st.number_input("Demo seed", min_value=0, max_value=10_000, step=1, value=int(ss["sk_seed"]),
+                           help="The demo episodes are simulated by this project's code "
+                                f"({len(DEMO_PROFILES)} simulated answerers × 6 episodes), "
+                                "not copied from recorded runs.")
+    if st.button("Show the simulated demo episodes", width="stretch"):
+        ss["sk_source"] = "demo"
+        ss["sk_seed"] = int(seed)
+
+if uploads:
+    files = [(u.name, u.getvalue()) for u in uploads]
+    if files != ss.get("sk_upload"):
+        ss["sk_upload"] = files
+        ss["sk_source"] = "upload"
+
+scored = None
+ignored: list[str] = []
+if ss["sk_source"] == "upload" and ss.get("sk_upload"):
+    try:
+        scored, ignored = _uploaded(tuple(ss["sk_upload"]))
+        ss["sk_good"] = ss["sk_upload"]
+    except DataError as exc:
+        show_error(exc, context="Upload")
+        if ss.get("sk_good"):
+            st.info("Still showing the previously loaded episodes; the failed upload is kept above.")
+            scored, ignored = _uploaded(tuple(ss["sk_good"]))
+        else:
+            st.info("Showing the simulated demo episodes instead.")
+if scored is None:
+    scored = _demo(int(ss["sk_seed"]))
+    st.info(f"Simulated demo episodes (seed {ss['sk_seed']}): answerers "
+            + ", ".join(f"`{p}`" for p in DEMO_PROFILES) + ". Upload clembench runs to score them.")
+
+try:
+    report = scores_report(scored, ignored=ignored)
+    table = episode_table(scored)
+    curves = accuracy_curves(scored)
+except DataError as exc:  # pragma: no cover - scored episodes are validated already
+    show_error(exc)
+    st.stop()
+
+# ------------------------------------------------------------------ aggregates
+agg = report["aggregate"]
+st.subheader("Aggregate")
+m1, m2, m3, m4 = st.columns(4)
+m1.metric("Episodes", f"{agg['episodes']} ({agg['played']} played)")
+m2.metric("% Played", fmt(agg["% Played"], 2))
+m3.metric("Quality Score", fmt(agg["Quality Score"], 2),
+          help="Mean Main Score over the episodes that were not aborted (NaN when none was played).")
+m4.metric("clemscore", fmt(agg["clemscore"], 2), help="% Played / 100 × Quality Score.")
+by_model = pd.DataFrame.from_dict(report["aggregate_by_model"], orient="index").reset_index(names="model")
+st.dataframe(by_model, hide_index=True, width="stretch",
+             column_config={k: st.column_config.NumberColumn(format="%.4f")
+                            for k in ("% Played", "Quality Score", "clemscore")})
+if ignored:
+    with st.expander(f"{len(ignored)} uploaded file(s) were not episode logs and were not used"):
+        st.write(ignored)
+
+# ------------------------------------------------------------------ per-episode scores
+st.subheader("Episodes")
+
+
+def _middle(v) -> str:
+    if v is None:
+        return "absent"
+    return "NaN" if isinstance(v, float) and math.isnan(v) else f"{v:.4f}"
+
+
+shown = table.copy()
+shown["Middle-Accuracy"] = [_middle(v) for v in table["Middle-Accuracy"]]
+shown["matches recorded"] = ["—" if v is None else ("yes" if v else "NO") for v in table["matches recorded"]]
+st.dataframe(shown, hide_index=True, width="stretch",
+             column_config={k: st.column_config.NumberColumn(format="%.4f")
+                            for k in ("Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy",
+                                      "Main Score", "Request Success Ratio")})
+mismatch = [e for e in report["episodes"] if e["matches_recorded"] is False]
+if mismatch:
+    st.error(f"{len(mismatch)} episode(s) differ from the scores.json recorded beside them: "
+             + "; ".join(f"{e['episode']}: {e['differences'][0]}" for e in mismatch[:5]))
+n_checked = sum(e["matches_recorded"] is not None for e in report["episodes"])
+if n_checked and not mismatch:
+    st.success(f"{n_checked} episode(s) had clembench's scores.json beside them: every turn and "
+               "episode score is identical.")
+
+# ------------------------------------------------------------------ figures
+st.subheader("Probing accuracy per round")
+mids = sorted({(e.episode.n_slots, middle_round(e.episode.n_slots)) for e in scored})
+st.caption("One line per episode (dashed: aborted), the bold line is the mean over the episodes "
+           "that reached the round; diamonds and the dotted line mark the middle round ("
+           + ", ".join(f"round {m} for {n} slots" for n, m in mids) + ").")
+models = sorted(curves["model"].unique().tolist())
+pick = st.multiselect("Models", models, default=models, key="_w_sk_models")
+sel = curves[curves["model"].isin(pick)]
+if sel.empty:
+    st.info("No scored probing round for the selected models.")
+else:
+    st.plotly_chart(accuracy_curves_figure(sel), width="stretch")
+st.plotly_chart(main_score_figure(table), width="stretch")
+
+# ------------------------------------------------------------------ one episode
+st.subheader("Episode detail")
+names = [e["episode"] for e in report["episodes"]]
+name = st.selectbox("Episode", names, key="_w_sk_episode")
+ep = report["episodes"][names.index(name)]
+c1, c2 = st.columns([3, 2])
+with c1:
+    st.markdown(f"**Turn scores** · {ep['n_slots']} slots, {ep['played_probe_rounds']} scored "
+                f"probing round(s), model `{ep['model']}`")
+    if ep["turn_scores"]:
+        st.dataframe(pd.DataFrame(ep["turn_scores"]).T.rename_axis("round").reset_index(),
+                     hide_index=True, width="stretch")
+    else:
+        st.info("No probing round was scored (the episode was aborted in round 0).")
+with c2:
+    st.markdown("**Episode scores** (clembench keys)")
+    st.dataframe(pd.DataFrame({"score": [k for k in EPISODE_KEYS],
+                               "value": [("absent" if k not in ep["episode_scores"]
+                                          else fmt(ep["episode_scores"][k])
+                                          if isinstance(ep["episode_scores"][k], float)
+                                          else str(ep["episode_scores"][k])) for k in EPISODE_KEYS]}),
+                 hide_index=True, width="stretch")
+    if ep["differences"]:
+        st.error("Differences from the recorded scores.json:\n\n" + "\n".join(f"- {d}" for d in ep["differences"]))
+
+st.download_button("Download the scores (JSON, same as `hmceval scorekeeping --json`)",
+                   dumps(report), file_name="scorekeeping_scores.json", mime="application/json")
