@@ -400,44 +400,60 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
         p = np.array([index[v] for v in inp.machine_label.tolist()], dtype=np.int64)
         c = len(labels)
         cm0 = np.bincount(t * c + p, minlength=c * c).astype(float)
-        # moving sample j to a human: cm[t_j, p_j] -= 1, cm[t_j, t_j] += 1
-        delta = np.zeros((m, c * c))
-        delta[np.arange(m), t * c + t] += 1
-        delta[np.arange(m), t * c + p] -= 1
+        # Moving a correctly labelled sample to a human changes nothing; moving a wrong one with
+        # gold t and machine label p does cm[t, p] -= 1 and cm[t, t] += 1. Only the pair types
+        # that occur among the machine's errors need prefix counts.
+        wrong = t != p
+        pair = np.where(wrong, t * c + p, -1)
+        err_types = np.unique(pair[wrong])
     he = inp.human_effort
     he_total = he.sum() if he is not None else None
     l_total = inp.l.sum()
-    const_base = inp.a - 0.0  # placeholder for clarity
-    rows = []
-    for lam in lams:
-        lam = float(lam)
-        g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-        order = _order(g)
-        gs = g[order]
-        n_pos = int((gs > 0).sum())
-        kk = ns.copy() if mode == "exactly" else np.minimum(ns, n_pos)
-        cum_g = np.r_[0.0, np.cumsum(gs)]
-        const = float((const_base - lam * inp.k).sum())
-        cum_l = np.r_[0.0, np.cumsum(inp.l[order])]
-        cum_ab = np.r_[0.0, np.cumsum((inp.b - inp.a)[order])]
-        block: dict[str, Any] = {
-            "lambda": np.full(len(ns), lam), "human_share": shares, "N": ns,
-            "M": np.full(len(ns), m), "n_human": kk, "human_ratio": kk / m,
-            "time_cost": (np.r_[0.0, np.cumsum(he[order])][kk] / he_total) if he is not None
-            else np.full(len(ns), np.nan),
-            "time_cost_predicted": (cum_l[kk] / l_total) if l_total > 0 else np.full(len(ns), np.nan),
-            "objective": const + cum_g[kk],
-            "expected_reliability": (inp.a.sum() + cum_ab[kk]) / m,
-        }
-        if gold:
-            cum_d = np.vstack([np.zeros(c * c), np.cumsum(delta[order], axis=0)])
-            cms = (cm0[None, :] + cum_d[kk]).reshape(len(ns), c, c)
-            sc = scores_from_confusion(cms)
-            for key in RELIABILITY_KEYS:
-                block[key] = sc[key]
-        else:
-            for key in RELIABILITY_KEYS:
-                block[key] = np.full(len(ns), np.nan)
-        rows.append(pd.DataFrame(block))
-    out = pd.concat(rows, ignore_index=True)
+    n_l, n_n = len(lams), len(ns)
+    cols = {key: np.empty((n_l, n_n)) for key in ("n_human", "time_cost", "time_cost_predicted",
+                                                  "objective", "expected_reliability",
+                                                  *RELIABILITY_KEYS)}
+    a_sum = inp.a.sum()
+    # ranking for many lambdas at once, in chunks that bound the memory
+    chunk = max(1, int(4_000_000 // max(m, 1)))
+    for c0 in range(0, n_l, chunk):
+        lam_chunk = lams[c0:c0 + chunk]
+        # the same expression as gains(), so ties are broken identically to solve_fast
+        g_all = (inp.b[None, :] - lam_chunk[:, None] * inp.l[None, :]) - \
+            (inp.a[None, :] - lam_chunk[:, None] * inp.k[None, :])
+        orders = np.argsort(-g_all, axis=1, kind="stable")
+        for j, lam in enumerate(lam_chunk):
+            i = c0 + j
+            lam = float(lam)
+            order = orders[j]
+            gs = g_all[j, order]
+            n_pos = int((gs > 0).sum())
+            kk = ns.copy() if mode == "exactly" else np.minimum(ns, n_pos)
+            cols["n_human"][i] = kk
+            cols["objective"][i] = float((inp.a - lam * inp.k).sum()) + np.r_[0.0, np.cumsum(gs)][kk]
+            cols["expected_reliability"][i] = (a_sum + np.r_[0.0, np.cumsum((inp.b - inp.a)[order])][kk]) / m
+            cols["time_cost_predicted"][i] = (np.r_[0.0, np.cumsum(inp.l[order])][kk] / l_total
+                                              if l_total > 0 else np.nan)
+            cols["time_cost"][i] = (np.r_[0.0, np.cumsum(he[order])][kk] / he_total
+                                    if he is not None else np.nan)
+            if gold:
+                cms = np.repeat(cm0[None, :], n_n, axis=0)
+                po = pair[order]
+                for e in err_types:
+                    moved = np.r_[0, np.cumsum(po == e)][kk]
+                    tt = e // c
+                    cms[:, e] -= moved
+                    cms[:, tt * c + tt] += moved
+                sc = scores_from_confusion(cms.reshape(n_n, c, c))
+                for key in RELIABILITY_KEYS:
+                    cols[key][i] = sc[key]
+            else:
+                for key in RELIABILITY_KEYS:
+                    cols[key][i] = np.nan
+    out = pd.DataFrame({
+        "lambda": np.repeat(lams, n_n), "human_share": np.tile(np.asarray(shares, float), n_l),
+        "N": np.tile(ns, n_l), "M": m, "n_human": cols["n_human"].ravel().astype(np.int64),
+        "human_ratio": cols["n_human"].ravel() / m,
+        **{key: cols[key].ravel() for key in ("time_cost", "time_cost_predicted", *RELIABILITY_KEYS,
+                                               "objective", "expected_reliability")}})
     return out[["lambda", "human_share", "N", *METRIC_COLUMNS]]
