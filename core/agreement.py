@@ -36,6 +36,11 @@ import pandas as pd
 
 from core.errors import DataError, describe_rows
 
+try:  # scikit-learn's dependency; optional here
+    from threadpoolctl import threadpool_limits as _threadpool_limits
+except ImportError:  # pragma: no cover
+    _threadpool_limits = None
+
 __all__ = [
     "EVAL_COLUMNS",
     "EVAL_BY_GROUP_COLUMNS",
@@ -118,6 +123,20 @@ def _pair(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, *, allow_empty: bool = F
     if h.shape[0] == 0 and not allow_empty:
         raise DataError("no responses to evaluate (y_true and y_pred are empty)")
     return h, m
+
+
+def _one_blas_thread():
+    """Context limiting BLAS to one thread.
+
+    The work here is memory-bound vector arithmetic and thin least squares; on a busy machine
+    a multi-threaded BLAS spins for each tiny call and runs up to 100x slower (measured with
+    ``bench/agreement.py``), so the report functions run single-threaded.
+    """
+    if _threadpool_limits is None:  # pragma: no cover
+        import contextlib
+
+        return contextlib.nullcontext()
+    return _threadpool_limits(limits=1, user_api="blas")
 
 
 def _sd(x: np.ndarray, ddof: int = 1) -> float:
@@ -575,7 +594,7 @@ def group_order(groups: npt.ArrayLike | pd.Series) -> list[Hashable]:
     list
         Distinct labels.
     """
-    counts = pd.Series(np.asarray(groups, dtype=object)).value_counts(sort=False)
+    counts = pd.Series(np.asarray(groups, dtype=object), dtype=object).value_counts(sort=False)
     frame = pd.DataFrame({"label": counts.index.to_list(), "count": counts.to_numpy()})
     try:
         frame = frame.sort_values(["count", "label"], ascending=[False, True], kind="mergesort")
@@ -586,13 +605,16 @@ def group_order(groups: npt.ArrayLike | pd.Series) -> list[Hashable]:
 
 
 def _check_groups(groups: npt.ArrayLike | pd.Series, n: int, name: str = "groups") -> np.ndarray:
-    g = pd.Series(groups.to_numpy() if isinstance(groups, (pd.Series, pd.Index)) else np.asarray(groups, dtype=object))
-    if g.shape[0] != n:
-        raise DataError(f"{name}: {g.shape[0]} group labels for {n} responses")
-    bad = np.flatnonzero(g.isna().to_numpy())
+    if isinstance(groups, (pd.Series, pd.Index)):
+        g = groups.to_numpy(dtype=object)
+    else:
+        g = np.asarray(groups, dtype=object)
+    if g.ndim != 1 or g.shape[0] != n:
+        raise DataError(f"{name}: {g.shape[0] if g.ndim else 0} group labels for {n} responses")
+    bad = np.flatnonzero(pd.isna(g))
     if bad.size:
         raise DataError(f"{name}: missing group label in {describe_rows(bad)}")
-    return g.to_numpy(dtype=object)
+    return g
 
 
 def _levels(g: np.ndarray, name: str) -> list[Hashable]:
@@ -877,6 +899,13 @@ def evaluation_report(
         (see :func:`core.fairness.fairness_analyses`) and, with ``human2``,
         ``consistency_by_g`` (label -> :data:`CONSISTENCY_COLUMNS` or None).
     """
+    with _one_blas_thread():
+        return _evaluation_report(df, human=human, system=system, human2=human2, groups=groups, rounded=rounded)
+
+
+def _evaluation_report(
+    df: pd.DataFrame, *, human: str, system: str, human2: str | None, groups: Sequence[str], rounded: bool
+) -> dict[str, Any]:
     from core.fairness import fairness_analyses
 
     if not isinstance(df, pd.DataFrame):

@@ -31,7 +31,7 @@ import numpy.typing as npt
 import pandas as pd
 import statsmodels.api as sm
 
-from core.agreement import _check_groups, _levels, _pair, group_order
+from core.agreement import _check_groups, _levels, _one_blas_thread, _pair, group_order
 from core.errors import DataError
 
 __all__ = [
@@ -171,6 +171,11 @@ def fairness_analyses(
     DataError
         Fewer than two groups, unknown ``base_group``, or invalid scores/labels.
     """
+    with _one_blas_thread():
+        return _fairness_analyses(y_true, y_pred, groups, base_group=base_group, name=name)
+
+
+def _fairness_analyses(y_true, y_pred, groups, *, base_group, name) -> dict[str, Any]:
     h, m = _pair(y_true, y_pred)
     g = _check_groups(groups, h.shape[0], name=name)
     levels = _levels(g, name)
