@@ -873,11 +873,11 @@ def _is_interactions_name(name: str) -> bool:
     return PurePosixPath(name).name == "interactions.json"
 
 
-def _episode_meta(parts: Sequence[str]) -> tuple[str | None]:
+def _experiment_of(parts: Sequence[str]) -> str | None:
     """Experiment from a clembench path ``.../<experiment>/<episode_k>/interactions.json``."""
     if len(parts) >= 3 and parts[-2].startswith("episode"):
-        return (parts[-3],)
-    return (None,)
+        return parts[-3]
+    return None
 
 
 def _unique(name: str, seen: dict[str, int]) -> str:
@@ -939,7 +939,7 @@ def _load_members(
             label = str(p.with_suffix(""))
         if prefix and folder:
             label = f"{prefix}/{label}"
-        (experiment,) = _episode_meta(p.parts)
+        experiment = _experiment_of(p.parts)
         out.episodes.append(_episode_from_bytes(
             members[n], source=f"{origin}{n}", name=_unique(label, seen),
             scores_data=scores_data, scores_source=f"{origin}{scores_name}", experiment=experiment,
@@ -1026,7 +1026,7 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
                 if rel.parts and len(paths) > 1:
                     label = f"{path.name}/{label}"
                 scores = log.parent / "scores.json"
-                (experiment,) = _episode_meta(log.resolve().parts)
+                experiment = _experiment_of(log.resolve().parts)
                 out.episodes.append(_episode_from_bytes(
                     _read_file(log), source=str(log), name=_unique(label, seen),
                     scores_data=_read_file(scores) if scores.is_file() else None,
@@ -1045,7 +1045,7 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
             parts = path.resolve().parts
             label = (str(PurePosixPath(*parts[-4:-1])) if _is_interactions_name(path.name) and len(parts) >= 4
                      else path.stem)
-            (experiment,) = _episode_meta(parts) if _is_interactions_name(path.name) else (None,)
+            experiment = _experiment_of(parts) if _is_interactions_name(path.name) else None
             out.episodes.append(_episode_from_bytes(
                 _read_file(path), source=str(path), name=_unique(label, seen),
                 scores_data=_read_file(scores) if use_scores else None, scores_source=str(scores),

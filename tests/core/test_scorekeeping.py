@@ -291,12 +291,16 @@ def test_partial_slot_filling_and_turn_flags():
     assert [es_s.turn_scores[str(t)]["Slot Filled?"] for t in range(1, 6)] == [1, 0, 1, 1, 0]
 
 
-def test_kappa_tie_zero_not_constant():
-    # answers: round 0 all "yes" (5 wrong), rounds 1-5 correct except round 5 all "no" (5 wrong)
+def test_kappa_hand_computed_episode():
+    # round 0 all "yes" (5 wrong), rounds 1-4 correct, round 5 all "no" (5 wrong)
     preds = [[1] * 5] + [gold_round(r) for r in range(1, 5)] + [[0] * 5]
     es = score(make_log(preds)).episode_scores
-    # confusion: gt0 -> pred0 10, pred1 5; gt1 -> pred0 5, pred1 10: po = 2/3, pe = 1/2
+    # confusion: gt 0 -> answered 0: 10, 1: 5; gt 1 -> answered 0: 5, 1: 10; po = 2/3, pe = 1/2
+    assert es["Accuracy"] == 20 / 30
     assert es["Kappa"] == pytest.approx(1 / 3, abs=1e-15)
+    assert es["Truncated Kappa"] == es["Kappa"]
+    # harmonic mean with sf = 1: 100 * 2 * (1/3) / (4/3) = 50
+    assert es["Main Score"] == pytest.approx(50.0, abs=1e-12)
     preds = [[1] * 5, [1] * 5, gold_round(2), gold_round(3), [0] * 5, [0] * 5]
     es = score(make_log(preds)).episode_scores
     g = [x for r in range(6) for x in gold_round(r)]
@@ -304,6 +308,20 @@ def test_kappa_tie_zero_not_constant():
     po = Fraction(sum(a == b for a, b in zip(g, p)), 30)
     pe = Fraction(sum(g), 30) * Fraction(sum(p), 30) + Fraction(30 - sum(g), 30) * Fraction(30 - sum(p), 30)
     assert es["Kappa"] == pytest.approx(float((po - pe) / (1 - pe)), abs=1e-15)
+
+
+def test_kappa_tie_zero_with_non_constant_answers():
+    # "yes" to the 5 private probes of round 0 and to the 5 shared probes of round 5, "no"
+    # elsewhere: P(yes | private) = P(yes | shared) = 1/3, so po = pe = 1/2 and kappa = 0
+    preds = [[1] * 5] + [[0] * 5] * 4 + [[1] * 5]
+    s = score(make_log(preds))
+    es = s.episode_scores
+    assert es["Accuracy"] == 0.5
+    assert es["Kappa"] == 0.0 and type(es["Kappa"]) is float
+    assert es["Truncated Kappa"] == 0 and type(es["Truncated Kappa"]) is int  # max(0, 0.0) keeps 0
+    assert es["Main Score"] == 0.0 and type(es["Main Score"]) is float
+    assert es["Middle-Accuracy"] == 0.6  # round 2: gt [1, 1, 0, 0, 0], all "no"
+    assert [ts["Accuracy"] for ts in s.turn_scores.values()] == [0.0, 0.8, 0.6, 0.4, 0.2, 1.0]
 
 
 def test_kappa_undefined_in_non_aborted_log():
