@@ -234,3 +234,46 @@ def test_group_rates_figure_skips_unavailable_metrics():
                              metrics=("human_ratio", "time_cost"))
     assert [t.name for t in fig.data] == ["Human ratio"]
     assert list(fig.data[0].y) == [0.5, 0.25]
+
+
+# ------------------------------------------------------------------------------------------
+# the comparison table of the Fairness page
+# ------------------------------------------------------------------------------------------
+def test_label_scores():
+    from core.fairness import label_scores
+
+    scores, mapping = label_scores([1, None, 3], (1, 2, 3))
+    assert mapping is None and scores[0] == 1 and math.isnan(scores[1]) and scores[2] == 3
+    scores, mapping = label_scores(["unsafe", "safe", None], ("safe", "unsafe"))
+    assert mapping == {"safe": 0, "unsafe": 1}
+    assert scores[:2].tolist() == [1.0, 0.0] and math.isnan(scores[2])
+    with pytest.raises(DataError, match="'maybe' is not one of the classes .* row 2"):
+        label_scores(["safe", "maybe"], ("safe", "unsafe"), name="rater")
+
+
+def test_comparison_frame():
+    import pandas as pd
+
+    from core.data import prepare
+    from core.fairness import GOLD, SECOND, SYSTEM, comparison_frame
+
+    data = prepare(pd.DataFrame({
+        "machine_label": [0, 1, 1, 0], "confidence": [0.9, 0.8, 0.7, 0.6],
+        "human_label": [0, 0, 1, 1], "grp": ["a", "a", "b", "b"],
+    }), {"subgroups": ["grp"]})
+    second = [0, None, 1, None]
+    fr, info = comparison_frame(data, compare="machine", groups=["grp"], second=second)
+    assert fr[SYSTEM].tolist() == [0, 1, 1, 0] and fr[GOLD].tolist() == [0, 0, 1, 1]
+    assert fr[SECOND].isna().tolist() == [False, True, False, True]
+    assert info["binary"] and info["n_rows"] == 4 and info["n_dropped"] == 0
+    # collaborative: gold where a human evaluates (rows 2 and 4), the machine's label elsewhere
+    fr, _ = comparison_frame(data, compare="collaborative", human=[False, True, False, True])
+    assert fr[SYSTEM].tolist() == [0, 0, 1, 1]
+    # raters: the double-scored rows only
+    fr, info = comparison_frame(data, compare="raters", groups=["grp"], second=second)
+    assert fr[SYSTEM].tolist() == [0, 1] and fr["grp"].tolist() == ["a", "b"]
+    assert SECOND not in fr and info["n_dropped"] == 2
+    with pytest.raises(DataError, match="needs a second human rating"):
+        comparison_frame(data, compare="raters")
+    with pytest.raises(DataError, match="needs an assignment"):
+        comparison_frame(data, compare="collaborative")
