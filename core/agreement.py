@@ -99,19 +99,44 @@ MAX_GROUPS = 100
 # --------------------------------------------------------------------------------------------
 # input checks
 # --------------------------------------------------------------------------------------------
-def _as_scores(x: npt.ArrayLike, name: str) -> np.ndarray:
-    """A 1-D float array without NaN/inf; ``DataError`` naming ``name`` and the rows otherwise."""
+def _float_array(x: npt.ArrayLike, name: str) -> np.ndarray:
+    """A 1-D float array; missing values (None, NaN, ``pd.NA``) become NaN."""
     if isinstance(x, (pd.Series, pd.Index)):
-        x = x.to_numpy()
+        if pd.api.types.is_numeric_dtype(x.dtype) or pd.api.types.is_bool_dtype(x.dtype):
+            x = x.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            x = x.to_numpy(dtype=object)
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        missing = pd.isna(arr)
+        if missing.any():
+            arr = np.where(missing, np.nan, arr)
     try:
-        arr = np.asarray(x, dtype=float)
+        arr = np.asarray(arr, dtype=float)
     except (TypeError, ValueError) as exc:
         raise DataError(f"{name}: scores must be numeric ({exc})") from None
     if arr.ndim != 1:
         raise DataError(f"{name}: expected a 1-D array of scores, got shape {arr.shape}")
+    return arr
+
+
+def _as_scores(x: npt.ArrayLike, name: str) -> np.ndarray:
+    """A 1-D float array without NaN/inf; ``DataError`` naming ``name`` and the rows otherwise."""
+    arr = _float_array(x, name)
     bad = np.flatnonzero(~np.isfinite(arr))
     if bad.size:
         raise DataError(f"{name}: missing or non-finite score in {describe_rows(bad)}")
+    return arr
+
+
+def _optional_scores(x: npt.ArrayLike, n: int, name: str) -> np.ndarray:
+    """Like :func:`_as_scores` but missing values stay NaN (a second rating that may be absent)."""
+    arr = _float_array(x, name)
+    if arr.shape[0] != n:
+        raise DataError(f"{name}: expected {n} ratings, got {arr.shape[0]}")
+    bad = np.flatnonzero(np.isinf(arr))
+    if bad.size:
+        raise DataError(f"{name}: infinite rating in {describe_rows(bad)}")
     return arr
 
 
@@ -751,11 +776,7 @@ def consistency_metrics(y_true: npt.ArrayLike, y_true2: npt.ArrayLike) -> dict[s
         (SMD with the pooled denominator); None when no response has both ratings.
     """
     h = _as_scores(y_true, "y_true")
-    h2 = np.asarray(y_true2.to_numpy() if isinstance(y_true2, pd.Series) else y_true2, dtype=float)
-    if h2.ndim != 1 or h2.shape[0] != h.shape[0]:
-        raise DataError(f"y_true2: expected {h.shape[0]} ratings, got shape {h2.shape}")
-    if np.isinf(h2).any():
-        raise DataError(f"y_true2: infinite rating in {describe_rows(np.flatnonzero(np.isinf(h2)))}")
+    h2 = _optional_scores(y_true2, h.shape[0], "y_true2")
     both = ~np.isnan(h2)
     if not both.any():
         return None
@@ -794,10 +815,8 @@ def consistency_by_group(
         of that group's double-scored responses (None when the group has none).
     """
     h = _as_scores(y_true, "y_true")
-    h2 = np.asarray(y_true2.to_numpy() if isinstance(y_true2, pd.Series) else y_true2, dtype=float)
+    h2 = _optional_scores(y_true2, h.shape[0], "y_true2")
     g = _check_groups(groups, h.shape[0])
-    if h2.shape != h.shape:
-        raise DataError(f"y_true2: expected {h.shape[0]} ratings, got shape {h2.shape}")
     return {label: consistency_metrics(h[g == label], h2[g == label]) for label in _levels(g, "groups")}
 
 

@@ -427,3 +427,23 @@ def test_machine_accuracy_of_hmceval_table_1(shared_data):
     assert row["adj_agr"] == 100.0  # binary labels: always within 1
     # binary labels: QWK equals Cohen's kappa
     assert row["wtkappa"] == pytest.approx(row["kappa"], abs=1e-12)
+
+
+def test_pandas_nullable_inputs():
+    # a second rating as a nullable integer column: <NA> is "not double-scored"
+    h2 = pd.Series([1, 2, None, 4], dtype="Int64")
+    assert ag.consistency_metrics([1, 2, 3, 4], h2)["N"] == 3
+    # in a score that must be complete it is an error naming the row
+    with pytest.raises(DataError, match="y_true: missing or non-finite score in row 3"):
+        ag.eval_metrics(h2, [1, 2, 3, 4])
+    # booleans are 0/1 scores: [1, 0, 1] vs [1, 0, 0] agree on 2 of 3
+    assert ag.exact_agreement(pd.Series([True, False, True]), [1, 0, 0]) == pytest.approx(200 / 3)
+
+
+def test_prmse_nan_when_true_score_variance_is_zero():
+    # every rating is 1: sigma_e^2 = 0, sigma_T^2 = (0 - 0) / (4 - 8/4) = 0 -> PRMSE undefined.
+    # MSE(T|M) = (2 (1 - 1)^2 + 2 (1 - 2)^2 - 0) / 4 = 1/2. (RSMTool's division would give -inf.)
+    ts = ag.true_score_metrics([[1, 1], [1, 1]], [1, 2])
+    assert ts["variance_of_errors"] == 0.0 and ts["true_score_var"] == 0.0
+    assert ts["mse_true"] == 0.5
+    assert math.isnan(ts["prmse_true"])
