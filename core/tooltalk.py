@@ -80,9 +80,12 @@ __all__ = [
     "load_conversation_file",
     "load_conversations_zip",
     "load_conversations",
+    "load_uploads",
+    "score_conversations",
     "evaluate_conversation",
     "evaluate_conversations",
     "aggregate_scores",
+    "tooltalk_report",
     "conversation_table",
     "tool_breakdown",
     "action_breakdown",
@@ -973,6 +976,19 @@ def aggregate_scores(scores: Sequence[ConversationScore]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
+def tooltalk_report(scores: Sequence[ConversationScore]) -> dict[str, Any]:
+    """The report printed by ``hmceval tooltalk --json`` and downloaded from the page.
+
+    Returns
+    -------
+    dict
+        ``conversations``: one dict per conversation with ``conversation``, ``source`` and the
+        12 metrics (ToolTalk's key names); ``aggregate``: :func:`aggregate_scores`.
+    """
+    rows = [{"conversation": s.name, "source": s.source, **s.metrics()} for s in scores]
+    return {"conversations": rows, "aggregate": aggregate_scores(scores)}
+
+
 def conversation_table(scores: Sequence[ConversationScore]) -> pd.DataFrame:
     """One row per conversation: ``conversation``, ``source``, the 12 metrics,
     ``has_predictions``."""
@@ -1255,16 +1271,8 @@ def load_conversation_file(path: str | Path) -> Conversation:
     return load_conversation_bytes(path.read_bytes(), source=path.name)
 
 
-def load_conversations_zip(data: bytes, *, source: str = "archive.zip") -> list[Conversation]:
-    """Read every ``*.json`` member of a zip archive (macOS ``__MACOSX`` and hidden files
-    skipped), sorted by member name.
-
-    Raises
-    ------
-    DataError
-        Not a zip file, too large once uncompressed, no JSON member, or an invalid member
-        (message ``"archive.zip:member.json: ..."``).
-    """
+def _zip_members(data: bytes, source: str) -> list[tuple[str, bytes | DataError]]:
+    """``(member source, bytes or the DataError of that member)`` for every JSON member."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
     except zipfile.BadZipFile:
@@ -1280,18 +1288,89 @@ def load_conversations_zip(data: bytes, *, source: str = "archive.zip") -> list[
                             f"{MAX_ARCHIVE_BYTES / 2**20:.0f} MB")
         if not infos:
             raise DataError(f"{source}: the archive holds no .json conversation file")
-        out = []
+        out: list[tuple[str, bytes | DataError]] = []
         for info in sorted(infos, key=lambda i: i.filename):
             member = f"{source}:{info.filename}"
             if info.file_size > MAX_FILE_BYTES:
-                raise DataError(f"{member}: the file is {info.file_size / 2**20:.1f} MB, above the limit of "
-                                f"{MAX_FILE_BYTES / 2**20:.0f} MB per conversation")
+                out.append((member, DataError(f"{member}: the file is {info.file_size / 2**20:.1f} MB, above "
+                                              f"the limit of {MAX_FILE_BYTES / 2**20:.0f} MB per conversation")))
+                continue
             try:
-                raw = zf.read(info)
+                out.append((member, zf.read(info)))
             except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-                raise DataError(f"{member}: cannot be extracted ({exc})") from None
-            out.append(load_conversation_bytes(raw, source=member))
+                out.append((member, DataError(f"{member}: cannot be extracted ({exc})")))
         return out
+
+
+def load_conversations_zip(data: bytes, *, source: str = "archive.zip") -> list[Conversation]:
+    """Read every ``*.json`` member of a zip archive (macOS ``__MACOSX`` and hidden files
+    skipped), sorted by member name.
+
+    Raises
+    ------
+    DataError
+        Not a zip file, too large once uncompressed, no JSON member, or an invalid member
+        (message ``"archive.zip:member.json: ..."``).
+    """
+    out = []
+    for member, raw in _zip_members(data, source):
+        if isinstance(raw, DataError):
+            raise raw
+        out.append(load_conversation_bytes(raw, source=member))
+    return out
+
+
+def load_uploads(files: Sequence[tuple[str, bytes]]) -> tuple[list[Conversation], list[str]]:
+    """Read uploaded ``(file name, bytes)`` pairs (``.json`` conversations or ``.zip``
+    archives of them), keeping every conversation that loads.
+
+    Returns
+    -------
+    conversations : list of Conversation
+        In upload order (zip members sorted by name).
+    errors : list of str
+        One :class:`DataError` message per file or archive member that could not be read.
+    """
+    conversations: list[Conversation] = []
+    errors: list[str] = []
+    for name, data in files:
+        try:
+            if name.lower().endswith(".zip"):
+                members = _zip_members(data, name)
+            else:
+                members = [(name, data)]
+        except DataError as exc:
+            errors.append(str(exc))
+            continue
+        for member, raw in members:
+            if isinstance(raw, DataError):
+                errors.append(str(raw))
+                continue
+            try:
+                conversations.append(load_conversation_bytes(raw, source=member))
+            except DataError as exc:
+                errors.append(str(exc))
+    return conversations, errors
+
+
+def score_conversations(conversations: Iterable[Conversation], *, similarity: Similarity | None = None,
+                        strict_receiver: bool = False) -> tuple[list[ConversationScore], list[str]]:
+    """Like :func:`evaluate_conversations`, but a conversation that cannot be scored (no
+    ground-truth call) is reported in ``errors`` instead of stopping the others.
+
+    Returns
+    -------
+    scores : list of ConversationScore
+    errors : list of str
+    """
+    scores: list[ConversationScore] = []
+    errors: list[str] = []
+    for conv in conversations:
+        try:
+            scores.append(evaluate_conversation(conv, similarity=similarity, strict_receiver=strict_receiver))
+        except DataError as exc:
+            errors.append(str(exc))
+    return scores, errors
 
 
 def load_conversations(paths: str | Path | Iterable[str | Path]) -> list[Conversation]:

@@ -13,6 +13,7 @@ from core.tooltalk import (
     evaluate_conversations,
     exact_similarity,
     load_conversations,
+    tooltalk_report,
     with_ground_truth_predictions,
 )
 
@@ -69,12 +70,11 @@ def run(args: argparse.Namespace) -> int:
             )
     similarity = exact_similarity if args.similarity == "exact" else default_similarity()
     scores = evaluate_conversations(conversations, similarity=similarity, strict_receiver=args.strict_receiver)
+    if args.json:
+        print_json(tooltalk_report(scores))
+        return 0
     aggregate = aggregate_scores(scores)
     table = conversation_table(scores)
-    if args.json:
-        rows = table.drop(columns=["has_predictions"]).to_dict(orient="records")
-        print_json({"conversations": rows, "aggregate": aggregate})
-        return 0
     with_pd_options = table.drop(columns=["source", "has_predictions"]).to_string(index=False, float_format="{:.4f}".format)
     sys.stdout.write(with_pd_options + "\n\n")
     for key, value in aggregate.items():

@@ -516,6 +516,35 @@ def test_zip_archive_members_sorted_and_named(tmp_path):
         tt.load_conversations_zip(empty.getvalue(), source="up.zip")
 
 
+def test_uploads_keep_every_conversation_that_loads():
+    good = _bytes(conversation(([ALARM_7], [as_pred(ALARM_7)]), name="good"))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("z/ok.json", _bytes(conversation(([EMAIL], []), name="zipped")))
+        zf.writestr("z/bad.json", b'{"conversation": 1}')
+    convs, errors = tt.load_uploads([("good.json", good), ("runs.zip", buf.getvalue()), ("empty.json", b""),
+                                     ("fake.zip", b"nope")])
+    assert [c.name for c in convs] == ["good", "zipped"]
+    assert errors == ["runs.zip:z/bad.json: field 'conversation' must be a list of turns, got a number",
+                      "empty.json: the file is empty", "fake.zip: not a valid zip archive"]
+
+
+def test_score_conversations_reports_unscorable_ones():
+    convs = [tt.parse_conversation(conversation(([ALARM_7], [as_pred(ALARM_7)]), name="ok"), source="ok.json"),
+             tt.parse_conversation(conversation(([], [as_pred(ALARM_7)]), name="chat"), source="chat.json")]
+    scores, errors = tt.score_conversations(convs, similarity=TableSimilarity())
+    assert [s.name for s in scores] == ["ok"]
+    assert len(errors) == 1 and errors[0].startswith("chat.json: conversation 'chat' has no ground-truth tool calls")
+
+
+def test_report_layout():
+    s = score(conversation(([ALARM_7], [as_pred(ALARM_7)]), name="ok"))
+    rep = tt.tooltalk_report([s])
+    assert list(rep) == ["conversations", "aggregate"]
+    assert list(rep["conversations"][0]) == ["conversation", "source", *tt.METRIC_KEYS]
+    assert rep["aggregate"]["success_rate"] == 1.0
+
+
 def test_folders_and_missing_paths(tmp_path):
     (tmp_path / "b.json").write_bytes(_bytes(conversation(([EMAIL], []), name="b")))
     (tmp_path / "a.json").write_bytes(_bytes(conversation(([EMAIL], []), name="a")))

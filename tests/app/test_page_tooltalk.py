@@ -1,0 +1,164 @@
+"""ToolTalk page: the built-in demo, uploads (JSON files, zip), bad files with st.error, options.
+
+Expected aggregates are worked out by hand from the demo's designed perturbations (see
+``DEMO_EXPECTED`` in tests/core/test_tooltalk.py) and from hand-built conversations.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+
+from core.tooltalk import ground_truth_as_predictions
+
+PAGE = "8_ToolTalk.py"
+EXACT = {"tt_similarity": "exact"}
+TOKEN = "tok"
+ALARM = {"request": {"api_name": "AddAlarm", "parameters": {"session_token": TOKEN, "time": "07:00:00"}},
+         "response": {"alarm_id": "a1"}, "exception": None}
+MESSAGE = {"request": {"api_name": "SendMessage", "parameters": {"session_token": TOKEN, "receiver": "bob",
+                                                                  "message": "See you at five"}},
+           "response": {"message_id": "m1"}, "exception": None}
+
+
+def _pred(api, **params):
+    p = json.loads(json.dumps(api))
+    p["request"]["parameters"].update(params)
+    p["role"] = "api"
+    return p
+
+
+def _conv(name, apis, preds) -> bytes:
+    return json.dumps({"name": name, "conversation": [
+        {"role": "user", "text": "hi"},
+        {"role": "assistant", "text": "ok", "apis": apis, "predictions": preds + [{"role": "assistant", "text": "ok"}]},
+    ]}).encode()
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _texts(elements) -> list[str]:
+    return [str(e.value) for e in elements]
+
+
+def test_demo_by_default_with_the_minilm_encoder(run_page):
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    assert any("ToolTalk used DistilBERT" in t for t in _texts(at.warning))
+    assert any("Built-in demo" in t for t in _texts(at.info))
+    m = _metrics(at)
+    # 5 of the 12 designed perturbations succeed (exact, failed-then-fixed, reordered/same-day,
+    # extra lookup, unknown tool); with MiniLM the reworded message (similarity 0.96) matches and
+    # the lengthened event name (0.82 < 0.9) does not: 16 matches of 24 predictions / 23 calls,
+    # 4 incorrect of 13 actions, 8 valid
+    assert m["Conversations"] == "12" and m["Success rate"] == "0.417"
+    assert (m["Precision"], m["Recall"]) == ("0.667", "0.696")
+    assert (m["Incorrect-action rate"], m["Action precision"]) == ("0.308", "0.615")
+    table = at.dataframe[0].value
+    assert len(table) == 12 and table["scenario"].str.startswith("demo: ").all()
+
+
+def test_demo_with_exact_similarity(run_page):
+    at = run_page(PAGE, state=EXACT)
+    assert not at.exception and not at.error
+    m = _metrics(at)
+    # both paraphrased arguments now fail: 15 matches, 5 incorrect actions, 7 valid
+    assert (m["Precision"], m["Recall"], m["Success rate"]) == ("0.625", "0.652", "0.417")
+    assert (m["Incorrect-action rate"], m["Action precision"]) == ("0.385", "0.538")
+    bad = at.dataframe[3].value
+    assert sorted(bad["tool"]) == ["AddAlarm", "AddReminder", "CreateEvent", "SendEmail", "SendMessage"]
+
+
+def test_upload_json_files_and_zip_with_a_bad_file(run_page):
+    wrong = _pred(ALARM, time="08:00:00")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("runs/two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]))
+        zf.writestr("runs/broken.json", b'{"conversation": [')
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([
+        ("one.json", _conv("one", [ALARM], [_pred(ALARM)]), "application/json"),
+        ("runs.zip", buf.getvalue(), "application/zip"),
+    ])
+    at.run()
+    assert not at.exception
+    assert at.session_state["tt_source"] == "upload"
+    errors = _texts(at.error)
+    assert len(errors) == 1 and errors[0].startswith("runs.zip:runs/broken.json: malformed JSON at line 1")
+    m = _metrics(at)
+    # one: 1/1 matched; two: wrong alarm (incorrect action) + matching message.
+    # pooled: 3 predictions, 3 ground truths, 2 matches, 3 actions, 1 incorrect, 2 valid
+    assert m["Conversations"] == "2" and m["Success rate"] == "0.500"
+    assert (m["Precision"], m["Recall"]) == ("0.667", "0.667")
+    assert (m["Incorrect-action rate"], m["Action precision"]) == ("0.333", "0.667")
+    assert list(at.dataframe[0].value["conversation"]) == ["one", "two"]
+    bad = at.dataframe[3].value
+    assert list(bad["tool"]) == ["AddAlarm"] and "'time' differs" in bad["reason"].iloc[0]
+
+    # the SendMessage receiver is not checked by ToolTalk; the option checks it
+    at.file_uploader[0].set_value([("r.json", _conv("r", [MESSAGE], [_pred(MESSAGE, receiver="eve")]),
+                                    "application/json")])
+    at.run()
+    assert _metrics(at)["Success rate"] == "1.000"
+    at.checkbox[0].check().run()
+    assert not at.exception and at.session_state["tt_strict"] is True
+    assert _metrics(at)["Incorrect-action rate"] == "1.000"
+
+
+def test_bad_upload_keeps_the_previous_conversations(run_page):
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([("one.json", _conv("one", [ALARM], [_pred(ALARM)]), "application/json")])
+    at.run()
+    assert _metrics(at)["Conversations"] == "1"
+    at.file_uploader[0].set_value([("bad.json", b"", "application/json"),
+                                   ("chat.json", _conv("chat", [], []), "application/json")])
+    at.run()
+    assert not at.exception
+    errors = _texts(at.error)
+    assert errors[0] == "bad.json: the file is empty"
+    assert errors[1].startswith("chat.json: conversation 'chat' has no ground-truth tool calls")
+    assert any("previously loaded" in t for t in _texts(at.info))
+    assert _metrics(at)["Conversations"] == "1"
+    assert [n for n, _ in at.session_state["tt_upload"]] == ["bad.json", "chat.json"]  # kept
+
+
+def test_bad_first_upload_falls_back_to_the_demo(run_page):
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([("x.json", b'{"conversation": "no"}', "application/json")])
+    at.run()
+    assert not at.exception
+    assert _texts(at.error) == ["x.json: field 'conversation' must be a list of turns, got a string"]
+    assert any("showing the built-in demo" in t for t in _texts(at.info))
+    assert _metrics(at)["Conversations"] == "12"
+
+
+def test_shared_easy_conversations_with_ground_truth_predictions(run_page, shared_data: Path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for path in sorted((shared_data / "tooltalk" / "easy").glob("*.json")):
+            obj = ground_truth_as_predictions(json.loads(path.read_text(encoding="utf-8")))
+            zf.writestr(path.name, json.dumps(obj))
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([("easy.zip", buf.getvalue(), "application/zip")])
+    at.run()
+    assert not at.exception and not at.error
+    m = _metrics(at)
+    assert m["Conversations"] == "28" and m["Success rate"] == "1.000"
+    assert (m["Precision"], m["Recall"], m["Incorrect-action rate"]) == ("1.000", "1.000", "0.000")
+    assert any("No incorrect action" in t for t in _texts(at.success))
+    tools = at.dataframe[1].value
+    assert len(tools) == 28 and int(tools["is_action"].sum()) == 18
+
+
+def test_bare_ground_truth_is_flagged(run_page, shared_data: Path):
+    path = shared_data / "tooltalk" / "easy" / "AddAlarm-easy.json"
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([(path.name, path.read_bytes(), "application/json")])
+    at.run()
+    assert not at.exception and not at.error
+    assert any("carry no `predictions`" in t for t in _texts(at.warning))
+    assert (_metrics(at)["Precision"], _metrics(at)["Recall"]) == ("0.000", "0.000")
