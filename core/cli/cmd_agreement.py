@@ -18,11 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Compare an evaluator's scores with the human (gold) scores in RSMTool's conventions: "
             "prints one JSON object with 'eval', 'consistency' (with --human2), 'true_score', and "
-            "for every --group column 'eval_by_<group>' and 'fairness_by_<group>'. NaN is printed "
+            "for every --group column 'eval_by_<group>', 'fairness_by_<group>' (and, with "
+            "--human2, 'consistency_by_<group>'). NaN is printed "
             "as NaN, a missing (undefined) value as null."
         ),
     )
-    p.add_argument("path", help="the data table (CSV, TSV, JSON, JSONL, Parquet, Excel)")
+    p.add_argument("path", help="the data table (CSV, TSV, JSON, JSON lines or Parquet)")
     p.add_argument("--human", required=True, metavar="COL", help="column of the (first) human / gold scores")
     p.add_argument("--system", required=True, metavar="COL", help="column of the evaluator's scores")
     p.add_argument("--human2", metavar="COL", help="column of a second human rating (empty where absent)")
