@@ -105,14 +105,22 @@ def _report(data_key: str, compare: str, groups: tuple, second: str | None, roun
             assign_key: str, _data, _human, _second_values) -> tuple[dict, dict]:
     frame, info = comparison_frame(_data, compare=compare, groups=groups, human=_human,
                                    second=_second_values, second_name=f"column '{second}'")
-    report = evaluation_report(frame, human=GOLD, system=SYSTEM,
-                               human2=SECOND if SECOND in frame.columns else None,
-                               groups=groups, rounded=rounded)
+    human2 = SECOND if SECOND in frame.columns else None
+    report = evaluation_report(frame, human=GOLD, system=SYSTEM, human2=human2, rounded=rounded)
+    for g in groups:  # one column at a time, so that one unusable column does not hide the others
+        try:
+            part = evaluation_report(frame, human=GOLD, system=SYSTEM, human2=human2, groups=[g],
+                                     rounded=rounded)
+        except DataError as exc:
+            report[f"error_by_{g}"] = str(exc)
+            continue
+        report.update({k: v for k, v in part.items() if k.endswith(f"_by_{g}")})
     if compare == "raters":  # the evaluated side is the second rater: RSMTool's consistency tables
         h1, h2 = frame[GOLD].to_numpy(), frame[SYSTEM].to_numpy()
         report["consistency"] = consistency_metrics(h1, h2)
         for g in groups:
-            report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, frame[g].to_numpy())
+            if f"eval_by_{g}" in report:
+                report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, frame[g].to_numpy())
         del report["true_score"]  # one rating per side: no rater error variance to estimate
     return report, info
 
@@ -135,7 +143,7 @@ try:
     report, info = _report(ss["data_key"], compare, tuple(groups), second_source, rounded,
                            assign_key if compare == "collaborative" else "", data,
                            human_mask, second_values)
-except DataError as exc:
+except Exception as exc:  # a DataError names the problem; anything else is shown, not raised
     show_error(exc)
     st.stop()
 
@@ -193,6 +201,9 @@ SIG_LEVEL = 0.05
 for col in groups:
     st.divider()
     st.subheader(f"By `{col}`")
+    if f"error_by_{col}" in report:
+        st.error(report[f"error_by_{col}"])
+        continue
     rows = report[f"eval_by_{col}"]
     dsm = {k: v["DSM"] for k, v in rows.items()}
     flags = dsm_flags(dsm)
@@ -261,5 +272,5 @@ for col in groups:
                        "the machine is less confident go to humans more often.")
 
 st.divider()
-st.download_button("Download the report (JSON, as `hmceval agreement`)", dumps(report),
+st.download_button("Download this report (JSON, the format of `hmceval agreement`)", dumps(report),
                    file_name=f"agreement_{compare}.json", mime="application/json")

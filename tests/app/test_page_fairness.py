@@ -127,3 +127,11 @@ def test_without_gold_or_subgroups(run_page):
     at = run_page(PAGE, state=_state(frame, {"subgroups": []}))
     assert not at.exception and not at.error
     assert any("no subgroup columns" in i.value for i in at.info)
+
+
+def test_unusable_group_column_is_an_error_for_that_column_only(run_page):
+    frame = make_demo().assign(site="only-one")
+    at = run_page(PAGE, state=_state(frame, {"subgroups": ["site", "system"]}, fair_groups=["site", "system"]))
+    assert not at.exception
+    assert len(at.error) == 1 and "site" in at.error[0].value and "at least two groups" in at.error[0].value
+    assert len(at.get("plotly_chart")) == 2  # DSM and rates for `system` still shown
