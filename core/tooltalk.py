@@ -1497,8 +1497,8 @@ def _demo_ground_truth(kind: str, rng: random.Random, day: str) -> tuple[str, st
         start = rng.choice([14, 15, 16])
         return (f"Set up a meeting with {who[0]} about {topic[0]} at {start}:00.", "The meeting is booked.",
                 [_api("CreateEvent", {"session_token": tok, "name": topic[1], "event_type": "meeting",
-                                      "start_time": f"{day} {start:02d}:00:00", "end_time": f"{day} {start + 1:02d}:00:00",
-                                      "attendees": [who[0]]}, {"event_id": f"{_demo_id(rng)}-{_demo_id(rng, 4)}"})])
+                                      "start_time": f"{day} {start:02d}:00:00",
+                                      "end_time": f"{day} {start + 1:02d}:00:00", "attendees": [who[0]]}, {"event_id": f"{_demo_id(rng)}-{_demo_id(rng, 4)}"})])
     if kind == "weather":
         city = rng.choice(_DEMO_CITIES)
         return (f"What's the weather in {city}?", f"It is sunny in {city}.",
@@ -1586,7 +1586,8 @@ def _perturb(mode: str, turn_calls: list[list[dict]], rng: random.Random) -> lis
         resp = preds[t][k]["response"]
         list_key = _RESULT_IDS[preds[t][k]["request"]["api_name"]][0]
         resp[list_key] = resp[list_key][:-1]
-        preds[t][k]["request"]["parameters"]["end_time"] = preds[t][k]["request"]["parameters"]["start_time"][:11] + "12:59:59"
+        params = preds[t][k]["request"]["parameters"]
+        params["end_time"] = params["start_time"][:11] + "12:59:59"
     elif mode == "reordered_recipients_and_same_day":
         t, k = find({"SendEmail"})
         p = preds[t][k]["request"]["parameters"]

@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     aggregate = aggregate_scores(scores)
     table = conversation_table(scores)
-    with_pd_options = table.drop(columns=["source", "has_predictions"]).to_string(index=False, float_format="{:.4f}".format)
-    sys.stdout.write(with_pd_options + "\n\n")
+    text = table.drop(columns=["source", "has_predictions"]).to_string(index=False, float_format="{:.4f}".format)
+    sys.stdout.write(text + "\n\n")
     for key, value in aggregate.items():
         sys.stdout.write(f"{key}: {value:.4f}\n" if isinstance(value, float) else f"{key}: {value}\n")
     return 0
