@@ -423,13 +423,19 @@ class MiniLMSimilarity:
             if self._model is not None:
                 return
             path = self.model_dir if self.model_dir is not None else self.packaged_model_dir()
-            try:
-                from transformers import AutoModel, AutoTokenizer
+            from transformers import AutoModel, AutoTokenizer
+            from transformers.utils import logging as hf_logging
 
+            bar = hf_logging.is_progress_bar_enabled()
+            hf_logging.disable_progress_bar()  # no "Loading weights" bar on stderr (CLI JSON, logs)
+            try:
                 tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
                 model = AutoModel.from_pretrained(str(path), local_files_only=True)
             except (OSError, ValueError) as exc:
                 raise EncoderUnavailableError(f"cannot load the text encoder from {path}: {exc}") from exc
+            finally:
+                if bar:
+                    hf_logging.enable_progress_bar()
             model.eval()
             self._tokenizer, self._model = tokenizer, model
 

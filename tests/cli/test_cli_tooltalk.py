@@ -137,3 +137,19 @@ def test_strict_receiver_option(tmp_path, capsys):
     assert json.loads(out)["conversations"][0]["matches"] == 1  # ToolTalk does not check the receiver
     _, out, _ = _run(["tooltalk", str(tmp_path), "--json", "--similarity", "exact", "--strict-receiver"], capsys)
     assert json.loads(out)["conversations"][0]["bad_actions"] == 1
+
+
+def test_default_minilm_similarity_on_the_built_in_demo(tmp_path, capsys):
+    from core.tooltalk import demo_conversations
+
+    for conv in demo_conversations():
+        (tmp_path / f"{conv['name']}.json").write_text(json.dumps(conv))
+    code, out, err = _run(["tooltalk", str(tmp_path), "--json"], capsys)
+    assert code == 0 and err == ""  # no progress bar or warning on stderr
+    agg = json.loads(out)["aggregate"]
+    # designed perturbations (tests/core DEMO_EXPECTED) with the reworded message matching under
+    # MiniLM (0.96 >= 0.8) and the lengthened event name not (0.82 < 0.9)
+    assert (agg["predictions"], agg["ground_truths"], agg["matches"]) == (24, 23, 16)
+    assert (agg["actions"], agg["valid_actions"], agg["bad_actions"], agg["successes"]) == (13, 8, 4, 5)
+    # mean soft success: (1 + .5 + .5 + 0 + 1 + .5 + 1 + .25 + 1 + 0 + 1 + 0) / 12
+    assert agg["soft_success_rate"] == 6.75 / 12
