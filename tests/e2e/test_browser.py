@@ -1,0 +1,128 @@
+"""End to end in a real headless browser: start the app, move a slider, see the metrics change.
+
+Uses Debian's chromium (``/usr/bin/chromium``) driven by Playwright; no browser is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run"]
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    port = _free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+             "--server.address", "127.0.0.1", "--server.headless", "true",
+             "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(url + "/_stcore/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail(f"streamlit did not start: {log.read_text()[-2000:]}")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Debian's chromium is required (make test installs it)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        yield b
+        b.close()
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator('[data-testid="stMetric"]', has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def test_tradeoff_slider_changes_metrics_in_browser(app_url, browser, tmp_path):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    page.goto(app_url + "/trade-off", wait_until="domcontentloaded")
+    page.get_by_text("Result at").first.wait_for(timeout=90_000)
+    before = _metric(page, "Human ratio")
+    acc_before = _metric(page, "Accuracy")
+    assert re.fullmatch(r"0\.\d{4}", before)
+    # the share slider: click its track at a fifth of its width (retried while the page hydrates)
+    page.locator('input[type="range"][aria-label="Human share N / M"]').wait_for(state="visible")
+    changed = False
+    for _ in range(4):
+        box = page.locator('[role="group"][aria-label="Human share N / M"]').bounding_box()
+        page.mouse.click(box["x"] + box["width"] * 0.2, box["y"] + box["height"] / 2)
+        try:
+            page.wait_for_function(
+                "([label, old]) => { const m = [...document.querySelectorAll('[data-testid=stMetric]')]"
+                ".find(e => e.innerText.includes(label)); return m && !m.innerText.includes(old); }",
+                arg=["Human ratio", before], timeout=20_000)
+            changed = True
+            break
+        except Exception:  # playwright's TimeoutError: click again
+            continue
+    assert changed, "moving the slider did not change the human ratio"
+    after = _metric(page, "Human ratio")
+    assert float(after) < float(before)
+    assert _metric(page, "Accuracy") != acc_before
+    page.screenshot(path=str(tmp_path / "tradeoff.png"), full_page=True)
+    assert not page.locator('[data-testid="stException"]').count()
+    page.close()
+
+
+def test_every_page_renders_without_exception(app_url, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
+    links = page.locator('[data-testid="stSidebarNav"] a')
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert len(hrefs) >= 2
+    for href in hrefs:
+        page.goto(href if href.startswith("http") else app_url + "/" + href.lstrip("/"),
+                  wait_until="domcontentloaded")
+        page.locator("h1").first.wait_for(timeout=90_000)
+        page.wait_for_timeout(1500)
+        page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=120_000)
+        assert page.locator('[data-testid="stException"]').count() == 0, href
+    page.close()
