@@ -1,0 +1,51 @@
+"""Turns page: per-turn accuracy and effort of the collaborative evaluation (Figure 6)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.errors import DataError
+from core.figures.turns import turn_figure
+from core.turns import per_turn_for
+from pages._common import current_assignment, get_data, get_params, init_state, show_error
+
+init_state()
+data = get_data()
+params = get_params()
+st.title("Turns")
+st.caption("Reliability and effort of the collaborative evaluation per dialogue turn, at the "
+           f"current setting ({params.label}; change it on the Trade-off page). Bars are "
+           "percentile bootstrap 95% intervals (samples resampled within the turn); hollow "
+           "markers are turns with under 5% of the samples.")
+
+
+@st.cache_data(show_spinner="Bootstrapping per turn…", max_entries=32)
+def _table(data_key: str, lam: float, n_human: int, mode: str, cons_key: str, n_boot: int,
+           _data, _human):
+    return per_turn_for(_data, _human, n_boot=n_boot, seed=0)
+
+
+if "turn" not in data.frame:
+    st.error("The active dataset has no turn column. Map a column to the 'turn' role on the Data "
+             "page (the built-in demo has one).")
+    st.stop()
+n_boot = st.select_slider("Bootstrap resamples", options=[0, 200, 500, 1000, 2000], value=1000)
+try:
+    _, assignment = current_assignment()
+    table = _table(st.session_state["data_key"], params.lam, params.n_human, params.mode,
+                   str(st.session_state["constraints"]), n_boot, data, assignment.human)
+except DataError as exc:
+    show_error(exc)
+    st.stop()
+if not data.has_gold:
+    st.warning("No gold labels: per-turn reliability is unavailable; effort is still shown.")
+st.plotly_chart(turn_figure(table), width="stretch")
+small = table.loc[table["small"], "turn"].tolist()
+if small:
+    st.info(f"Turn(s) {', '.join(map(str, small))} hold under 5% of the samples: read their "
+            "values with care (wide intervals).")
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={c: st.column_config.NumberColumn(format="%.4f")
+                            for c in table.columns if table[c].dtype.kind == "f"})
+st.download_button("Download the per-turn table (CSV)", table.to_csv(index=False).encode(),
+                   file_name="hmceval_turns.csv", mime="text/csv")

@@ -1,0 +1,78 @@
+"""Per-turn analysis: hand-computed values and the paper's Figure 6 data."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.errors import DataError
+from core.sae import solve
+from core.turns import TURN_KEYS, bootstrap_scores, per_turn, per_turn_for
+
+
+def test_hand_computed_two_turns():
+    turn = np.array([1, 1, 1, 2, 2])
+    human = np.array([True, False, False, False, True])
+    machine = np.array([0, 1, 0, 1, 1])
+    gold = np.array([1, 1, 1, 0, 0])
+    conf = np.array([0.2, 0.9, 0.6, 0.7, 0.4])
+    effort = np.array([1.0, 1.0, 2.0, 3.0, 1.0])
+    t = per_turn(turn, human, machine_label=machine, machine_confidence=conf, human_label=gold,
+                 human_effort=effort, n_boot=0)
+    assert list(t.columns[:len(TURN_KEYS)]) == list(TURN_KEYS)
+    r1, r2 = t.iloc[0], t.iloc[1]
+    # turn 1: final labels 1 1 0 vs gold 1 1 1 -> accuracy 2/3; machine 0 1 0 -> 1/3
+    assert r1["n"] == 3 and r1["accuracy"] == pytest.approx(2 / 3)
+    assert r1["machine_accuracy"] == pytest.approx(1 / 3)
+    # classes present: 1 (gold) and 0 (predicted): P = (0 + 1) / 2, R = (0 + 2/3) / 2
+    assert r1["precision"] == pytest.approx(0.5)
+    assert r1["recall"] == pytest.approx(1 / 3)
+    assert r1["f1"] == pytest.approx((0 + 2 * 2 / (4 + 1)) / 2)
+    assert r1["human_ratio"] == pytest.approx(1 / 3)
+    assert r1["time_cost"] == pytest.approx(1 / 4)
+    assert r1["mean_confidence"] == pytest.approx((0.2 + 0.9 + 0.6) / 3)
+    # turn 2: final 1 0 vs gold 0 0 -> 1/2; time cost 1 / 4
+    assert r2["accuracy"] == pytest.approx(0.5) and r2["time_cost"] == pytest.approx(0.25)
+    assert not t["small"].any()
+
+
+def test_small_turns_flagged_and_no_gold():
+    turn = np.array([1] * 30 + [2])
+    t = per_turn(turn, np.zeros(31, bool), machine_label=np.zeros(31), machine_confidence=np.ones(31),
+                 n_boot=50)
+    assert t["small"].tolist() == [False, True]
+    assert t["accuracy"].isna().all() and t["time_cost"].isna().all()
+    assert t["human_ratio_lo"].notna().all()
+
+
+def test_bootstrap_interval_contains_the_point_and_is_seeded():
+    rng = np.random.default_rng(0)
+    gold = rng.integers(0, 2, 400)
+    pred = np.where(rng.random(400) < 0.8, gold, 1 - gold)
+    a = bootstrap_scores(gold, pred, 2, n_boot=500, rng=np.random.default_rng(1))
+    b = bootstrap_scores(gold, pred, 2, n_boot=500, rng=np.random.default_rng(1))
+    assert np.array_equal(a["accuracy"], b["accuracy"])
+    lo, hi = np.percentile(a["accuracy"], [2.5, 97.5])
+    point = (gold == pred).mean()
+    assert lo < point < hi and hi - lo < 0.1
+    # a bootstrap resample of all-correct data is always all-correct
+    c = bootstrap_scores(gold, gold, 2, n_boot=20, rng=np.random.default_rng(2))
+    assert (c["accuracy"] == 1).all() and (c["f1"] == 1).all()
+
+
+def test_figure6_numbers(hmceval_data, hmceval_inputs):
+    a = solve(hmceval_inputs, lam=4.6, n_human=2836)
+    t = per_turn_for(hmceval_data, a.human, n_boot=200)
+    r1 = t[t["turn"] == 1].iloc[0]
+    r3 = t[t["turn"] == 3].iloc[0]
+    assert r1["n"] == 1199 and round(r1["accuracy"], 4) == 0.9775
+    assert round(r3["accuracy"], 4) == 0.9875
+    assert t["n"].sum() == 5673
+    assert r1["accuracy_lo"] <= r1["accuracy"] <= r1["accuracy_hi"]
+
+
+def test_no_turn_column(hmceval_data):
+    from core.data import prepare
+    d = prepare(hmceval_data.raw, {"turn": None, "n_turns": None})
+    with pytest.raises(DataError, match="turn"):
+        per_turn_for(d, np.zeros(d.M, bool))
