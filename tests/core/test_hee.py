@@ -18,6 +18,7 @@ from core.hee import (
     estimate_effort,
     extract_dialogue_features,
     feature_correlations,
+    features_from_samples,
     load_masked_lm,
     minmax_normalise,
     per_sample_effort,
@@ -594,3 +595,33 @@ def test_figures():
     fig = metrics_figure({"D": {"mse": 0.0085, "rmse": 0.092, "mae": 0.06, "r2": 0.43},
                           "D+W": {"mse": 0.0035, "rmse": 0.059, "mae": 0.033, "r2": 0.76}})
     assert len(fig.data) == 2 and list(fig.data[1].text) == ["0.004", "0.059", "0.033", "0.760"]
+
+
+def test_features_from_samples_time_and_workers():
+    s = pd.DataFrame({
+        "dlg": [1, 1, 2, 2, 2],
+        "text": ["The cat sat on the mat", "The happy dog ran away quickly", "Go away.",
+                 "You are an idiot!", "Why?"],
+        "label": [0, 0, 0, 1, 1],
+        "eff": [0.1, 0.1, 0.05, 0.05, 0.05],
+        "ws": [100, 100, 90, 90, 90],
+        "rank": [3, 3, 1, 1, 1],
+    })
+    out = features_from_samples(s, dialogue_col="dlg", text_col="text", effort_col="eff",
+                                label_col="label", worker_score_col="ws", approval_ranking_col="rank")
+    f = out.features.set_index("dialogue_id")
+    assert f["time"].to_numpy() == pytest.approx([0.2, 0.15])  # effort per turn summed
+    assert f["worker_score"].tolist() == [100, 90] and f["approval_ranking"].tolist() == [3, 1]
+    assert f["malevolent_turns"].tolist() == [0, 2]
+    fs = resolve_feature_set("D+W", out.features.columns, optional=hee.DIALOGUE_FEATURES)
+    assert fs.columns == ["total_turns", "malevolent_turns", "non_malevolent_turns", "total_length",
+                          "readability_dc", "readability_fk", "contains_malevolent",
+                          "worker_score", "approval_ranking"]
+    assert len(fs.notices) == 3  # first submission, paraphrased turns, perplexity
+    with pytest.raises(DataError, match="first_submission"):
+        resolve_feature_set("D", out.features.columns)  # strict by default
+    bad = s.assign(eff=[0.1, -0.1, 0.05, 0.05, 0.05])
+    with pytest.raises(DataError, match="'eff' must be >= 0; row 2"):
+        features_from_samples(bad, dialogue_col="dlg", text_col="text", effort_col="eff")
+    no_w = features_from_samples(s, dialogue_col="dlg", text_col="text")
+    assert any("worker features W are unavailable" in n for n in no_w.notices)
