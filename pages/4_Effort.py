@@ -1,0 +1,422 @@
+"""Effort page: the HEE random-forest effort model, its metrics, correlations and importances,
+and sending the predicted effort to the active dataset for the sample assignment."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.data import load_table
+from core.errors import DataError
+from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
+from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
+                      ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
+                      detect_column, estimate_effort, feature_correlations, features_from_samples,
+                      load_masked_lm, per_sample_effort, resolve_feature_set)
+from pages._common import fingerprint, get_data, init_state, set_data, show_error, sidebar, synced
+
+init_state()
+sidebar()
+ss = st.session_state
+
+# Canonical state of this page (widgets are views of these keys):
+#   eff_source   "active" or "upload"
+#   eff_upload   the last uploaded annotation log: dict(name, bytes); kept when it fails to load
+#   eff_kind     "dialogue" (one row per dialogue with feature columns) or "turn" (turn texts)
+#   eff_map      dict of column choices for the uploaded table
+#   eff_label    "machine_label" or "human_label": turn labels used for the malevolent counts
+#   eff_lm_dir   local masked-LM folder for the perplexity feature ("" = skipped)
+#   eff_sets     chosen feature sets ("D", "D+W", "W", "custom")
+#   eff_custom   columns of the custom set
+#   eff_eval     "cv" or "split";  eff_folds, eff_split_col, eff_max_features (0 = paper's rule),
+#   eff_seed, eff_perm (permutation repeats), eff_send_set
+for key, value in {"eff_source": "active", "eff_kind": "dialogue", "eff_map": {},
+                   "eff_label": "machine_label", "eff_lm_dir": "", "eff_sets": ["D", "D+W"],
+                   "eff_custom": [], "eff_eval": "cv", "eff_folds": 5, "eff_split_col": None,
+                   "eff_max_features": 0, "eff_seed": DEFAULT_RANDOM_STATE, "eff_perm": 3,
+                   "eff_send_set": None}.items():
+    ss.setdefault(key, value)
+
+st.title("Effort")
+st.caption(
+    "Human effort estimation (HEE, paper section 3.4): a random forest (100 trees, "
+    f"max_features {DEFAULT_MAX_FEATURES}, seed {DEFAULT_RANDOM_STATE}) predicts the annotation time "
+    "of a dialogue, min-max normalised to [0, 1], from dialogue features **D** (turns, malevolent "
+    "and non-malevolent turns, first submission, paraphrased turns, length, Dale-Chall and Flesch "
+    "readability, contains-malevolent, masked-LM perplexity) and worker features **W** (test "
+    "score, approval-rate ranking). A response's effort is its dialogue's predicted time divided "
+    "by the number of turns."
+)
+
+
+# ----------------------------------------------------------------------------- cached work
+@st.cache_data(show_spinner="Reading the annotation log…", max_entries=8)
+def _read(name: str, content: bytes) -> pd.DataFrame:
+    return load_table(content, name=name)
+
+
+@st.cache_resource(show_spinner="Loading the masked language model…", max_entries=2)
+def _scorer(path: str):
+    return load_masked_lm(path)
+
+
+@st.cache_data(show_spinner="Extracting dialogue features (readability, counts, perplexity)…",
+               max_entries=16)
+def _extract(key: str, _samples: pd.DataFrame, cols: tuple, lm_dir: str):
+    c = dict(cols)
+    scorer = _scorer(lm_dir) if lm_dir else None
+    return features_from_samples(_samples, scorer=scorer, **c)
+
+
+@st.cache_data(show_spinner="Fitting the effort model…", max_entries=32)
+def _fit(key: str, _table: pd.DataFrame, time_col: str, spec: tuple | str, optional: tuple,
+         folds: int, split_col: str | None, max_features: int | None, seed: int, perm: int,
+         id_col: str | None, turns_col: str | None) -> EffortResult:
+    return estimate_effort(_table, time_col=time_col, features=spec if isinstance(spec, str) else list(spec),
+                           n_splits=folds, split_col=split_col, max_features=max_features,
+                           random_state=seed, n_jobs=2, permutation_repeats=perm,
+                           optional_features=optional, id_col=id_col, turns_col=turns_col)
+
+
+def _pick(label: str, options: list, key: str, *, default=None, allow_none: bool = True, help=None):
+    """A selectbox whose choice lives in ss['eff_map'][key]."""
+    opts = ([None] if allow_none else []) + list(options)
+    cur = ss["eff_map"].get(key, default)
+    if cur not in opts:
+        cur = default if default in opts else opts[0] if opts else None
+    choice = st.selectbox(label, opts, index=opts.index(cur) if cur in opts else 0,
+                          format_func=lambda c: "— none —" if c is None else str(c),
+                          key=f"_w_effmap_{key}", help=help)
+    ss["eff_map"] = {**ss["eff_map"], key: choice}
+    return choice
+
+
+# ----------------------------------------------------------------------------- the data
+synced(st.radio, "Data", "eff_source", options=["active", "upload"], horizontal=True,
+       format_func={"active": "Active dataset (turn texts)", "upload": "Upload an annotation log"}.get)
+
+table: pd.DataFrame | None = None      # one row per dialogue
+table_key = ""
+time_col = id_col = turns_col = None
+optional: tuple = ("perplexity",)
+notices: list[str] = []
+data = get_data()
+
+if ss["eff_source"] == "active":
+    f = data.frame
+    st.caption(f"**{data.name}** · {data.M:,} samples. Features are computed from the turn texts; "
+               "the target is the dialogue's ground-truth effort (the samples' human effort summed "
+               "per dialogue, in the dataset's units).")
+    problems = []
+    if not data.text_columns:
+        problems.append("no free-text column (map one on the Data page): the readability and "
+                        "length features need the turn texts")
+    if not data.has_effort:
+        problems.append("no ground-truth human effort column: the model has no target")
+    if "dialogue_id" not in f.columns:
+        problems.append("no dialogue id or turn column: turns cannot be grouped into dialogues")
+    if problems:
+        st.warning("The active dataset cannot train the effort model: " + "; ".join(problems) +
+                   ". Upload an annotation log instead.")
+    else:
+        raw = data.raw
+        c1, c2, c3 = st.columns(3)
+        with c1:
+            text_col = _pick("Turn text", data.text_columns, "text_active", allow_none=False)
+        with c2:
+            label_opts = ["machine_label"] + (["human_label"] if data.has_gold else [])
+            if ss["eff_label"] not in label_opts:
+                ss["eff_label"] = "machine_label"
+            synced(st.selectbox, "Malevolent turns from", "eff_label", options=label_opts,
+                   format_func={"machine_label": "machine labels (as when predicting)",
+                                "human_label": "gold labels"}.get,
+                   help="The paper counts malevolent turns with the machine classifier's labels "
+                        "when predicting. Labels must be 0/1.")
+        with c3:
+            synced(st.text_input, "Masked-LM folder (optional, local)", "eff_lm_dir",
+                   help="A local folder with a masked language model (config, weights, tokenizer) "
+                        "for the pseudo-perplexity feature. Left empty, the feature is skipped.")
+        work = f[["dialogue_id", text_col, ss["eff_label"]] +
+                 [c for c in ("turn",) if c in f.columns] + ["human_effort"]].copy()
+        work.columns = ["dialogue_id", "text", "label"] + (["turn"] if "turn" in f.columns else []) + ["effort"]
+        extra = {}
+        for name, aliases in (("first_submission", FEATURE_ALIASES["first_submission"]),
+                              ("paraphrased", TURN_PARAPHRASED_ALIASES),
+                              ("worker_score", FEATURE_ALIASES["worker_score"]),
+                              ("approval_ranking", FEATURE_ALIASES["approval_ranking"])):
+            col = detect_column(raw.columns, aliases)
+            if col is not None:
+                work[name] = raw[col].to_numpy()
+                extra[name] = col
+        if extra:
+            st.caption("Also used from the dataset: " +
+                       ", ".join(f"{k} ← `{v}`" for k, v in extra.items()))
+        cols = (("dialogue_col", "dialogue_id"), ("text_col", "text"), ("effort_col", "effort"),
+                ("label_col", "label"),
+                ("turn_col", "turn" if "turn" in work.columns else None),
+                ("first_submission_col", "first_submission" if "first_submission" in extra else None),
+                ("paraphrased_col", "paraphrased" if "paraphrased" in extra else None),
+                ("worker_score_col", "worker_score" if "worker_score" in extra else None),
+                ("approval_ranking_col", "approval_ranking" if "approval_ranking" in extra else None))
+        try:
+            fx = _extract(fingerprint(work) + ss["eff_lm_dir"], work, cols, ss["eff_lm_dir"].strip())
+        except DataError as exc:
+            show_error(exc, context="feature extraction")
+        else:
+            table, notices = fx.features, list(fx.notices)
+            time_col, id_col, turns_col = "time", "dialogue_id", "total_turns"
+            optional = DIALOGUE_FEATURES  # features absent from the data are named in the notices
+else:
+    up = st.file_uploader("Annotation log (CSV, TSV, Parquet, JSON)",
+                          type=["csv", "tsv", "txt", "parquet", "pq", "json", "jsonl"], key="_w_eff_upload")
+    if up is not None:
+        content = up.getvalue()
+        if (ss.get("eff_upload") or {}).get("bytes") != content:
+            ss["eff_upload"] = {"name": up.name, "bytes": content}
+    upload = ss.get("eff_upload")
+    raw = None
+    if not upload:
+        st.info("Upload a table with one row per dialogue (feature columns such as the HMCEval "
+                "release's turns, Mal_number, …, worker_score, lifetime_ranking and the annotation "
+                "time), or one row per turn with the turn text, the dialogue id and the time.")
+    else:
+        try:
+            raw = _read(upload["name"], upload["bytes"])
+        except DataError as exc:
+            show_error(exc, context=upload["name"])
+    if raw is not None:
+        st.caption(f"**{upload['name']}** · {len(raw):,} rows × {raw.shape[1]} columns")
+        synced(st.radio, "One row per", "eff_kind", options=["dialogue", "turn"], horizontal=True,
+               format_func={"dialogue": "dialogue (feature columns)", "turn": "turn (texts)"}.get)
+        cols_all = list(raw.columns)
+        if ss["eff_kind"] == "dialogue":
+            c1, c2 = st.columns(2)
+            with c1:
+                time_col = _pick("Annotation time", cols_all, "time",
+                                 default=detect_column(cols_all, TIME_ALIASES), allow_none=False)
+            with c2:
+                id_col = _pick("Dialogue id", cols_all, "id", default=detect_column(cols_all, ID_ALIASES))
+            table = raw
+            turns_col = None
+        else:
+            c1, c2, c3 = st.columns(3)
+            with c1:
+                d_col = _pick("Dialogue id", cols_all, "t_dialogue",
+                              default=detect_column(cols_all, ID_ALIASES), allow_none=False)
+                t_col = _pick("Turn text", cols_all, "t_text",
+                              default=detect_column(cols_all, ("text", "response", "utterance", "turn_text")),
+                              allow_none=False)
+                tm_col = _pick("Annotation time of the dialogue", cols_all, "t_time",
+                               default=detect_column(cols_all, TIME_ALIASES), allow_none=False)
+            with c2:
+                l_col = _pick("Malevolent label (0/1)", cols_all, "t_label",
+                              default=detect_column(cols_all, ("label", "malevolent", "machine_label",
+                                                               "machine_predict")))
+                p_col = _pick("Paraphrased (0/1)", cols_all, "t_para",
+                              default=detect_column(cols_all, TURN_PARAPHRASED_ALIASES))
+                fs_col = _pick("First submission (0/1)", cols_all, "t_first",
+                               default=detect_column(cols_all, FEATURE_ALIASES["first_submission"]))
+            with c3:
+                ws_col = _pick("Worker test score", cols_all, "t_ws",
+                               default=detect_column(cols_all, FEATURE_ALIASES["worker_score"]))
+                ar_col = _pick("Approval-rate ranking", cols_all, "t_ar",
+                               default=detect_column(cols_all, FEATURE_ALIASES["approval_ranking"]))
+                tn_col = _pick("Turn index (order)", cols_all, "t_turn",
+                               default=detect_column(cols_all, ("turn", "turn_index", "turn_id")))
+            synced(st.text_input, "Masked-LM folder (optional, local)", "eff_lm_dir")
+            chosen = [c for c in (d_col, t_col, tm_col, l_col, p_col, fs_col, ws_col, ar_col, tn_col) if c]
+            if len(set(chosen)) != len(chosen):
+                st.error("Each role needs its own column: a column is chosen twice.")
+            else:
+                cols = (("dialogue_col", d_col), ("text_col", t_col), ("label_col", l_col),
+                        ("paraphrased_col", p_col), ("first_submission_col", fs_col),
+                        ("worker_score_col", ws_col), ("approval_ranking_col", ar_col),
+                        ("turn_col", tn_col))
+                try:
+                    # the dialogue's time must be constant across its turns: check, then keep it
+                    fx = _extract(fingerprint(raw) + repr(cols) + ss["eff_lm_dir"], raw,
+                                  cols, ss["eff_lm_dir"].strip())
+                    tm = raw.groupby(d_col, sort=False)[tm_col]
+                    if (tm.nunique(dropna=False) > 1).any():
+                        bad = tm.nunique(dropna=False)
+                        raise DataError(f"column {tm_col!r} (annotation time) varies within dialogue "
+                                        f"{bad[bad > 1].index[0]!r}: give the dialogue's time on every turn")
+                    table = fx.features.merge(tm.first().rename("time").reset_index()
+                                              .rename(columns={d_col: "dialogue_id"}),
+                                              on="dialogue_id", how="left")
+                    notices = list(fx.notices)
+                    time_col, id_col, turns_col = "time", "dialogue_id", "total_turns"
+                    optional = DIALOGUE_FEATURES
+                except DataError as exc:
+                    show_error(exc, context=upload["name"])
+
+if table is None:
+    st.stop()
+table_key = fingerprint(table)
+
+# ----------------------------------------------------------------------------- the model
+st.subheader("Feature sets and evaluation")
+avail = {}
+for spec in ("D", "D+W", "W"):
+    try:
+        avail[spec] = resolve_feature_set(spec, [c for c in table.columns if c not in (time_col, id_col)],
+                                          optional=optional)
+    except DataError as exc:
+        avail[spec] = exc
+excluded = {time_col, id_col}
+numeric_cols = [c for c in table.columns if c not in excluded
+                and pd.api.types.is_numeric_dtype(table[c])]
+ss["eff_custom"] = [c for c in ss["eff_custom"] if c in numeric_cols]
+c1, c2 = st.columns([3, 2])
+with c1:
+    synced(st.multiselect, "Feature sets", "eff_sets", options=["D", "D+W", "W", "custom"],
+           help="D: dialogue features; W: worker features; custom: any numeric columns.")
+    if "custom" in ss["eff_sets"]:
+        synced(st.multiselect, "Custom feature columns", "eff_custom", options=numeric_cols)
+with c2:
+    split_opts = [c for c in table.columns if c not in excluded and not pd.api.types.is_float_dtype(table[c])]
+    if ss["eff_split_col"] not in split_opts:
+        ss["eff_split_col"] = detect_column(split_opts, SPLIT_ALIASES)
+    synced(st.radio, "Evaluation", "eff_eval", options=["cv", "split"], horizontal=True,
+           format_func={"cv": "shuffled k-fold CV", "split": "train/test split column"}.get)
+    if ss["eff_eval"] == "cv":
+        synced(st.number_input, "Folds", "eff_folds", min_value=2, max_value=20, step=1)
+    else:
+        synced(st.selectbox, "Split column (values 'train' / 'test')", "eff_split_col",
+               options=[None] + split_opts, format_func=lambda c: "— choose —" if c is None else c)
+with st.expander("Model settings"):
+    s1, s2, s3 = st.columns(3)
+    with s1:
+        synced(st.number_input, "max_features (0 = 8, or all when fewer)", "eff_max_features",
+               min_value=0, max_value=100, step=1)
+    with s2:
+        synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, step=1)
+    with s3:
+        synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
+               min_value=0, max_value=20, step=1)
+
+for n in notices:
+    st.info(n)
+
+specs: dict[str, object] = {}
+for name in ss["eff_sets"]:
+    if name == "custom":
+        if ss["eff_custom"]:
+            specs["custom"] = tuple(ss["eff_custom"])
+        else:
+            st.warning("Custom set: choose at least one column.")
+    elif isinstance(avail[name], DataError):
+        st.warning(f"Feature set {name} is unavailable here: {avail[name]}")
+    else:
+        specs[name] = name
+if ss["eff_eval"] == "split" and ss["eff_split_col"] is None:
+    st.warning("Choose the split column, or switch to cross-validation.")
+    st.stop()
+if not specs:
+    st.stop()
+
+results: dict[str, EffortResult] = {}
+for name, spec in specs.items():
+    try:
+        results[name] = _fit(table_key, table, time_col, spec, tuple(optional), int(ss["eff_folds"]),
+                             ss["eff_split_col"] if ss["eff_eval"] == "split" else None,
+                             int(ss["eff_max_features"]) or None, int(ss["eff_seed"]), int(ss["eff_perm"]),
+                             id_col, turns_col)
+    except DataError as exc:
+        show_error(exc, context=f"feature set {name}")
+if not results:
+    st.stop()
+
+# ----------------------------------------------------------------------------- results
+st.subheader("Metrics")
+first = next(iter(results.values()))
+mode = (f"{first.params['n_splits']}-fold shuffled cross-validation" if first.mode == "cv"
+        else f"train/test split on `{first.params['split_column']}` "
+             f"({first.folds['n_train'].iloc[0]:,} / {first.folds['n_test'].iloc[0]:,})")
+st.caption(f"{mode}; normalised time (min-max over all {len(table):,} dialogues); mean over folds. "
+           "Paper Table 4 on the HMCEval release: D MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; "
+           "D+W 0.004, 0.059, 0.033, 0.763.")
+metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"],
+                               "MAE": r.metrics["mae"], "R²": r.metrics["r2"],
+                               "features": float(len(r.features)),
+                               "max_features": float(r.params["max_features"])}
+                        for name, r in results.items()})
+st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.4f")
+                                      for name in metrics.columns})
+for name, r in results.items():
+    for n in r.notices:
+        st.caption(f"{name}: {n}")
+with st.expander("Per-fold metrics"):
+    folds = pd.concat([r.folds.assign(features=name) for name, r in results.items()], ignore_index=True)
+    st.dataframe(folds[["features", "fold", "n_train", "n_test", "mse", "rmse", "mae", "r2"]],
+                 hide_index=True)
+
+st.plotly_chart(predicted_vs_real_figure({name: (r.predictions["time_norm"], r.predictions["predicted_norm"])
+                                          for name, r in results.items()}), key="eff_scatter")
+
+st.subheader("Correlation with the real time")
+all_cols: list[str] = []
+labels: list[str] = []
+for r in results.values():
+    for c, lab in zip(r.features, r.labels):
+        if c not in all_cols:
+            all_cols.append(c)
+            labels.append(lab)
+corr = feature_correlations(table[all_cols], table[time_col].to_numpy(dtype=float), labels=labels)
+shown = pd.DataFrame({
+    "feature": corr["label"],
+    "column": corr["feature"],
+    "Pearson": [("NaN" if not np.isfinite(v) else f"{v:.3f}") + m
+                for v, m in zip(corr["pearson"], corr["pearson_mark"])],
+    "Pearson p": corr["pearson_p"],
+    "Spearman": [("NaN" if not np.isfinite(v) else f"{v:.3f}") + m
+                 for v, m in zip(corr["spearman"], corr["spearman_mark"])],
+    "Spearman p": corr["spearman_p"],
+})
+st.caption("** p < 0.001, * p < 0.05 (two-sided). NaN: undefined (constant feature or time).")
+st.dataframe(shown, hide_index=True)
+st.plotly_chart(correlation_figure(corr), key="eff_corr")
+
+st.subheader("Feature importance")
+imp_set = st.selectbox("Model", list(results), key="_w_eff_imp_set") if len(results) > 1 else first.feature_set
+res_imp = results.get(imp_set, first)
+st.plotly_chart(importance_figure(res_imp.importances, title=f"Feature importance · {imp_set}"),
+                key="eff_imp")
+if ss["eff_perm"] == 0:
+    st.caption("Permutation importance is off (Model settings).")
+
+# ----------------------------------------------------------------------------- send to the dataset
+st.subheader("Use the predicted effort")
+if ss["eff_send_set"] not in results:
+    ss["eff_send_set"] = "D+W" if "D+W" in results else next(iter(results))
+synced(st.selectbox, "Predictions of", "eff_send_set", options=list(results))
+chosen = results[ss["eff_send_set"]]
+st.caption("Each response of the active dataset gets its dialogue's held-out predicted time "
+           "(normalised) divided by the dialogue's number of turns, joined by dialogue id; the "
+           "Trade-off page then optimises with it.")
+can_send = True
+if chosen.mode == "split":
+    st.info("In split mode only the test dialogues have held-out predictions; samples of training "
+            "dialogues would have none. Use cross-validation to predict every dialogue.")
+if "predicted_effort" not in chosen.predictions.columns:
+    st.warning("The number of turns of each dialogue is unknown: the per-sample effort cannot be computed.")
+    can_send = False
+if ss["eff_source"] == "upload" and data.roles.get("dialogue_id") is None:
+    st.warning("The active dataset's dialogue ids were derived from the row order, so an uploaded "
+               "log cannot be joined to it by dialogue id.")
+    can_send = False
+if st.button(f"Send the {ss['eff_send_set']} predicted effort to the active dataset",
+             type="primary", disabled=not can_send, key="_w_eff_send"):
+    pr = chosen.predictions
+    try:
+        effort = per_sample_effort(data.frame["dialogue_id"].to_numpy(), pr["dialogue_id"].to_numpy(),
+                                   pr["predicted_norm"].to_numpy(), pr["n_turns"].to_numpy())
+        new = data.with_predicted_effort(effort, column="predicted_effort_hee")
+    except DataError as exc:
+        show_error(exc, context="sending the effort")
+    else:
+        set_data(new, source="effort")
+        st.success(f"The active dataset now uses the {ss['eff_send_set']} predicted effort "
+                   f"(column predicted_effort_hee, {new.M:,} samples, total "
+                   f"{float(effort.sum()):.3f}). Open the Trade-off page to use it.")
