@@ -14,10 +14,9 @@ from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATU
                       ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
                       detect_column, estimate_effort, feature_correlations, features_from_samples,
                       load_masked_lm, per_sample_effort, resolve_feature_set)
-from pages._common import fingerprint, get_data, init_state, set_data, show_error, sidebar, synced
+from pages._common import fingerprint, get_data, init_state, set_data, show_error, synced
 
 init_state()
-sidebar()
 ss = st.session_state
 
 # Canonical state of this page (widgets are views of these keys):
@@ -296,8 +295,8 @@ with st.expander("Model settings"):
         synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
                min_value=0, max_value=20, step=1)
 
-for n in notices:
-    st.info(n)
+if notices:
+    st.info("Feature extraction: " + "; ".join(notices) + ".")
 
 specs: dict[str, object] = {}
 for name in ss["eff_sets"]:
@@ -345,8 +344,8 @@ metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"
 st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.4f")
                                       for name in metrics.columns})
 for name, r in results.items():
-    for n in r.notices:
-        st.caption(f"{name}: {n}")
+    if r.notices:
+        st.caption(f"{name}: " + "; ".join(r.notices) + ".")
 with st.expander("Per-fold metrics"):
     folds = pd.concat([r.folds.assign(features=name) for name, r in results.items()], ignore_index=True)
     st.dataframe(folds[["features", "fold", "n_train", "n_test", "mse", "rmse", "mae", "r2"]],
@@ -375,7 +374,9 @@ shown = pd.DataFrame({
     "Spearman p": corr["spearman_p"],
 })
 st.caption("** p < 0.001, * p < 0.05 (two-sided). NaN: undefined (constant feature or time).")
-st.dataframe(shown, hide_index=True)
+st.dataframe(shown, hide_index=True,
+             column_config={"Pearson p": st.column_config.NumberColumn(format="%.2e"),
+                            "Spearman p": st.column_config.NumberColumn(format="%.2e")})
 st.plotly_chart(correlation_figure(corr), key="eff_corr")
 
 st.subheader("Feature importance")

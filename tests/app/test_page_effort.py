@@ -44,7 +44,7 @@ def test_demo_features_from_texts(run_page):
     m = _metrics(at)
     assert list(m.columns) == ["D"]  # the demo has no worker features: D+W is unavailable
     assert any("D+W is unavailable" in w.value for w in at.warning)
-    assert any("perplexity" in i.value for i in at.info)
+    assert any("perplexity" in i.value for i in at.info)  # the skipped feature is named
     assert 0.0 < m.loc["R²", "D"] < 1.0
     # correlation of the number of turns with the dialogue's effort, computed directly
     demo = make_demo()
