@@ -124,6 +124,7 @@ __all__ = [
     "extract_dialogue_features",
     "approval_rate_ranking",
     "worker_features",
+    "join_worker_features",
     "detect_feature_columns",
     "detect_column",
     "FeatureSet",
@@ -624,6 +625,44 @@ def worker_features(workers: pd.DataFrame, *, worker_col: str, score_col: str,
                          "approval_ranking": approval_rate_ranking(rate)})
 
 
+def join_worker_features(dialogues: pd.DataFrame, workers: pd.DataFrame, *,
+                         worker_col: str) -> pd.DataFrame:
+    """Add ``worker_score`` and ``approval_ranking`` to each dialogue by its worker id.
+
+    Parameters
+    ----------
+    dialogues : pandas.DataFrame of shape (n_dialogues, n_columns)
+        Has the column ``worker_col``.
+    workers : pandas.DataFrame
+        Output of :func:`worker_features` (``worker_id``, ``worker_score``,
+        ``approval_ranking``).
+    worker_col : str
+        The dialogues' worker id column.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_dialogues, n_columns + 2), rows in the input order
+
+    Raises
+    ------
+    DataError
+        When a dialogue's worker is not in the worker table (naming the rows).
+    """
+    if worker_col not in dialogues.columns:
+        raise DataError(f"column '{worker_col}' (worker id) is not in the dialogue table")
+    table = workers.set_index(_id_index(workers["worker_id"]))
+    keys = _id_index(dialogues[worker_col])
+    found = keys.isin(table.index)
+    if not found.all():
+        bad = np.flatnonzero(~found)
+        raise DataError(f"no worker features for the worker of dialogue {describe_rows(bad)} "
+                        f"(worker id {keys[bad[0]]!r})")
+    out = dialogues.reset_index(drop=True).copy()
+    out["worker_score"] = table.loc[keys, "worker_score"].to_numpy()
+    out["approval_ranking"] = table.loc[keys, "approval_ranking"].to_numpy()
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Column mapping
 # --------------------------------------------------------------------------------------------
@@ -1033,8 +1072,7 @@ def _check_xy(X: np.ndarray, y: np.ndarray) -> None:
         raise DataError(f"the annotation time must be >= 0; {describe_rows(bad)} are negative")
 
 
-def _permutation(model, X: np.ndarray, y: np.ndarray, repeats: int, seed: int | None,
-                 n_jobs: int | None) -> np.ndarray:
+def _permutation(model, X: np.ndarray, y: np.ndarray, repeats: int, seed: int | None) -> np.ndarray:
     from sklearn.inspection import permutation_importance
 
     # Single-threaded: permutation_importance parallelises with processes and the forest's
@@ -1076,7 +1114,7 @@ def _run(X: np.ndarray, time: np.ndarray, splits: list[tuple[np.ndarray, np.ndar
         rows.append({"fold": k, "n_train": int(len(tr)), "n_test": int(len(te)), **m})
         impurity.append(model.feature_importances_)
         if permutation_repeats and permutation_repeats > 0 and len(te) >= 2:
-            perms.append(_permutation(model, X[te], yn[te], permutation_repeats, random_state, n_jobs))
+            perms.append(_permutation(model, X[te], yn[te], permutation_repeats, random_state))
     folds = pd.DataFrame(rows, columns=["fold", "n_train", "n_test", *_METRICS])
     metrics = {k: float(folds[k].mean(skipna=False)) for k in _METRICS}
     tested = ~np.isnan(pred)

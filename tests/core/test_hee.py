@@ -274,6 +274,12 @@ def test_worker_features_table():
     out = worker_features(w, worker_col="wid", score_col="score", approval_col="rate")
     assert out["approval_ranking"].tolist() == [3, 1, 2]
     assert out["worker_score"].tolist() == [100, 90, 95]
+    d = pd.DataFrame({"dlg": [1, 2, 3], "worker": ["z", "x", "z"]})
+    joined = hee.join_worker_features(d, out, worker_col="worker")
+    assert joined["worker_score"].tolist() == [95, 100, 95]
+    assert joined["approval_ranking"].tolist() == [2, 3, 2]
+    with pytest.raises(DataError, match="dialogue row 2.*'q'"):
+        hee.join_worker_features(d.assign(worker=["z", "q", "x"]), out, worker_col="worker")
     with pytest.raises(DataError, match="'wid'.*repeats"):
         worker_features(pd.concat([w, w.iloc[:1]]), worker_col="wid", score_col="score",
                         approval_col="rate")
@@ -555,8 +561,10 @@ def test_dialogue_table_from_samples():
 def test_no_streamlit_in_core():
     import pathlib
 
-    src = pathlib.Path(hee.__file__).read_text()
-    assert "streamlit" not in src
+    import core.figures.effort as fe
+
+    for mod in (hee, fe):
+        assert "streamlit" not in pathlib.Path(mod.__file__).read_text()
 
 
 # --------------------------------------------------------------------------------------------
