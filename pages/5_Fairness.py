@@ -18,10 +18,9 @@ from core.fairness import (ANALYSES, COMPARISONS, GOLD, SECOND, SYSTEM, assignme
                            comparison_frame, estimates_frame)
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
 from pages._common import (current_assignment, fmt, get_data, get_params, init_state, show_error,
-                           sidebar, synced)
+                           synced)
 
 init_state()
-sidebar()
 ss = st.session_state
 data = get_data()
 f = data.frame
