@@ -20,4 +20,4 @@ test: install browser
 	$(PYTHON) -m pytest
 
 bench: install
-	$(PYTHON) bench/sae.py
+	for b in sae agreement hee scorekeeping tooltalk mce; do $(PYTHON) bench/$$b.py || exit 1; done
