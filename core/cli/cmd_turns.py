@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import load_dataset, print_json
-from core.report import run_assignment
+from core.cli.common import add_assignment_args, assignment_from_args, print_json
 from core.turns import TURN_KEYS, per_turn_for
 
 
@@ -13,12 +12,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("turns", help="per-turn accuracy, human ratio and time cost (Figure 6)",
                        description="Per-turn analysis of the assignment at one lambda and N.")
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples with a turn column")
-    p.add_argument("--lam", type=float, default=4.6, help="lambda (default 4.6)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--human-share", type=float, help="N = int(Q * M) (default 0.5)")
-    g.add_argument("--human-count", type=int, help="N in samples")
-    p.add_argument("--exactly", action="store_true", help="send exactly N samples to humans")
-    p.add_argument("--col", action="append", metavar="ROLE=NAME", help="map a role to a column")
+    add_assignment_args(p)
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (0: no intervals)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true", help="print a JSON list of per-turn objects")
@@ -27,11 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    data = load_dataset(args.path, args.col)
-    share = args.human_share if args.human_share is not None else (
-        None if args.human_count is not None else 0.5)
-    _, assignment = run_assignment(data, lam=args.lam, share=share, n_human=args.human_count,
-                                   mode="exactly" if args.exactly else "at_most")
+    data, _, assignment = assignment_from_args(args)
     table = per_turn_for(data, assignment.human, n_boot=args.bootstrap, seed=args.seed)
     if args.output:
         table.to_csv(args.output, index=False)

@@ -102,3 +102,35 @@ def parse_range(text: str, name: str) -> np.ndarray:
     start, stop, step = parts
     n = int(math.floor((stop - start) / step + 1e-9)) + 1
     return np.round(start + step * np.arange(n), 10)
+
+
+def add_assignment_args(p, *, default_lam: float = 4.6) -> None:
+    """Add the assignment options shared by ``assign`` and ``turns``."""
+    p.add_argument("--lam", type=float, default=default_lam,
+                   help=f"lambda, the effort weight (default {default_lam:g})")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--human-share", type=float, help="N = int(Q * M) (default 0.5)")
+    g.add_argument("--human-count", type=int, help="N in samples")
+    p.add_argument("--exactly", action="store_true", help="send exactly N samples to humans")
+    p.add_argument("--col", action="append", metavar="ROLE=NAME",
+                   help="map a role to a column, e.g. --col human_label=gold (repeatable)")
+
+
+def assignment_from_args(args):
+    """Load the dataset named by ``args.path`` and solve the assignment the options describe.
+
+    Returns
+    -------
+    (EvalData, SAEInputs, Assignment)
+    """
+    from core.errors import DataError
+    from core.report import run_assignment
+
+    data = load_dataset(args.path, args.col)
+    if args.human_count is not None and not 0 <= args.human_count <= data.M:
+        raise DataError(f"--human-count must be between 0 and M = {data.M}, got {args.human_count}")
+    share = args.human_share if args.human_share is not None else (
+        None if args.human_count is not None else 0.5)
+    inp, assignment = run_assignment(data, lam=args.lam, share=share, n_human=args.human_count,
+                                     mode="exactly" if args.exactly else "at_most")
+    return data, inp, assignment
