@@ -98,13 +98,6 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bars.close()
     scored = res.scored
-    if args.context_col and args.context_col in scored:
-        # lists (JSON input) are written as JSON text so that the table reads back unchanged
-        import json
-
-        scored[args.context_col] = [
-            json.dumps(v) if isinstance(v, (list, tuple)) else v for v in scored[args.context_col].tolist()
-        ]
     out.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".csv":
         scored.to_csv(out, index=False)

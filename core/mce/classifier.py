@@ -320,9 +320,9 @@ class TextClassifier:
             contexts = list(contexts.tolist() if isinstance(contexts, (pd.Series, np.ndarray)) else contexts)
             if len(contexts) != len(texts):
                 raise DataError(f"contexts has {len(contexts)} entries but texts has {len(texts)}")
-        bad = [i for i, t in enumerate(texts) if not isinstance(t, str) or not t.strip()]
+        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
         if bad:
-            raise DataError(f"response text is missing, empty or not a string at {describe_rows(bad)}")
+            raise DataError(f"response text is missing or not a string at {describe_rows(bad)}")
         sep = f" {self.tokenizer_.sep_token} "
         pairs: list[tuple[str | None, str]] = []
         for i, text in enumerate(texts):
@@ -337,7 +337,8 @@ class TextClassifier:
 
         The context utterances (the last ``max_context_turns``) are joined with the tokenizer's
         separator token and paired with the response, truncated to ``max_length`` tokens
-        (longest segment first).
+        (longest segment first). An empty response leaves the context segment alone
+        (``[CLS] context [SEP]``), which no non-empty response produces.
         """
         if not hasattr(self, "tokenizer_"):
             self.tokenizer_ = _load_tokenizer(_check_model_dir(self.config.model_dir))
@@ -414,7 +415,8 @@ class TextClassifier:
         Parameters
         ----------
         texts : sequence of str, length n_samples
-            Responses to classify.
+            Responses to classify (an empty string is a valid, empty response; a missing
+            value is an error).
         labels : sequence, length n_samples
             Their labels (numbers or strings; at least two distinct values, none missing).
         contexts : sequence, length n_samples, optional

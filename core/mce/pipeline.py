@@ -12,11 +12,12 @@ Confidence page's training panel:
    validation table (or on a held-out tenth of the training table when none is given);
 4. return the evaluation table with ``machine_label``, one ``proba_<class>`` column per class
    and ``confidence_mcp``, ``confidence_ts``, ``confidence_tcp`` (existing columns of those
-   names are replaced).
+   names are replaced); list-valued contexts are written as JSON text.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -71,7 +72,9 @@ class ScoringResult:
 
 def check_text_table(df: pd.DataFrame, *, text_col: str, label_col: str | None,
                      context_col: str | None, name: str, require_label: bool = True) -> None:
-    """Check that a table has the named columns, with text present and labels not missing.
+    """Check that a table has the named columns, text in every row and no missing label.
+
+    An empty string is a valid (empty) response; a missing value or a number is not.
 
     Raises
     ------
@@ -89,9 +92,9 @@ def check_text_table(df: pd.DataFrame, *, text_col: str, label_col: str | None,
                 f"{role} column '{col}' is not in the {name} table; available: {', '.join(map(str, df.columns))}"
             )
     texts = df[text_col]
-    bad = np.flatnonzero([not isinstance(t, str) or not t.strip() for t in texts.tolist()])
+    bad = np.flatnonzero([not isinstance(t, str) for t in texts.tolist()])
     if bad.size:
-        raise DataError(f"text column '{text_col}' of the {name} table is empty or not text at {describe_rows(bad)}")
+        raise DataError(f"text column '{text_col}' of the {name} table is missing or not text at {describe_rows(bad)}")
     if require_label:
         miss = np.flatnonzero(df[label_col].isna().to_numpy())
         if miss.size:
@@ -210,5 +213,10 @@ def train_and_score(
     new["confidence_tcp"] = conf_tcp
     for col, values in new.items():
         scored[col] = values
+    if context_col is not None:
+        # list contexts (JSON input) become JSON text, so that the table can be written as CSV,
+        # hashed and read back unchanged
+        scored[context_col] = [json.dumps([str(u) for u in v]) if isinstance(v, (list, tuple, np.ndarray)) else v
+                               for v in scored[context_col].tolist()]
     return ScoringResult(scored=scored, classifier=clf, trust_score=ts, tcp=tcp, eval_output=out_eval,
                          timings=timings)

@@ -73,6 +73,10 @@ def test_context_is_the_last_three_utterances_joined_by_sep(tiny_dir):
     assert enc[0]["token_type_ids"][-4:] == [1, 1, 1, 1] and enc[0]["token_type_ids"][0] == 0
     no_ctx = clf.tokenizer_.convert_ids_to_tokens(clf.tokenize(["ok"])[0]["input_ids"])
     assert no_ctx == ["[CLS]", "ok", "[SEP]"]
+    # an empty response (DiaSafety has some) is a valid input: the context segment alone
+    empty = clf.tokenizer_.convert_ids_to_tokens(clf.tokenize([""], contexts=["hi"])[0]["input_ids"])
+    assert empty == ["[CLS]", "hi", "[SEP]"]
+    assert clf.tokenizer_.convert_ids_to_tokens(clf.tokenize([""])[0]["input_ids"]) == ["[CLS]", "[SEP]"]
     json_ctx = clf.tokenize(["ok"], contexts=['["hi", "thanks"]'])[0]["input_ids"]
     assert clf.tokenizer_.convert_ids_to_tokens(json_ctx) == ["[CLS]", "hi", "[SEP]", "thanks", "[SEP]", "ok", "[SEP]"]
 
@@ -238,8 +242,10 @@ def test_bad_training_input(tiny_dir):
         clf.fit(["a", "b", "c"], ["x", None, "y"])
     with pytest.raises(DataError, match="mix numbers and strings"):
         clf.fit(["a", "b"], [1, "y"])
-    with pytest.raises(DataError, match="row 2"):
-        clf.fit(["a", "  ", "c"], ["x", "y", "x"])
+    with pytest.raises(DataError, match="missing or not a string at row 2"):
+        clf.fit(["a", None, "c"], ["x", "y", "x"])
+    with pytest.raises(DataError, match="row 3"):
+        clf.fit(["a", "b", 3.5], ["x", "y", "x"])
     with pytest.raises(DataError, match="contexts has 1 entries"):
         clf.fit(["a", "b"], ["x", "y"], contexts=["c"])
     with pytest.raises(DataError, match="learning_rate"):

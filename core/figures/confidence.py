@@ -1,0 +1,174 @@
+"""Plotly figures comparing confidence estimators (the Confidence page, paper Table 3 / Figure 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of"]
+
+_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
+_LAYOUT = {"template": "plotly_white", "height": 380, "margin": {"t": 50, "b": 10},
+           "legend": {"orientation": "h", "y": -0.25}}
+
+
+def color_of(i: int) -> str:
+    """Colour of the i-th estimator (shared by every figure of the page)."""
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def _thin(df: pd.DataFrame, max_points: int) -> pd.DataFrame:
+    """At most ``max_points`` evenly spaced rows, the first and last always kept."""
+    if len(df) <= max_points:
+        return df
+    idx = np.unique(np.r_[np.linspace(0, len(df) - 1, max_points).round().astype(int), len(df) - 1])
+    return df.iloc[idx]
+
+
+def roc_figure(curves: Mapping[str, pd.DataFrame], *, aucs: Mapping[str, float] | None = None,
+               max_points: int = 2000) -> go.Figure:
+    """ROC curves of confidences as predictors of "the machine label is correct".
+
+    Parameters
+    ----------
+    curves : mapping name -> DataFrame with ``fpr``, ``tpr`` (:func:`core.mce.metrics.confidence_roc_curve`)
+    aucs : mapping name -> float, optional
+        Shown in the legend.
+    max_points : int, default=2000
+        Longer curves are thinned for drawing.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure()
+    for i, (name, df) in enumerate(curves.items()):
+        d = _thin(df, max_points)
+        label = name if not aucs or aucs.get(name) is None else f"{name} (AUC {aucs[name]:.4f})"
+        fig.add_trace(go.Scatter(x=d["fpr"], y=d["tpr"], mode="lines", name=label,
+                                 line={"color": color_of(i), "width": 2}))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
+                             line={"dash": "dot", "color": "grey"}))
+    fig.update_layout(title="ROC: confidence as a predictor of a correct machine label",
+                      xaxis_title="false positive rate (wrong labels kept)",
+                      yaxis_title="true positive rate (correct labels kept)", **_LAYOUT)
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(range=[0, 1.02])
+    return fig
+
+
+def risk_coverage_figure(curves: Mapping[str, pd.DataFrame], *, aurcs: Mapping[str, float] | None = None,
+                         top: float | None = None, max_points: int = 2000) -> go.Figure:
+    """Risk (machine error rate) against coverage when the machine keeps its most confident samples.
+
+    Parameters
+    ----------
+    curves : mapping name -> DataFrame with ``coverage``, ``risk`` (:func:`core.mce.metrics.risk_coverage_curve`)
+    aurcs : mapping name -> float, optional
+        Shown in the legend.
+    top : float, optional
+        Coverage marked with a vertical line (the top-k accuracy's fraction).
+    max_points : int, default=2000
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure()
+    for i, (name, df) in enumerate(curves.items()):
+        d = _thin(df, max_points)
+        label = name if not aurcs or aurcs.get(name) is None else f"{name} (AURC {aurcs[name]:.4f})"
+        fig.add_trace(go.Scatter(x=d["coverage"], y=d["risk"], mode="lines", name=label,
+                                 line={"color": color_of(i), "width": 2}))
+    if top is not None:
+        fig.add_vline(x=top, line={"dash": "dash", "color": "grey"}, annotation_text=f"top {top:.0%}",
+                      annotation_position="top")
+    fig.update_layout(title="Risk-coverage: error rate of the machine on its most confident samples",
+                      xaxis_title="coverage (share kept by the machine, most confident first)",
+                      yaxis_title="risk (error rate)", **_LAYOUT)
+    fig.update_xaxes(range=[0, 1])
+    return fig
+
+
+def reliability_figure(bins: Mapping[str, pd.DataFrame]) -> go.Figure:
+    """Reliability diagram: accuracy of the machine against mean confidence per bin.
+
+    Parameters
+    ----------
+    bins : mapping name -> DataFrame of :func:`core.mce.metrics.reliability_bins`
+        Empty bins are skipped; marker size grows with the bin's sample count.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfect calibration",
+                             line={"dash": "dot", "color": "grey"}))
+    total = max((int(b["count"].sum()) for b in bins.values()), default=1) or 1
+    for i, (name, b) in enumerate(bins.items()):
+        d = b[b["count"] > 0]
+        size = 6 + 30 * np.sqrt(d["count"].to_numpy() / total)
+        fig.add_trace(go.Scatter(
+            x=d["confidence"], y=d["accuracy"], mode="lines+markers", name=name,
+            line={"color": color_of(i)}, marker={"size": size, "color": color_of(i)},
+            customdata=np.c_[d["lower"], d["upper"], d["count"]],
+            hovertemplate="bin (%{customdata[0]:.2f}, %{customdata[1]:.2f}]: %{customdata[2]} samples<br>"
+                          "mean confidence %{x:.3f}<br>accuracy %{y:.3f}<extra>" + name + "</extra>"))
+    fig.update_layout(title="Reliability diagram", xaxis_title="mean confidence in the bin",
+                      yaxis_title="accuracy of the machine in the bin", **_LAYOUT)
+    fig.update_xaxes(range=[0, 1])
+    fig.update_yaxes(range=[0, 1.02])
+    return fig
+
+
+def sae_estimators_figure(points: pd.DataFrame, curves: pd.DataFrame | None = None, *,
+                          x: str = "time_cost", y: str = "accuracy",
+                          machine_only: float | None = None) -> go.Figure:
+    """Accuracy against time cost of the SAE with each estimator as confidence (paper Figure 4).
+
+    Parameters
+    ----------
+    points : DataFrame
+        One row per estimator at the current N and lambda (``confidence``, ``x``, ``y``, ``lambda``),
+        from :func:`core.mce.compare.sae_by_estimator`.
+    curves : DataFrame, optional
+        Sweep rows over lambda at the same N, with a ``confidence`` column; drawn as lines.
+    x : str, default="time_cost"
+        ``"time_cost"`` (ground-truth effort) or ``"time_cost_predicted"``.
+    y : str, default="accuracy"
+    machine_only : float, optional
+        ``y`` of the machine alone, drawn as a horizontal reference.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure()
+    names = list(points["confidence"])
+    for i, name in enumerate(names):
+        if curves is not None and len(curves):
+            c = curves[curves["confidence"] == name].dropna(subset=[x, y]).sort_values("lambda")
+            if len(c):
+                fig.add_trace(go.Scatter(
+                    x=c[x], y=c[y], mode="lines", name=f"{name} (λ sweep)", line={"color": color_of(i), "width": 1.5},
+                    customdata=c[["lambda"]].to_numpy(), legendgroup=name, showlegend=False,
+                    hovertemplate=f"{name}<br>λ %{{customdata[0]:.2f}}<br>{x} %{{x:.4f}}<br>{y} %{{y:.4f}}"
+                                  "<extra></extra>"))
+        p = points[points["confidence"] == name]
+        if p[[x, y]].notna().all(axis=None):
+            fig.add_trace(go.Scatter(x=p[x], y=p[y], mode="markers", name=name, legendgroup=name,
+                                     marker={"size": 14, "color": color_of(i), "symbol": "star",
+                                             "line": {"width": 1, "color": "black"}},
+                                     hovertemplate=f"{name} at the current λ<br>{x} %{{x:.4f}}<br>{y} %{{y:.4f}}"
+                                                   "<extra></extra>"))
+    if machine_only is not None:
+        fig.add_hline(y=machine_only, line={"dash": "dot", "color": "grey"}, annotation_text="machine only",
+                      annotation_position="bottom right")
+    x_title = "time cost" if x == "time_cost" else "predicted time cost"
+    fig.update_layout(title="SAE result per confidence estimator (stars: current λ; lines: λ varies)",
+                      xaxis_title=x_title, yaxis_title=y, **_LAYOUT)
+    return fig

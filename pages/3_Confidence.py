@@ -1,0 +1,270 @@
+"""Confidence page: compare the confidence estimators of the active dataset, train the machine evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.data import load_table, prepare
+from core.errors import DataError
+from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
+from core.mce.compare import compare_confidences, sae_by_estimator
+from pages._common import fmt, get_data, get_params, init_state, set_data, show_error, synced
+
+init_state()
+ss = st.session_state
+# page-level canonical state (see pages/_common.py for the shared keys)
+ss.setdefault("mce_top", 0.5)
+ss.setdefault("mce_bins", 10)
+ss.setdefault("mce_files", {})
+
+st.title("Confidence")
+st.caption("How far can the machine's confidence be trusted? Each confidence column is judged as a "
+           "predictor of 'the machine label is correct' (paper Table 3), and used in turn as the SAE's "
+           "machine confidence at the current N and λ (paper Figure 4). The MCE panel trains the machine "
+           "evaluator and its MCP, trust score and TCP estimators on your own text data.")
+
+
+@st.cache_data(show_spinner="Comparing confidence columns…", max_entries=32)
+def _compare(data_key: str, _data, columns: tuple, top: float, n_bins: int):
+    f = _data.frame
+    return compare_confidences(f["human_label"].to_numpy(), f["machine_label"].to_numpy(),
+                               {c: _data.raw[c].to_numpy(dtype=float) for c in columns}, top=top, n_bins=n_bins)
+
+
+@st.cache_data(show_spinner="Solving the SAE for each estimator…", max_entries=32)
+def _sae(data_key: str, _data, columns: tuple, lam: float, n_human: int, mode: str, lams: tuple):
+    return sae_by_estimator(_data, list(columns), lam=lam, n_human=n_human, mode=mode, lams=list(lams))
+
+
+@st.cache_data(show_spinner="Reading the file…", max_entries=8)
+def _read(name: str, content: bytes) -> pd.DataFrame:
+    return load_table(content, name=name)
+
+
+tab_cmp, tab_train = st.tabs(["Compare estimators", "Train the machine evaluator (MCE)"])
+
+# ------------------------------------------------------------------------ comparison
+with tab_cmp:
+    data = get_data()
+    columns = list(data.confidence_columns)
+    active = data.roles.get("machine_confidence")
+    st.caption(f"Dataset **{data.name}** · {data.M:,} samples · confidence columns found: "
+               + (", ".join(f"`{c}`" for c in columns) or "none")
+               + f" · active machine confidence: `{active}`")
+    if not data.has_gold:
+        st.info("This dataset has no gold (human) labels, so whether the machine label is correct is "
+                "unknown: confidence quality and the SAE's observed accuracy cannot be computed. Load data "
+                "with gold labels on the Data page, or train the machine evaluator in the next tab.")
+    else:
+        c1, c2, c3 = st.columns([3, 2, 2])
+        with c1:
+            chosen = st.multiselect("Confidence columns to compare", columns, default=columns,
+                                    key=f"mce_cols_{ss['data_key']}",
+                                    help="Numeric columns in [0, 1] whose name mentions a confidence.")
+        with c2:
+            synced(st.slider, "Top fraction for the top-k accuracy", "mce_top", min_value=0.05, max_value=1.0,
+                   step=0.05, help="Accuracy of the machine on its most confident samples (the paper: 50%).")
+        with c3:
+            synced(st.slider, "Calibration bins", "mce_bins", min_value=2, max_value=30, step=1,
+                   help="Equal-width bins of the reliability diagram and the ECE.")
+        if not chosen:
+            st.warning("Choose at least one confidence column.")
+        else:
+            try:
+                cmp = _compare(ss["data_key"], data, tuple(chosen), float(ss["mce_top"]), int(ss["mce_bins"]))
+            except DataError as exc:
+                show_error(exc)
+                cmp = None
+            if cmp is not None:
+                st.subheader("Confidence quality")
+                table = cmp.table.rename(columns={
+                    "confidence": "confidence column", "auc": "AUC ↑",
+                    "top_accuracy": f"top-{ss['mce_top']:.0%} accuracy ↑", "aurc": "AURC ↓", "ece": "ECE ↓",
+                    "mean": "mean confidence"})
+                table.insert(1, "active", table["confidence column"] == active)
+                st.dataframe(table, hide_index=True, width="stretch",
+                             column_config={k: st.column_config.NumberColumn(format="%.4f")
+                                            for k in table.columns[2:]})
+                st.caption(f"Machine accuracy on all samples: {fmt(cmp.accuracy)}. AUC: probability that a "
+                           "correct machine label gets a higher confidence than a wrong one (NaN when the machine "
+                           "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "
+                           "rate over all coverages. ECE: |accuracy − confidence| averaged over the bins.")
+                best = cmp.table.dropna(subset=["auc"])
+                if len(best) > 1:
+                    b_auc = best.loc[best["auc"].idxmax(), "confidence"]
+                    b_top = best.loc[best["top_accuracy"].idxmax(), "confidence"]
+                    st.caption(f"Best AUC: `{b_auc}` · best top-{ss['mce_top']:.0%} accuracy: `{b_top}` "
+                               "(the paper found MCP best on AUC and the trust score best on top-50%).")
+                use = st.selectbox("Use as the machine confidence of the active dataset", chosen,
+                                   index=chosen.index(active) if active in chosen else 0,
+                                   key=f"mce_use_{ss['data_key']}")
+                if use != active and st.button(f"Make `{use}` the machine confidence", key="mce_use_btn"):
+                    try:
+                        set_data(data.with_confidence(use), source=ss.get("data_source", "upload"))
+                    except DataError as exc:
+                        show_error(exc)
+                    else:
+                        st.rerun()
+
+                aucs = dict(zip(cmp.table["confidence"], cmp.table["auc"]))
+                aurcs = dict(zip(cmp.table["confidence"], cmp.table["aurc"]))
+                a, b = st.columns(2)
+                a.plotly_chart(roc_figure(cmp.roc, aucs=aucs), width="stretch", key="mce_roc")
+                b.plotly_chart(risk_coverage_figure(cmp.risk, aurcs=aurcs, top=float(ss["mce_top"])),
+                               width="stretch", key="mce_risk")
+                if cmp.bins:
+                    st.plotly_chart(reliability_figure(cmp.bins), width="stretch", key="mce_rel")
+
+                st.subheader("Effect on the sample assignment (paper Figure 4)")
+                params = get_params()
+                lams = tuple(np.round(np.arange(0, 50.0001, 0.5), 10))
+                try:
+                    points, curves = _sae(ss["data_key"], data, tuple(chosen), params.lam, params.n_human,
+                                          params.mode, lams)
+                except DataError as exc:
+                    show_error(exc)
+                    points = None
+                if points is not None:
+                    x = "time_cost" if data.has_effort else "time_cost_predicted"
+                    st.caption(f"At {params.label}, each column in turn as the machine confidence (no extra "
+                               "constraints). Lines: λ from 0 to 50 at this N. Change N and λ on the Trade-off page."
+                               + ("" if data.has_effort else " No ground-truth effort: the x axis is the "
+                                  "predicted time cost."))
+                    show = points[["confidence", "n_human", "human_ratio", x, "accuracy", "f1", "precision",
+                                   "recall"]].rename(columns={"confidence": "confidence column", "n_human": "humans"})
+                    st.dataframe(show, hide_index=True, width="stretch",
+                                 column_config={k: st.column_config.NumberColumn(format="%.4f")
+                                                for k in show.columns[2:]})
+                    st.plotly_chart(sae_estimators_figure(points, curves, x=x, machine_only=cmp.accuracy),
+                                    width="stretch", key="mce_sae")
+
+# --------------------------------------------------------------------------- training
+with tab_train:
+    st.markdown("Fine-tune a BERT-style classifier on **(context, response, label)** rows, fit the three "
+                "confidence estimators (MCP, trust score, TCP) and score a second table. The scored table "
+                "becomes the active dataset (machine label, class probabilities, `confidence_mcp`, "
+                "`confidence_ts`, `confidence_tcp`). Tables: CSV, TSV, Parquet or a JSON list of objects "
+                "(e.g. DiaSafety). The encoder loads from a local folder only; the default is the packaged "
+                "MiniLM. On a CPU, fine-tuning takes roughly 0.1–0.3 s per sample and epoch.")
+    files = ss["mce_files"]
+    up_cols = st.columns(3)
+    for (kind, label), col in zip([("train", "Training table *"), ("eval", "Table to score *"),
+                                   ("val", "Validation table (optional, TCP early stopping)")], up_cols):
+        with col:
+            up = st.file_uploader(label, type=["csv", "tsv", "txt", "parquet", "pq", "json", "jsonl"],
+                                  key=f"mce_up_{kind}")
+            if up is not None:
+                content = up.getvalue()
+                if files.get(kind, {}).get("bytes") != content:
+                    files[kind] = {"name": up.name, "bytes": content}
+            if kind in files:
+                st.caption(f"Loaded: {files[kind]['name']}")
+    frames: dict[str, pd.DataFrame] = {}
+    for kind in ("train", "eval", "val"):
+        if kind in files:
+            try:
+                frames[kind] = _read(files[kind]["name"], files[kind]["bytes"])
+            except DataError as exc:
+                show_error(exc, context=files[kind]["name"])
+    if "train" not in frames or "eval" not in frames:
+        st.info("Upload a labelled training table and a table to score to start.")
+    else:
+        cols_train = list(frames["train"].columns)
+
+        def guess(names: tuple, fallback: int | None = 0) -> int | None:
+            low = [str(c).lower() for c in cols_train]
+            for n in names:
+                if n in low:
+                    return low.index(n)
+            return fallback
+
+        s1, s2, s3 = st.columns(3)
+        text_col = s1.selectbox("Response text column", cols_train, key="mce_text_col",
+                                index=guess(("response", "text", "utterance", "reply")))
+        ctx_opts = ["—"] + cols_train
+        ci = guess(("context", "history", "prompt"), None)
+        context_col = s2.selectbox("Context column (optional)", ctx_opts, key="mce_ctx_col",
+                                   index=0 if ci is None else ci + 1,
+                                   help="A string or a list of previous utterances; the last 3 are used.")
+        label_col = s3.selectbox("Label column", cols_train, key="mce_label_col",
+                                 index=guess(("label", "gold", "target", "y")))
+        with st.expander("Settings (paper defaults)"):
+            from core.mce.classifier import default_model_dir
+
+            try:
+                default_dir = str(default_model_dir())
+            except DataError as exc:
+                default_dir = ""
+                show_error(exc)
+            model_dir = st.text_input("Encoder folder (local Hugging Face model)", value=default_dir,
+                                      key="mce_model_dir")
+            g1, g2, g3, g4 = st.columns(4)
+            epochs = g1.number_input("Epochs", 1, 50, 4, key="mce_epochs")
+            batch = g2.number_input("Batch size", 1, 512, 64, key="mce_batch")
+            max_len = g3.number_input("Max tokens", 8, 512, 128, key="mce_maxlen")
+            lr = g4.number_input("Learning rate", 0.0, 1.0, 5e-5, step=1e-5, format="%.1e", key="mce_lr")
+            h1, h2, h3, h4 = st.columns(4)
+            seed = h1.number_input("Seed", 0, 2**31 - 1, 0, key="mce_seed")
+            ts_k = h2.number_input("Trust score k", 1, 1000, 10, key="mce_ts_k")
+            ts_alpha = h3.number_input("Trust score α", 0.0, 0.99, 0.0, step=0.05, key="mce_ts_alpha")
+            tcp_epochs = h4.number_input("TCP max epochs", 1, 500, 30, key="mce_tcp_epochs")
+        n_train = len(frames["train"])
+        st.caption(f"{n_train:,} training rows × {int(epochs)} epochs, {len(frames['eval']):,} rows to score"
+                   + (f", {len(frames['val']):,} validation rows" if "val" in frames else
+                      " (TCP holds out 10% of the training rows for early stopping)") + ".")
+        b1, b2 = st.columns([1, 1])
+        start = b1.button("Train and score", type="primary", key="mce_start")
+        stop = b2.button("Stop", key="mce_stop", help="Stops a running training (nothing is changed).")
+        if stop and not start:
+            st.warning("Training stopped; the active dataset is unchanged.")
+        if start:
+            from core.mce.classifier import ClassifierConfig
+            from core.mce.confidence import TCP, TrainingStopped
+            from core.mce.pipeline import train_and_score
+
+            bar = st.progress(0.0, text="Loading the encoder…")
+            names = {"train": "Fine-tuning", "score": "Scoring", "tcp": "Training TCP"}
+
+            def progress(stage: str, done: int, total: int, message: str) -> None:
+                bar.progress(min(1.0, done / max(total, 1)), text=f"{names.get(stage, stage)}: {message}")
+
+            try:
+                config = ClassifierConfig(model_dir=model_dir.strip() or None, epochs=int(epochs),
+                                          batch_size=int(batch), max_length=int(max_len), learning_rate=float(lr),
+                                          seed=int(seed))
+                res = train_and_score(frames["train"], frames["eval"], text_col=text_col, label_col=label_col,
+                                      context_col=None if context_col == "—" else context_col,
+                                      val=frames.get("val"), config=config, ts_k=int(ts_k),
+                                      ts_alpha=float(ts_alpha), tcp=TCP(max_epochs=int(tcp_epochs), seed=int(seed)),
+                                      progress=progress)
+                scored = res.scored
+                has_gold = label_col in scored.columns
+                roles = {"machine_label": "machine_label", "machine_confidence": "confidence_ts",
+                         "human_label": label_col if has_gold else None,
+                         "text": [c for c in (text_col, None if context_col == "—" else context_col) if c]}
+                new = prepare(scored, roles, name=f"{files['eval']['name']} (scored)")
+            except TrainingStopped:
+                bar.empty()
+                st.warning("Training stopped; the active dataset is unchanged.")
+            except DataError as exc:
+                bar.empty()
+                show_error(exc)
+                st.info("The active dataset is unchanged.")
+            else:
+                bar.progress(1.0, text="Done")
+                set_data(new, source="classifier")
+                ss["mce_scored"] = {"name": files["eval"]["name"], "csv": scored.to_csv(index=False).encode()}
+                t = res.timings
+                msg = (f"Scored {len(scored):,} rows; they are now the active dataset (machine confidence: "
+                       f"trust score). Fine-tuning {t['train_seconds']:.0f} s, scoring "
+                       f"{t['score_samples'] / max(t['score_seconds'], 1e-9):.1f} samples/s.")
+                if has_gold:
+                    acc = float((scored["machine_label"] == scored[label_col]).mean())
+                    msg += f" Classifier accuracy on the scored table: {acc:.4f}."
+                st.success(msg)
+        if ss.get("mce_scored"):
+            st.download_button("Download the scored table (CSV)", ss["mce_scored"]["csv"],
+                               file_name=f"scored_{ss['mce_scored']['name'].rsplit('.', 1)[0]}.csv",
+                               mime="text/csv", key="mce_download")

@@ -1,0 +1,146 @@
+"""Confidence page: metrics table, figures, SAE per estimator, and the training panel (tiny BERT)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from core.data import load_table, prepare
+from core.mce.testing import build_tiny_bert
+from pages._common import fingerprint
+
+PAGE = "3_Confidence.py"
+POS = ["i love you", "you are nice", "thanks , good day", "i like that", "great !", "hello , how are you ?"]
+NEG = ["i hate you", "you are stupid", "go away idiot", "awful people", "kill it", "you are bad"]
+
+
+def _state(data):
+    return {"data": data, "data_key": fingerprint(data.raw, data.roles), "data_source": "upload"}
+
+
+def _table(at, i=0) -> pd.DataFrame:
+    return at.dataframe[i].value
+
+
+def test_demo_data_compares_three_estimators(run_page):
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    t = _table(at)
+    assert list(t["confidence column"]) == ["confidence_ts", "confidence_mcp", "confidence_tcp"]
+    assert t["active"].tolist() == [True, False, False]
+    assert t["AUC ↑"].between(0, 1).all()
+    charts = at.get("plotly_chart")
+    assert len(charts) == 4  # ROC, risk-coverage, reliability, SAE per estimator
+    sae = _table(at, 1)
+    assert list(sae["confidence column"]) == ["confidence_ts", "confidence_mcp", "confidence_tcp"]
+
+
+def test_paper_data_table3_on_the_page(run_page, hmceval_tsv):
+    data = prepare(load_table(hmceval_tsv), name="hmceval")
+    at = run_page(PAGE, state=_state(data))
+    assert not at.exception and not at.error
+    row = _table(at).set_index("confidence column").loc["machine_confidence"]
+    assert round(row["AUC ↑"], 4) == 0.8246
+    assert round(row["top-50% accuracy ↑"], 4) == 0.9785
+
+
+def test_sae_points_follow_lambda(run_page, hmceval_tsv):
+    data = prepare(load_table(hmceval_tsv), name="hmceval")
+    at = run_page(PAGE, state={**_state(data), "lam": 4.6, "share": 0.5})
+    sae = _table(at, 1).set_index("confidence column").loc["machine_confidence"]
+    # the authors' released SAE output at lambda 4.6, N/M 0.5
+    assert round(sae["accuracy"], 5) == 0.98484 and round(sae["time_cost"], 5) == 0.50556
+    at2 = run_page(PAGE, state={**_state(data), "lam": 30.0, "share": 0.5})
+    assert _table(at2, 1).set_index("confidence column").loc["machine_confidence", "time_cost"] < 0.5
+
+
+def test_top_slider_changes_the_table(run_page):
+    at = run_page(PAGE)
+    before = _table(at)["top-50% accuracy ↑"].tolist()
+    at.slider(key="_w_mce_top").set_value(0.2).run()
+    assert at.session_state["mce_top"] == 0.2
+    after = _table(at)
+    assert "top-20% accuracy ↑" in after.columns and after["top-20% accuracy ↑"].tolist() != before
+    assert not at.exception
+
+
+def test_switch_the_active_confidence(run_page):
+    at = run_page(PAGE)
+    key = [s.key for s in at.selectbox if s.key and s.key.startswith("mce_use_")][0]
+    at.selectbox(key=key).set_value("confidence_mcp").run()
+    at.button(key="mce_use_btn").click().run()
+    assert not at.exception
+    assert at.session_state["data"].roles["machine_confidence"] == "confidence_mcp"
+
+
+def test_without_gold_explains_and_does_not_fail(run_page):
+    df = pd.DataFrame({"machine_label": [0, 1, 1, 0] * 5, "machine_confidence": [0.2, 0.9, 0.6, 0.8] * 5})
+    at = run_page(PAGE, state=_state(prepare(df, name="nogold")))
+    assert not at.exception and not at.error
+    assert any("no gold" in i.value for i in at.info)
+
+
+# ------------------------------------------------------------------------------ training panel
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    return build_tiny_bert(tmp_path_factory.mktemp("tinybert_page"))
+
+
+def _records(n_rep):
+    rows = []
+    for r in range(n_rep):
+        for i, t in enumerate(POS + NEG):
+            rows.append({"context": "hello" + " !" * r + (" ?" if i % 2 else ""), "response": t,
+                         "category": ["Risk Ignorance", "Toxicity Agreement"][i % 2],
+                         "label": "Safe" if t in POS else "Unsafe"})
+    return rows
+
+
+def _files():
+    return {"train": {"name": "train.json", "bytes": json.dumps(_records(4)).encode()},
+            "eval": {"name": "test.json", "bytes": json.dumps(_records(2)).encode()}}
+
+
+def test_training_panel_makes_the_scored_table_active(run_page, tiny_dir):
+    at = run_page(PAGE, state={"mce_files": _files()})
+    assert not at.exception
+    assert at.selectbox(key="mce_text_col").value == "response"
+    assert at.selectbox(key="mce_ctx_col").value == "context"
+    assert at.selectbox(key="mce_label_col").value == "label"
+    at.text_input(key="mce_model_dir").set_value(str(tiny_dir))
+    at.number_input(key="mce_epochs").set_value(15)
+    at.number_input(key="mce_batch").set_value(8)
+    at.number_input(key="mce_lr").set_value(3e-3)
+    at.number_input(key="mce_ts_k").set_value(3)
+    at.number_input(key="mce_tcp_epochs").set_value(3)
+    at.button(key="mce_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("now the active dataset" in s.value for s in at.success)
+    data = at.session_state["data"]
+    assert at.session_state["data_source"] == "classifier"
+    assert data.M == 24 and data.roles["machine_confidence"] == "confidence_ts"
+    assert set(data.confidence_columns) == {"confidence_ts", "confidence_mcp", "confidence_tcp"}
+    assert data.has_gold and data.roles["human_label"] == "label"
+    assert "mce_scored" in at.session_state
+    # the next run compares the three new estimators
+    at.run()
+    assert list(_table(at)["confidence column"]) == ["confidence_ts", "confidence_mcp", "confidence_tcp"]
+
+
+def test_training_panel_errors_keep_the_active_dataset(run_page, tiny_dir, tmp_path):
+    files = _files()
+    files["eval"] = {"name": "bad.json", "bytes": b'[{"response": "hi"}, 3]'}
+    at = run_page(PAGE, state={"mce_files": files})
+    assert not at.exception
+    assert any("bad.json" in e.value and "object" in e.value for e in at.error)
+    before = at.session_state["data_key"]
+    # a missing model folder is reported, nothing changes
+    at = run_page(PAGE, state={"mce_files": _files()})
+    at.text_input(key="mce_model_dir").set_value(str(tmp_path / "no_model"))
+    at.button(key="mce_start").click().run()
+    assert not at.exception
+    assert any("model directory not found" in e.value for e in at.error)
+    assert at.session_state["data_key"] == before and at.session_state["data_source"] == "demo"
+    assert at.session_state["mce_files"]["train"]["name"] == "train.json"  # uploads kept
