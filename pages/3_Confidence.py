@@ -90,7 +90,9 @@ with tab_cmp:
                 st.caption(f"Machine accuracy on all samples: {fmt(cmp.accuracy)}. AUC: probability that a "
                            "correct machine label gets a higher confidence than a wrong one (NaN when the machine "
                            "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "
-                           "rate over all coverages. ECE: |accuracy − confidence| averaged over the bins.")
+                           "rate over all coverages. ECE: |accuracy − confidence| averaged over the bins; it is only "
+                           "meaningful for probability-like confidences (MCP, TCP), not for a min-max "
+                           "normalised trust score.")
                 best = cmp.table.dropna(subset=["auc"])
                 if len(best) > 1:
                     b_auc = best.loc[best["auc"].idxmax(), "confidence"]

@@ -229,3 +229,13 @@ def test_trust_score_all_duplicates_is_an_error():
     X = np.array([[0, 0], [0, 0], [5, 5], [5, 5]], dtype=float)
     with pytest.raises(DataError, match="duplicate"):
         TrustScore(k=1).fit(X, [0, 0, 1, 1])
+
+
+def test_trust_score_constant_training_range():
+    # two mirrored pairs: every leave-one-out training ratio is 3 / 1, so lo == hi == 3
+    X = np.array([[0, 0], [1, 0], [0, 3], [1, 3]], dtype=float)
+    ts = TrustScore(k=2).fit(X, [0, 0, 1, 1])
+    assert ts.train_min_ == pytest.approx(3.0) and ts.train_max_ == pytest.approx(3.0)
+    # (0.5, 0) predicted 0: sqrt(9.25) / 0.5 > 3 -> 1; (0.5, 1.5) predicted 0: ratio 1 < 3 -> 0
+    assert ts.predict([[0.5, 0.0], [0.5, 1.5]], [0, 0]).tolist() == [1.0, 0.0]
+    assert ts.normalize([3.0, 2.0, 4.0, np.inf]).tolist() == [0.5, 0.0, 1.0, 1.0]
