@@ -11,7 +11,8 @@ The generator simulates a malevolence-evaluation campaign:
   top), ``confidence_mcp`` (softmax-like, over-confident) and ``confidence_tcp`` (in between);
 * a ground-truth annotation time per dialogue that grows with turns, length and malevolent turns,
   plus a worker effect, normalised to [0, 1] and spread over the turns as in the paper
-  (``human_effort``), and an HEE-like noisy prediction of it (``predicted_effort``);
+  (``human_effort``), and an HEE-like noisy prediction of it (``predicted_effort``); the
+  worker's test score and approval-rate ranking (HEE's worker features W);
 * a second human rater on 30% of the samples who agrees with the gold label about 92% of the
   time (``human_label_2``, empty elsewhere: "not double-scored").
 
@@ -55,7 +56,7 @@ def make_demo(n_dialogues: int = 700, *, seed: int = 7) -> pd.DataFrame:
         Columns ``sample_id``, ``dialogue_id``, ``turn``, ``turns``, ``system``, ``topic``,
         ``response``, ``human_label``, ``human_label_2``, ``machine_label``,
         ``confidence_ts``, ``confidence_mcp``, ``confidence_tcp``, ``human_effort``,
-        ``predicted_effort``, ``worker_id``.
+        ``predicted_effort``, ``worker_id``, ``worker_score``, ``approval_ranking``.
     """
     rng = np.random.default_rng(seed)
     sys_idx = rng.integers(0, len(SYSTEMS), n_dialogues)
@@ -64,6 +65,10 @@ def make_demo(n_dialogues: int = 700, *, seed: int = 7) -> pd.DataFrame:
     heat = rng.normal(0.0, 1.0, n_dialogues)
     worker = rng.integers(0, 25, n_dialogues)
     worker_speed = rng.lognormal(0.0, 0.35, 25)
+    # worker features (HEE's W): a qualification test score and the rank of the lifetime
+    # approval rate (1 = lowest); careful, slower workers score higher and are approved more
+    worker_test = np.clip(70 + 25 * (worker_speed - 1) + rng.normal(0, 6, 25), 0, 100).round(1)
+    worker_rank = np.argsort(np.argsort(worker_speed + rng.normal(0, 0.15, 25))) + 1
 
     d_of = np.repeat(np.arange(n_dialogues), n_turns)
     turn = np.concatenate([np.arange(1, t + 1) for t in n_turns])
@@ -126,4 +131,6 @@ def make_demo(n_dialogues: int = 700, *, seed: int = 7) -> pd.DataFrame:
         "human_effort": np.round(effort, 6),
         "predicted_effort": np.round(predicted, 6),
         "worker_id": [f"W{w + 1:02d}" for w in worker[d_of]],
+        "worker_score": worker_test[worker[d_of]],
+        "approval_ranking": worker_rank[worker[d_of]],
     })

@@ -42,8 +42,10 @@ def test_demo_features_from_texts(run_page):
     at = run_page(PAGE, state={"eff_perm": 0})
     assert not at.exception and not at.error
     m = _metrics(at)
-    assert list(m.columns) == ["D"]  # the demo has no worker features: D+W is unavailable
-    assert any("D+W is unavailable" in w.value for w in at.warning)
+    # the demo carries worker features: D+W is available and, as in the paper, better than D
+    assert list(m.columns) == ["D", "D+W"]
+    assert not any("D+W is unavailable" in w.value for w in at.warning)
+    assert m.loc["R²", "D+W"] > m.loc["R²", "D"] + 0.1
     assert any("perplexity" in i.value for i in at.info)  # the skipped feature is named
     assert 0.0 < m.loc["R²", "D"] < 1.0
     # correlation of the number of turns with the dialogue's effort, computed directly
@@ -92,7 +94,9 @@ def test_send_effort_to_active_dataset(run_page):
     g = f.groupby("dialogue_id", sort=False)["predicted_effort"]
     assert (g.nunique() == 1).all()  # one value per dialogue: predicted time / turns
     # the dialogue's samples add up to its predicted (normalised) time shown in the scatter
-    predicted = _trace_array(scatter, 0, "y")
+    # (the D+W predictions are sent by default: the scatter's second trace)
+    assert at.session_state["eff_send_set"] == "D+W"
+    predicted = _trace_array(scatter, 1, "y")
     assert g.sum().to_numpy() == pytest.approx(predicted)
     assert (f["human_effort"] == make_demo()["human_effort"]).all()  # ground truth untouched
 
