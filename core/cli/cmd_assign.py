@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import add_assignment_args, assignment_from_args, print_json
+from core.cli.common import (add_assignment_args, add_constraint_args, assignment_from_args,
+                             print_json)
 from core.report import assignment_json, assignment_table
 
 
@@ -13,6 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Solve the HMCEval sample assignment (Eq. 3-4) on a scored table.")
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
     add_assignment_args(p)
+    add_constraint_args(p)
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
     p.add_argument("-o", "--output", help="write the per-sample assignment as CSV")
     p.set_defaults(func=run)

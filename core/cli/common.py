@@ -116,6 +116,63 @@ def add_assignment_args(p, *, default_lam: float = 4.6) -> None:
                    help="map a role to a column, e.g. --col human_label=gold (repeatable)")
 
 
+def add_constraint_args(p) -> None:
+    """Add the extra-constraint options (solved by the general ILP with HiGHS)."""
+    g = p.add_argument_group("extra constraints (general ILP, cvxpy + HiGHS)")
+    g.add_argument("--effort-budget", type=float, metavar="B",
+                   help="at most B total predicted human effort (in the effort column's units)")
+    g.add_argument("--effort-budget-share", type=float, metavar="S",
+                   help="at most S x the total predicted effort of all samples")
+    g.add_argument("--group-col", metavar="COL", help="subgroup column for --group-share")
+    g.add_argument("--group-share", action="append", metavar="VALUE=MIN:MAX",
+                   help="human share bounds of one subgroup, e.g. blender=0.2:0.6 or topic=:0.5 "
+                        "(repeatable; needs --group-col)")
+
+
+def constraints_from_args(args, data):
+    """Build :class:`core.sae.Constraints` from the options (``None`` when none is set)."""
+    from core.errors import DataError
+    from core.sae import Constraints
+
+    budget = getattr(args, "effort_budget", None)
+    share = getattr(args, "effort_budget_share", None)
+    if budget is not None and share is not None:
+        raise DataError("give --effort-budget or --effort-budget-share, not both")
+    if share is not None:
+        if not 0 <= share <= 1:
+            raise DataError(f"--effort-budget-share must be in [0, 1], got {share}")
+        budget = share * float(data.frame["predicted_effort"].sum())
+    specs = getattr(args, "group_share", None) or []
+    col = getattr(args, "group_col", None)
+    bounds: dict = {}
+    if specs:
+        if not col:
+            raise DataError("--group-share needs --group-col")
+        if col not in data.raw.columns:
+            raise DataError(f"--group-col: column '{col}' is not in the table")
+        values = {str(v): v for v in pd.unique(data.raw[col])}
+        for spec in specs:
+            if "=" not in spec or ":" not in spec.split("=", 1)[1]:
+                raise DataError(f"--group-share expects VALUE=MIN:MAX, got {spec!r}")
+            value, rng = spec.rsplit("=", 1)
+            if value not in values:
+                raise DataError(f"--group-share: subgroup {value!r} does not occur in column "
+                                f"'{col}' (values: {', '.join(sorted(values)[:10])})")
+            lo_s, hi_s = rng.split(":", 1)
+            try:
+                lo = float(lo_s) if lo_s.strip() else None
+                hi = float(hi_s) if hi_s.strip() else None
+            except ValueError:
+                raise DataError(f"--group-share bounds must be numbers, got {spec!r}") from None
+            bounds[values[value]] = (lo, hi)
+    elif col:
+        raise DataError("--group-col needs at least one --group-share")
+    if budget is None and not bounds:
+        return None
+    groups = data.raw[col].to_numpy(dtype=object) if bounds else None
+    return Constraints(effort_budget=budget, groups=groups, group_bounds=bounds)
+
+
 def assignment_from_args(args):
     """Load the dataset named by ``args.path`` and solve the assignment the options describe.
 
@@ -132,5 +189,6 @@ def assignment_from_args(args):
     share = args.human_share if args.human_share is not None else (
         None if args.human_count is not None else 0.5)
     inp, assignment = run_assignment(data, lam=args.lam, share=share, n_human=args.human_count,
-                                     mode="exactly" if args.exactly else "at_most")
+                                     mode="exactly" if args.exactly else "at_most",
+                                     constraints=constraints_from_args(args, data))
     return data, inp, assignment

@@ -122,3 +122,44 @@ def test_entry_points(hmceval_tsv, entry):
     bad = subprocess.run([*cmd, "assign", str(hmceval_tsv), "--lam", "-2"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "lambda" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_effort_budget_uses_the_ilp(capsys, hmceval_tsv):
+    code, out, err = run_cli(capsys, "assign", str(hmceval_tsv), "--lam", "0", "--human-share", "0.5",
+                             "--effort-budget-share", "0.3", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["method"] == "ilp"
+    assert res["time_cost_predicted"] <= 0.3 + 1e-9
+    # without the budget lambda = 0 spends 0.629 of the predicted effort (see the sweep test)
+    assert res["n_human"] <= 2836
+
+
+def test_group_share_bounds(capsys, tmp_path):
+    path = tmp_path / "g.csv"
+    # rows 0-2 group x (low confidence), rows 3-5 group y (high confidence)
+    path.write_text("machine_label,machine_confidence,grp\n1,0.1,x\n0,0.2,x\n1,0.3,x\n"
+                    "0,0.9,y\n1,0.95,y\n0,0.99,y\n")
+    code, out, err = run_cli(capsys, "assign", str(path), "--lam", "0", "--human-count", "2",
+                             "--group-col", "grp", "--group-share", "y=0.3:", "-o",
+                             str(tmp_path / "o.csv"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["method"] == "ilp"
+    table = pd.read_csv(tmp_path / "o.csv")
+    # one y sample is forced in (ceil(0.3 x 3) = 1); the other human is the least confident x
+    assert table["decision"].tolist() == ["human", "machine", "machine", "human", "machine", "machine"]
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--group-share", "y=0.3:"], "needs --group-col"),
+    (["--group-col", "grp", "--group-share", "z=0.3:"], "does not occur"),
+    (["--group-col", "grp", "--group-share", "y=0.3"], "VALUE=MIN:MAX"),
+    (["--group-col", "nope", "--group-share", "y=0.3:"], "not in the table"),
+    (["--effort-budget", "1", "--effort-budget-share", "0.1"], "not both"),
+    (["--group-col", "grp", "--group-share", "y=1:", "--human-count", "1"], "infeasible"),
+])
+def test_constraint_errors(capsys, tmp_path, args, match):
+    path = tmp_path / "g.csv"
+    path.write_text("machine_label,machine_confidence,grp\n1,0.1,x\n0,0.2,x\n1,0.9,y\n0,0.8,y\n")
+    code, out, err = run_cli(capsys, "assign", str(path), "--lam", "0", *args)
+    assert code == 2 and re.search(match, err), err
