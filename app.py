@@ -6,6 +6,7 @@ Run with ``streamlit run app.py --server.address 127.0.0.1 --server.headless tru
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
-from pages._common import init_state, sidebar  # noqa: E402
+from pages._common import init_state, show_error, sidebar  # noqa: E402
 
 ICONS = {"Data": ":material/table:", "Trade-off": ":material/tune:",
          "Confidence": ":material/verified:", "Effort": ":material/timer:",
@@ -44,4 +45,8 @@ with st.sidebar:
     st.markdown("### HMCEval Studio")
     st.caption("Human-machine collaborative evaluation")
 sidebar()
-nav.run()
+try:
+    nav.run()
+except Exception as exc:  # last resort: a clear message in the page, the traceback in the log
+    logging.getLogger("hmceval").exception("the %s page failed", nav.title)
+    show_error(exc, context=f"The {nav.title} page failed")

@@ -1,0 +1,34 @@
+"""The app entry point: navigation over every page, and the last-resort error guard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_app_runs_the_default_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert not at.exception and not at.error
+    assert at.title[0].value == "Data"
+    assert at.session_state["data_source"] == "demo"
+
+
+def test_unexpected_page_error_becomes_a_message(tmp_path, monkeypatch):
+    """A page that raises shows an st.error naming the page, not a traceback."""
+    import shutil
+
+    app_dir = tmp_path / "app"
+    shutil.copytree(ROOT / "pages", app_dir / "pages")
+    shutil.copy(ROOT / "app.py", app_dir / "app.py")
+    for page in (app_dir / "pages").glob("[0-9]*_*.py"):
+        page.unlink()
+    (app_dir / "pages" / "1_Broken.py").write_text("raise ValueError('boom')\n")
+    monkeypatch.syspath_prepend(str(app_dir))
+    at = AppTest.from_file(str(app_dir / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert at.error and "The Broken page failed" in at.error[0].value and "boom" in at.error[0].value
