@@ -16,21 +16,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _timing import best_of  # noqa: E402
+
 import torch  # noqa: E402
 
 import core.tooltalk as tt  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "tooltalk"
-
-
-def best_of(fn, repeat: int = 5) -> float:
-    """Best wall time of ``repeat`` calls, in seconds."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> None:
