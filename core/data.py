@@ -478,7 +478,8 @@ def _numeric(df: pd.DataFrame, col: str, role: str, *, lo: float | None = None,
     return arr
 
 
-def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str = "dataset") -> EvalData:
+def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str = "dataset",
+            partial_gold: bool = False) -> EvalData:
     """Validate a table and build the canonical :class:`EvalData`.
 
     Parameters
@@ -491,6 +492,9 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         ``None`` explicitly to switch detection off for a role.
     name : str, default="dataset"
         Display name.
+    partial_gold : bool, default=False
+        Allow missing values in ``human_label`` (an evaluation in progress, where humans have
+        labelled some rows only); missing labels stay missing (``pd.NA``).
 
     Returns
     -------
@@ -534,7 +538,9 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
 
     notices: list[str] = []
     out = pd.DataFrame(index=df.index)
-    labels_in = {r: _label_values(df[merged[r]], merged[r], r, allow_missing=r == "human_label_2")
+    labels_in = {r: _label_values(df[merged[r]], merged[r], r,
+                                allow_missing=r == "human_label_2"
+                                or (partial_gold and r == "human_label"))
                  for r in ("machine_label", "human_label", "human_label_2") if merged.get(r)}
     labels_in = _harmonise(labels_in)
     for r, s in labels_in.items():
@@ -595,7 +601,7 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         raise DataError(f"label column(s) {cols} hold a single value ({labels[0]!r}); at least "
                         "two classes are needed")
     if "human_label" in out:
-        gold = set(out["human_label"].tolist())
+        gold = set(out["human_label"].dropna().tolist())
         extra = sorted(set(out["machine_label"].tolist()) - gold, key=str)
         if extra:
             notices.append(f"The machine predicts label(s) {', '.join(map(str, extra))} that never "

@@ -57,10 +57,11 @@ def is_nan(x: Any) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def parse_roles(specs: list[str] | None) -> dict[str, Any]:
+def parse_roles(specs: list[str] | None, *, extra_roles: tuple[str, ...] = ()) -> dict[str, Any]:
     """Parse ``--col ROLE=NAME`` options (``NAME`` empty or ``-`` unmaps the role).
 
-    ``subgroups`` and ``text`` take comma-separated column lists.
+    ``subgroups`` and ``text`` take comma-separated column lists; ``extra_roles`` are roles a
+    command accepts beyond the data contract's (``selection`` for the evaluation commands).
     """
     from core.data import ROLES
     from core.errors import DataError
@@ -72,11 +73,11 @@ def parse_roles(specs: list[str] | None) -> dict[str, Any]:
         role, name = (part.strip() for part in spec.split("=", 1))
         if role in ("subgroups", "text"):
             roles[role] = [c for c in name.split(",") if c]
-        elif role in ROLES:
+        elif role in ROLES or role in extra_roles:
             roles[role] = None if name in ("", "-") else name
         else:
-            raise DataError(f"unknown role {role!r} in --col; roles are {', '.join(ROLES)}, "
-                            "subgroups, text")
+            raise DataError(f"unknown role {role!r} in --col; roles are "
+                            f"{', '.join(ROLES + tuple(extra_roles))}, subgroups, text")
     return roles
 
 
@@ -192,3 +193,26 @@ def assignment_from_args(args):
                                      mode="exactly" if args.exactly else "at_most",
                                      constraints=constraints_from_args(args, data))
     return data, inp, assignment
+
+
+def load_round(path: str, specs: list[str] | None = None):
+    """Load a table of an evaluation round (:class:`core.evaluation.design.Design`).
+
+    ``--col selection=NAME`` maps the selection column; human labels may be missing.
+    """
+    from core.data import load_table
+    from core.evaluation.design import load_design
+
+    return load_design(load_table(path), parse_roles(specs, extra_roles=("selection",)),
+                       name=str(path))
+
+
+def check_fraction(value: float, name: str, *, open_interval: bool = True) -> float:
+    """A number strictly between 0 and 1 (or in [0, 1]), else a :class:`DataError`."""
+    from core.errors import DataError
+
+    if not math.isfinite(value) or (value <= 0 or value >= 1 if open_interval
+                                    else value < 0 or value > 1):
+        bounds = "strictly between 0 and 1" if open_interval else "in [0, 1]"
+        raise DataError(f"{name} must be {bounds}, got {value}")
+    return value

@@ -1,0 +1,57 @@
+"""``hmceval certify``: guarantee mode, a certified error bound on the rows the machine keeps."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.cli.common import check_fraction, load_round, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "certify", help="certify the machine's error rate on the rows it keeps (guarantee mode)",
+        description="Choose the largest share of rows the machine may keep such that, with "
+                    "probability at least 1 - delta over the calibration sample, its error rate "
+                    "on them is at most alpha (fixed-sequence testing over 100 kept shares with "
+                    "one-sided Clopper-Pearson bounds). Calibration rows: selection == "
+                    "calibration with a human label (without a selection column: every row "
+                    "with a human label).")
+    p.add_argument("path", help="CSV, TSV, Parquet or JSON table with machine labels, "
+                                "confidences and human labels on the calibration rows")
+    p.add_argument("--alpha", type=float, required=True,
+                   help="largest error rate allowed on kept rows, in (0, 1)")
+    p.add_argument("--delta", type=float, required=True,
+                   help="allowed probability that the guarantee fails, in (0, 1)")
+    p.add_argument("--lam", type=float, default=0.0,
+                   help="lambda of the ranking gains (default 0: rank by confidence alone)")
+    p.add_argument("--col", action="append", metavar="ROLE=NAME",
+                   help="map a role to a column, e.g. --col human_label=gold or "
+                        "--col selection=split (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("-o", "--output", help="write the whole table with its new selection as CSV")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.evaluation.design import queue_table
+    from core.evaluation.guarantee import CERTIFY_KEYS, certify
+
+    check_fraction(args.alpha, "--alpha")
+    check_fraction(args.delta, "--delta")
+    design = load_round(args.path, args.col)
+    res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
+    if args.output:
+        queue_table(design, res["selection"]).to_csv(args.output, index=False)
+    out = {k: res[k] for k in CERTIFY_KEYS}
+    out["n_required"] = res["n_required"]
+    out["notes"] = res["notes"]
+    if args.json:
+        print_json(out)
+    else:
+        print(out["guarantee"])
+        for key in CERTIFY_KEYS[:-1]:
+            value = out[key]
+            print(f"{key:>24}: {value:.6g}" if isinstance(value, float) else f"{key:>24}: {value}")
+        for note in out["notes"]:
+            print(f"note: {note}")
+    return 0

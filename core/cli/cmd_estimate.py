@@ -1,0 +1,59 @@
+"""``hmceval estimate``: final class shares and accuracy of a round, with valid intervals."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "estimate", help="final class shares and accuracy with confidence intervals",
+        description="Read tables with a 'selection' column and human labels on the calibration, "
+                    "routed and audit rows; print the share of each class among the true labels "
+                    "of all rows and the accuracy of the final labels, with intervals (class "
+                    "shares: difference estimator with a smoothed normal interval; accuracy: "
+                    "exact hypergeometric bounds), overall and per group.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="one or more round tables")
+    p.add_argument("--group", action="append", metavar="COL", help="break down by this column "
+                   "(repeatable)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="confidence level of the intervals, in (0, 1) (default 0.95)")
+    p.add_argument("--col", action="append", metavar="ROLE=NAME",
+                   help="map a role to a column (repeatable); --col selection=NAME too")
+    p.add_argument("--json", action="store_true", help="print one JSON object per PATH (a list "
+                   "when several)")
+    p.set_defaults(func=run)
+
+
+def _print_text(path: str, res: dict) -> None:
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.4f}"
+
+    print(f"{path}: M = {res['M']:,}; calibration {res['n_calibration']:,}, routed "
+          f"{res['n_routed']:,}, audit {res['n_audit']:,}, machine {res['n_machine']:,}")
+    level = f"{res['confidence']:.0%}"
+    for label, s in res["class_shares"].items():
+        print(f"  share of {label!s:>10}: {fmt(s['estimate'])}  [{fmt(s['ci_low'])}, "
+              f"{fmt(s['ci_high'])}] ({level})  machine only {fmt(s['machine_only'])}")
+    a = res["accuracy"]
+    print(f"  accuracy of final labels: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
+          f"{fmt(a['ci_high'])}] ({level})")
+    for note in res["notes"]:
+        print(f"  note: {note}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.cli.common import check_fraction, load_round, print_json
+    from core.evaluation.estimate import estimate
+
+    check_fraction(args.confidence, "--confidence")
+    results = []
+    for path in args.paths:
+        design = load_round(path, args.col)
+        results.append(estimate(design, groups=args.group, confidence=args.confidence))
+    if args.json:
+        print_json(results[0] if len(results) == 1 else results)
+    else:
+        for path, res in zip(args.paths, results):
+            _print_text(path, res)
+    return 0

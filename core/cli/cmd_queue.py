@@ -1,0 +1,74 @@
+"""``hmceval queue``: plan an annotation round (calibration, routed, audit) and write the queue."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "queue", help="plan who labels what: calibration sample, exact SAE routing, audit",
+        description="Draw a calibration sample (a simple random sample of all rows), route the "
+                    "other rows with the exact SAE (the same N and tie rule as assign; N counts "
+                    "the rows outside the calibration sample), draw an audit (a simple random "
+                    "sample of the rows the machine keeps) and write the queue: every original "
+                    "column, 'selection' and 'queue_rank' (calibration rows first, then audit "
+                    "rows, both in random order, then routed rows by descending gain).")
+    p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
+    p.add_argument("--calibration", type=int, default=0, metavar="N_C",
+                   help="size of a new calibration sample (default 0)")
+    p.add_argument("--lam", type=float, default=4.6, help="lambda of the assignment (default 4.6)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--human-share", type=float, metavar="Q",
+                   help="route N = int(Q * M') rows, M' = rows outside the calibration sample")
+    g.add_argument("--human-count", type=int, metavar="N", help="route N rows")
+    p.add_argument("--exactly", action="store_true", help="route exactly N rows")
+    p.add_argument("--audit", type=int, default=0, metavar="N_A",
+                   help="audit size, drawn from the rows the machine keeps (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random draws (default 0)")
+    p.add_argument("--col", action="append", metavar="ROLE=NAME",
+                   help="map a role to a column (repeatable); --col selection=NAME too")
+    p.add_argument("-o", "--output", required=True, help="where to write the queue")
+    p.add_argument("--format", choices=("csv", "labelstudio"), default="csv",
+                   help="csv: the whole table; labelstudio: Label Studio's task import JSON for "
+                        "the rows to label (and the labelling config beside it, *.xml)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import math
+    from pathlib import Path
+
+    from core.cli.common import check_fraction, load_round
+    from core.errors import DataError
+    from core.evaluation import labelstudio
+    from core.evaluation.design import plan_queue, queue_table
+
+    if not math.isfinite(args.lam) or args.lam < 0:
+        raise DataError(f"--lam must be a finite number >= 0, got {args.lam}")
+    if args.human_share is not None:
+        check_fraction(args.human_share, "--human-share", open_interval=False)
+    for name in ("calibration", "audit", "human_count"):
+        value = getattr(args, name)
+        if value is not None and value < 0:
+            raise DataError(f"--{name.replace('_', '-')} must be >= 0, got {value}")
+    if not 0 <= args.seed < 2**63:
+        raise DataError(f"--seed must be in [0, 2^63), got {args.seed}")
+    design = load_round(args.path, args.col)
+    budget = args.human_share is not None or args.human_count is not None
+    plan = plan_queue(design, calibration=args.calibration, lam=args.lam if budget else None,
+                      share=args.human_share, n_human=args.human_count,
+                      mode="exactly" if args.exactly else "at_most", audit=args.audit,
+                      seed=args.seed)
+    out = Path(args.output)
+    if args.format == "csv":
+        queue_table(design, plan.selection, plan.queue_rank).to_csv(out, index=False)
+    else:
+        out.write_text(labelstudio.task_json(labelstudio.tasks(design, plan.queue_rank)),
+                       encoding="utf-8")
+        out.with_suffix(".xml").write_text(
+            labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+            encoding="utf-8")
+    counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
+    print(f"{plan.n_to_label} rows to label ({counts}); queue written to {out}")
+    return 0

@@ -1,0 +1,13 @@
+"""Running a real evaluation round: plan who labels what, certify, estimate with intervals.
+
+Parts:
+
+* :mod:`core.evaluation.design`: the ``selection`` of every row (calibration, routed, audit,
+  machine), loading a round's table, planning the annotation queue.
+* :mod:`core.evaluation.guarantee`: guarantee mode, a finite-sample certificate that the
+  machine's error rate on the rows it keeps is at most alpha.
+* :mod:`core.evaluation.estimate`: the final class shares and accuracy with their intervals.
+* :mod:`core.evaluation.planner`: the interval width an audit will give, the audit a target
+  width needs.
+* :mod:`core.evaluation.labelstudio`: the queue as Label Studio tasks and labelling config.
+"""

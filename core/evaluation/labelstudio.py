@@ -1,0 +1,117 @@
+"""The annotation queue as Label Studio files: task import JSON and a labelling config.
+
+A task carries what an annotator needs and nothing that would sway them: the free-text
+columns, the ``sample_id`` that joins the label back (the mapped sample id, else the 1-based
+row number of the table), ``queue_rank`` and a dialogue id / turn when known. The machine's
+label and confidence, gold labels and the row's selection are left out on purpose: an audit
+is only an unbiased check of the machine if the humans label blind.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+import numpy as np
+
+from core.evaluation.design import Design
+
+__all__ = ["tasks", "labelling_config", "task_json"]
+
+#: Name of the choices control in :func:`labelling_config` (what annotations are read from).
+CHOICES_NAME = "label"
+
+
+def _plain(v: Any) -> Any:
+    if v is None:
+        return None
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        return None if math.isnan(v) else float(v)
+    if isinstance(v, (np.bool_,)):
+        return bool(v)
+    try:
+        import pandas as pd
+
+        if v is pd.NA:
+            return None
+    except ImportError:  # pragma: no cover
+        pass
+    return v if isinstance(v, (int, str, bool)) else str(v)
+
+
+def _field(name: str) -> str:
+    """A Label Studio data key / tag name: letters, digits and underscores."""
+    key = re.sub(r"\W", "_", str(name)).strip("_") or "text"
+    return key if not key[0].isdigit() else f"c_{key}"
+
+
+def tasks(design: Design, queue_rank: np.ndarray) -> list[dict[str, Any]]:
+    """Label Studio tasks for the rows to label, in queue order.
+
+    Parameters
+    ----------
+    design : Design
+    queue_rank : array of shape (M,)
+        1..n on the rows to label, NaN elsewhere.
+
+    Returns
+    -------
+    list of dict
+        ``{"data": {"sample_id": ..., "queue_rank": ..., <text columns>..., "dialogue_id",
+        "turn"}}`` per row to label.
+    """
+    rank = np.asarray(queue_rank, dtype=float)
+    rows = np.flatnonzero(np.isfinite(rank))
+    rows = rows[np.argsort(rank[rows], kind="stable")]
+    ids = design.sample_ids()
+    f = design.data.frame
+    texts = design.data.text_columns
+    out = []
+    for i in rows:
+        data: dict[str, Any] = {"sample_id": _plain(ids[i]), "queue_rank": int(rank[i])}
+        for col in ("dialogue_id", "turn"):
+            if col in f:
+                data[col] = _plain(f[col].iat[i])
+        for col in texts:
+            data[_field(col)] = _plain(f[col].iat[i])
+        out.append({"data": data})
+    return out
+
+
+def labelling_config(labels: list | tuple, text_columns: list[str] | None = None) -> str:
+    """A Label Studio labelling config: the text fields and one single-choice control.
+
+    Parameters
+    ----------
+    labels : sequence
+        The dataset's classes; each becomes a ``<Choice>`` whose value is the label as text.
+    text_columns : list of str, optional
+        Columns shown to the annotator; without any, the sample id is shown.
+
+    Returns
+    -------
+    str
+        XML for the project's ``label_config``.
+    """
+    fields = [_field(c) for c in (text_columns or [])] or ["sample_id"]
+    lines = ["<View>"]
+    for name in fields:
+        lines.append(f'  <Header value={quoteattr(name)}/>')
+        lines.append(f'  <Text name={quoteattr("show_" + name)} value={quoteattr("$" + name)}/>')
+    lines.append(f'  <Choices name="{CHOICES_NAME}" toName={quoteattr("show_" + fields[-1])} '
+                 'choice="single" showInline="true" required="true">')
+    for v in labels:
+        lines.append(f"    <Choice value={quoteattr(str(v))}/>")
+    lines.append("  </Choices>")
+    lines.append("</View>")
+    return "\n".join(lines) + "\n"
+
+
+def task_json(task_list: list[dict[str, Any]]) -> str:
+    """Serialise tasks as Label Studio's import JSON (a list)."""
+    return json.dumps(task_list, ensure_ascii=False, indent=1)
