@@ -1,0 +1,161 @@
+"""``hmceval queue``, ``certify`` and ``estimate``: the JSON/CSV contract and error exits."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from core.cli import main
+
+CERTIFY_KEYS = ["alpha", "delta", "lambda", "M", "n_calibration", "threshold", "kept_share_grid",
+                "n_machine", "n_human", "machine_share", "risk_upper_bound", "calibration_kept",
+                "calibration_kept_errors", "predicted_human_effort", "guarantee"]
+ESTIMATE_KEYS = ["M", "n_calibration", "n_routed", "n_audit", "n_machine", "confidence",
+                 "class_shares", "accuracy", "random_equivalent", "by_group"]
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_queue_certify_loop_on_the_release(capsys, hmceval_tsv, tmp_path):
+    q = tmp_path / "q.csv"
+    code, out, err = run_cli(capsys, "queue", hmceval_tsv, "--calibration", 1000, "--seed", 3,
+                             "-o", q)
+    assert code == 0, err
+    assert "1000 rows to label" in out
+    table = pd.read_csv(q)
+    original = pd.read_csv(hmceval_tsv, sep="\t")
+    assert list(table.columns) == list(original.columns) + ["selection", "queue_rank"]
+    assert (table["selection"] == "calibration").sum() == 1000
+    assert table["selection"].isna().sum() == 4673
+    # the same seed writes the same queue
+    q2 = tmp_path / "q2.csv"
+    assert run_cli(capsys, "queue", hmceval_tsv, "--calibration", 1000, "--seed", 3, "-o", q2)[0] == 0
+    assert q.read_bytes() == q2.read_bytes()
+
+    c = tmp_path / "c.csv"
+    code, out, err = run_cli(capsys, "certify", q, "--alpha", 0.05, "--delta", 0.1, "--json",
+                             "-o", c)
+    assert code == 0, err
+    res = json.loads(out)
+    assert list(res)[:len(CERTIFY_KEYS)] == CERTIFY_KEYS
+    assert res["M"] == 5673 and res["n_calibration"] == 1000 and res["lambda"] == 0
+    assert res["n_machine"] + res["n_human"] == 4673
+    assert res["machine_share"] == pytest.approx(res["n_machine"] / 4673)
+    assert res["risk_upper_bound"] <= 0.05
+    assert res["calibration_kept_errors"] <= res["calibration_kept"]
+    out_table = pd.read_csv(c)
+    assert (out_table["selection"] == "machine").sum() == res["n_machine"]
+    assert (out_table["selection"] == "routed").sum() == res["n_human"]
+    # every kept row has a gain no larger than the threshold (lam 0: g = 1 - a)
+    kept = out_table[out_table["selection"] == "machine"]
+    assert (1 - kept["machine_confidence"] <= res["threshold"] + 1e-12).all()
+    routed = out_table[out_table["selection"] == "routed"]
+    assert (1 - routed["machine_confidence"] > res["threshold"]).all()
+
+
+def test_certify_with_lam_46_says_nothing_was_certified(capsys, hmceval_tsv, tmp_path):
+    q = tmp_path / "q.csv"
+    run_cli(capsys, "queue", hmceval_tsv, "--calibration", 1000, "--seed", 3, "-o", q)
+    code, out, err = run_cli(capsys, "certify", q, "--alpha", 0.05, "--delta", 0.1, "--lam", 4.6,
+                             "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["threshold"] is None and res["kept_share_grid"] is None and res["n_machine"] == 0
+    assert res["risk_upper_bound"] is None
+    assert res["guarantee"].startswith("Nothing could be certified")
+
+
+def test_queue_budget_then_estimate(capsys, hmceval_tsv, tmp_path):
+    q = tmp_path / "q.csv"
+    code, out, err = run_cli(capsys, "queue", hmceval_tsv, "--lam", 0, "--human-share", 0.5,
+                             "--audit", 200, "--seed", 1, "-o", q)
+    assert code == 0, err
+    table = pd.read_csv(q)
+    assert table["selection"].value_counts().to_dict() == {"routed": 2836, "machine": 2637,
+                                                           "audit": 200}
+    assert table["queue_rank"].notna().sum() == 3036
+    code, out, err = run_cli(capsys, "estimate", q, "--group", "turns", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert list(res)[:len(ESTIMATE_KEYS)] == ESTIMATE_KEYS
+    assert (res["M"], res["n_routed"], res["n_audit"], res["n_machine"]) == (5673, 2836, 200, 2637)
+    share = res["class_shares"]["1"]
+    assert share["ci_low"] < share["estimate"] < share["ci_high"]
+    assert share["ci_high"] - share["ci_low"] < 0.03
+    assert res["accuracy"]["ci_low"] < res["accuracy"]["estimate"] <= res["accuracy"]["ci_high"]
+    assert set(res["random_equivalent"]) == {"0", "1"}
+    assert sum(g["M"] for g in res["by_group"]["turns"].values()) == 5673
+    # human labels are read on labelled rows only: changing gold on machine rows changes nothing
+    table.loc[table["selection"] == "machine", "target"] = 1 - table.loc[
+        table["selection"] == "machine", "target"]
+    flipped = tmp_path / "flipped.csv"
+    table.to_csv(flipped, index=False)
+    code, out2, err = run_cli(capsys, "estimate", flipped, "--group", "turns", "--json")
+    assert json.loads(out2) == res
+    # several paths: a list
+    code, out3, err = run_cli(capsys, "estimate", q, flipped, "--json")
+    assert code == 0 and len(json.loads(out3)) == 2
+
+
+def test_queue_labelstudio_format(capsys, hmceval_tsv, tmp_path):
+    out = tmp_path / "tasks.json"
+    code, _, err = run_cli(capsys, "queue", hmceval_tsv, "--lam", 0, "--human-count", 50,
+                           "--audit", 10, "--format", "labelstudio", "-o", out)
+    assert code == 0, err
+    tasks = json.loads(out.read_text())
+    assert len(tasks) == 60 and [t["data"]["queue_rank"] for t in tasks] == list(range(1, 61))
+    assert all("machine_predict" not in t["data"] and "target" not in t["data"] for t in tasks)
+    assert "<Choices" in out.with_suffix(".xml").read_text()
+
+
+def write(tmp_path, df, name="t.csv"):
+    path = tmp_path / name
+    df.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["certify", "{p}", "--alpha", "1.5", "--delta", "0.1"], "--alpha must be strictly between"),
+    (["certify", "{p}", "--alpha", "0.1", "--delta", "nan"], "--delta must be strictly between"),
+    (["certify", "{p}", "--alpha", "0.1", "--delta", "0.1", "--lam", "-1"], "lambda must be"),
+    (["estimate", "{p}", "--confidence", "1"], "--confidence must be strictly between"),
+    (["estimate", "{p}", "--group", "nope"], "column 'nope' is not in the table"),
+    (["queue", "{p}", "--audit", "3", "-o", "{o}"], "give a budget"),
+    (["queue", "{p}", "--calibration", "-2", "-o", "{o}"], "--calibration must be >= 0"),
+    (["queue", "{p}", "--human-share", "2", "-o", "{o}"], "--human-share must be in"),
+    (["queue", "{p}", "--human-share", "0.5", "--seed", "-1", "-o", "{o}"], "--seed must be"),
+    (["estimate", "{p}", "--col", "selection=nope"], "'nope' \\(mapped to selection\\)"),
+])
+def test_bad_options_exit_2(capsys, tmp_path, argv, match):
+    df = pd.DataFrame({"machine_label": [0, 1, 0, 1], "machine_confidence": [0.9, 0.8, 0.7, 0.6],
+                       "human_label": [0, 1, None, None],
+                       "selection": ["routed", "audit", "machine", "machine"]})
+    p = write(tmp_path, df)
+    args = [a.format(p=p, o=tmp_path / "o.csv") for a in argv]
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and out == ""
+    assert err.startswith(f"hmceval {args[0]}: error:")
+    assert re.search(match, err), err
+
+
+def test_estimate_names_unlabelled_routed_rows(capsys, tmp_path):
+    df = pd.DataFrame({"machine_label": [0, 1, 0, 1, 0], "machine_confidence": 0.5,
+                       "human_label": [0, None, None, 1, None],
+                       "selection": ["routed", "routed", "routed", "audit", "machine"]})
+    code, out, err = run_cli(capsys, "estimate", write(tmp_path, df), "--json")
+    assert code == 2 and "2 routed rows have no human label: rows 2, 3" in err
+
+
+def test_certify_without_calibration_rows(capsys, tmp_path):
+    df = pd.DataFrame({"machine_label": [0, 1, 0, 1], "machine_confidence": 0.5,
+                       "selection": ["routed", "machine", "machine", "machine"]})
+    code, out, err = run_cli(capsys, "certify", write(tmp_path, df), "--alpha", 0.1,
+                             "--delta", 0.1)
+    assert code == 2 and "no calibration row" in err
