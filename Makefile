@@ -20,4 +20,4 @@ test: install browser
 	$(PYTHON) -m pytest
 
 bench: install
-	for b in sae agreement hee scorekeeping tooltalk mce; do $(PYTHON) bench/$$b.py || exit 1; done
+	for b in sae agreement hee scorekeeping tooltalk mce certify; do $(PYTHON) bench/$$b.py || exit 1; done
