@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
-from core.evaluation.design import Design
+from core.evaluation.design import LABELLED, Design
 from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
 
 __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_interval",
@@ -294,7 +294,13 @@ def estimate(design: Design, *, groups: list[str] | None = None,
         raise DataError("the table has no 'selection' column (calibration/routed/audit/machine "
                         "per row); plan the round with hmceval queue or certify, or map the "
                         "column with --col selection=NAME")
-    labels = list(design.data.labels)
+    sel_words = design.selection
+    present = set(design.machine_label.tolist()) | {
+        v for v, w in zip(design.human_label, sel_words) if v is not None and w in LABELLED}
+    try:
+        labels = sorted(present)
+    except TypeError:
+        labels = sorted(present, key=str)
     index = {v: i for i, v in enumerate(labels)}
     mach = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
                        count=design.M)

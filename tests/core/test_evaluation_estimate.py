@@ -221,3 +221,10 @@ def test_planner_predicts_the_simulated_width(release):
     expected = expected_half_width(inp.M, int(kept.sum()), 200, r)
     s = simulate_budget(inp, mach, gold, lam=0.0, n_human=n, audit=200, rounds=300, seed=3)
     assert expected == pytest.approx(s.summary["width_1"] / 2, rel=0.2)
+
+
+def test_labels_on_machine_rows_are_ignored_even_as_classes():
+    df = frame_round()
+    df.loc[2, "gold"] = "not-a-class"  # a machine row: never read
+    r = estimate(load_design(df, {"human_label": "gold"}))
+    assert set(r["class_shares"]) == {"safe", "unsafe"}
