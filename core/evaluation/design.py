@@ -44,6 +44,7 @@ __all__ = [
     "QueuePlan",
     "plan_queue",
     "queue_table",
+    "add_audit",
 ]
 
 #: The four selection values, in the order a round fills them.
@@ -341,3 +342,53 @@ def queue_table(design: Design, selection: np.ndarray,
                                      dtype="Int64")
         out.loc[~np.isfinite(rank), "queue_rank"] = pd.NA
     return out
+
+
+def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed: int = 0,
+              has_label: np.ndarray | None = None,
+              gain: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Draw an audit from the ``machine`` rows of a decided round and queue every row to label.
+
+    Used after certification, when the rows the machine keeps are fixed: a simple random
+    sample of them (without replacement) becomes ``audit``. Queue ranks are renumbered:
+    rows already ranked keep their order, then the new audit rows (random order), then
+    routed rows that had no rank.
+
+    Parameters
+    ----------
+    selection : array of shape (M,)
+    queue_rank : array of shape (M,)
+    audit : int
+        Audit size, at most the number of ``machine`` rows.
+    seed : int
+    has_label : bool array of shape (M,), optional
+        Rows already labelled (never queued).
+    gain : array of shape (M,), optional
+        Gains of the rows; unranked routed rows are queued by descending gain (else in row
+        order).
+
+    Returns
+    -------
+    (selection, queue_rank)
+    """
+    sel = np.asarray(selection, dtype=object).copy()
+    rank = np.asarray(queue_rank, dtype=float).copy()
+    machine = np.flatnonzero(sel == "machine")
+    if not isinstance(audit, (int, np.integer)) or audit < 0:
+        raise DataError(f"audit size must be a whole number >= 0, got {audit}")
+    if audit > len(machine):
+        raise DataError(f"audit size {audit} exceeds the {len(machine)} rows the machine keeps")
+    rng = np.random.default_rng(int(seed))
+    new_audit = machine[rng.choice(len(machine), size=audit, replace=False)] if audit else \
+        np.array([], dtype=np.int64)
+    sel[new_audit] = "audit"
+    has = np.zeros(len(sel), dtype=bool) if has_label is None else np.asarray(has_label, bool)
+    ranked = np.flatnonzero(np.isfinite(rank) & ~has)
+    ranked = ranked[np.argsort(rank[ranked], kind="stable")]
+    routed = np.flatnonzero((sel == "routed") & ~np.isfinite(rank) & ~has)
+    if gain is not None and len(routed):
+        routed = routed[np.argsort(-np.asarray(gain, dtype=float)[routed], kind="stable")]
+    order = np.concatenate([ranked, new_audit[~has[new_audit]], routed]).astype(np.int64)
+    rank = np.full(len(sel), np.nan)
+    rank[order] = np.arange(1, len(order) + 1)
+    return sel, rank

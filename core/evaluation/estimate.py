@@ -312,7 +312,8 @@ def estimate(design: Design, *, groups: list[str] | None = None,
         v = hum_obj[i]
         if v is not None:
             hum[i] = index[v]
-    if "human_label" not in design.data.frame and labelled_sel.any():
+    if "human_label" not in design.data.frame and labelled_sel.any() \
+            and not design.has_label.any():
         raise DataError("no human label column: map one with --col human_label=NAME (labels "
                         "are read on calibration, routed and audit rows)")
     keys = [_label_key(v) for v in labels]

@@ -1,0 +1,239 @@
+"""An evaluation round kept in the workspace: plan, label, certify, estimate, final table.
+
+One function per step; the Evaluate page and the CLI (``hmceval report``) both call these, so
+a round means the same thing everywhere. The round's human labels are only those imported into
+the workspace (or filled by :func:`simulate_annotators` from a gold column, for demonstrations):
+a gold column of the dataset is never read as a human label by itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.data import EvalData, prepare
+from core.errors import DataError
+from core.evaluation.design import (LABELLED, Design, add_audit, plan_queue, queue_table)
+from core.evaluation.estimate import estimate
+from core.evaluation.guarantee import certify
+from core.sae import gains
+from core.workspace.store import Workspace
+
+__all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
+           "simulate_annotators", "import_labels", "certify_round", "estimate_round",
+           "final_table", "effort_summary", "round_summary"]
+
+
+def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
+    """Store the dataset (as loaded, with its column mapping) once; its id."""
+    return ws.add_dataset(data.raw, name=data.name, roles=_roles(data), source=source)
+
+
+def _roles(data: EvalData) -> dict[str, Any]:
+    return {k: v for k, v in data.roles.items()}
+
+
+def data_from_workspace(ws: Workspace, dataset_id: int) -> EvalData:
+    """The stored dataset through the data contract, as it was mapped when stored."""
+    d = ws.dataset(dataset_id)
+    return prepare(d["raw"], d["roles"], name=d["name"])
+
+
+def _design(data: EvalData, selection: np.ndarray, labels: dict[int, Any]) -> Design:
+    """A Design over ``data`` whose human labels are the round's imported labels only."""
+    roles = dict(data.roles)
+    roles["human_label"] = None
+    base = prepare(data.raw, roles, name=data.name, partial_gold=True)
+    human = np.full(base.M, None, dtype=object)
+    for row, value in labels.items():
+        human[row] = value
+    return Design(data=base, selection=np.asarray(selection, dtype=object), human_label=human,
+                  selection_column="selection", has_selection=True)
+
+
+def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
+               scenario_id: int | None = None) -> int:
+    """Plan a round and store it.
+
+    Parameters
+    ----------
+    kind : {"budget", "guarantee"}
+        Budget: ``settings`` has ``lam``, ``share``, ``mode``, ``audit``, ``seed``; the SAE
+        routes and the audit is drawn at once. Guarantee: ``calibration``, ``seed`` (and
+        ``alpha``, ``delta``, ``lam``, ``audit`` for the certification that follows): only the
+        calibration sample is drawn now.
+    """
+    design = _design(data, np.full(data.M, "", dtype=object), {})
+    seed = int(settings.get("seed", 0))
+    if kind == "budget":
+        plan = plan_queue(design, lam=float(settings["lam"]), share=float(settings["share"]),
+                          mode=settings.get("mode", "at_most"), audit=int(settings.get("audit", 0)),
+                          seed=seed)
+    elif kind == "guarantee":
+        plan = plan_queue(design, calibration=int(settings["calibration"]), seed=seed)
+    else:
+        raise DataError(f"round kind must be 'budget' or 'guarantee', got {kind!r}")
+    dsid = dataset_id_for(ws, data)
+    return ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
+                           queue_rank=plan.queue_rank, scenario_id=scenario_id)
+
+
+def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
+    """The round record and its Design (selection + imported labels)."""
+    rnd = ws.round(round_id)
+    data = data_from_workspace(ws, rnd["dataset_id"])
+    return rnd, _design(data, rnd["selection"], ws.round_labels(round_id))
+
+
+def progress(rnd: dict[str, Any], design: Design) -> dict[str, Any]:
+    """How far the labelling is: per selection, rows to label and rows labelled."""
+    has = design.has_label
+    sel = design.selection
+    out: dict[str, Any] = {}
+    for value in LABELLED:
+        rows = sel == value
+        out[value] = {"rows": int(rows.sum()), "labelled": int((rows & has).sum())}
+    need = np.isin(sel, LABELLED)
+    out["to_label"] = int(need.sum())
+    out["labelled"] = int((need & has).sum())
+    out["machine"] = int((sel == "machine").sum())
+    out["undecided"] = int((sel == "").sum())
+    return out
+
+
+def simulate_annotators(ws: Workspace, round_id: int, *, fraction: float = 1.0) -> int:
+    """Fill labels from the dataset's gold column for the first ``fraction`` of the queue.
+
+    For demonstrations on data with gold labels on every row; recorded as an import whose
+    source is ``simulated``.
+    """
+    if not 0 < fraction <= 1:
+        raise DataError(f"fraction of the queue must be in (0, 1], got {fraction}")
+    rnd, design = round_design(ws, round_id)
+    data = data_from_workspace(ws, rnd["dataset_id"])
+    if not data.has_gold:
+        raise DataError("this dataset has no gold label column: the annotators cannot be "
+                        "simulated; export the queue and import real labels")
+    rank = rnd["queue_rank"]
+    todo = np.flatnonzero(np.isfinite(rank) & ~design.has_label)
+    todo = todo[np.argsort(rank[todo], kind="stable")]
+    n = int(np.ceil(fraction * len(todo)))
+    rows = todo[:n]
+    if not len(rows):
+        raise DataError("every row of the queue is labelled already")
+    gold = data.frame["human_label"].to_numpy(dtype=object)
+    return ws.add_labels(round_id, rows, [gold[r] for r in rows], source="simulated",
+                         notices=[f"labels filled from the gold column for {n} rows"])
+
+
+def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, *, source: str,
+                  file_name: str | None = None, notices: list[str] | None = None) -> int:
+    """Store returned labels; rows must be ones the round asks humans to label."""
+    rnd, design = round_design(ws, round_id)
+    rows = np.asarray(rows, dtype=np.int64)
+    sel = design.selection
+    outside = rows[~np.isin(sel[rows], LABELLED)]
+    if len(outside):
+        raise DataError(f"{len(outside)} labelled rows are not in this round's queue (for "
+                        f"example row {int(outside[0]) + 1}, selection "
+                        f"'{sel[outside[0]] or 'undecided'}'); nothing was imported")
+    classes = set(design.data.labels)
+    bad = [v for v in labels if v not in classes]
+    if bad:
+        raise DataError(f"label {bad[0]!r} is not one of the dataset's classes "
+                        f"({', '.join(map(str, sorted(classes, key=str)))}); nothing was imported")
+    return ws.add_labels(round_id, rows, list(labels), source=source, file_name=file_name,
+                         notices=notices)
+
+
+def certify_round(ws: Workspace, round_id: int, *, alpha: float, delta: float, lam: float = 0.0,
+                  audit: int = 0, seed: int = 0) -> dict[str, Any]:
+    """Certify a guarantee round on its labelled calibration rows, then route and queue.
+
+    The rows outside the calibration sample become ``machine`` or ``routed``; an optional
+    audit (a simple random sample of the machine's rows) gives the final estimate an interval.
+    The certificate is stored as the round's ``certify`` result.
+    """
+    rnd, design = round_design(ws, round_id)
+    if rnd["kind"] != "guarantee":
+        raise DataError("only a guarantee round is certified (this round was planned with a "
+                        "budget)")
+    if (design.selection[design.selection != "calibration"] != "").any():
+        raise DataError("this round is certified already; plan a new round to certify again")
+    res = certify(design, alpha=alpha, delta=delta, lam=lam)
+    sel = res["selection"]
+    rank = np.where(sel == "calibration", rnd["queue_rank"], np.nan)
+    inp = design.inputs()
+    g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
+    sel, rank = add_audit(sel, rank, int(audit), seed=seed, has_label=design.has_label, gain=g)
+    ws.update_plan(round_id, sel, rank, action="certified",
+                   detail={"alpha": alpha, "delta": delta, "lambda": lam, "audit": audit})
+    out = {k: v for k, v in res.items() if k not in ("selection", "steps")}
+    out["audit"] = int(audit)
+    ws.save_result(round_id, "certify", out)
+    return out
+
+
+def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
+                   confidence: float = 0.95) -> dict[str, Any]:
+    """The final estimates of a round (stored as its latest ``estimate`` result)."""
+    _, design = round_design(ws, round_id)
+    res = estimate(design, groups=groups, confidence=confidence)
+    ws.save_result(round_id, "estimate", res)
+    return res
+
+
+def final_table(design: Design) -> pd.DataFrame:
+    """Every original column, ``selection``, ``human_label`` (returned labels) and
+    ``final_label`` (the human label where a human labelled, else the machine label)."""
+    out = queue_table(design, design.selection)
+    human = design.human_label
+    mach = design.machine_label
+    use_human = np.isin(design.selection, LABELLED) & design.has_label
+    out["human_label_returned"] = pd.Series(np.where(use_human, human, None), dtype=object)
+    out["final_label"] = pd.Series(np.where(use_human, human, mach), dtype=object)
+    return out
+
+
+def effort_summary(design: Design) -> dict[str, Any]:
+    """Human effort of the labelled rows against labelling every row.
+
+    Uses the ground-truth effort column when the dataset has one, else the predicted effort
+    (``effort_unit`` says which); rows count 1 each with neither.
+    """
+    f = design.data.frame
+    if "human_effort" in f:
+        effort, unit = f["human_effort"].to_numpy(float), "human_effort"
+    else:
+        effort, unit = f["predicted_effort"].to_numpy(float), design.data.effort_source
+    labelled = np.isin(design.selection, LABELLED)
+    total = float(effort.sum())
+    spent = float(effort[labelled].sum())
+    return {"rows_labelled": int(labelled.sum()), "rows_total": design.M,
+            "effort_spent": spent, "effort_all": total,
+            "effort_share": spent / total if total > 0 else None, "effort_unit": unit}
+
+
+def round_summary(ws: Workspace, round_id: int) -> dict[str, Any]:
+    """Everything a report needs about one round, computed once."""
+    rnd, design = round_design(ws, round_id)
+    prog = progress(rnd, design)
+    out: dict[str, Any] = {"round": {k: rnd[k] for k in ("id", "dataset_id", "kind", "settings",
+                                                           "created", "created_by")},
+                           "progress": prog, "effort": effort_summary(design),
+                           "certificate": ws.latest_result(round_id, "certify")}
+    missing = prog["calibration"]["rows"] - prog["calibration"]["labelled"] + \
+        prog["routed"]["rows"] - prog["routed"]["labelled"]
+    out["estimate"] = None
+    out["estimate_error"] = None
+    if prog["undecided"]:
+        out["estimate_error"] = ("the round is not decided yet: label the calibration sample "
+                                 "and certify")
+    elif missing:
+        out["estimate_error"] = (f"{missing} calibration/routed rows still need a human label")
+    else:
+        groups = [c for c in design.data.subgroup_columns]
+        out["estimate"] = estimate(design, groups=groups)
+    return out

@@ -1,0 +1,566 @@
+"""The workspace: datasets, scenarios, label rounds, labels and results that survive restarts.
+
+**Storage.** One folder (default ``~/.hmceval/workspace``; the environment variable
+``HMCEVAL_WORKSPACE`` or the CLI's ``--workspace`` override it) holding ``workspace.sqlite``
+(SQLite through the standard library) and ``tables/`` (Parquet files). Why SQLite and not
+DuckDB: it ships with Python (no new dependency, no native build), it is transactional with
+write-ahead logging (readers never block the one writer; a second writer waits up to 30 s
+instead of failing), and everything the workspace stores is small and row-shaped except whole
+tables, which go to Parquet files named by their content hash. A Parquet file is written
+*before* the transaction that refers to it commits; if anything fails in between the file is
+merely unreferenced, so a crash in the middle of an import leaves the previous state.
+
+**Schema.** ``meta.schema_version`` is the version the file was last migrated to;
+:data:`MIGRATIONS` lists the SQL that takes version n - 1 to n, applied in order when a newer
+app opens an older workspace (in one transaction). A workspace written by a newer app than this
+one is refused with a clear message rather than misread.
+
+Tables: ``datasets`` (a loaded table: name, content hash, column mapping, Parquet file),
+``scenarios`` (dataset + settings: mapping, N, lambda, mode, constraints, alpha, delta, audit,
+calibration, seed), ``rounds`` (a planned queue: the selection and queue rank of every row, in
+a Parquet file, the settings it was planned with, who created it), ``events`` (exports and
+other actions on a round: who, what, when), ``label_imports`` and ``labels`` (labels that came
+back, accumulating over imports: for one row the latest import wins), ``results`` (estimates
+and certificates as JSON).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import getpass
+import hashlib
+import io
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError
+
+__all__ = ["SCHEMA_VERSION", "MIGRATIONS", "ENV_VAR", "default_root", "Workspace",
+           "SCENARIO_FORMAT", "table_hash"]
+
+ENV_VAR = "HMCEVAL_WORKSPACE"
+SCENARIO_FORMAT = "hmceval-scenario"
+
+#: SQL taking the schema from version i to i + 1 (index 0: empty -> 1).
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE datasets (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        roles_json TEXT NOT NULL,
+        n_rows INTEGER NOT NULL,
+        n_columns INTEGER NOT NULL,
+        file TEXT NOT NULL,
+        source TEXT NOT NULL,
+        created TEXT NOT NULL,
+        UNIQUE (content_hash, roles_json)
+    );
+    CREATE TABLE scenarios (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        name TEXT NOT NULL UNIQUE,
+        dataset_id INTEGER NOT NULL REFERENCES datasets(id),
+        settings_json TEXT NOT NULL,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL
+    );
+    CREATE TABLE rounds (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        dataset_id INTEGER NOT NULL REFERENCES datasets(id),
+        scenario_id INTEGER REFERENCES scenarios(id),
+        kind TEXT NOT NULL,
+        settings_json TEXT NOT NULL,
+        plan_file TEXT NOT NULL,
+        n_to_label INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        round_id INTEGER NOT NULL REFERENCES rounds(id),
+        action TEXT NOT NULL,
+        detail_json TEXT NOT NULL,
+        who TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    CREATE TABLE label_imports (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        round_id INTEGER NOT NULL REFERENCES rounds(id),
+        source TEXT NOT NULL,
+        file_name TEXT,
+        n_labels INTEGER NOT NULL,
+        notices_json TEXT NOT NULL,
+        who TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    CREATE TABLE labels (
+        import_id INTEGER NOT NULL REFERENCES label_imports(id),
+        round_id INTEGER NOT NULL REFERENCES rounds(id),
+        row INTEGER NOT NULL,
+        label_json TEXT NOT NULL,
+        PRIMARY KEY (import_id, row)
+    );
+    CREATE INDEX labels_round ON labels (round_id, row);
+    CREATE TABLE results (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        round_id INTEGER NOT NULL REFERENCES rounds(id),
+        kind TEXT NOT NULL,
+        result_json TEXT NOT NULL,
+        created TEXT NOT NULL
+    );
+    """,
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_root() -> Path:
+    """``$HMCEVAL_WORKSPACE`` when set, else ``~/.hmceval/workspace``."""
+    env = os.environ.get(ENV_VAR)
+    return Path(env).expanduser() if env else Path.home() / ".hmceval" / "workspace"
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _who() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in some containers
+        return "unknown"
+
+
+def table_hash(df: pd.DataFrame) -> str:
+    """Content hash of a table: its column names, dtypes and values (not its index)."""
+    h = hashlib.sha256()
+    h.update(json.dumps([str(c) for c in df.columns]).encode())
+    h.update(json.dumps([str(t) for t in df.dtypes]).encode())
+    h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _parquet_bytes(df: pd.DataFrame) -> bytes:
+    buf = io.BytesIO()
+    try:
+        df.to_parquet(buf, index=False)
+    except Exception as exc:  # pyarrow refuses mixed-type object columns
+        raise DataError(f"the table cannot be stored in the workspace: {exc}") from None
+    return buf.getvalue()
+
+
+class Workspace:
+    """A workspace folder. Every method opens its own connection, so one object can serve
+    several Streamlit sessions and threads; writes are single transactions.
+
+    Parameters
+    ----------
+    root : path, optional
+        The folder (created when missing); default :func:`default_root`.
+    """
+
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root).expanduser() if root is not None else default_root()
+        try:
+            (self.root / "tables").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataError(f"cannot create the workspace folder {self.root}: {exc}") from None
+        self.db_path = self.root / "workspace.sqlite"
+        self._migrate()
+
+    # ----------------------------------------------------------------------------- plumbing
+    @contextlib.contextmanager
+    def _connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        try:
+            con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise DataError(f"cannot open the workspace database {self.db_path}: {exc}") from None
+        try:
+            con.row_factory = sqlite3.Row
+            con.execute("PRAGMA foreign_keys = ON")
+            if write:
+                con.execute("BEGIN IMMEDIATE")
+            try:
+                yield con
+            except BaseException:
+                if write:
+                    con.execute("ROLLBACK")
+                raise
+            else:
+                if write:
+                    con.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"the workspace database {self.db_path} failed: {exc}") from None
+        finally:
+            con.close()
+
+    def _migrate(self) -> None:
+        with self._connect() as con:
+            con.execute("PRAGMA journal_mode = WAL")
+        with self._connect(write=True) as con:
+            has_meta = con.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
+                                   "name='meta'").fetchone()
+            version = 0
+            if has_meta:
+                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+                version = int(row[0]) if row else 0
+            if version > SCHEMA_VERSION:
+                raise DataError(f"the workspace {self.root} was written by a newer HMCEval Studio "
+                                f"(schema {version}; this version reads up to {SCHEMA_VERSION}); "
+                                "upgrade the app or choose another workspace folder")
+            for v in range(version, SCHEMA_VERSION):
+                for stmt in MIGRATIONS[v].split(";"):
+                    if stmt.strip():
+                        con.execute(stmt)
+                con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
+                            "('schema_version', ?)", (str(v + 1),))
+
+    @property
+    def schema_version(self) -> int:
+        with self._connect() as con:
+            return int(con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
+
+    def _write_table(self, df: pd.DataFrame) -> str:
+        data = _parquet_bytes(df)
+        name = hashlib.sha256(data).hexdigest()[:32] + ".parquet"
+        path = self.root / "tables" / name
+        if not path.exists():
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        return name
+
+    def _read_table(self, name: str) -> pd.DataFrame:
+        path = self.root / "tables" / name
+        if not path.exists():
+            raise DataError(f"the workspace table file {path} is missing")
+        return pd.read_parquet(path)
+
+    # ----------------------------------------------------------------------------- datasets
+    def add_dataset(self, raw: pd.DataFrame, *, name: str, roles: dict[str, Any] | None = None,
+                    source: str = "upload") -> int:
+        """Store a table (as loaded) with its column mapping; the same content and mapping
+        stored twice is one dataset. Returns its id."""
+        roles_json = json.dumps(roles or {}, sort_keys=True, default=str)
+        digest = table_hash(raw)
+        with self._connect() as con:
+            row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
+                              (digest, roles_json)).fetchone()
+        if row:
+            return int(row["id"])
+        file = self._write_table(raw)
+        with self._connect(write=True) as con:
+            row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
+                              (digest, roles_json)).fetchone()
+            if row:
+                return int(row["id"])
+            cur = con.execute(
+                "INSERT INTO datasets (name, content_hash, roles_json, n_rows, n_columns, file, "
+                "source, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (str(name), digest, roles_json, len(raw), raw.shape[1], file, source, _now()))
+            return int(cur.lastrowid)
+
+    def list_datasets(self) -> pd.DataFrame:
+        """Every stored dataset: ``id``, ``name``, ``n_rows``, ``n_columns``, ``source``,
+        ``created``, ``content_hash``."""
+        with self._connect() as con:
+            rows = con.execute("SELECT id, name, n_rows, n_columns, source, created, content_hash "
+                               "FROM datasets ORDER BY id").fetchall()
+        return pd.DataFrame([dict(r) for r in rows],
+                            columns=["id", "name", "n_rows", "n_columns", "source", "created",
+                                     "content_hash"])
+
+    def dataset(self, dataset_id: int) -> dict[str, Any]:
+        """A stored dataset: ``id``, ``name``, ``roles``, ``raw`` (the table), ... ."""
+        with self._connect() as con:
+            row = con.execute("SELECT * FROM datasets WHERE id=?", (int(dataset_id),)).fetchone()
+        if row is None:
+            raise DataError(f"no dataset with id {dataset_id} in the workspace")
+        out = dict(row)
+        out["roles"] = json.loads(out.pop("roles_json"))
+        out["raw"] = self._read_table(out["file"])
+        return out
+
+    # ----------------------------------------------------------------------------- scenarios
+    def save_scenario(self, name: str, dataset_id: int, settings: dict[str, Any]) -> int:
+        """Create or replace the scenario called ``name``. Returns its id."""
+        name = str(name).strip()
+        if not name:
+            raise DataError("a scenario needs a name")
+        text = json.dumps(settings, sort_keys=True, default=_plain)
+        now = _now()
+        with self._connect(write=True) as con:
+            if con.execute("SELECT id FROM datasets WHERE id=?", (int(dataset_id),)).fetchone() is None:
+                raise DataError(f"no dataset with id {dataset_id} in the workspace")
+            row = con.execute("SELECT id FROM scenarios WHERE name=?", (name,)).fetchone()
+            if row:
+                con.execute("UPDATE scenarios SET dataset_id=?, settings_json=?, updated=? "
+                            "WHERE id=?", (int(dataset_id), text, now, row["id"]))
+                return int(row["id"])
+            cur = con.execute("INSERT INTO scenarios (name, dataset_id, settings_json, created, "
+                              "updated) VALUES (?, ?, ?, ?, ?)",
+                              (name, int(dataset_id), text, now, now))
+            return int(cur.lastrowid)
+
+    def list_scenarios(self) -> pd.DataFrame:
+        """``id``, ``name``, ``dataset_id``, ``dataset``, ``updated``."""
+        with self._connect() as con:
+            rows = con.execute("SELECT s.id, s.name, s.dataset_id, d.name AS dataset, s.updated "
+                               "FROM scenarios s JOIN datasets d ON d.id = s.dataset_id "
+                               "ORDER BY s.updated DESC, s.id DESC").fetchall()
+        return pd.DataFrame([dict(r) for r in rows],
+                            columns=["id", "name", "dataset_id", "dataset", "updated"])
+
+    def scenario(self, key: int | str) -> dict[str, Any]:
+        """A scenario by id or name: ``id``, ``name``, ``dataset_id``, ``settings``, ... ."""
+        with self._connect() as con:
+            row = None
+            if isinstance(key, str):
+                row = con.execute("SELECT * FROM scenarios WHERE name=?", (key,)).fetchone()
+            if row is None and (isinstance(key, (int, np.integer))
+                                or (isinstance(key, str) and key.isdigit())):
+                row = con.execute("SELECT * FROM scenarios WHERE id=?", (int(key),)).fetchone()
+        if row is None:
+            raise DataError(f"no scenario {key!r} in the workspace")
+        out = dict(row)
+        out["settings"] = json.loads(out.pop("settings_json"))
+        return out
+
+    def export_scenario(self, key: int | str) -> dict[str, Any]:
+        """A scenario as a JSON-able object others can import (the dataset by content hash)."""
+        sc = self.scenario(key)
+        with self._connect() as con:
+            d = dict(con.execute("SELECT name, content_hash, roles_json, n_rows FROM datasets "
+                                 "WHERE id=?", (sc["dataset_id"],)).fetchone())
+        return {"format": SCENARIO_FORMAT, "version": 1, "name": sc["name"],
+                "dataset": {"name": d["name"], "content_hash": d["content_hash"],
+                            "n_rows": d["n_rows"], "roles": json.loads(d["roles_json"])},
+                "settings": sc["settings"]}
+
+    def import_scenario(self, obj: Any, *, raw: pd.DataFrame | None = None,
+                        name: str | None = None) -> int:
+        """Load a scenario exported by :meth:`export_scenario`.
+
+        Parameters
+        ----------
+        obj : dict
+            The scenario object.
+        raw : DataFrame, optional
+            The scenario's table, when this workspace does not have it yet; its content hash
+            must match the scenario's.
+        name : str, optional
+            Store under another name.
+        """
+        if not isinstance(obj, dict) or obj.get("format") != SCENARIO_FORMAT:
+            raise DataError("not an HMCEval scenario file (expected a JSON object with "
+                            f"\"format\": \"{SCENARIO_FORMAT}\")")
+        if int(obj.get("version", 0)) > 1:
+            raise DataError(f"scenario format version {obj.get('version')} is newer than this "
+                            "app reads (1)")
+        for key in ("name", "dataset", "settings"):
+            if key not in obj:
+                raise DataError(f"scenario file: field '{key}' is missing")
+        ds = obj["dataset"]
+        if not isinstance(ds, dict) or "content_hash" not in ds:
+            raise DataError("scenario file: field 'dataset.content_hash' is missing")
+        if not isinstance(obj["settings"], dict):
+            raise DataError("scenario file: field 'settings' must be an object")
+        roles = ds.get("roles") or {}
+        roles_json = json.dumps(roles, sort_keys=True, default=str)
+        with self._connect() as con:
+            row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
+                              (ds["content_hash"], roles_json)).fetchone()
+            if row is None:
+                row = con.execute("SELECT id FROM datasets WHERE content_hash=?",
+                                  (ds["content_hash"],)).fetchone()
+        if row is not None and raw is None:
+            dataset_id = int(row["id"])
+            if json.loads(self._dataset_roles(dataset_id)) != roles:
+                dataset_id = self.add_dataset(self.dataset(dataset_id)["raw"],
+                                              name=ds.get("name", "dataset"), roles=roles,
+                                              source="scenario")
+        else:
+            if raw is None:
+                raise DataError(f"the scenario's dataset '{ds.get('name')}' is not in this "
+                                "workspace; give its table too (hmceval workspace import "
+                                "SCENARIO.json --data TABLE)")
+            if table_hash(raw) != ds["content_hash"]:
+                raise DataError(f"the table given is not the scenario's dataset "
+                                f"'{ds.get('name')}' (content differs)")
+            dataset_id = self.add_dataset(raw, name=ds.get("name", "dataset"), roles=roles,
+                                          source="scenario")
+        return self.save_scenario(name or obj["name"], dataset_id, obj["settings"])
+
+    def _dataset_roles(self, dataset_id: int) -> str:
+        with self._connect() as con:
+            return con.execute("SELECT roles_json FROM datasets WHERE id=?",
+                               (dataset_id,)).fetchone()[0]
+
+    # ----------------------------------------------------------------------------- rounds
+    def create_round(self, dataset_id: int, *, kind: str, settings: dict[str, Any],
+                     selection: np.ndarray, queue_rank: np.ndarray,
+                     scenario_id: int | None = None, who: str | None = None) -> int:
+        """Record a planned round (the selection and queue rank of every row)."""
+        plan = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
+                             "queue_rank": np.asarray(queue_rank, dtype=float)})
+        file = self._write_table(plan)
+        n_to_label = int(np.isfinite(plan["queue_rank"]).sum())
+        with self._connect(write=True) as con:
+            n = con.execute("SELECT n_rows FROM datasets WHERE id=?", (int(dataset_id),)).fetchone()
+            if n is None:
+                raise DataError(f"no dataset with id {dataset_id} in the workspace")
+            if int(n[0]) != len(plan):
+                raise DataError(f"the plan has {len(plan)} rows, the dataset {n[0]}")
+            cur = con.execute(
+                "INSERT INTO rounds (dataset_id, scenario_id, kind, settings_json, plan_file, "
+                "n_to_label, created_by, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (int(dataset_id), scenario_id, kind, json.dumps(settings, default=_plain),
+                 file, n_to_label, who or _who(), _now()))
+            rid = int(cur.lastrowid)
+            con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
+                        "(?, 'planned', ?, ?, ?)",
+                        (rid, json.dumps({"kind": kind, "n_to_label": n_to_label}),
+                         who or _who(), _now()))
+            return rid
+
+    def update_plan(self, round_id: int, selection: np.ndarray, queue_rank: np.ndarray, *,
+                    action: str, detail: dict[str, Any] | None = None,
+                    who: str | None = None) -> None:
+        """Replace a round's selection (after certification or an added audit), recorded."""
+        plan = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
+                             "queue_rank": np.asarray(queue_rank, dtype=float)})
+        file = self._write_table(plan)
+        with self._connect(write=True) as con:
+            con.execute("UPDATE rounds SET plan_file=?, n_to_label=? WHERE id=?",
+                        (file, int(np.isfinite(plan["queue_rank"]).sum()), int(round_id)))
+            con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
+                        "(?, ?, ?, ?, ?)", (int(round_id), action,
+                                            json.dumps(detail or {}, default=_plain),
+                                            who or _who(), _now()))
+
+    def list_rounds(self, dataset_id: int | None = None) -> pd.DataFrame:
+        """``id``, ``dataset_id``, ``scenario_id``, ``kind``, ``n_to_label``, ``n_labelled``,
+        ``created_by``, ``created``."""
+        q = ("SELECT r.id, r.dataset_id, r.scenario_id, r.kind, r.n_to_label, r.created_by, "
+             "r.created, (SELECT COUNT(DISTINCT row) FROM labels l WHERE l.round_id = r.id) "
+             "AS n_labelled FROM rounds r")
+        args: tuple = ()
+        if dataset_id is not None:
+            q += " WHERE r.dataset_id=?"
+            args = (int(dataset_id),)
+        with self._connect() as con:
+            rows = con.execute(q + " ORDER BY r.id DESC", args).fetchall()
+        return pd.DataFrame([dict(r) for r in rows],
+                            columns=["id", "dataset_id", "scenario_id", "kind", "n_to_label",
+                                     "created_by", "created", "n_labelled"])
+
+    def round(self, round_id: int) -> dict[str, Any]:
+        """A round: ``id``, ``dataset_id``, ``kind``, ``settings``, ``selection``,
+        ``queue_rank`` (arrays of shape (M,)), ``created_by``, ``created``."""
+        with self._connect() as con:
+            row = con.execute("SELECT * FROM rounds WHERE id=?", (int(round_id),)).fetchone()
+        if row is None:
+            raise DataError(f"no round with id {round_id} in the workspace")
+        out = dict(row)
+        out["settings"] = json.loads(out.pop("settings_json"))
+        plan = self._read_table(out["plan_file"])
+        sel = plan["selection"].astype(str).to_numpy(dtype=object)
+        out["selection"] = np.where(sel == "nan", "", sel).astype(object)
+        out["queue_rank"] = plan["queue_rank"].to_numpy(dtype=float)
+        return out
+
+    def record_event(self, round_id: int, action: str, detail: dict[str, Any] | None = None,
+                     who: str | None = None) -> None:
+        """Record an action on a round (an export, a push to Label Studio...)."""
+        with self._connect(write=True) as con:
+            con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
+                        "(?, ?, ?, ?, ?)", (int(round_id), action,
+                                            json.dumps(detail or {}, default=_plain),
+                                            who or _who(), _now()))
+
+    def events(self, round_id: int) -> pd.DataFrame:
+        with self._connect() as con:
+            rows = con.execute("SELECT action, detail_json AS detail, who, created FROM events "
+                               "WHERE round_id=? ORDER BY id", (int(round_id),)).fetchall()
+        return pd.DataFrame([dict(r) for r in rows], columns=["action", "detail", "who", "created"])
+
+    # ----------------------------------------------------------------------------- labels
+    def add_labels(self, round_id: int, rows: np.ndarray, labels: list, *, source: str,
+                   file_name: str | None = None, notices: list[str] | None = None,
+                   who: str | None = None) -> int:
+        """Store labels that came back for a round, in one transaction. Returns the import id.
+
+        Parameters
+        ----------
+        rows : int array
+            0-based row positions in the dataset.
+        labels : list
+            The label of each row (a class value of the dataset).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if len(rows) != len(labels):
+            raise DataError(f"{len(rows)} rows but {len(labels)} labels")
+        if len(np.unique(rows)) != len(rows):
+            raise DataError("one import holds two labels for the same row")
+        payload = [(int(r), json.dumps(_plain(v))) for r, v in zip(rows, labels)]
+        with self._connect(write=True) as con:
+            info = con.execute("SELECT d.n_rows FROM rounds r JOIN datasets d ON d.id = "
+                               "r.dataset_id WHERE r.id=?", (int(round_id),)).fetchone()
+            if info is None:
+                raise DataError(f"no round with id {round_id} in the workspace")
+            bad = rows[(rows < 0) | (rows >= int(info[0]))]
+            if len(bad):
+                raise DataError(f"row {int(bad[0])} is outside the dataset's {info[0]} rows")
+            cur = con.execute("INSERT INTO label_imports (round_id, source, file_name, n_labels, "
+                              "notices_json, who, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (int(round_id), source, file_name, len(rows),
+                               json.dumps(notices or []), who or _who(), _now()))
+            iid = int(cur.lastrowid)
+            con.executemany("INSERT INTO labels (import_id, round_id, row, label_json) VALUES "
+                            "(?, ?, ?, ?)", [(iid, int(round_id), r, v) for r, v in payload])
+            return iid
+
+    def round_labels(self, round_id: int) -> dict[int, Any]:
+        """row -> label for every labelled row of a round (the latest import wins)."""
+        with self._connect() as con:
+            rows = con.execute("SELECT row, label_json FROM labels WHERE round_id=? "
+                               "ORDER BY import_id", (int(round_id),)).fetchall()
+        return {int(r["row"]): json.loads(r["label_json"]) for r in rows}
+
+    def imports(self, round_id: int) -> pd.DataFrame:
+        with self._connect() as con:
+            rows = con.execute("SELECT id, source, file_name, n_labels, notices_json AS notices, "
+                               "who, created FROM label_imports WHERE round_id=? ORDER BY id",
+                               (int(round_id),)).fetchall()
+        return pd.DataFrame([dict(r) for r in rows],
+                            columns=["id", "source", "file_name", "n_labels", "notices", "who",
+                                     "created"])
+
+    # ----------------------------------------------------------------------------- results
+    def save_result(self, round_id: int, kind: str, result: dict[str, Any]) -> int:
+        from core.cli.common import dumps
+
+        with self._connect(write=True) as con:
+            cur = con.execute("INSERT INTO results (round_id, kind, result_json, created) VALUES "
+                              "(?, ?, ?, ?)", (int(round_id), kind, dumps(result, indent=None),
+                                               _now()))
+            return int(cur.lastrowid)
+
+    def latest_result(self, round_id: int, kind: str) -> dict[str, Any] | None:
+        with self._connect() as con:
+            row = con.execute("SELECT result_json FROM results WHERE round_id=? AND kind=? "
+                              "ORDER BY id DESC LIMIT 1", (int(round_id), kind)).fetchone()
+        return None if row is None else json.loads(row[0])
