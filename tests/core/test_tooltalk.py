@@ -474,7 +474,7 @@ def test_prediction_parameters_may_be_null_but_ground_truth_not():
 
 
 def test_huge_file_is_refused(monkeypatch, tmp_path):
-    monkeypatch.setattr(tt, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(tt.io, "MAX_FILE_BYTES", 100)
     with pytest.raises(DataError, match="above the limit"):
         tt.load_conversation_bytes(b" " * 101, source="big.json")
     path = tmp_path / "big.json"

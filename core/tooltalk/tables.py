@@ -1,0 +1,95 @@
+"""Tables for the page and the CLI: per conversation, per tool, action/non-action, incorrect actions."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from core.tooltalk.model import ConversationScore, METRIC_KEYS, is_action
+
+
+def conversation_table(scores: Sequence[ConversationScore]) -> pd.DataFrame:
+    """One row per conversation: ``conversation``, ``source``, the 12 metrics,
+    ``has_predictions``."""
+    rows = [{"conversation": s.name, "source": s.source, **s.metrics(), "has_predictions": s.has_predictions}
+            for s in scores]
+    return pd.DataFrame(rows, columns=["conversation", "source", *METRIC_KEYS, "has_predictions"])
+
+
+_BREAKDOWN_COLUMNS = ["ground_truths", "matched_ground_truths", "recall", "predictions", "matched_predictions",
+                      "precision", "failed_predictions", "bad_actions"]
+
+
+def _breakdown(scores: Sequence[ConversationScore], key: Callable[[str], Any], name: str) -> pd.DataFrame:
+    acc: dict[Any, dict[str, int]] = {}
+
+    def slot(k: Any) -> dict[str, int]:
+        return acc.setdefault(k, {"ground_truths": 0, "matched_ground_truths": 0, "predictions": 0,
+                                  "matched_predictions": 0, "failed_predictions": 0, "bad_actions": 0})
+
+    for s in scores:
+        for gt, m in zip(s.ground_truth_calls, s.ground_truth_matched):
+            d = slot(key(gt.api_name))
+            d["ground_truths"] += 1
+            d["matched_ground_truths"] += int(m)
+        for o in s.outcomes:
+            d = slot(key(o.call.api_name))
+            d["predictions"] += 1
+            d["matched_predictions"] += int(o.match)
+            d["failed_predictions"] += int(o.call.exception is not None)
+            d["bad_actions"] += int(o.bad_action)
+    rows = []
+    for k, d in acc.items():
+        rows.append({name: k, **d,
+                     "recall": d["matched_ground_truths"] / d["ground_truths"] if d["ground_truths"] else math.nan,
+                     "precision": d["matched_predictions"] / d["predictions"] if d["predictions"] else math.nan})
+    return pd.DataFrame(rows, columns=[name, *_BREAKDOWN_COLUMNS])
+
+
+def tool_breakdown(scores: Sequence[ConversationScore]) -> pd.DataFrame:
+    """Per tool, pooled over the conversations.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``tool``, ``is_action``, ``ground_truths``, ``matched_ground_truths``,
+        ``recall`` (matched / ground truths, NaN with none), ``predictions``,
+        ``matched_predictions``, ``precision`` (NaN with no prediction of that tool),
+        ``failed_predictions`` (exception not null), ``bad_actions``; sorted by tool.
+    """
+    df = _breakdown(scores, lambda n: n, "tool")
+    df.insert(1, "is_action", df["tool"].map(is_action).astype(bool))
+    return df.sort_values("tool", kind="stable").reset_index(drop=True)
+
+
+def action_breakdown(scores: Sequence[ConversationScore]) -> pd.DataFrame:
+    """The same counts as :func:`tool_breakdown`, for action vs non-action tools.
+
+    Returns
+    -------
+    DataFrame
+        Two rows, ``kind`` = ``"action"`` then ``"non-action"``.
+    """
+    df = _breakdown(scores, lambda n: "action" if is_action(n) else "non-action", "kind")
+    df = df.set_index("kind").reindex(["action", "non-action"])
+    counts = [c for c in _BREAKDOWN_COLUMNS if c not in ("recall", "precision")]
+    df[counts] = df[counts].fillna(0).astype(int)
+    return df.reset_index()
+
+
+def incorrect_actions(scores: Sequence[ConversationScore]) -> pd.DataFrame:
+    """Every incorrect action: conversation, source, turn, prediction #, tool, arguments,
+    why it matched no ground-truth call."""
+    rows = []
+    for s in scores:
+        for o in s.outcomes:
+            if o.bad_action:
+                rows.append({"conversation": s.name, "source": s.source, "turn": o.call.turn,
+                             "prediction": o.index + 1, "tool": o.call.api_name,
+                             "arguments": json.dumps(o.call.parameters, ensure_ascii=False, sort_keys=True),
+                             "reason": o.reason})
+    return pd.DataFrame(rows, columns=["conversation", "source", "turn", "prediction", "tool", "arguments", "reason"])
