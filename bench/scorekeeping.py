@@ -21,7 +21,7 @@ from _timing import best_of  # noqa: E402
 
 from sklearn.metrics import accuracy_score  # noqa: E402
 
-import core.scorekeeping as sk  # noqa: E402
+import core.clembench as sk  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "clembench"
 

@@ -10,7 +10,7 @@ import streamlit as st
 from core.cli.common import dumps
 from core.errors import DataError
 from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
-from core.scorekeeping import (
+from core.clembench import (
     DEMO_PROFILES,
     EPISODE_KEYS,
     accuracy_curves,

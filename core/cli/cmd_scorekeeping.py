@@ -7,7 +7,7 @@ import math
 import sys
 
 from core.cli.common import print_json
-from core.scorekeeping import load_paths, score_episodes, scores_report
+from core.clembench import load_paths, score_episodes, scores_report
 
 __all__ = ["register", "run", "build_report"]
 
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def build_report(paths: list[str], *, n_slots: int | None = None) -> dict:
     """Load, score and aggregate; the object printed by ``--json`` (see
-    :func:`core.scorekeeping.scores_report`)."""
+    :func:`core.clembench.scores_report`)."""
     loaded = load_paths(paths, n_slots=n_slots)
     return scores_report(score_episodes(loaded.episodes), ignored=loaded.ignored)
 

@@ -26,7 +26,7 @@ def accuracy_curves_figure(curves: pd.DataFrame, *, show_mean: bool = True) -> g
     Parameters
     ----------
     curves : pandas.DataFrame, shape (n_points, 7)
-        Output of :func:`core.scorekeeping.accuracy_curves` (columns ``episode``, ``model``,
+        Output of :func:`core.clembench.accuracy_curves` (columns ``episode``, ``model``,
         ``slots``, ``round``, ``accuracy``, ``middle``, ``aborted``).
     show_mean : bool, default=True
         Add, per number of slots, the mean accuracy of each round over the episodes that reached
@@ -98,7 +98,7 @@ def main_score_figure(table: pd.DataFrame) -> go.Figure:
     Parameters
     ----------
     table : pandas.DataFrame, shape (n_episodes, n_columns)
-        Output of :func:`core.scorekeeping.episode_table` (``episode``, ``model``,
+        Output of :func:`core.clembench.episode_table` (``episode``, ``model``,
         ``Main Score``, ``Aborted``).
 
     Returns

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
-import core.scorekeeping as sk
+import core.clembench as sk
 from core.errors import DataError
 from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
 
@@ -455,7 +455,7 @@ def test_parse_interactions_rejects(data, match):
 
 
 def test_parse_interactions_too_large(monkeypatch):
-    monkeypatch.setattr(sk, "MAX_FILE_BYTES", 10)
+    monkeypatch.setattr(sk.io, "MAX_FILE_BYTES", 10)
     with pytest.raises(DataError, match="too large"):
         sk.parse_interactions(b"{" + b" " * 20 + b"}", source="big.json")
 
@@ -571,7 +571,7 @@ def test_load_paths_errors(tmp_path: Path):
 def test_load_zip_member_too_large(monkeypatch, tmp_path: Path):
     zp = tmp_path / "z.zip"
     zp.write_bytes(_zip({"e/interactions.json": json.dumps(make_log(perfect())).encode()}))
-    monkeypatch.setattr(sk, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(sk.io, "MAX_FILE_BYTES", 100)
     with pytest.raises(DataError, match="e/interactions.json: file is too large"):
         sk.load_paths([zp])
 

@@ -1,0 +1,505 @@
+"""Parsing clembench ``interactions.json`` episodes and ``scores.json``, and loading them from paths, folders, zip archives and uploads."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import numpy as np
+
+from core.clembench.metrics import is_binary
+from core.clembench.model import (
+    COUNT_FIELDS, Episode, LoadedEpisodes, PARSED_REQUEST_COUNT, REQUEST_COUNT, REQUIRED_FIELDS,
+    VIOLATED_REQUEST_COUNT,
+)
+from core.errors import DataError
+
+
+#: Largest single file (or zip member) accepted, in bytes.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Largest zip archive accepted, and largest total size of the logs read from one archive.
+MAX_ZIP_BYTES = 256 * 1024 * 1024
+MAX_ZIP_READ_BYTES = 512 * 1024 * 1024
+#: Largest number of members read from one zip archive.
+MAX_ZIP_MEMBERS = 20_000
+
+
+def _fail(source: str, msg: str) -> DataError:
+    return DataError(f"{source}: {msg}")
+
+
+def _field(path: Sequence[str | int]) -> str:
+    head, *rest = path
+    return f"'{head}'" + "".join(f"[{r!r}]" if isinstance(r, str) else f"[{r}]" for r in rest)
+
+
+def _check_int(value: Any, source: str, path: Sequence[str | int], *, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(source, f"field {_field(path)} must be an integer, got {value!r}")
+    if value < minimum:
+        raise _fail(source, f"field {_field(path)} must be >= {minimum}, got {value}")
+    return value
+
+
+def _check_flag(value: Any, source: str, path: Sequence[str | int]) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    raise _fail(source, f"field {_field(path)} must be true/false (or 0/1), got {value!r}")
+
+
+def _game_name(obj: Mapping) -> str | None:
+    players = obj.get("players")
+    if isinstance(players, Mapping):
+        gm = players.get("GM")
+        if isinstance(gm, str) and gm.startswith("Game master for "):
+            return gm[len("Game master for "):].strip()
+    return None
+
+
+def _answerer_model(obj: Mapping) -> str | None:
+    players = obj.get("players")
+    if isinstance(players, Mapping):
+        p1 = players.get("Player 1")
+        if isinstance(p1, str):
+            return p1.split(":", 1)[1].strip() if ":" in p1 else p1.strip()
+    return None
+
+
+def parse_interactions(data: bytes | str, *, source: str = "interactions.json") -> dict:
+    """Decode the JSON text of a log (or of a ``scores.json``) into a dict.
+
+    Parameters
+    ----------
+    data : bytes or str
+        File content (UTF-8). clembench writes the bare token ``NaN``; it is accepted.
+    source : str, default="interactions.json"
+        Name used in error messages.
+
+    Returns
+    -------
+    dict
+        The top-level JSON object.
+
+    Raises
+    ------
+    DataError
+        Empty or oversized input, invalid UTF-8, invalid JSON, or a top level that is not an
+        object.
+    """
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw = bytes(data)
+        if len(raw) > MAX_FILE_BYTES:
+            raise _fail(source, f"file is too large ({len(raw):,} bytes; limit {MAX_FILE_BYTES:,})")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise _fail(source, f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    elif isinstance(data, str):
+        text = data
+        if len(text) > MAX_FILE_BYTES:
+            raise _fail(source, f"file is too large ({len(text):,} characters; limit {MAX_FILE_BYTES:,})")
+    else:
+        raise TypeError(f"data must be bytes or str, not {type(data).__name__}")
+    if not text.strip():
+        raise _fail(source, "file is empty")
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _fail(source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise _fail(source, "JSON nesting is too deep") from None
+    if not isinstance(obj, dict):
+        raise _fail(source, f"the top level must be a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def parse_episode(
+    obj: Mapping[str, Any],
+    *,
+    source: str = "interactions.json",
+    name: str | None = None,
+    n_slots: int | None = None,
+    recorded: Mapping[str, Any] | None = None,
+    experiment: str | None = None,
+) -> Episode:
+    """Validate a decoded ``interactions.json`` and extract what the scorer reads.
+
+    Parameters
+    ----------
+    obj : mapping
+        The decoded log (see :func:`parse_interactions`).
+    source : str, default="interactions.json"
+        Name used in error messages (a path or zip member).
+    name : str, optional
+        Display name; defaults to ``source``.
+    n_slots : int, optional
+        Number of slots of the game instance. clembench takes it from the instance
+        (``len(slots)``); the log carries it as ``len(realised_slots)``, the default.
+    recorded : mapping, optional
+        clembench's ``scores.json`` for this episode (kept for comparison).
+    experiment : str, optional
+        Experiment name (e.g. from the folder path).
+
+    Returns
+    -------
+    Episode
+
+    Raises
+    ------
+    DataError
+        A missing or malformed field; the message names the source and the field, e.g.
+        ``episode_1/interactions.json: field 'probes'[2][3]['value'] must be 0 or 1, got 'yes'``.
+    """
+    if not isinstance(obj, Mapping):
+        raise _fail(source, f"the top level must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in REQUIRED_FIELDS if k not in obj]
+    if missing:
+        game = _game_name(obj)
+        hint = (
+            f" (this is a log of the game '{game}', not privateshared)"
+            if game and game != "privateshared"
+            else " (is this a clembench privateshared interactions.json?)"
+        )
+        raise _fail(source, "missing field" + ("s " if len(missing) > 1 else " ")
+                    + ", ".join(f"'{m}'" for m in missing) + hint)
+
+    probes = obj["probes"]
+    if not isinstance(probes, list):
+        raise _fail(source, f"field 'probes' must be a list of probing rounds, got {type(probes).__name__}")
+    played = _check_int(obj["Played Probe Rounds"], source, ["Played Probe Rounds"])
+    if played > len(probes):
+        raise _fail(source, f"field 'Played Probe Rounds' is {played} but 'probes' holds only "
+                            f"{len(probes)} round(s)")
+    aborted = _check_flag(obj["Aborted"], source, ["Aborted"])
+
+    realised = obj["realised_slots"]
+    if not isinstance(realised, Mapping):
+        raise _fail(source, f"field 'realised_slots' must be an object (slot -> order), got "
+                            f"{type(realised).__name__}")
+    if n_slots is None:
+        if len(realised) == 0:
+            raise _fail(source, "field 'realised_slots' is empty: the number of slots is unknown")
+        n_slots = len(realised)
+    elif isinstance(n_slots, bool) or not isinstance(n_slots, (int, np.integer)) or n_slots < 1:
+        raise DataError(f"n_slots must be a positive integer, got {n_slots!r}")
+    n_slots = int(n_slots)
+
+    gold: list[tuple[int, ...]] = []
+    pred: list[tuple[int, ...]] = []
+    for r in range(played):
+        rnd = probes[r]
+        if not isinstance(rnd, list):
+            raise _fail(source, f"field 'probes'[{r}] must be a list of probes, got {type(rnd).__name__}")
+        if len(rnd) != n_slots:
+            raise _fail(source, f"field 'probes'[{r}] is a scored round with {len(rnd)} probe(s) but "
+                                f"the game has {n_slots} slots (len of 'realised_slots')")
+        g_row, p_row = [], []
+        for i, probe in enumerate(rnd):
+            if not isinstance(probe, Mapping):
+                raise _fail(source, f"field 'probes'[{r}][{i}] must be an object, got {type(probe).__name__}")
+            for key, row in (("gt", g_row), ("value", p_row)):
+                if key not in probe:
+                    raise _fail(source, f"field 'probes'[{r}][{i}] has no '{key}'")
+                v = probe[key]
+                if not is_binary(v):
+                    raise _fail(source, f"field {_field(['probes', r, i, key])} must be 0 or 1, got {v!r}")
+                row.append(int(v))
+        gold.append(tuple(g_row))
+        pred.append(tuple(p_row))
+
+    filled_raw = obj["Filled Slots"]
+    if not isinstance(filled_raw, list):
+        raise _fail(source, f"field 'Filled Slots' must be a list, got {type(filled_raw).__name__}")
+    filled = tuple(_check_flag(v, source, ["Filled Slots", i]) for i, v in enumerate(filled_raw))
+    if played > 1 and len(filled) < played - 1:
+        raise _fail(source, f"field 'Filled Slots' has {len(filled)} entr{'y' if len(filled) == 1 else 'ies'} "
+                            f"but {played} probing rounds are scored (rounds 1..{played - 1} need one each)")
+    if not aborted and played == 0:
+        raise _fail(source, "the episode was not aborted but 'Played Probe Rounds' is 0: accuracy "
+                            "and kappa are undefined without a scored probing round")
+    if not aborted and len(filled) == 0:
+        raise _fail(source, "field 'Filled Slots' is empty in an episode that was not aborted: "
+                            "Slot-Filling-Accuracy is undefined")
+
+    counts: dict[str, tuple[int, ...]] = {}
+    for key in COUNT_FIELDS:
+        lst = obj[key]
+        if not isinstance(lst, list):
+            raise _fail(source, f"field '{key}' must be a list of per-turn counts, got {type(lst).__name__}")
+        counts[key] = tuple(_check_int(v, source, [key, i]) for i, v in enumerate(lst))
+        if len(lst) < played:
+            raise _fail(source, f"field '{key}' has {len(lst)} entries but {played} probing rounds are scored")
+    if sum(counts[REQUEST_COUNT]) == 0:
+        raise _fail(source, "field 'Request Count' sums to 0: Request Success Ratio is undefined")
+
+    return Episode(
+        name=name if name is not None else source,
+        source=source,
+        n_slots=n_slots,
+        played_rounds=played,
+        aborted=aborted,
+        gold=tuple(gold),
+        pred=tuple(pred),
+        filled_slots=filled,
+        request_counts=counts[REQUEST_COUNT],
+        parsed_request_counts=counts[PARSED_REQUEST_COUNT],
+        violated_request_counts=counts[VIOLATED_REQUEST_COUNT],
+        logged_rounds=len(probes),
+        model=_answerer_model(obj),
+        experiment=experiment,
+        recorded=dict(recorded) if recorded is not None else None,
+    )
+
+
+def parse_recorded_scores(obj: Mapping[str, Any], *, source: str = "scores.json") -> dict:
+    """Validate the layout of a clembench ``scores.json`` (``turn scores``, ``episode scores``).
+
+    Raises
+    ------
+    DataError
+        The object lacks either part or a part is not an object.
+    """
+    for key in ("turn scores", "episode scores"):
+        if key not in obj:
+            raise _fail(source, f"missing field '{key}' (not a clembench scores.json?)")
+        if not isinstance(obj[key], Mapping):
+            raise _fail(source, f"field '{key}' must be an object, got {type(obj[key]).__name__}")
+    return dict(obj)
+
+
+def _is_interactions_name(name: str) -> bool:
+    return PurePosixPath(name).name == "interactions.json"
+
+
+def _experiment_of(parts: Sequence[str]) -> str | None:
+    """Experiment from a clembench path ``.../<experiment>/<episode_k>/interactions.json``."""
+    if len(parts) >= 3 and parts[-2].startswith("episode"):
+        return parts[-3]
+    return None
+
+
+def _unique(name: str, seen: dict[str, int]) -> str:
+    if name not in seen:
+        seen[name] = 1
+        return name
+    seen[name] += 1
+    return f"{name} #{seen[name]}"
+
+
+def _read_file(path: Path, *, limit: int | None = None) -> bytes:
+    limit = MAX_FILE_BYTES if limit is None else limit
+    size = path.stat().st_size
+    if size > limit:
+        raise _fail(str(path), f"file is too large ({size:,} bytes; limit {limit:,})")
+    return path.read_bytes()
+
+
+def _episode_from_bytes(
+    data: bytes, *, source: str, name: str, scores_data: bytes | None, scores_source: str | None,
+    experiment: str | None, n_slots: int | None,
+) -> Episode:
+    obj = parse_interactions(data, source=source)
+    recorded = None
+    if scores_data is not None:
+        recorded = parse_recorded_scores(
+            parse_interactions(scores_data, source=scores_source or "scores.json"),
+            source=scores_source or "scores.json",
+        )
+    return parse_episode(obj, source=source, name=name, recorded=recorded,
+                         experiment=experiment, n_slots=n_slots)
+
+
+def _load_members(
+    members: Mapping[str, bytes], *, prefix: str, origin: str, n_slots: int | None, seen: dict[str, int],
+    out: LoadedEpisodes, any_json_is_log: bool,
+) -> None:
+    """Episodes from a flat mapping of posix member names -> bytes (a zip or an upload)."""
+    names = sorted(members)
+    logs = [n for n in names if _is_interactions_name(n)]
+    if any_json_is_log:
+        logs = [n for n in names if n.lower().endswith(".json")
+                and PurePosixPath(n).name != "scores.json"
+                and not PurePosixPath(n).name.startswith("experiment_")]
+    used: set[str] = set()
+    for n in logs:
+        p = PurePosixPath(n)
+        folder = str(p.parent) if str(p.parent) != "." else ""
+        scores_name = f"{folder}/scores.json" if folder else "scores.json"
+        # a flat upload of one log and one scores.json: pair them
+        if scores_name not in members and not folder and len(logs) == 1 and "scores.json" in members:
+            scores_name = "scores.json"
+        scores_data = members.get(scores_name)
+        if scores_data is not None:
+            used.add(scores_name)
+        if _is_interactions_name(n):
+            label = folder if folder else (prefix or p.name)
+        else:
+            label = str(p.with_suffix(""))
+        if prefix and folder:
+            label = f"{prefix}/{label}"
+        experiment = _experiment_of(p.parts)
+        out.episodes.append(_episode_from_bytes(
+            members[n], source=f"{origin}{n}", name=_unique(label, seen),
+            scores_data=scores_data, scores_source=f"{origin}{scores_name}", experiment=experiment,
+            n_slots=n_slots,
+        ))
+        used.add(n)
+    out.ignored.extend(f"{origin}{n}" for n in names if n not in used and not n.endswith("/"))
+
+
+def _zip_members(data: bytes, *, source: str) -> dict[str, bytes]:
+    if len(data) > MAX_ZIP_BYTES:
+        raise _fail(source, f"zip archive is too large ({len(data):,} bytes; limit {MAX_ZIP_BYTES:,})")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise _fail(source, f"not a valid zip archive ({exc})") from None
+    with zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        if len(infos) > MAX_ZIP_MEMBERS:
+            raise _fail(source, f"zip archive has {len(infos):,} files (limit {MAX_ZIP_MEMBERS:,})")
+        members: dict[str, bytes] = {}
+        total = 0
+        for info in infos:
+            name = info.filename.replace("\\", "/")
+            if name.startswith("__MACOSX/") or PurePosixPath(name).name.startswith("._"):
+                continue
+            wanted = PurePosixPath(name).name in ("interactions.json", "scores.json")
+            if not wanted:
+                members[name] = b""  # listed as ignored, never read
+                continue
+            if info.file_size > MAX_FILE_BYTES:
+                raise _fail(f"{source}:{name}", f"file is too large ({info.file_size:,} bytes; "
+                                                f"limit {MAX_FILE_BYTES:,})")
+            total += info.file_size
+            if total > MAX_ZIP_READ_BYTES:
+                raise _fail(source, f"the logs in the zip archive exceed {MAX_ZIP_READ_BYTES:,} bytes in total")
+            try:
+                members[name] = zf.read(info)
+            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as exc:
+                raise _fail(f"{source}:{name}", f"cannot read zip member ({exc})") from None
+    return members
+
+
+def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> LoadedEpisodes:
+    """Load episodes from paths: episode folders, ``interactions.json`` files, parent folders
+    (searched recursively for ``interactions.json``) or zip archives.
+
+    A ``scores.json`` beside an ``interactions.json`` is read as clembench's recorded scores.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        What to load.
+    n_slots : int, optional
+        Override the number of slots (default: ``len(realised_slots)`` of each log).
+
+    Returns
+    -------
+    LoadedEpisodes
+
+    Raises
+    ------
+    FileNotFoundError
+        A path does not exist.
+    DataError
+        A folder or zip holds no ``interactions.json``, or a log is malformed.
+    """
+    out = LoadedEpisodes()
+    seen: dict[str, int] = {}
+    if not paths:
+        raise DataError("no path given")
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        if path.is_dir():
+            logs = sorted(path.rglob("interactions.json"))
+            if not logs:
+                raise _fail(str(path), "no interactions.json found in this folder or below")
+            for log in logs:
+                rel = log.parent.relative_to(path)
+                label = (str(PurePosixPath(*rel.parts)) if rel.parts
+                         else str(PurePosixPath(*log.parent.resolve().parts[-3:])))
+                if rel.parts and len(paths) > 1:
+                    label = f"{path.name}/{label}"
+                scores = log.parent / "scores.json"
+                experiment = _experiment_of(log.resolve().parts)
+                out.episodes.append(_episode_from_bytes(
+                    _read_file(log), source=str(log), name=_unique(label, seen),
+                    scores_data=_read_file(scores) if scores.is_file() else None,
+                    scores_source=str(scores), experiment=experiment, n_slots=n_slots,
+                ))
+        elif path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
+            members = _zip_members(_read_file(path, limit=MAX_ZIP_BYTES), source=str(path))
+            before = len(out.episodes)
+            _load_members(members, prefix=path.stem, origin=f"{path}:", n_slots=n_slots, seen=seen,
+                          out=out, any_json_is_log=False)
+            if len(out.episodes) == before:
+                raise _fail(str(path), "the zip archive holds no interactions.json")
+        else:
+            scores = path.parent / "scores.json"
+            use_scores = path.name != "scores.json" and scores.is_file()
+            parts = path.resolve().parts
+            label = (str(PurePosixPath(*parts[-4:-1])) if _is_interactions_name(path.name) and len(parts) >= 4
+                     else path.stem)
+            experiment = _experiment_of(parts) if _is_interactions_name(path.name) else None
+            out.episodes.append(_episode_from_bytes(
+                _read_file(path), source=str(path), name=_unique(label, seen),
+                scores_data=_read_file(scores) if use_scores else None, scores_source=str(scores),
+                experiment=experiment, n_slots=n_slots,
+            ))
+    return out
+
+
+def load_uploads(files: Sequence[tuple[str, bytes]], *, n_slots: int | None = None) -> LoadedEpisodes:
+    """Load episodes from uploaded files: zip archives and/or JSON logs.
+
+    Parameters
+    ----------
+    files : sequence of (name, bytes)
+        Uploaded file names (may contain ``/`` for folder uploads) and contents. A zip is
+        searched for ``interactions.json`` members. Any other ``.json`` file is read as an
+        episode log, except ``scores.json`` (paired with the log of the same folder, or with the
+        only log of a flat upload) and ``experiment_*.json`` (ignored).
+    n_slots : int, optional
+        Override the number of slots.
+
+    Returns
+    -------
+    LoadedEpisodes
+
+    Raises
+    ------
+    DataError
+        Nothing to load, a zip without logs, or a malformed log (named in the message).
+    """
+    out = LoadedEpisodes()
+    seen: dict[str, int] = {}
+    flat: dict[str, bytes] = {}
+    for name, data in files:
+        name = str(name).replace("\\", "/")
+        if name.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":
+            members = _zip_members(bytes(data), source=name)
+            before = len(out.episodes)
+            _load_members(members, prefix=PurePosixPath(name).stem, origin=f"{name}:", n_slots=n_slots,
+                          seen=seen, out=out, any_json_is_log=False)
+            if len(out.episodes) == before:
+                raise _fail(name, "the zip archive holds no interactions.json")
+        else:
+            key, k = name, 1
+            while key in flat:  # the same name uploaded twice (e.g. two interactions.json)
+                k += 1
+                key = f"upload_{k}/{name}"
+            flat[key] = bytes(data)
+    if flat:
+        _load_members(flat, prefix="", origin="", n_slots=n_slots, seen=seen, out=out, any_json_is_log=True)
+    if not out.episodes:
+        raise DataError("no episode log (interactions.json) among the uploaded files")
+    return out
