@@ -47,6 +47,7 @@ __all__ = [
     "EvalData",
     "load_table",
     "detect_roles",
+    "norm_name",
     "confidence_candidates",
     "prepare",
 ]
@@ -99,7 +100,8 @@ _TEXT_HINTS = ("text", "response", "context", "utterance", "dialogue", "dialog",
                "prompt", "reply")
 
 
-def _norm(name: str) -> str:
+def norm_name(name: Any) -> str:
+    """A column name as compared with aliases: stripped, lower case, spaces and dashes as ``_``."""
     return str(name).strip().lower().replace(" ", "_").replace("-", "_")
 
 
@@ -260,7 +262,7 @@ def confidence_candidates(df: pd.DataFrame) -> list[str]:
     """
     out = []
     for col in df.columns:
-        n = _norm(col)
+        n = norm_name(col)
         if n == "human_confidence":
             continue
         if not ("conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust")):
@@ -287,7 +289,7 @@ def detect_roles(df: pd.DataFrame) -> dict[str, str | None]:
     """
     by_norm: dict[str, str] = {}
     for col in df.columns:
-        by_norm.setdefault(_norm(col), col)
+        by_norm.setdefault(norm_name(col), col)
     roles: dict[str, Any] = {}
     used: set[str] = set()
     for role in ROLES:
@@ -309,7 +311,7 @@ def detect_roles(df: pd.DataFrame) -> dict[str, str | None]:
         if col in used or col in conf_cols:
             continue
         s = df[col]
-        n = _norm(col)
+        n = norm_name(col)
         if s.dtype == object or isinstance(s.dtype, pd.StringDtype) or s.dtype == bool:
             nonnull = s.dropna().astype(str)
             mean_len = nonnull.str.len().mean() if len(nonnull) else 0.0

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["DataError", "describe_rows"]
+import numpy as np
+
+__all__ = ["DataError", "describe_rows", "plain_value"]
 
 
 class DataError(ValueError):
@@ -35,3 +38,8 @@ def describe_rows(rows: Sequence[int], *, limit: int = 5) -> str:
     word = "row" if len(rows) == 1 else "rows"
     more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
     return f"{word} {shown}{more}"
+
+
+def plain_value(v: Any) -> Any:
+    """Plain Python value for messages (``1`` rather than ``np.int64(1)``)."""
+    return v.item() if isinstance(v, np.generic) else v

@@ -1,0 +1,199 @@
+"""Per-sample effort: a dialogue's predicted time divided by its turns, joined to the samples; dialogue tables built from sample tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError, describe_rows, plain_value
+from core.hee.columns import id_index, numeric_matrix
+from core.hee.features import FeatureExtraction, extract_dialogue_features
+from core.hee.model import EffortResult
+from core.hee.text import MaskedLMScorer
+
+
+def per_sample_effort(sample_dialogue_ids: Sequence[Any] | np.ndarray,
+                      dialogue_ids: Sequence[Any] | np.ndarray,
+                      predicted_time: Sequence[float] | np.ndarray,
+                      n_turns: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Effort of each sample = its dialogue's predicted time / the dialogue's number of turns.
+
+    Parameters
+    ----------
+    sample_dialogue_ids : array-like of shape (M,)
+        Dialogue id of each sample (response).
+    dialogue_ids : array-like of shape (n_dialogues,)
+        Ids of the dialogues with a prediction (unique).
+    predicted_time : array-like of shape (n_dialogues,)
+        Predicted (normalised) time of each dialogue.
+    n_turns : array-like of shape (n_dialogues,)
+        Number of turns of each dialogue (>= 1).
+
+    Returns
+    -------
+    ndarray of shape (M,)
+
+    Raises
+    ------
+    DataError
+        Duplicate dialogue ids, missing predictions, turns < 1, or samples whose dialogue has
+        no prediction (naming the sample rows).
+    """
+    d_ids = pd.Series(np.asarray(dialogue_ids, dtype=object))
+    pt = np.asarray(predicted_time, dtype=float)
+    nt = np.asarray(n_turns, dtype=float)
+    if not (len(d_ids) == len(pt) == len(nt)):
+        raise DataError("dialogue ids, predicted times and turn counts differ in length")
+    dup = np.flatnonzero(d_ids.duplicated().to_numpy())
+    if len(dup):
+        raise DataError(f"dialogue ids repeat in the effort table ({describe_rows(dup)})")
+    bad = np.flatnonzero(~np.isfinite(pt))
+    if len(bad):
+        raise DataError(f"predicted time is missing for dialogue(s) "
+                        f"{', '.join(map(str, d_ids.iloc[bad[:5]]))}")
+    bad = np.flatnonzero(~(nt >= 1))
+    if len(bad):
+        raise DataError(f"number of turns must be >= 1; dialogue(s) "
+                        f"{', '.join(map(str, d_ids.iloc[bad[:5]]))} have {nt[bad[0]]:g}")
+    per_turn = pd.Series(pt / nt, index=id_index(d_ids))
+    s_ids = id_index(pd.Series(np.asarray(sample_dialogue_ids, dtype=object)))
+    out = per_turn.reindex(s_ids).to_numpy(dtype=float)
+    miss = np.flatnonzero(np.isnan(out))
+    if len(miss):
+        raise DataError(f"no predicted effort for the dialogue of sample {describe_rows(miss)} "
+                        f"(dialogue id {s_ids[miss[0]]!r})")
+    return out
+
+
+def sample_effort_table(result: EffortResult) -> pd.DataFrame:
+    """Expand a per-dialogue result into one row per sample (turn).
+
+    Every dialogue with an out-of-sample prediction contributes ``n_turns`` rows with
+    ``turn`` = 1..n_turns (the structure of the HMCEval release's sample table).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dialogue_id``, ``turn``, ``n_turns``, ``human_effort`` (ground-truth time per turn,
+        normalised) and ``predicted_effort``.
+
+    Raises
+    ------
+    DataError
+        When the result has no number of turns.
+    """
+    pr = result.predictions
+    if "n_turns" not in pr.columns:
+        raise DataError("the per-sample effort needs the number of turns of each dialogue")
+    pr = pr[pr["subset"] == "test"]
+    reps = pr["n_turns"].to_numpy(dtype=int)
+    idx = np.repeat(np.arange(len(pr)), reps)
+    out = pd.DataFrame({
+        "dialogue_id": pr["dialogue_id"].to_numpy()[idx],
+        "turn": np.concatenate([np.arange(1, r + 1) for r in reps]) if len(reps) else np.array([], int),
+        "n_turns": reps[idx],
+        "human_effort": pr["human_effort"].to_numpy()[idx],
+        "predicted_effort": pr["predicted_effort"].to_numpy()[idx],
+    })
+    return out
+
+
+def dialogue_table_from_samples(samples: pd.DataFrame, *, dialogue_col: str,
+                                columns: Sequence[str]) -> pd.DataFrame:
+    """Collapse a sample-level table to one row per dialogue.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame of shape (M, n_columns)
+        Sample rows with dialogue-level columns repeated on every sample.
+    dialogue_col : str
+    columns : sequence of str
+        Dialogue-level columns to keep; each must be constant within a dialogue.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_dialogues, 1 + len(columns))
+        ``dialogue_col`` then ``columns``, dialogues in order of first appearance.
+    """
+    for c in [dialogue_col, *columns]:
+        if c not in samples.columns:
+            raise DataError(f"column {c!r} is not in the table")
+    df = samples.reset_index(drop=True)
+    g = df.groupby(dialogue_col, sort=False, dropna=False)
+    for c in columns:
+        n = g[c].nunique(dropna=False)
+        bad = n[n > 1]
+        if len(bad):
+            did = bad.index[0]
+            rows = np.flatnonzero((df[dialogue_col] == did).to_numpy())
+            raise DataError(f"column {c!r} varies within dialogue {plain_value(did)!r} ({describe_rows(rows)}); "
+                            "dialogue-level features must be constant across its samples")
+    return g[list(columns)].first().reset_index()
+
+
+def features_from_samples(
+    samples: pd.DataFrame,
+    *,
+    dialogue_col: str,
+    text_col: str,
+    effort_col: str | None = None,
+    label_col: str | None = None,
+    paraphrased_col: str | None = None,
+    first_submission_col: str | None = None,
+    worker_score_col: str | None = None,
+    approval_ranking_col: str | None = None,
+    turn_col: str | None = None,
+    scorer: MaskedLMScorer | None = None,
+) -> FeatureExtraction:
+    """Per-dialogue HEE table from a sample (turn) table, e.g. the active dataset.
+
+    Parameters
+    ----------
+    samples : pandas.DataFrame of shape (M, n_columns)
+        One row per sample (response turn).
+    dialogue_col, text_col : str
+        Dialogue id and the turn text.
+    effort_col : str, optional
+        Ground-truth effort of each sample (time per turn); summed per dialogue into the
+        dialogue's annotation time ``time``. Without it there is no regression target.
+    label_col : str, optional
+        0/1 malevolent label of each turn (the machine evaluator's label when predicting).
+    paraphrased_col, first_submission_col, turn_col : str, optional
+        As in :func:`extract_dialogue_features`.
+    worker_score_col, approval_ranking_col : str, optional
+        Dialogue-level worker features, copied as ``worker_score`` and ``approval_ranking``.
+    scorer : MaskedLMScorer, optional
+
+    Returns
+    -------
+    FeatureExtraction
+        ``features`` has ``dialogue_id``, the dialogue features, the worker features given, and
+        ``time`` when ``effort_col`` is given.
+    """
+    keep = [c for c in (worker_score_col, approval_ranking_col) if c]
+    if len(set(keep)) != len(keep):
+        raise DataError("the worker score and the approval ranking must be different columns")
+    out = extract_dialogue_features(
+        samples, dialogue_col=dialogue_col, text_col=text_col, label_col=label_col,
+        paraphrased_col=paraphrased_col, first_submission_col=first_submission_col,
+        turn_col=turn_col, keep_cols=keep, scorer=scorer)
+    feats = out.features.rename(columns={c: n for c, n in ((worker_score_col, "worker_score"),
+                                                           (approval_ranking_col, "approval_ranking"))
+                                         if c})
+    notices = list(out.notices)
+    if worker_score_col is None or approval_ranking_col is None:
+        notices.append("no worker test score / approval-rate ranking columns: the worker "
+                       "features W are unavailable")
+    if effort_col is not None:
+        if effort_col not in samples.columns:
+            raise DataError(f"effort column {effort_col!r} is not in the table")
+        eff = numeric_matrix(samples.reset_index(drop=True), [effort_col], what="effort")[:, 0]
+        bad = np.flatnonzero(eff < 0)
+        if len(bad):
+            raise DataError(f"effort column {effort_col!r} must be >= 0; {describe_rows(bad)} are negative")
+        per_dialogue = pd.Series(eff).groupby(samples[dialogue_col].to_numpy(), sort=False).sum()
+        feats["time"] = per_dialogue.reindex(feats["dialogue_id"]).to_numpy()
+    return FeatureExtraction(feats, notices)
