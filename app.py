@@ -21,6 +21,7 @@ from pages._common import init_state, show_error, sidebar  # noqa: E402
 ICONS = {"Data": ":material/table:", "Trade-off": ":material/tune:",
          "Confidence": ":material/verified:", "Effort": ":material/timer:",
          "Fairness": ":material/balance:", "Turns": ":material/forum:",
+         "Evaluate": ":material/fact_check:",
          "Scorekeeping": ":material/scoreboard:", "ToolTalk": ":material/build:"}
 
 

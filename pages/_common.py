@@ -15,7 +15,13 @@ key                 value
 ``constraints``     dict: ``effort_budget_share`` (float or None), ``group_column`` (str or
                     None), ``group_bounds`` (dict group -> [min, max])
 ``upload``          the last uploaded file: dict(name, bytes); kept when validation fails
+``evaluate``        the Evaluate page's settings: dict(kind, audit, seed, alpha, delta,
+                    calibration, cert_lam, target_half_width, round_id)
+``dataset_id``      the workspace id of the active dataset, once it is stored there
 =================== ===========================================================================
+
+Saved work (datasets, scenarios, label rounds, labels, results) lives in the workspace
+(:mod:`core.workspace`), which survives reloads and restarts; the sidebar restores a scenario.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
     "share": 0.5,
     "mode": "at_most",
     "constraints": {"effort_budget_share": None, "group_column": None, "group_bounds": {}},
+    "evaluate": {"kind": "budget", "audit": 200, "seed": 0, "alpha": 0.05, "delta": 0.1,
+                 "calibration": 1000, "cert_lam": 0.0, "target_half_width": 0.01,
+                 "round_id": None},
 }
 
 
@@ -200,7 +209,8 @@ def show_error(exc: BaseException, *, context: str = "") -> None:
 
 
 def sidebar() -> None:
-    """Sidebar block naming the active dataset and the current parameters."""
+    """Sidebar block naming the active dataset and the current parameters, and the
+    workspace's saved scenarios."""
     data = get_data()
     p = get_params()
     with st.sidebar:
@@ -211,6 +221,7 @@ def sidebar() -> None:
                    f"effort: {data.effort_source.replace('_', ' ')}")
         st.markdown("**Current assignment**")
         st.caption(p.label + (" · extra constraints" if p.constraints else ""))
+    workspace_sidebar()
 
 
 def fmt(value: float | None, digits: int = 4) -> str:
@@ -220,3 +231,91 @@ def fmt(value: float | None, digits: int = 4) -> str:
     if isinstance(value, float) and np.isnan(value):
         return "NaN"
     return f"{value:.{digits}f}"
+
+
+# ------------------------------------------------------------------------------- workspace
+@st.cache_resource(show_spinner=False)
+def _workspace(root: str):
+    from core.workspace import Workspace
+
+    return Workspace(root)
+
+
+def get_workspace():
+    """The workspace (``$HMCEVAL_WORKSPACE`` or ``~/.hmceval/workspace``), opened once per
+    server process and folder."""
+    from core.workspace import default_root
+
+    return _workspace(str(default_root()))
+
+
+def scenario_settings() -> dict[str, Any]:
+    """The session's scenario: SAE parameters, constraints and the Evaluate settings."""
+    ss = st.session_state
+    return json.loads(json.dumps({"lam": ss["lam"], "share": ss["share"], "mode": ss["mode"],
+                                  "constraints": ss["constraints"],
+                                  "evaluate": ss["evaluate"]}, default=str))
+
+
+def save_scenario(name: str) -> int:
+    """Store the active dataset (once) and the session's scenario under ``name``."""
+    from core.workspace.rounds import dataset_id_for
+
+    ws = get_workspace()
+    dsid = dataset_id_for(ws, get_data(), source=st.session_state.get("data_source", "session"))
+    st.session_state["dataset_id"] = dsid
+    return ws.save_scenario(name, dsid, scenario_settings())
+
+
+def restore_scenario(key: int | str) -> None:
+    """Make a saved scenario the session's state exactly: its dataset (with its column
+    mapping), N, lambda, mode, constraints and Evaluate settings (and round)."""
+    from core.workspace.rounds import data_from_workspace
+
+    ws = get_workspace()
+    sc = ws.scenario(key)
+    data = data_from_workspace(ws, sc["dataset_id"])
+    set_data(data, source="workspace")
+    ss = st.session_state
+    ss["dataset_id"] = sc["dataset_id"]
+    settings = sc["settings"]
+    for k in ("lam", "share", "mode", "constraints"):
+        if k in settings:
+            ss[k] = settings[k]
+    ev = json.loads(json.dumps(DEFAULTS["evaluate"]))
+    ev.update(settings.get("evaluate") or {})
+    ss["evaluate"] = ev
+
+
+def _restore_clicked(key: str) -> None:
+    choice = st.session_state.get(key)
+    if choice:
+        try:
+            restore_scenario(int(choice.split(" ", 1)[0].lstrip("#")))
+            st.session_state["_restore_error"] = None
+        except DataError as exc:
+            st.session_state["_restore_error"] = str(exc)
+
+
+def workspace_sidebar() -> None:
+    """Saved scenarios and datasets of the workspace, with a one-click restore."""
+    try:
+        ws = get_workspace()
+        scenarios = ws.list_scenarios()
+        datasets = ws.list_datasets()
+    except DataError as exc:
+        with st.sidebar:
+            st.error(f"Workspace unavailable: {exc}")
+        return
+    with st.sidebar:
+        st.markdown("**Workspace**")
+        st.caption(f"`{ws.root}` · {len(datasets)} datasets · {len(scenarios)} scenarios")
+        if len(scenarios):
+            options = [f"#{r.id} {r.name} ({r.dataset})" for r in scenarios.itertuples()]
+            st.selectbox("Saved scenarios", options, key="_w_restore_choice")
+            st.button("Restore scenario", key="_w_restore", on_click=_restore_clicked,
+                      args=("_w_restore_choice",), width="stretch")
+            if st.session_state.get("_restore_error"):
+                st.error(st.session_state["_restore_error"])
+        else:
+            st.caption("No saved scenario yet: save one on the Evaluate page.")

@@ -37,3 +37,18 @@ def hmceval_inputs(hmceval_data):
     from core.sae import SAEInputs
 
     return SAEInputs.from_data(hmceval_data)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_workspace(tmp_path_factory):
+    """Every test (and every server a test starts) uses a fresh workspace folder, never the
+    user's ``~/.hmceval/workspace``."""
+    import os
+
+    old = os.environ.get("HMCEVAL_WORKSPACE")
+    os.environ["HMCEVAL_WORKSPACE"] = str(tmp_path_factory.mktemp("workspace"))
+    yield
+    if old is None:
+        os.environ.pop("HMCEVAL_WORKSPACE", None)
+    else:
+        os.environ["HMCEVAL_WORKSPACE"] = old

@@ -11,7 +11,8 @@ drawn without replacement. The point estimates are the difference estimators
     share_c  = ( sum_L 1[y = c] + sum_U 1[yhat = c] + |U| / |A| * sum_A (1[y = c] - 1[yhat = c]) ) / M
     accuracy = ( |L| + |U| * (1 - e_A / |A|) ) / M,            e_A = audit rows with yhat != y,
 
-unbiased under the design. Only the kept rows' part is random.
+unbiased under the design (clipped, in the rare small group where it would leave the range
+the labels make possible, to that range). Only the kept rows' part is random.
 
 **Class shares.** The unknown is T_c = sum_K 1[y = c] = sum_K 1[yhat = c] + sum_K d_i with
 d_i = 1[y = c] - 1[yhat = c] in {-1, 0, 1}. The interval is a normal interval for the mean of
@@ -225,6 +226,10 @@ def estimate_codes(machine: np.ndarray, human: np.ndarray, selection: np.ndarray
         else:
             diff = audit_counts[c] - table[c, :].sum()  # sum_A (1[y=c] - 1[yhat=c])
             est = (known_counts[c] + audit_counts[c] + machine_u[c] + n_u / n_a * diff) / m
+            # the difference estimator can leave the possible range in a small group: clip it
+            # to what the labels make certain (the audit's own count, plus at most |U|)
+            est = min(max(est, (known_counts[c] + audit_counts[c]) / m),
+                      (known_counts[c] + audit_counts[c] + n_u) / m)
             d_lo, d_hi = share_interval(table, c, n_kept, confidence=confidence)
             t_lo = max(machine_kept[c] + d_lo, audit_counts[c])
             t_hi = min(machine_kept[c] + d_hi, audit_counts[c] + n_u)
@@ -236,7 +241,7 @@ def estimate_codes(machine: np.ndarray, human: np.ndarray, selection: np.ndarray
                                  "machine_only": float(machine_all[c] / m)}
         half = None if lo is None else (hi - lo) / 2
         p = float(est)
-        entry["half_width"] = half
+        entry["half_width"] = None if half is None else float(half)
         entry["random_half_width"] = (srs_half_width(m, n_lab, p * (1 - p), confidence=confidence)
                                       if n_lab >= 1 else None)
         entry["random_equivalent"] = (None if half is None or p * (1 - p) == 0 else

@@ -21,7 +21,8 @@ from core.evaluation.guarantee import certify_arrays
 from core.evaluation.planner import z_value
 from core.sae import SAEInputs, gains, solve_fast
 
-__all__ = ["BudgetSummary", "simulate_budget", "CertifySummary", "simulate_certify"]
+__all__ = ["BudgetSummary", "simulate_budget", "CertifySummary", "simulate_certify",
+           "confidence_implied_errors", "validity_table"]
 
 
 @dataclass(frozen=True)
@@ -164,18 +165,20 @@ class CertifySummary:
     summary: dict
 
 
-def simulate_certify(inp: SAEInputs, machine_label, gold, *, alpha: float, delta: float,
-                     calibration: int, lam: float = 0.0, rounds: int = 1000,
-                     seed: int = 0) -> CertifySummary:
+def simulate_certify(inp: SAEInputs, machine_label=None, gold=None, *, alpha: float,
+                     delta: float, calibration: int, lam: float = 0.0, rounds: int = 1000,
+                     seed: int = 0, errors: np.ndarray | None = None) -> CertifySummary:
     """Draw ``rounds`` calibration samples, certify each, and check the guarantee on the truth.
 
     The guarantee fails in a round when the machine keeps rows and its true error rate on them
-    exceeds alpha.
+    exceeds alpha. The truth is ``machine_label != gold``, or ``errors`` when given (for
+    example :func:`confidence_implied_errors` on data without gold labels).
     """
-    mach = np.asarray(machine_label, dtype=object)
-    gold = np.asarray(gold, dtype=object)
-    err_all = mach != gold
-    m = len(mach)
+    if errors is not None:
+        err_all = np.asarray(errors, dtype=bool)
+    else:
+        err_all = np.asarray(machine_label, dtype=object) != np.asarray(gold, dtype=object)
+    m = len(err_all)
     if not 1 <= calibration <= m:
         raise DataError(f"calibration must be between 1 and M = {m}, got {calibration}")
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
@@ -196,3 +199,32 @@ def simulate_certify(inp: SAEInputs, machine_label, gold, *, alpha: float, delta
                "median_machine_share": float(df["machine_share"].median()),
                "certified_rate": float(df["certified"].mean())}
     return CertifySummary(rounds=df, summary=summary)
+
+
+def confidence_implied_errors(a: np.ndarray, *, seed: int = 0) -> np.ndarray:
+    """Errors drawn as if the confidences were calibrated: row i is wrong with probability
+    1 - a_i. A stand-in truth for planning on data without gold labels (say so when used)."""
+    rng = np.random.default_rng(seed)
+    a = np.asarray(a, dtype=float)
+    return rng.random(len(a)) < (1 - a)
+
+
+def validity_table(summary: dict, classes: list) -> pd.DataFrame:
+    """The validity panel's table from a :class:`BudgetSummary` summary.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``quantity``, ``coverage``, ``plain_coverage`` (NaN for the accuracy), ``mean_width``,
+        ``random_width`` (a simple random sample of as many labels; NaN for the accuracy).
+    """
+    rows = []
+    for c in classes:
+        rows.append({"quantity": f"share of {c}", "coverage": summary[f"cover_{c}"],
+                     "plain_coverage": summary[f"plain_cover_{c}"],
+                     "mean_width": summary[f"width_{c}"],
+                     "random_width": summary[f"random_width_{c}"]})
+    rows.append({"quantity": "accuracy of final labels", "coverage": summary["cover_accuracy"],
+                 "plain_coverage": float("nan"), "mean_width": summary["width_accuracy"],
+                 "random_width": float("nan")})
+    return pd.DataFrame(rows)

@@ -23,7 +23,7 @@ from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
-           "final_table", "effort_summary", "round_summary"]
+           "final_table", "effort_summary", "round_summary", "certify_preview", "validity"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -237,3 +237,61 @@ def round_summary(ws: Workspace, round_id: int) -> dict[str, Any]:
         groups = [c for c in design.data.subgroup_columns]
         out["estimate"] = estimate(design, groups=groups)
     return out
+
+
+def certify_preview(data: EvalData, settings: dict[str, Any], *, rounds: int = 100,
+                    seed: int = 0) -> dict[str, Any]:
+    """How much a guarantee round would certify on similar data, by simulation.
+
+    With gold labels on every row the truth is the gold; otherwise errors are drawn as if the
+    confidences were calibrated (the result says which).
+    """
+    from core.evaluation.simulate import confidence_implied_errors, simulate_certify
+    from core.sae import SAEInputs
+
+    inp = SAEInputs.from_data(data)
+    n_cal = int(settings["calibration"])
+    if data.has_gold:
+        errors = (data.frame["machine_label"].to_numpy(dtype=object)
+                  != data.frame["human_label"].to_numpy(dtype=object))
+        basis = "the gold labels"
+    else:
+        errors = confidence_implied_errors(inp.a, seed=seed)
+        basis = "errors drawn as if the confidences were calibrated (no gold labels)"
+    sim = simulate_certify(inp, errors=errors, alpha=float(settings["alpha"]),
+                           delta=float(settings["delta"]), calibration=n_cal,
+                           lam=float(settings.get("lam", 0.0)), rounds=rounds, seed=seed)
+    s = dict(sim.summary)
+    certified = sim.rounds.loc[sim.rounds["certified"], "machine_share"]
+    s["median_share_when_certified"] = float(certified.median()) if len(certified) else None
+    rest = data.M - n_cal
+    s["sentence"] = (f"On {rounds} simulated calibration samples of {n_cal:,} rows (truth: "
+                     f"{basis}), the machine would keep a median {s['median_machine_share']:.0%} "
+                     f"of the other {rest:,} rows (about "
+                     f"{int(round(s['median_machine_share'] * rest)):,}); something was "
+                     f"certified in {s['certified_rate']:.0%} of them"
+                     + (f" (keeping a median {s['median_share_when_certified']:.0%} when it was)"
+                        if s["median_share_when_certified"] is not None else "")
+                     + f" and the guarantee failed "
+                     f"in {s['violation_rate']:.1%} (allowed: {float(settings['delta']):.0%}).")
+    s["basis"] = basis
+    return s
+
+
+def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
+             seed: int = 0) -> pd.DataFrame:
+    """Coverage of a budget round's intervals over ``rounds`` simulated audits (needs gold)."""
+    from core.evaluation.simulate import simulate_budget, validity_table
+    from core.sae import SAEInputs, n_from_share
+
+    if not data.has_gold:
+        raise DataError("the validity panel needs gold labels on every row")
+    inp = SAEInputs.from_data(data)
+    mach = data.frame["machine_label"].to_numpy(dtype=object)
+    gold = data.frame["human_label"].to_numpy(dtype=object)
+    s = simulate_budget(inp, mach, gold, lam=float(settings["lam"]),
+                        n_human=n_from_share(float(settings["share"]), data.M),
+                        mode=settings.get("mode", "at_most"), audit=int(settings["audit"]),
+                        rounds=rounds, seed=seed).summary
+    classes = sorted(set(mach.tolist()) | set(gold.tolist()), key=lambda v: (str(type(v)), v))
+    return validity_table(s, classes)

@@ -51,7 +51,7 @@ SCENARIO_FORMAT = "hmceval-scenario"
 #: SQL taking the schema from version i to i + 1 (index 0: empty -> 1).
 MIGRATIONS: list[str] = [
     """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE datasets (
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         name TEXT NOT NULL,

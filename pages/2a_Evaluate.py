@@ -1,0 +1,316 @@
+"""Evaluate page: run an evaluation round end to end (plan, export, import labels, result).
+
+Thin: widgets and figures; every step is a call into :mod:`core.workspace.rounds` (the same
+functions behind ``hmceval report``), and everything saved lives in the workspace.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from core.errors import DataError
+from core.evaluation import labelstudio
+from core.evaluation.design import queue_table
+from core.evaluation.planner import audit_size_for_half_width, expected_half_width
+from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, progress_figure
+from core.workspace import rounds as R
+from pages._common import (current_assignment, get_data, get_params, get_workspace, init_state,
+                           save_scenario, show_error)
+
+init_state()
+ss = st.session_state
+data = get_data()
+ev = ss["evaluate"]
+st.title("Evaluate")
+st.caption("Run a real evaluation round: plan who labels what, send the queue to annotators, "
+           "take their labels back, and report the result with a valid interval or a certified "
+           "guarantee. Rounds, labels and results are saved in the workspace and survive "
+           "reloads and restarts.")
+
+try:
+    ws = get_workspace()
+except DataError as exc:
+    show_error(exc, context="Workspace")
+    st.stop()
+
+
+def _ev_set(field: str, wkey: str) -> None:
+    ss["evaluate"] = {**ss["evaluate"], field: ss[wkey]}
+
+
+def ev_widget(widget, label: str, field: str, **kwargs):
+    """A widget as a view of ``st.session_state["evaluate"][field]``."""
+    wkey = f"_w_ev_{field}"
+    if ss.get(wkey) != ss["evaluate"][field]:
+        ss[wkey] = ss["evaluate"][field]
+    return widget(label, key=wkey, on_change=_ev_set, args=(field, wkey), **kwargs)
+
+
+def _dataset_id() -> int:
+    key = ss.get("data_key")
+    cached = ss.get("_dataset_id_for")
+    if cached and cached[0] == key:
+        return cached[1]
+    dsid = R.dataset_id_for(ws, data, source=ss.get("data_source", "session"))
+    ss["_dataset_id_for"] = (key, dsid)
+    ss["dataset_id"] = dsid
+    return dsid
+
+
+try:
+    dsid = _dataset_id()
+except DataError as exc:
+    show_error(exc, context="Storing the dataset in the workspace")
+    st.stop()
+
+# ------------------------------------------------------------------------------------ 1. plan
+st.header("1 · Plan the round")
+kind = ev_widget(st.radio, "Mode", "kind", options=["budget", "guarantee"], horizontal=True,
+                 format_func=lambda k: {"budget": "Budget: N and λ, plus an audit",
+                                        "guarantee": "Guarantee: certify an error bound"}[k])
+params = get_params()
+if kind == "budget":
+    st.caption(f"Routing: {params.label} (set N and λ on the Trade-off page). An audit is a "
+               "random sample of the rows the machine keeps; humans label it too, so the final "
+               "result gets an unbiased correction and a confidence interval.")
+    try:
+        inp, assignment = current_assignment()
+    except DataError as exc:
+        show_error(exc)
+        st.stop()
+    if assignment.method != "fast":
+        st.warning("Extra constraints are set on the Trade-off page; a round is routed with N, "
+                   "λ and the mode only (the exact SAE, as hmceval queue does).")
+    kept = int((~assignment.human).sum())
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        ev_widget(st.number_input, "Audit size", "audit", min_value=0, max_value=max(kept, 0),
+                  step=10, help="Rows drawn at random from the machine's rows and labelled too.")
+    with c2:
+        ev_widget(st.number_input, "Target half-width (share)", "target_half_width",
+                  min_value=0.001, max_value=0.5, step=0.005, format="%.3f")
+    with c3:
+        ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
+    a = inp.a[~assignment.human]
+    pilot = float(np.mean(1 - a)) if kept else 0.0
+    audit = int(ss["evaluate"]["audit"])
+    if kept and audit:
+        hw = expected_half_width(data.M, kept, audit, pilot, n_classes=len(data.labels))
+        st.info(f"The machine keeps {kept:,} of {data.M:,} rows; humans label "
+                f"{data.M - kept:,} routed rows and {audit:,} audit rows. Expected interval on a "
+                f"class share: ± {hw:.2%} (assuming the machine disagrees with humans on "
+                f"{pilot:.1%} of its rows, the mean of 1 − confidence there).")
+    elif kept:
+        st.warning("Without an audit the result has no confidence interval.")
+    if kept:
+        need = audit_size_for_half_width(data.M, kept, pilot, float(ss["evaluate"]["target_half_width"]),
+                                         n_classes=len(data.labels))
+        st.caption(f"Audit needed for ± {ss['evaluate']['target_half_width']:.1%}: "
+                   f"{need:,} rows." if need is not None else "")
+    settings = {"lam": params.lam, "share": params.share, "mode": params.mode,
+                "audit": audit, "seed": int(ss["evaluate"]["seed"])}
+else:
+    st.caption("A random calibration sample is labelled first; the machine then keeps the "
+               "largest share of the other rows for which, with probability at least 1 − δ, "
+               "its error rate on them is at most α (fixed-sequence testing with exact "
+               "binomial bounds).")
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        ev_widget(st.number_input, "α (largest error rate on kept rows)", "alpha",
+                  min_value=0.001, max_value=0.5, step=0.01, format="%.3f")
+        ev_widget(st.number_input, "δ (allowed failure probability)", "delta",
+                  min_value=0.001, max_value=0.5, step=0.01, format="%.3f")
+    with c2:
+        ev_widget(st.number_input, "Calibration size", "calibration", min_value=1,
+                  max_value=data.M, step=100)
+        ev_widget(st.number_input, "λ of the ranking", "cert_lam", min_value=0.0,
+                  max_value=100.0, step=0.5, help="0 ranks rows by confidence alone.")
+    with c3:
+        ev_widget(st.number_input, "Audit after certifying", "audit", min_value=0,
+                  max_value=data.M, step=10)
+        ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
+    e = ss["evaluate"]
+    settings = {"calibration": int(e["calibration"]), "alpha": float(e["alpha"]),
+                "delta": float(e["delta"]), "lam": float(e["cert_lam"]),
+                "audit": int(e["audit"]), "seed": int(e["seed"])}
+    if st.button("How much would it certify on similar data?"):
+        try:
+            with st.spinner("Simulating 100 calibration samples…"):
+                sim = R.certify_preview(data, settings, rounds=100)
+        except DataError as exc:
+            show_error(exc)
+        else:
+            st.info(sim["sentence"])
+
+if st.button("Plan the round", type="primary"):
+    try:
+        rid = R.plan_round(ws, data, kind=kind, settings=settings)
+    except DataError as exc:
+        show_error(exc)
+    else:
+        ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
+        st.success(f"Round #{rid} planned and saved.")
+
+rounds = ws.list_rounds(dsid)
+if rounds.empty:
+    st.info("No round for this dataset yet: plan one above.")
+    st.stop()
+ids = rounds["id"].tolist()
+if ss["evaluate"].get("round_id") not in ids:
+    ss["evaluate"] = {**ss["evaluate"], "round_id": ids[0]}
+labels_of = {r.id: f"#{r.id} · {r.kind} · {r.n_labelled:,} of {r.n_to_label:,} labelled · {r.created}"
+             for r in rounds.itertuples()}
+rid = ev_widget(st.selectbox, "Round", "round_id", options=ids, format_func=labels_of.get)
+try:
+    rnd, design = R.round_design(ws, rid)
+except DataError as exc:
+    show_error(exc)
+    st.stop()
+prog = R.progress(rnd, design)
+with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints, round settings)"):
+    with st.form("save_scenario"):
+        name = st.text_input("Scenario name", value=f"{data.name} · round {rid}")
+        if st.form_submit_button("Save scenario"):
+            try:
+                sid = save_scenario(name)
+            except DataError as exc:
+                show_error(exc)
+            else:
+                st.success(f"Saved as scenario #{sid}; restore it from the sidebar.")
+
+# ------------------------------------------------------------------------------------ 2. export
+st.header("2 · Send the queue to annotators")
+to_label = int(np.isfinite(rnd["queue_rank"]).sum())
+st.caption(f"{to_label:,} rows to label, in queue order (calibration first, then the audit, both "
+           "in random order, then routed rows by priority). Label Studio tasks carry the text and "
+           "sample id only: annotators do not see the machine's label.")
+c1, c2, c3 = st.columns(3)
+queue = queue_table(design, design.selection, rnd["queue_rank"])
+c1.download_button("Queue (CSV)", queue.to_csv(index=False).encode(),
+                   file_name=f"hmceval_round{rid}_queue.csv", mime="text/csv",
+                   on_click=ws.record_event, args=(rid, "exported", {"format": "csv"}))
+tasks = labelstudio.tasks(design, rnd["queue_rank"])
+c2.download_button("Label Studio tasks (JSON)", labelstudio.task_json(tasks).encode(),
+                   file_name=f"hmceval_round{rid}_tasks.json", mime="application/json",
+                   on_click=ws.record_event, args=(rid, "exported", {"format": "labelstudio"}))
+c3.download_button("Label Studio labelling config (XML)",
+                   labelstudio.labelling_config(design.data.labels, design.data.text_columns).encode(),
+                   file_name=f"hmceval_round{rid}_config.xml", mime="application/xml")
+
+# ------------------------------------------------------------------------------------ 3. import
+st.header("3 · Take the labels back")
+st.progress(prog["labelled"] / prog["to_label"] if prog["to_label"] else 0.0,
+            text=f"{prog['labelled']:,} of {prog['to_label']:,} labelled")
+if prog["to_label"]:
+    st.plotly_chart(progress_figure(prog), width="stretch")
+if data.has_gold:
+    with st.expander("Simulate the annotators (this dataset has gold labels)", expanded=False):
+        st.caption("Fills the next rows of the queue with the gold labels, as if annotators had "
+                   "labelled them: the whole loop can be shown without people.")
+        frac = st.slider("Share of the remaining queue to label", 0.05, 1.0, 1.0, 0.05)
+        if st.button("Fill labels from gold"):
+            try:
+                R.simulate_annotators(ws, rid, fraction=frac)
+            except DataError as exc:
+                show_error(exc)
+            else:
+                st.rerun()
+
+if rnd["kind"] == "guarantee" and prog["undecided"]:
+    cal = prog["calibration"]
+    st.subheader("Certify")
+    if cal["labelled"] == 0:
+        st.info("Label the calibration sample, then certify here.")
+    else:
+        s = rnd["settings"]
+        st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; α = "
+                   f"{s['alpha']:g}, δ = {s['delta']:g}, λ = {s['lam']:g}, audit "
+                   f"{s['audit']:,} after certifying.")
+        if st.button("Certify and route the other rows", type="primary"):
+            try:
+                R.certify_round(ws, rid, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
+                                audit=int(s["audit"]), seed=int(s["seed"]))
+            except DataError as exc:
+                show_error(exc)
+            else:
+                st.rerun()
+
+# ------------------------------------------------------------------------------------ 4. result
+st.header("4 · Result")
+cert = ws.latest_result(rid, "certify")
+if cert:
+    st.success(cert["guarantee"])
+    for note in cert.get("notes") or []:
+        st.caption(note)
+
+
+@st.cache_data(show_spinner="Estimating…", max_entries=16)
+def _summary(key: str, round_id: int) -> dict:
+    return R.round_summary(ws, round_id)
+
+
+state_key = f"{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(ws.imports(rid))}"
+try:
+    summary = _summary(state_key, rid)
+except DataError as exc:
+    show_error(exc)
+    st.stop()
+if summary["estimate_error"]:
+    st.info(f"No result yet: {summary['estimate_error']}.")
+    st.stop()
+est = summary["estimate"]
+effort = summary["effort"]
+classes = list(est["class_shares"])
+cols = st.columns(len(classes) + 1)
+for col, c in zip(cols, classes):
+    s = est["class_shares"][c]
+    interval = (f"[{s['ci_low']:.1%}, {s['ci_high']:.1%}]" if s["ci_low"] is not None
+                else "no interval: audit needed")
+    col.metric(f"Share of '{c}'", f"{s['estimate']:.1%}", help=f"95% interval {interval}; "
+               f"machine labels alone: {s['machine_only']:.1%}")
+    col.caption(f"95% interval {interval}")
+acc = est["accuracy"]
+if acc["estimate"] is not None:
+    cols[-1].metric("Accuracy of the final labels", f"{acc['estimate']:.1%}")
+    cols[-1].caption(f"at least {acc['ci_low']:.1%} (95%, exact)")
+for note in est["notes"]:
+    st.warning(note)
+spent = effort["effort_share"]
+unit = "annotation time" if effort["effort_unit"] == "human_effort" else "predicted effort"
+st.markdown(
+    f"Humans labelled **{effort['rows_labelled']:,} of {effort['rows_total']:,} rows** "
+    + (f"(**{spent:.0%} of the {unit}** of labelling everything)." if spent is not None else "."))
+first = classes[-1]
+rs = est["class_shares"][first]
+if rs["random_equivalent"] is not None and rs["half_width"] is not None:
+    st.markdown(f"Labelling **{est['n_labelled']:,} rows at random** would give the share of "
+                f"'{first}' to ± {rs['random_half_width']:.2%}; this round gives ± "
+                f"{rs['half_width']:.2%}, which random labelling reaches with "
+                f"{rs['random_equivalent']:,} rows.")
+pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
+st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
+final = R.final_table(design)
+c1, c2 = st.columns(2)
+c1.download_button("Final labelled table (CSV)", final.to_csv(index=False).encode(),
+                   file_name=f"hmceval_round{rid}_final.csv", mime="text/csv")
+c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
+                   file_name=f"hmceval_round{rid}_result.json", mime="application/json")
+
+
+# ------------------------------------------------------------------------------------ validity
+if data.has_gold and rnd["kind"] == "budget" and rnd["settings"].get("audit"):
+    with st.expander("Validity panel: repeat this round many times against the gold labels"):
+        n_rounds = st.select_slider("Rounds", options=[100, 200, 500, 1000], value=200)
+        if st.button("Run the simulation"):
+            with st.spinner("Simulating…"):
+                table = R.validity(data, rnd["settings"], rounds=n_rounds)
+            st.plotly_chart(coverage_figure(table), width="stretch")
+            st.dataframe(table, hide_index=True, width="stretch",
+                         column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                        for c in table.columns if c != "quantity"})
+            st.caption("Each round draws a new audit and hides the gold labels of the machine's "
+                       "rows; coverage is how often the interval held the true value.")

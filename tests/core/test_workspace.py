@@ -1,0 +1,187 @@
+"""The workspace (``core.workspace``): a real SQLite database with Parquet tables beside it."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import sqlite3
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.data import prepare
+from core.demo import make_demo
+from core.errors import DataError
+from core.workspace import SCHEMA_VERSION, Workspace
+from core.workspace import rounds as R
+from core.workspace.store import MIGRATIONS
+
+
+@pytest.fixture
+def ws(tmp_path):
+    return Workspace(tmp_path / "ws")
+
+
+@pytest.fixture(scope="module")
+def demo():
+    return prepare(make_demo(), name="demo")
+
+
+def test_dataset_round_trip_and_dedup(ws, demo):
+    i = R.dataset_id_for(ws, demo)
+    assert R.dataset_id_for(ws, demo) == i  # same content and mapping: one dataset
+    stored = ws.dataset(i)
+    pd.testing.assert_frame_equal(stored["raw"], demo.raw)
+    again = R.data_from_workspace(ws, i)
+    assert again.roles == demo.roles and again.labels == demo.labels
+    assert len(ws.list_datasets()) == 1
+
+
+def test_reopening_sees_everything(tmp_path, demo):
+    root = tmp_path / "ws"
+    ws = Workspace(root)
+    rid = R.plan_round(ws, demo, kind="budget",
+                       settings={"lam": 1.0, "share": 0.5, "audit": 50, "seed": 1})
+    R.simulate_annotators(ws, rid, fraction=0.5)
+    sid = ws.save_scenario("first", ws.round(rid)["dataset_id"], {"lam": 1.0, "round_id": rid})
+    fresh = Workspace(root)  # a restart: a new process would open the same files
+    assert fresh.schema_version == SCHEMA_VERSION
+    assert fresh.scenario("first")["id"] == sid
+    rnd = fresh.round(rid)
+    assert rnd["settings"]["audit"] == 50 and (rnd["selection"] == "audit").sum() == 50
+    assert len(fresh.round_labels(rid)) == len(ws.round_labels(rid)) > 0
+
+
+def test_labels_accumulate_and_the_latest_import_wins(ws, demo):
+    rid = R.plan_round(ws, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
+    rows = np.flatnonzero(ws.round(rid)["selection"] == "routed")[:3]
+    R.import_labels(ws, rid, rows[:2], [0, 1], source="csv", file_name="a.csv")
+    R.import_labels(ws, rid, rows[1:], [0, 1], source="csv", file_name="b.csv")
+    assert ws.round_labels(rid) == {int(rows[0]): 0, int(rows[1]): 0, int(rows[2]): 1}
+    assert ws.imports(rid)["file_name"].tolist() == ["a.csv", "b.csv"]
+
+
+def test_import_errors_change_nothing(ws, demo):
+    rid = R.plan_round(ws, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
+    sel = ws.round(rid)["selection"]
+    routed = np.flatnonzero(sel == "routed")
+    machine = np.flatnonzero(sel == "machine")
+    with pytest.raises(DataError, match="not in this round's queue"):
+        R.import_labels(ws, rid, np.r_[routed[:2], machine[:1]], [0, 1, 0], source="csv")
+    with pytest.raises(DataError, match="not one of the dataset's classes"):
+        R.import_labels(ws, rid, routed[:2], [0, "maybe"], source="csv")
+    with pytest.raises(DataError, match="two labels for the same row"):
+        ws.add_labels(rid, np.r_[routed[:1], routed[:1]], [0, 1], source="csv")
+    assert ws.round_labels(rid) == {} and ws.imports(rid).empty
+
+
+def test_a_failure_inside_the_transaction_rolls_back(ws, demo, monkeypatch):
+    """A crash in the middle of an import (here: the database refuses the 2nd label row)
+    leaves the previous state: neither the import record nor any label is kept."""
+    rid = R.plan_round(ws, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
+    routed = np.flatnonzero(ws.round(rid)["selection"] == "routed")
+    R.import_labels(ws, rid, routed[:1], [1], source="csv")
+    before = (ws.round_labels(rid), len(ws.imports(rid)))
+    real_dumps = json.dumps
+    calls = {"n": 0}
+
+    def failing(obj, *a, **k):  # the label encoder fails on the second row
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise sqlite3.OperationalError("disk I/O error (simulated)")
+        return real_dumps(obj, *a, **k)
+
+    monkeypatch.setattr("core.workspace.store.json.dumps", failing)
+    with pytest.raises(sqlite3.OperationalError):
+        ws.add_labels(rid, routed[1:4], [0, 1, 0], source="csv")
+    monkeypatch.undo()
+    assert (ws.round_labels(rid), len(ws.imports(rid))) == before
+
+
+def _writer(root: str, start: int) -> None:
+    w = Workspace(root)
+    for k in range(25):
+        w.save_scenario(f"s{start + k}", 1, {"k": start + k})
+
+
+def test_two_processes_writing_at_once_corrupt_nothing(tmp_path, demo):
+    root = tmp_path / "ws"
+    ws = Workspace(root)
+    R.dataset_id_for(ws, demo)
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(root), s)) for s in (0, 100)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    assert all(p.exitcode == 0 for p in procs)
+    names = set(Workspace(root).list_scenarios()["name"])
+    assert names == {f"s{i}" for i in list(range(25)) + list(range(100, 125))}
+    con = sqlite3.connect(root / "workspace.sqlite")
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_newer_app_opens_older_workspace_and_refuses_a_newer_one(tmp_path, demo, monkeypatch):
+    import core.workspace.store as store
+
+    root = tmp_path / "ws"
+    old = Workspace(root)
+    dsid = R.dataset_id_for(old, demo)
+    old.save_scenario("kept", dsid, {"lam": 3.0})
+    # a newer app: one more migration (a new column); opening the old workspace migrates it
+    monkeypatch.setattr(store, "MIGRATIONS",
+                        MIGRATIONS + ["ALTER TABLE scenarios ADD COLUMN note TEXT"])
+    monkeypatch.setattr(store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    new = Workspace(root)
+    assert new.schema_version == SCHEMA_VERSION + 1
+    assert new.scenario("kept")["settings"] == {"lam": 3.0}
+    assert "note" in new.scenario("kept")
+    monkeypatch.undo()
+    # and the older app refuses the migrated (newer) workspace with a clear message
+    with pytest.raises(DataError, match="newer HMCEval Studio"):
+        Workspace(root)
+
+
+def test_scenario_export_import(tmp_path, demo):
+    a = Workspace(tmp_path / "a")
+    dsid = R.dataset_id_for(a, demo)
+    a.save_scenario("plan", dsid, {"lam": 2.5, "share": 0.4, "evaluate": {"audit": 30}})
+    obj = json.loads(json.dumps(a.export_scenario("plan")))
+    b = Workspace(tmp_path / "b")
+    with pytest.raises(DataError, match="not in this workspace"):
+        b.import_scenario(obj)
+    wrong = demo.raw.copy()
+    wrong.loc[0, "machine_label"] = 1 - wrong.loc[0, "machine_label"]
+    with pytest.raises(DataError, match="content differs"):
+        b.import_scenario(obj, raw=wrong)
+    sid = b.import_scenario(obj, raw=demo.raw)
+    sc = b.scenario(sid)
+    assert sc["settings"] == {"lam": 2.5, "share": 0.4, "evaluate": {"audit": 30}}
+    assert R.data_from_workspace(b, sc["dataset_id"]).roles == demo.roles
+    with pytest.raises(DataError, match="not an HMCEval scenario"):
+        b.import_scenario({"name": "x"})
+
+
+def test_guarantee_round_end_to_end(ws, demo):
+    rid = R.plan_round(ws, demo, kind="guarantee",
+                       settings={"calibration": 800, "alpha": 0.1, "delta": 0.1, "lam": 0.0,
+                                 "audit": 100, "seed": 2})
+    early = R.round_summary(ws, rid)
+    assert early["estimate"] is None and "not decided" in early["estimate_error"]
+    R.simulate_annotators(ws, rid)
+    cert = R.certify_round(ws, rid, alpha=0.1, delta=0.1, audit=100, seed=2)
+    assert cert["n_calibration"] == 800 and cert["n_machine"] + cert["n_human"] == demo.M - 800
+    with pytest.raises(DataError, match="certified already"):
+        R.certify_round(ws, rid, alpha=0.1, delta=0.1)
+    rnd, design = R.round_design(ws, rid)
+    assert (design.selection == "audit").sum() == 100
+    R.simulate_annotators(ws, rid)
+    s = R.round_summary(ws, rid)
+    est = s["estimate"]
+    assert est["n_calibration"] == 800 and est["n_audit"] == 100
+    truth = float((demo.frame["human_label"] == 1).mean())
+    assert est["class_shares"]["1"]["ci_low"] <= truth <= est["class_shares"]["1"]["ci_high"]
+    assert s["certificate"]["guarantee"] == cert["guarantee"]
+    final = R.final_table(design)
+    assert final["final_label"].notna().all()
