@@ -2,7 +2,7 @@
 
 Run: ``python bench/agreement.py [--n 100000] [--repeat 3]`` from the project root.
 
-The whole set of metrics is :func:`core.agreement.evaluation_report` on one table: the eval row,
+The whole set of metrics is :func:`core.rsm.evaluation_report` on one table: the eval row,
 human-human consistency (30 % double-scored), the true-score evaluation, and for the subgroup
 column the per-group eval table with DSM, the three OLS fairness analyses and consistency by
 group. Scores are ordinal 1..5 (continuous system scores), plus a run with binary labels and
@@ -23,8 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.agreement import evaluation_report  # noqa: E402
-from core.fairness import fairness_analyses  # noqa: E402
+from core.rsm import evaluation_report, fairness_analyses  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "hmceval"
 TARGET_S = 2.0

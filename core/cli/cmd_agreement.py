@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.agreement import evaluation_report
+from core.rsm import evaluation_report
 from core.cli.common import print_json
 
 __all__ = ["register", "run"]

@@ -57,7 +57,7 @@ def dsm_figure(
     ----------
     dsm : mapping
         Group label -> DSM (None when missing, NaN when undefined), e.g. the ``DSM`` column of
-        :func:`core.agreement.eval_by_group`.
+        :func:`core.rsm.eval_by_group`.
     counts : mapping, optional
         Group label -> number of responses (shown in the hover text).
     band : float, default=0.1
@@ -119,7 +119,7 @@ def group_rates_figure(
     ----------
     rates : mapping
         Group label -> {metric -> value or None}, e.g. the rows of
-        :func:`core.fairness.assignment_by_group`.
+        :func:`core.rsm.assignment_by_group`.
     metrics : tuple of str
         Which metrics to draw; a metric that is None for every group is skipped.
     overall : mapping, optional

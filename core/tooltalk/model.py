@@ -255,11 +255,13 @@ def is_action(api_name: str) -> bool:
 
 
 def shorten(value: Any, limit: int = 60) -> str:
+    """``value`` as short text for messages (JSON or repr, cut at ``limit`` characters)."""
     text = json.dumps(value, ensure_ascii=False, default=str) if not isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def type_name(value: Any) -> str:
+    """The JSON type of ``value`` for messages ("an object", "a list", "null", ...)."""
     if value is None:
         return "null"
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
@@ -267,6 +269,7 @@ def type_name(value: Any) -> str:
 
 
 def parse_timestamp(value: Any) -> datetime | None:
+    """``value`` as a datetime when it is a string in :data:`TIMESTAMP_FORMAT`, else None."""
     if not isinstance(value, str):
         return None
     try:

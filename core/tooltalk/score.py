@@ -94,6 +94,7 @@ def _no_similarity(a: str, b: str) -> float:  # pragma: no cover - never called 
 
 
 def rates_from_counts(n_pred: int, n_gt: int, n_match: int, n_act: int, n_valid: int, n_bad: int) -> dict[str, float]:
+    """ToolTalk's four rates from the counts: precision, recall, action precision, bad-action rate."""
     precision = n_match / n_pred if n_pred > 0 else 0.0
     recall = n_match / n_gt if n_gt > 0 else math.nan
     action_precision = n_valid / n_act if n_act > 0 else 1.0

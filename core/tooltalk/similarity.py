@@ -165,4 +165,5 @@ def exact_similarity(prediction_text: str, ground_truth_text: str) -> float:
 
 
 def resolve_similarity(similarity: Similarity | None) -> Similarity:
+    """``similarity``, or the default MiniLM similarity when it is None."""
     return default_similarity() if similarity is None else similarity

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core import agreement as ag
+from core import rsm as ag
 from core.errors import DataError
 
 H = [1, 2, 3]

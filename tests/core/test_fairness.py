@@ -25,7 +25,7 @@ import pytest
 from scipy import stats
 
 from core.errors import DataError
-from core.fairness import ESTIMATE_COLUMNS, estimates_frame, fairness_analyses
+from core.rsm import ESTIMATE_COLUMNS, estimates_frame, fairness_analyses
 
 GROUPS = ["y.1", "y.1", "y.1", "x.2", "x.2", "x.2"]
 H = [1, 2, 3, 1, 2, 3]
@@ -172,7 +172,7 @@ def test_estimates_frame(result):
 # per-subgroup view of a human/machine assignment
 # ------------------------------------------------------------------------------------------
 def test_assignment_by_group_by_hand():
-    from core.fairness import ASSIGNMENT_GROUP_COLUMNS, assignment_by_group
+    from core.rsm import ASSIGNMENT_GROUP_COLUMNS, assignment_by_group
 
     # rows:   0    1    2    3    4
     # group   a    a    b    b    b
@@ -199,7 +199,7 @@ def test_assignment_by_group_by_hand():
 
 
 def test_assignment_by_group_without_gold_or_effort_is_unavailable():
-    from core.fairness import assignment_by_group
+    from core.rsm import assignment_by_group
 
     t = assignment_by_group([True, False], ["a", "b"], machine_label=[1, 0])
     assert t.loc["a", "accuracy"] is None and t.loc["a", "time_cost"] is None
@@ -240,7 +240,7 @@ def test_group_rates_figure_skips_unavailable_metrics():
 # the comparison table of the Fairness page
 # ------------------------------------------------------------------------------------------
 def test_label_scores():
-    from core.fairness import label_scores
+    from core.rsm import label_scores
 
     scores, mapping = label_scores([1, None, 3], (1, 2, 3))
     assert mapping is None and scores[0] == 1 and math.isnan(scores[1]) and scores[2] == 3
@@ -255,7 +255,7 @@ def test_comparison_frame():
     import pandas as pd
 
     from core.data import prepare
-    from core.fairness import GOLD, SECOND, SYSTEM, comparison_frame
+    from core.rsm import GOLD, SECOND, SYSTEM, comparison_frame
 
     data = prepare(pd.DataFrame({
         "machine_label": [0, 1, 1, 0], "confidence": [0.9, 0.8, 0.7, 0.6],

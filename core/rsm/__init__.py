@@ -1,0 +1,104 @@
+"""RSMTool's statistics: agreement between an evaluator and the gold (human) scores, true-score
+metrics, fairness analyses and the whole report, in RSMTool's conventions.
+
+Every function follows the definitions of ``../shared/reference/rsmtool-evaluation-metrics.txt``
+(RSMTool 7+, SKLL's kappa) including their edge cases:
+
+* percent exact / exact + adjacent agreement compare the scores as given (``|M - H| <= tol``);
+* Cohen's kappa rounds both sides half to even to integers (SKLL), the label range runs from the
+  lowest to the highest label over both raters and kappa is 1 when only one label occurs;
+* quadratic weighted kappa is Haberman's continuous formula with ``ddof=0``;
+* Pearson r is NaN for fewer than 2 responses or when either side is constant;
+* SMD is ``(mean M - mean H) / denominator`` with sds of ``ddof=1``; NaN when the denominator
+  is exactly 0;
+* R2 is ``sklearn.metrics.r2_score`` (what RSMTool calls): ``1 - SS_res / SS_tot`` with the
+  ``force_finite`` convention (1.0 when the human scores are constant and predicted exactly,
+  0.0 when constant and not), NaN for a single response;
+* the true-score metrics (rater error variance, true-score variance, MSE(T|M), PRMSE) use the
+  general formulas for any number of ratings per response; they are *missing* (``None``) when no
+  response has two or more ratings, which is distinct from NaN;
+* DSM is the mean of ``z_M - z_H`` with the whole evaluation set's means and sds (``ddof=1``);
+  missing (``None``) when either population sd is within ``1e-7`` of 0.
+
+Zero scores are never excluded (RSMTool with ``exclude_zero_scores: false``): HMCEval labels are
+0/1. Result tables use RSMTool's column names (:data:`EVAL_COLUMNS`, :data:`CONSISTENCY_COLUMNS`,
+:data:`TRUE_SCORE_COLUMNS`).
+
+Parts, from the bottom up (each imports only the ones above it in this list):
+
+* :mod:`core.rsm.checks`: input checks (score arrays, pairs, subgroup labels, numeric columns);
+* :mod:`core.rsm.metrics`: observed-score metrics (agreement, kappa, QWK, r, SMD, RMSE, R2, DSM);
+* :mod:`core.rsm.true_score`: rater error variance, true-score variance, MSE(T|M), PRMSE;
+* :mod:`core.rsm.fairness`: the three OLS fairness analyses and the collaborative result by
+  subgroup (see its docstring for the conventions);
+* :mod:`core.rsm.report`: RSMTool's tables and :func:`evaluation_report`, the one report the
+  command line and the dashboard print;
+* :mod:`core.rsm.compare`: what the dashboard compares (machine, collaborative result, raters).
+
+``core.agreement`` and ``core.fairness`` are this package under their former names.
+"""
+
+from __future__ import annotations
+
+from core.rsm.checks import MAX_GROUPS, group_order
+from core.rsm.metrics import (
+    DSM_TOLERANCE, round_half_even, agreement, exact_agreement, adjacent_agreement, cohen_kappa,
+    quadratic_weighted_kappa, pearson_r, standardized_mean_difference, mean_squared_error,
+    root_mean_squared_error, r2_score, difference_of_standardized_means, dsm_by_group,
+)
+from core.rsm.true_score import variance_of_errors, true_score_variance, mse_true, prmse_true
+from core.rsm.fairness import (
+    ESTIMATE_COLUMNS, ANALYSES, MAX_SCORE_LEVELS, ASSIGNMENT_GROUP_COLUMNS, fairness_analyses,
+    estimates_frame, assignment_by_group,
+)
+from core.rsm.report import (
+    EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, TRUE_SCORE_COLUMNS, eval_metrics,
+    eval_by_group, consistency_metrics, consistency_by_group, true_score_metrics, evaluation_report,
+)
+from core.rsm.compare import COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame
+
+__all__ = [
+    "EVAL_COLUMNS",
+    "EVAL_BY_GROUP_COLUMNS",
+    "CONSISTENCY_COLUMNS",
+    "TRUE_SCORE_COLUMNS",
+    "DSM_TOLERANCE",
+    "MAX_GROUPS",
+    "round_half_even",
+    "agreement",
+    "exact_agreement",
+    "adjacent_agreement",
+    "cohen_kappa",
+    "quadratic_weighted_kappa",
+    "pearson_r",
+    "standardized_mean_difference",
+    "mean_squared_error",
+    "root_mean_squared_error",
+    "r2_score",
+    "variance_of_errors",
+    "true_score_variance",
+    "mse_true",
+    "prmse_true",
+    "difference_of_standardized_means",
+    "dsm_by_group",
+    "eval_metrics",
+    "eval_by_group",
+    "consistency_metrics",
+    "consistency_by_group",
+    "true_score_metrics",
+    "group_order",
+    "evaluation_report",
+    "ESTIMATE_COLUMNS",
+    "ANALYSES",
+    "MAX_SCORE_LEVELS",
+    "ASSIGNMENT_GROUP_COLUMNS",
+    "fairness_analyses",
+    "estimates_frame",
+    "assignment_by_group",
+    "COMPARISONS",
+    "label_scores",
+    "comparison_frame",
+    "GOLD",
+    "SYSTEM",
+    "SECOND",
+]

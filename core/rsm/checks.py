@@ -1,0 +1,181 @@
+"""Input checks shared by the agreement, true-score and fairness statistics: score arrays,
+pairs, subgroup labels, numeric columns."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from core.errors import DataError, describe_rows
+
+
+#: Most distinct labels a subgroup column may have (more is most likely an id column).
+MAX_GROUPS = 100
+
+
+try:  # scikit-learn's dependency; optional here
+    from threadpoolctl import threadpool_limits as _threadpool_limits
+except ImportError:  # pragma: no cover
+    _threadpool_limits = None
+
+
+def _float_array(x: npt.ArrayLike, name: str) -> np.ndarray:
+    """A 1-D float array; missing values (None, NaN, ``pd.NA``) become NaN."""
+    if isinstance(x, (pd.Series, pd.Index)):
+        if pd.api.types.is_numeric_dtype(x.dtype) or pd.api.types.is_bool_dtype(x.dtype):
+            x = x.to_numpy(dtype=float, na_value=np.nan)
+        else:
+            x = x.to_numpy(dtype=object)
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        missing = pd.isna(arr)
+        if missing.any():
+            arr = np.where(missing, np.nan, arr)
+    try:
+        arr = np.asarray(arr, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name}: scores must be numeric ({exc})") from None
+    if arr.ndim != 1:
+        raise DataError(f"{name}: expected a 1-D array of scores, got shape {arr.shape}")
+    return arr
+
+
+def as_scores(x: npt.ArrayLike, name: str) -> np.ndarray:
+    """A 1-D float array without NaN/inf; ``DataError`` naming ``name`` and the rows otherwise."""
+    arr = _float_array(x, name)
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise DataError(f"{name}: missing or non-finite score in {describe_rows(bad)}")
+    return arr
+
+
+def optional_scores(x: npt.ArrayLike, n: int, name: str) -> np.ndarray:
+    """Like :func:`as_scores` but missing values stay NaN (a second rating that may be absent)."""
+    arr = _float_array(x, name)
+    if arr.shape[0] != n:
+        raise DataError(f"{name}: expected {n} ratings, got {arr.shape[0]}")
+    bad = np.flatnonzero(np.isinf(arr))
+    if bad.size:
+        raise DataError(f"{name}: infinite rating in {describe_rows(bad)}")
+    return arr
+
+
+def check_pair(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, *, allow_empty: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``y_true`` and ``y_pred`` as finite float arrays of one length, non-empty unless
+    ``allow_empty``; DataError otherwise."""
+    h = as_scores(y_true, "y_true")
+    m = as_scores(y_pred, "y_pred")
+    if h.shape[0] != m.shape[0]:
+        raise DataError(f"y_true and y_pred differ in length ({h.shape[0]} vs {m.shape[0]})")
+    if h.shape[0] == 0 and not allow_empty:
+        raise DataError("no responses to evaluate (y_true and y_pred are empty)")
+    return h, m
+
+
+def one_blas_thread():
+    """Context limiting BLAS to one thread.
+
+    The work here is memory-bound vector arithmetic and thin least squares; on a busy machine
+    a multi-threaded BLAS spins for each tiny call and runs up to 100x slower (measured with
+    ``bench/agreement.py``), so the report functions run single-threaded.
+    """
+    if _threadpool_limits is None:  # pragma: no cover
+        import contextlib
+
+        return contextlib.nullcontext()
+    return _threadpool_limits(limits=1, user_api="blas")
+
+
+def sample_sd(x: np.ndarray, ddof: int = 1) -> float:
+    """Standard deviation; NaN (silently) when there are not more than ``ddof`` values."""
+    n = x.shape[0]
+    if n - ddof <= 0:
+        return math.nan
+    return float(np.std(x, ddof=ddof))
+
+
+def is_constant(x: np.ndarray) -> bool:
+    """Whether every value of the non-empty array ``x`` equals the first."""
+    return bool(np.all(x == x[0]))
+
+
+def group_order(groups: npt.ArrayLike | pd.Series) -> list[Hashable]:
+    """Group labels ordered by size (largest first), ties broken by label in ascending order.
+
+    The first label is RSMTool's reference (base) category; labels keep their type.
+
+    Parameters
+    ----------
+    groups : array-like of shape (n_samples,)
+        Group membership.
+
+    Returns
+    -------
+    list
+        Distinct labels.
+    """
+    counts = pd.Series(np.asarray(groups, dtype=object), dtype=object).value_counts(sort=False)
+    frame = pd.DataFrame({"label": counts.index.to_list(), "count": counts.to_numpy()})
+    try:
+        frame = frame.sort_values(["count", "label"], ascending=[False, True], kind="mergesort")
+    except TypeError:  # labels of mixed types: order ties by their text
+        frame["text"] = frame["label"].map(str)
+        frame = frame.sort_values(["count", "text"], ascending=[False, True], kind="mergesort")
+    return frame["label"].to_list()
+
+
+def check_groups(groups: npt.ArrayLike | pd.Series, n: int, name: str = "groups") -> np.ndarray:
+    """Group labels as an object array of length ``n`` without missing labels; DataError
+    naming ``name`` otherwise."""
+    if isinstance(groups, (pd.Series, pd.Index)):
+        g = groups.to_numpy(dtype=object)
+    else:
+        g = np.asarray(groups, dtype=object)
+    if g.ndim != 1 or g.shape[0] != n:
+        raise DataError(f"{name}: {g.shape[0] if g.ndim else 0} group labels for {n} responses")
+    bad = np.flatnonzero(pd.isna(g))
+    if bad.size:
+        raise DataError(f"{name}: missing group label in {describe_rows(bad)}")
+    return g
+
+
+def group_levels(g: np.ndarray, name: str) -> list[Hashable]:
+    """The labels of ``g`` in :func:`group_order`; DataError when there are more than
+    :data:`MAX_GROUPS`."""
+    levels = group_order(g)
+    if len(levels) > MAX_GROUPS:
+        raise DataError(
+            f"{name}: {len(levels)} distinct labels; subgroup analyses take at most {MAX_GROUPS} "
+            "(is it an id column?)"
+        )
+    return levels
+
+
+def numeric_column(df: pd.DataFrame, col: str, *, allow_missing: bool) -> np.ndarray:
+    """Column ``col`` of ``df`` as floats (missing values NaN).
+
+    Raises DataError naming the column and rows for an absent column, non-numeric or infinite
+    values and, unless ``allow_missing``, missing values.
+    """
+    if col not in df.columns:
+        raise DataError(f"column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
+    s = df[col]
+    if pd.api.types.is_bool_dtype(s):
+        s = s.astype(float)
+    num = pd.to_numeric(s, errors="coerce")
+    values = num.to_numpy(dtype=float, na_value=np.nan)
+    missing = s.isna().to_numpy()
+    non_numeric = np.flatnonzero(np.isnan(values) & ~missing)
+    if non_numeric.size:
+        example = s.iloc[int(non_numeric[0])]
+        raise DataError(f"column {col!r}: non-numeric value {example!r} in {describe_rows(non_numeric)}")
+    inf = np.flatnonzero(np.isinf(values))
+    if inf.size:
+        raise DataError(f"column {col!r}: infinite value in {describe_rows(inf)}")
+    if not allow_missing and missing.any():
+        raise DataError(f"column {col!r}: missing value in {describe_rows(np.flatnonzero(missing))}")
+    return values

@@ -1,0 +1,163 @@
+"""What to compare on the active dataset: machine vs gold, collaborative result vs gold, second vs first rater."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from core.errors import DataError, describe_rows
+
+
+#: Comparison key -> description.
+COMPARISONS: dict[str, str] = {
+    "machine": "Machine evaluator vs gold",
+    "collaborative": "Collaborative result (current N and λ) vs gold",
+    "raters": "Second vs first human rater",
+}
+#: Column names of :func:`comparison_frame`.
+GOLD, SYSTEM, SECOND = "_h1", "_sys", "_h2"
+
+
+def label_scores(values: npt.ArrayLike, labels: Sequence[Hashable], *, name: str = "labels") -> tuple[np.ndarray, dict | None]:
+    """Scores of labels for the agreement statistics.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_samples,)
+        Labels; missing values (None/NaN/NA) become NaN.
+    labels : sequence
+        All class labels in order (e.g. :attr:`core.data.EvalData.labels`).
+    name : str, default="labels"
+        Used in error messages.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_samples,)
+        Numeric labels as they are; text labels coded 0..K-1 in the order of ``labels``.
+    mapping : dict or None
+        label -> code for text labels, None for numeric labels.
+
+    Raises
+    ------
+    DataError
+        A label that is not one of ``labels`` (text labels).
+    """
+    arr = np.asarray(pd.Series(values, dtype=object).to_numpy(), dtype=object)
+    missing = pd.isna(arr)
+    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in labels):
+        out = np.full(arr.shape[0], np.nan)
+        try:
+            out[~missing] = arr[~missing].astype(float)
+        except (TypeError, ValueError):
+            raise DataError(f"{name}: non-numeric labels where the classes are numbers") from None
+        return out, None
+    mapping = {lab: i for i, lab in enumerate(labels)}
+    text = {str(k): v for k, v in mapping.items()}
+    out = np.full(arr.shape[0], np.nan)
+    bad = []
+    for i, v in enumerate(arr):
+        if missing[i]:
+            continue
+        code = mapping.get(v, text.get(str(v).strip()))
+        if code is None:
+            bad.append(i)
+        else:
+            out[i] = code
+    if bad:
+        raise DataError(f"{name}: label {arr[bad[0]]!r} is not one of the classes "
+                        f"({', '.join(map(str, labels))}) in {describe_rows(bad)}")
+    return out, mapping
+
+
+def comparison_frame(
+    data: Any,
+    *,
+    compare: str,
+    groups: Sequence[str] = (),
+    human: npt.ArrayLike | None = None,
+    second: npt.ArrayLike | None = None,
+    second_name: str = "second rater",
+) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The table that :func:`core.rsm.report.evaluation_report` evaluates for one comparison.
+
+    Parameters
+    ----------
+    data : core.data.EvalData
+        The active dataset (needs gold labels, the first rater, for every comparison).
+    compare : {"machine", "collaborative", "raters"}
+        Machine labels vs gold; collaborative labels (gold where ``human``, the machine's label
+        elsewhere) vs gold; or the second rater vs the first (on the double-scored rows only).
+    groups : sequence of str
+        Subgroup columns of ``data.frame`` to carry along.
+    human : bool array-like of shape (M,), optional
+        The assignment (True = sent to a human); required for ``"collaborative"``.
+    second : array-like of shape (M,), optional
+        Second human rating per sample (missing where not double-scored); required for
+        ``"raters"``, optional otherwise (adds the consistency and true-score evaluations).
+    second_name : str
+        Name of the second rating, for messages.
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        Columns :data:`GOLD`, :data:`SYSTEM`, :data:`SECOND` (when ``second`` is given and
+        ``compare`` is not ``"raters"``) and the group columns.
+    info : dict
+        ``mapping`` (text label -> code, or None), ``binary`` (two classes), ``n_rows`` (rows
+        evaluated) and ``n_dropped`` (rows without a second rating in ``"raters"`` mode).
+
+    Raises
+    ------
+    DataError
+        No gold labels, missing assignment or second rating, unknown labels, bad group column.
+    """
+    if compare not in COMPARISONS:
+        raise DataError(f"compare: expected one of {', '.join(COMPARISONS)}, got {compare!r}")
+    f = data.frame
+    if "human_label" not in f.columns:
+        raise DataError("no gold (human) labels: map a column to the human_label role on the Data page")
+    for col in groups:
+        if col not in f.columns:
+            raise DataError(f"subgroup column {col!r} is not in the active dataset")
+        if col in (GOLD, SYSTEM, SECOND):
+            raise DataError(f"subgroup column {col!r}: the name is reserved; rename the column")
+    labels = list(data.labels)
+    gold, mapping = label_scores(f["human_label"].to_numpy(), labels, name="human_label")
+    machine, _ = label_scores(f["machine_label"].to_numpy(), labels, name="machine_label")
+    sec = None
+    if second is not None:
+        second = np.asarray(pd.Series(second, dtype=object).to_numpy(), dtype=object)
+        if second.shape[0] != data.M:
+            raise DataError(f"{second_name}: {second.shape[0]} values for {data.M} samples")
+        sec, _ = label_scores(second, labels, name=second_name)
+    out = pd.DataFrame({GOLD: gold})
+    n_dropped = 0
+    if compare == "machine":
+        out[SYSTEM] = machine
+    elif compare == "collaborative":
+        if human is None:
+            raise DataError("the collaborative comparison needs an assignment (human mask)")
+        hum = np.asarray(human, dtype=bool)
+        if hum.shape != (data.M,):
+            raise DataError(f"assignment: {hum.shape} for {data.M} samples")
+        out[SYSTEM] = np.where(hum, gold, machine)
+    else:
+        if sec is None:
+            raise DataError("the rater comparison needs a second human rating column")
+        out[SYSTEM] = sec
+    if sec is not None and compare != "raters":
+        out[SECOND] = sec
+    for col in groups:
+        out[col] = f[col].to_numpy()
+    if compare == "raters":
+        keep = ~np.isnan(sec)
+        n_dropped = int((~keep).sum())
+        if not keep.any():
+            raise DataError(f"{second_name}: no sample has a second rating")
+        out = out.loc[keep].reset_index(drop=True)
+    info = {"mapping": mapping, "binary": len(labels) == 2, "n_rows": int(len(out)), "n_dropped": n_dropped}
+    return out, info

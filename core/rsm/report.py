@@ -1,0 +1,283 @@
+"""RSMTool's tables (eval, consistency, true score, by subgroup) and the whole evaluation report."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from core.errors import DataError
+from core.rsm.checks import (
+    as_scores, check_groups, check_pair, group_levels, numeric_column, one_blas_thread, optional_scores,
+    sample_sd,
+)
+from core.rsm.fairness import fairness_analyses
+from core.rsm.metrics import (
+    agreement, cohen_kappa, dsm_by_group, pearson_r, quadratic_weighted_kappa, r2_score,
+    root_mean_squared_error, standardized_mean_difference,
+)
+from core.rsm.true_score import mse_true, prmse_true, ratings_matrix, true_score_variance, variance_of_errors
+
+
+#: Columns of the human-system evaluation table (RSMTool's ``eval`` file, in its order).
+EVAL_COLUMNS: tuple[str, ...] = (
+    "N", "h_mean", "h_sd", "h_min", "h_max", "sys_mean", "sys_sd", "sys_min", "sys_max",
+    "corr", "wtkappa", "R2", "kappa", "exact_agr", "adj_agr", "SMD", "RMSE",
+)
+#: Columns of the per-subgroup table: the evaluation columns plus DSM.
+EVAL_BY_GROUP_COLUMNS: tuple[str, ...] = EVAL_COLUMNS + ("DSM",)
+#: Columns of the human-human consistency table (RSMTool's ``consistency`` file).
+CONSISTENCY_COLUMNS: tuple[str, ...] = (
+    "N", "h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max",
+    "corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD",
+)
+#: Columns of the true-score evaluation.
+TRUE_SCORE_COLUMNS: tuple[str, ...] = (
+    "N", "N_single", "N_multiple", "variance_of_errors", "true_score_var", "mse_true", "prmse_true",
+)
+
+
+def eval_metrics(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
+    """The human-system evaluation row (RSMTool's ``eval``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Human (gold) scores.
+    y_pred : array-like of shape (n_samples,)
+        System scores.
+
+    Returns
+    -------
+    dict
+        :data:`EVAL_COLUMNS` -> value (``N`` an int, the rest floats, NaN where undefined).
+    """
+    h, m = check_pair(y_true, y_pred)
+    return _eval_row(h, m)
+
+
+def _eval_row(h: np.ndarray, m: np.ndarray) -> dict[str, Any]:
+    return {
+        "N": int(h.shape[0]),
+        "h_mean": float(h.mean()), "h_sd": sample_sd(h), "h_min": float(h.min()), "h_max": float(h.max()),
+        "sys_mean": float(m.mean()), "sys_sd": sample_sd(m), "sys_min": float(m.min()), "sys_max": float(m.max()),
+        "corr": pearson_r(h, m),
+        "wtkappa": quadratic_weighted_kappa(h, m),
+        "R2": r2_score(h, m),
+        "kappa": cohen_kappa(h, m),
+        "exact_agr": agreement(h, m, tolerance=0),
+        "adj_agr": agreement(h, m, tolerance=1),
+        "SMD": standardized_mean_difference(h, m, method="unpooled"),
+        "RMSE": root_mean_squared_error(h, m),
+    }
+
+
+def _group_rows(h: np.ndarray, m: np.ndarray, g: np.ndarray) -> dict[Hashable, dict[str, Any]]:
+    dsm = dsm_by_group(h, m, g)
+    rows: dict[Hashable, dict[str, Any]] = {}
+    for label, value in dsm.items():
+        mask = g == label
+        row = _eval_row(h[mask], m[mask])
+        row["DSM"] = value
+        rows[label] = row
+    return rows
+
+
+def eval_by_group(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, groups: npt.ArrayLike) -> pd.DataFrame:
+    """The evaluation row of every subgroup, with DSM (RSMTool's ``eval_by_<group>``).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n_samples,)
+        Human and system scores of the whole evaluation set.
+    groups : array-like of shape (n_samples,)
+        Group membership (any hashable labels; dots and spaces allowed).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (index: the labels in :func:`group_order`), columns
+        :data:`EVAL_BY_GROUP_COLUMNS`. ``DSM`` has object dtype so that a missing value stays
+        ``None``, distinct from NaN.
+    """
+    h, m = check_pair(y_true, y_pred)
+    g = check_groups(groups, h.shape[0])
+    rows = _group_rows(h, m, g)
+    index = pd.Index(list(rows), dtype=object, name="group")
+    table = pd.DataFrame(
+        {c: [rows[k][c] for k in rows] for c in EVAL_COLUMNS}, index=index, columns=list(EVAL_COLUMNS)
+    )
+    table["DSM"] = pd.Series([rows[k]["DSM"] for k in rows], index=index, dtype=object)
+    return table
+
+
+def consistency_metrics(y_true: npt.ArrayLike, y_true2: npt.ArrayLike) -> dict[str, Any] | None:
+    """Human-human agreement on the double-scored responses (RSMTool's ``consistency``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        First human rating H (complete).
+    y_true2 : array-like of shape (n_samples,)
+        Second human rating H2; NaN where the response was not double-scored.
+
+    Returns
+    -------
+    dict or None
+        :data:`CONSISTENCY_COLUMNS` -> value over the ``N_2`` responses with both ratings
+        (SMD with the pooled denominator); None when no response has both ratings.
+    """
+    h = as_scores(y_true, "y_true")
+    h2 = optional_scores(y_true2, h.shape[0], "y_true2")
+    both = ~np.isnan(h2)
+    if not both.any():
+        return None
+    a, b = h[both], h2[both]
+    return {
+        "N": int(a.shape[0]),
+        "h1_mean": float(a.mean()), "h1_sd": sample_sd(a), "h1_min": float(a.min()), "h1_max": float(a.max()),
+        "h2_mean": float(b.mean()), "h2_sd": sample_sd(b), "h2_min": float(b.min()), "h2_max": float(b.max()),
+        "corr": pearson_r(a, b),
+        "wtkappa": quadratic_weighted_kappa(a, b),
+        "kappa": cohen_kappa(a, b),
+        "exact_agr": agreement(a, b, tolerance=0),
+        "adj_agr": agreement(a, b, tolerance=1),
+        "SMD": standardized_mean_difference(a, b, method="pooled"),
+    }
+
+
+def consistency_by_group(
+    y_true: npt.ArrayLike, y_true2: npt.ArrayLike, groups: npt.ArrayLike
+) -> dict[Hashable, dict[str, Any] | None]:
+    """Human-human agreement within every subgroup (RSMTool's ``consistency_by_<group>``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        First human rating H (complete).
+    y_true2 : array-like of shape (n_samples,)
+        Second human rating H2; NaN where absent.
+    groups : array-like of shape (n_samples,)
+        Group membership.
+
+    Returns
+    -------
+    dict
+        Group label (in :func:`group_order` over all responses) -> :func:`consistency_metrics`
+        of that group's double-scored responses (None when the group has none).
+    """
+    h = as_scores(y_true, "y_true")
+    h2 = optional_scores(y_true2, h.shape[0], "y_true2")
+    g = check_groups(groups, h.shape[0])
+    return {label: consistency_metrics(h[g == label], h2[g == label]) for label in group_levels(g, "groups")}
+
+
+def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
+    """True-score evaluation of the system (``true_score_eval``).
+
+    Parameters
+    ----------
+    human_scores : array-like of shape (n_samples, n_ratings)
+        Ratings per response, NaN where missing (at least one per response).
+    y_pred : array-like of shape (n_samples,)
+        System scores.
+
+    Returns
+    -------
+    dict
+        :data:`TRUE_SCORE_COLUMNS` -> value; the four estimates are None (missing) when no
+        response has two or more ratings.
+    """
+    arr = ratings_matrix(human_scores)
+    m = as_scores(y_pred, "y_pred")
+    if m.shape[0] != arr.shape[0]:
+        raise DataError(f"human_scores and y_pred differ in length ({arr.shape[0]} vs {m.shape[0]})")
+    c = (~np.isnan(arr)).sum(axis=1)
+    ve = variance_of_errors(arr)
+    out: dict[str, Any] = {
+        "N": int(arr.shape[0]),
+        "N_single": int((c == 1).sum()),
+        "N_multiple": int((c > 1).sum()),
+        "variance_of_errors": ve,
+        "true_score_var": None,
+        "mse_true": None,
+        "prmse_true": None,
+    }
+    if ve is not None:
+        out["true_score_var"] = true_score_variance(arr, variance_errors=ve)
+        out["mse_true"] = mse_true(arr, m, variance_errors=ve)
+        out["prmse_true"] = prmse_true(arr, m, variance_errors=ve)
+    return out
+
+
+def evaluation_report(
+    df: pd.DataFrame,
+    *,
+    human: str,
+    system: str,
+    human2: str | None = None,
+    groups: Sequence[str] = (),
+    rounded: bool = False,
+) -> dict[str, Any]:
+    """All agreement and fairness statistics of one evaluator against the human scores.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (n_samples, n_columns)
+        The evaluation set.
+    human : str
+        Column of the (first) human / gold scores H; complete and numeric.
+    system : str
+        Column of the evaluator's scores M; complete and numeric.
+    human2 : str, optional
+        Column of a second human rating H2; empty where a response was not double-scored.
+    groups : sequence of str, default=()
+        Subgroup columns (complete; any labels).
+    rounded : bool, default=False
+        Round the system scores half to even to integers first (RSMTool's ``*_round`` scores).
+
+    Returns
+    -------
+    dict
+        ``eval`` (:data:`EVAL_COLUMNS`), ``consistency`` (only with ``human2``; None when no
+        response is double-scored), ``true_score`` (:data:`TRUE_SCORE_COLUMNS`; missing
+        estimates without double-scored responses), and for every group column ``g``:
+        ``eval_by_g`` (label -> :data:`EVAL_BY_GROUP_COLUMNS`), ``fairness_by_g``
+        (see :func:`core.rsm.fairness.fairness_analyses`) and, with ``human2``,
+        ``consistency_by_g`` (label -> :data:`CONSISTENCY_COLUMNS` or None).
+    """
+    with one_blas_thread():
+        return _evaluation_report(df, human=human, system=system, human2=human2, groups=groups, rounded=rounded)
+
+
+def _evaluation_report(
+    df: pd.DataFrame, *, human: str, system: str, human2: str | None, groups: Sequence[str], rounded: bool
+) -> dict[str, Any]:
+    if not isinstance(df, pd.DataFrame):
+        raise DataError("expected a table (pandas DataFrame)")
+    if df.shape[0] == 0:
+        raise DataError("the table has no rows")
+    h = numeric_column(df, human, allow_missing=False)
+    m = numeric_column(df, system, allow_missing=False)
+    if rounded:
+        m = np.rint(m)
+    report: dict[str, Any] = {"eval": _eval_row(h, m)}
+    ratings = h.reshape(-1, 1)
+    if human2 is not None:
+        h2 = numeric_column(df, human2, allow_missing=True)
+        report["consistency"] = consistency_metrics(h, h2)
+        ratings = np.column_stack([h, h2])
+    report["true_score"] = true_score_metrics(ratings, m)
+    for col in groups:
+        if col not in df.columns:
+            raise DataError(f"group column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
+        g = check_groups(df[col], h.shape[0], name=f"group column {col!r}")
+        group_levels(g, f"group column {col!r}")
+        report[f"eval_by_{col}"] = _group_rows(h, m, g)
+        report[f"fairness_by_{col}"] = fairness_analyses(h, m, g, name=f"group column {col!r}")
+        if human2 is not None:
+            report[f"consistency_by_{col}"] = consistency_by_group(h, ratings[:, 1], g)
+    return report
