@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
-from core.mce.confidence import TrainingStopped, _stop_requested
+from core.mce.confidence import TrainingStopped, stop_requested
 
 __all__ = [
     "ClassifierConfig",
@@ -222,7 +222,7 @@ class ClassifierOutput:
 
 
 @contextlib.contextmanager
-def _quiet_transformers() -> Iterator[None]:
+def quiet_transformers() -> Iterator[None]:
     """Silence transformers' own progress bars and load reports while loading."""
     from transformers.utils import logging as hf_logging
 
@@ -242,7 +242,7 @@ def _load_tokenizer(model_dir: Path) -> Any:
     from transformers import AutoTokenizer
 
     try:
-        with _quiet_transformers():
+        with quiet_transformers():
             tok = AutoTokenizer.from_pretrained(str(model_dir), local_files_only=True)
     except Exception as exc:  # transformers raises OSError/ValueError/KeyError/... on bad folders
         raise DataError(f"cannot load a tokenizer from model directory {model_dir}: {exc}") from None
@@ -377,7 +377,7 @@ class TextClassifier:
         path = _check_model_dir(self.config.model_dir)
         self.tokenizer_ = _load_tokenizer(path)
         try:
-            with _quiet_transformers():
+            with quiet_transformers():
                 enc_cfg = AutoConfig.from_pretrained(str(path), local_files_only=True)
                 for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
                     if hasattr(enc_cfg, name):
@@ -483,7 +483,7 @@ class TextClassifier:
             self.net_.train()
             running = 0.0
             for idx in self._epoch_batches(encoded, gen):
-                if _stop_requested(should_stop):
+                if stop_requested(should_stop):
                     raise TrainingStopped(f"classifier training stopped at epoch {epoch}, step {step}/{total}")
                 logits, _ = self.net_(**self._batch(encoded, idx))
                 loss = loss_fn(logits, y_t[idx])
@@ -560,7 +560,7 @@ class TextClassifier:
         self.net_.eval()
         with torch.no_grad():
             for b, start in enumerate(range(0, n, bs), start=1):
-                if _stop_requested(should_stop):
+                if stop_requested(should_stop):
                     raise TrainingStopped("inference stopped")
                 idx = order[start : start + bs]
                 logits, f = self.net_(**self._batch(encoded, idx))
@@ -667,7 +667,7 @@ class TextClassifier:
         if not weights.is_file():
             raise DataError(f"{path} has no {WEIGHTS_FILE}")
         try:
-            with _quiet_transformers():
+            with quiet_transformers():
                 enc_cfg = AutoConfig.from_pretrained(str(path), local_files_only=True)
                 encoder = AutoModel.from_config(enc_cfg)
             net = _Net.build(encoder, len(classes), float(config.dropout))

@@ -40,7 +40,8 @@ class TrainingStopped(RuntimeError):
     """Raised when a training loop is stopped by its ``should_stop`` callback."""
 
 
-def _stop_requested(should_stop: Any) -> bool:
+def stop_requested(should_stop: Any) -> bool:
+    """Whether training should stop: ``should_stop`` is None, an event (``is_set``) or a callable."""
     if should_stop is None:
         return False
     if hasattr(should_stop, "is_set"):  # threading.Event
@@ -517,7 +518,7 @@ class TCP:
             order = torch.randperm(Xt.shape[0], generator=gen).to(device)
             total = 0.0
             for start in range(0, Xt.shape[0], self.batch_size):
-                if _stop_requested(should_stop):
+                if stop_requested(should_stop):
                     raise TrainingStopped("TCP training stopped")
                 idx = order[start : start + self.batch_size]
                 opt.zero_grad()
