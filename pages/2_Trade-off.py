@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cli.common import dumps
 from core.errors import DataError
 from core.figures.tradeoff import EFFORT_METRICS, RELIABILITY_METRICS, curves, frontier
 from core.reliability import collaborative_labels, per_class_table
 from core.report import assignment_json, assignment_table
+from core.serialize import dumps
 from pages._common import (current_assignment, current_sweep, fmt, get_data, get_params,
                            init_state, show_error, synced)
 

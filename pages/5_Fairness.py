@@ -10,12 +10,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.cli.common import dumps
 from core.errors import DataError
 from core.rsm import (ANALYSES, COMPARISONS, CONSISTENCY_COLUMNS, EVAL_BY_GROUP_COLUMNS, EVAL_COLUMNS, GOLD,
                       SECOND, SYSTEM, assignment_by_group, comparison_frame, consistency_by_group,
                       consistency_metrics, estimates_frame, evaluation_report)
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
+from core.serialize import dumps
 from pages._common import (current_assignment, fmt, get_data, get_params, init_state, show_error,
                            synced)
 

@@ -7,9 +7,6 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.cli.common import dumps
-from core.errors import DataError
-from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
 from core.clembench import (
     DEMO_PROFILES,
     EPISODE_KEYS,
@@ -21,6 +18,9 @@ from core.clembench import (
     score_episodes,
     scores_report,
 )
+from core.errors import DataError
+from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
+from core.serialize import dumps
 from pages._common import fmt, init_state, show_error
 
 # Canonical state of this page (st.session_state):

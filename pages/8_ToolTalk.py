@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import streamlit as st
 
-from core.cli.common import dumps
 from core.figures.tooltalk import action_figure, conversation_figure, tool_figure
+from core.serialize import dumps
 from core.tooltalk import (
     DEMO_PERTURBATIONS,
     EncoderUnavailableError,

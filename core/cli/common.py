@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from typing import Any
@@ -10,41 +9,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.defaults import HUMAN_SHARE, LAMBDA
+from core.serialize import dumps, to_jsonable
+
+# to_jsonable and dumps live in core.serialize (the app uses them too); re-exported here.
 __all__ = ["to_jsonable", "print_json", "dumps"]
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Convert numpy/pandas containers and scalars to plain Python for ``json``.
-
-    NaN stays a float NaN (printed as ``NaN``); ``None`` and ``pd.NA`` become ``None``
-    (printed as ``null``), so "missing" and "NaN" stay distinct.
-    """
-    if obj is None or obj is pd.NA:
-        return None
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return [to_jsonable(v) for v in obj.tolist()]
-    if isinstance(obj, pd.DataFrame):
-        return [to_jsonable(r) for r in obj.to_dict(orient="records")]
-    if isinstance(obj, pd.Series):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (int, np.integer)):
-        return int(obj)
-    if isinstance(obj, (float, np.floating)):
-        return float(obj)
-    if hasattr(obj, "to_dict"):
-        return to_jsonable(obj.to_dict())
-    return obj
-
-
-def dumps(obj: Any, *, indent: int | None = 2) -> str:
-    """Serialise ``obj`` to JSON text (``NaN`` allowed, ``null`` for missing)."""
-    return json.dumps(to_jsonable(obj), indent=indent, allow_nan=True)
 
 
 def print_json(obj: Any) -> None:
@@ -105,12 +74,12 @@ def parse_range(text: str, name: str) -> np.ndarray:
     return np.round(start + step * np.arange(n), 10)
 
 
-def add_assignment_args(p, *, default_lam: float = 4.6) -> None:
+def add_assignment_args(p, *, default_lam: float = LAMBDA) -> None:
     """Add the assignment options shared by ``assign`` and ``turns``."""
     p.add_argument("--lam", type=float, default=default_lam,
                    help=f"lambda, the effort weight (default {default_lam:g})")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--human-share", type=float, help="N = int(Q * M) (default 0.5)")
+    g.add_argument("--human-share", type=float, help=f"N = int(Q * M) (default {HUMAN_SHARE:g})")
     g.add_argument("--human-count", type=int, help="N in samples")
     p.add_argument("--exactly", action="store_true", help="send exactly N samples to humans")
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
@@ -188,7 +157,7 @@ def assignment_from_args(args):
     if args.human_count is not None and not 0 <= args.human_count <= data.M:
         raise DataError(f"--human-count must be between 0 and M = {data.M}, got {args.human_count}")
     share = args.human_share if args.human_share is not None else (
-        None if args.human_count is not None else 0.5)
+        None if args.human_count is not None else HUMAN_SHARE)
     inp, assignment = run_assignment(data, lam=args.lam, share=share, n_human=args.human_count,
                                      mode="exactly" if args.exactly else "at_most",
                                      constraints=constraints_from_args(args, data))
