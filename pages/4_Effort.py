@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core.data import load_table
+from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS
 from core.errors import DataError
 from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
 from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
@@ -32,14 +33,14 @@ ss = st.session_state
 #   eff_seed, eff_perm (permutation repeats), eff_send_set
 for key, value in {"eff_source": "active", "eff_kind": "dialogue", "eff_map": {},
                    "eff_label": "machine_label", "eff_lm_dir": "", "eff_sets": ["D", "D+W"],
-                   "eff_custom": [], "eff_eval": "cv", "eff_folds": 5, "eff_split_col": None,
+                   "eff_custom": [], "eff_eval": "cv", "eff_folds": HEE_FOLDS, "eff_split_col": None,
                    "eff_max_features": 0, "eff_seed": DEFAULT_RANDOM_STATE, "eff_perm": 3,
                    "eff_send_set": None}.items():
     ss.setdefault(key, value)
 
 st.title("Effort")
 st.caption(
-    "Human effort estimation (HEE, paper section 3.4): a random forest (100 trees, "
+    f"Human effort estimation (HEE, paper section 3.4): a random forest ({HEE_N_ESTIMATORS} trees, "
     f"max_features {DEFAULT_MAX_FEATURES}, seed {DEFAULT_RANDOM_STATE}) predicts the annotation time "
     "of a dialogue, min-max normalised to [0, 1], from dialogue features **D** (turns, malevolent "
     "and non-malevolent turns, first submission, paraphrased turns, length, Dale-Chall and Flesch "

@@ -36,14 +36,15 @@ import pandas as pd
 import streamlit as st
 
 from core.data import EvalData, prepare
+from core.defaults import HUMAN_SHARE, LAMBDA, MODE
 from core.demo import make_demo
 from core.errors import DataError
 from core.sae import Assignment, Constraints, SAEInputs, n_from_share, solve, sweep
 
 DEFAULTS: dict[str, Any] = {
-    "lam": 1.0,
-    "share": 0.5,
-    "mode": "at_most",
+    "lam": LAMBDA,
+    "share": HUMAN_SHARE,
+    "mode": MODE,
     "constraints": {"effort_budget_share": None, "group_column": None, "group_bounds": {}},
     "evaluate": {"kind": "budget", "audit": 200, "seed": 0, "alpha": 0.05, "delta": 0.1,
                  "calibration": 1000, "cert_lam": 0.0, "target_half_width": 0.01,

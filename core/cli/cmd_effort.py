@@ -7,6 +7,7 @@ import math
 import sys
 
 from core.cli.common import print_json
+from core.defaults import HEE_FOLDS, HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
 
 __all__ = ["register", "run"]
 
@@ -18,7 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="human effort estimation: random-forest model of the annotation time, CV metrics, "
              "correlations, per-sample effort",
         description=(
-            "Fit the HMCEval effort model (random forest, 100 trees, max_features 8, seed 397) "
+            f"Fit the HMCEval effort model (random forest, {HEE_N_ESTIMATORS} trees, max_features "
+            f"{HEE_MAX_FEATURES}, seed {HEE_RANDOM_STATE}) "
             "of the annotation time per dialogue, min-max normalised to [0, 1], with shuffled "
             "k-fold cross-validation (or the train/test split of --split-col). Prints MSE, "
             "RMSE, MAE and R2 (mean over folds and per fold) and the Pearson/Spearman "
@@ -32,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--features", default="D", metavar="D|D+W|COLS",
                    help="feature set: D (dialogue), D+W (dialogue + worker), W, or a "
                         "comma-separated list of columns (default: D)")
-    p.add_argument("--folds", type=int, default=5, metavar="K",
-                   help="folds of the shuffled cross-validation (default: 5)")
+    p.add_argument("--folds", type=int, default=HEE_FOLDS, metavar="K",
+                   help=f"folds of the shuffled cross-validation (default: {HEE_FOLDS})")
     p.add_argument("--split-col", metavar="COL",
                    help="train on rows labelled --train-label, test on --test-label instead of CV")
     p.add_argument("--train-label", default="train", metavar="VALUE")
@@ -43,9 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--turns-col", metavar="COL",
                    help="number of turns (default: the total-turns feature column)")
     p.add_argument("--max-features", type=int, metavar="N",
-                   help="features tried per split (default: 8, or all when fewer)")
-    p.add_argument("--trees", type=int, default=100, metavar="N", help="number of trees (default: 100)")
-    p.add_argument("--seed", type=int, default=397, help="seed of the folds and the forest (default: 397)")
+                   help=f"features tried per split (default: {HEE_MAX_FEATURES}, or all when fewer)")
+    p.add_argument("--trees", type=int, default=HEE_N_ESTIMATORS, metavar="N",
+                   help=f"number of trees (default: {HEE_N_ESTIMATORS})")
+    p.add_argument("--seed", type=int, default=HEE_RANDOM_STATE,
+                   help=f"seed of the folds and the forest (default: {HEE_RANDOM_STATE})")
     p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel jobs for the forest")
     p.add_argument("--permutation-repeats", type=int, default=0, metavar="N",
                    help="also compute permutation importances with N repeats per fold")

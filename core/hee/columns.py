@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from core.data import norm_name
+from core.defaults import HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
 from core.errors import DataError, describe_rows
 
 
@@ -87,9 +88,10 @@ SPLIT_ALIASES: tuple[str, ...] = ("split", "my_split", "subset", "partition")
 TURN_PARAPHRASED_ALIASES: tuple[str, ...] = ("paraphrased", "is_paraphrased", "rewritten",
                                              "is_rewritten", "rewrite")
 
-DEFAULT_MAX_FEATURES = 8
-DEFAULT_RANDOM_STATE = 397
-DEFAULT_N_ESTIMATORS = 100
+#: The paper's forest settings (their one home is :mod:`core.defaults`).
+DEFAULT_MAX_FEATURES = HEE_MAX_FEATURES
+DEFAULT_RANDOM_STATE = HEE_RANDOM_STATE
+DEFAULT_N_ESTIMATORS = HEE_N_ESTIMATORS
 
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.defaults import HEE_FOLDS
 from core.errors import DataError, describe_rows
 from core.hee.columns import (
     DEFAULT_MAX_FEATURES, DEFAULT_N_ESTIMATORS, DEFAULT_RANDOM_STATE, ID_ALIASES, OPTIONAL_FEATURES,
@@ -212,7 +213,7 @@ def cross_validate_effort(
     X: pd.DataFrame | np.ndarray,
     time: Sequence[float] | np.ndarray,
     *,
-    n_splits: int = 5,
+    n_splits: int = HEE_FOLDS,
     shuffle: bool = True,
     random_state: int | None = DEFAULT_RANDOM_STATE,
     n_estimators: int = DEFAULT_N_ESTIMATORS,
@@ -333,7 +334,7 @@ def estimate_effort(
     *,
     time_col: str,
     features: str | Sequence[str] = "D",
-    n_splits: int = 5,
+    n_splits: int = HEE_FOLDS,
     split_col: str | None = None,
     train_label: str = "train",
     test_label: str = "test",
