@@ -402,7 +402,10 @@ class Workspace:
                                 f"'{ds.get('name')}' (content differs)")
             dataset_id = self.add_dataset(raw, name=ds.get("name", "dataset"), roles=roles,
                                           source="scenario")
-        return self.save_scenario(name or obj["name"], dataset_id, obj["settings"])
+        settings = json.loads(json.dumps(obj["settings"]))
+        if isinstance(settings.get("evaluate"), dict):
+            settings["evaluate"]["round_id"] = None  # rounds belong to the workspace they ran in
+        return self.save_scenario(name or obj["name"], dataset_id, settings)
 
     def _dataset_roles(self, dataset_id: int) -> str:
         with self._connect() as con:

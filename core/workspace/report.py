@@ -1,0 +1,157 @@
+"""A stakeholder report of one evaluation round: a single self-contained HTML file.
+
+The file carries its own copy of plotly.js (no CDN, no network), so it opens in any browser
+with no server. It states the question, the data, the plan, the human effort spent and saved,
+the final result with its intervals, the guarantee in plain words, the key figures and the
+settings needed to reproduce the round. The Evaluate page's button and ``hmceval report`` both
+call :func:`round_report_html`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import json
+from typing import Any
+
+from core.figures.evaluation import forest_figure, forest_rows, progress_figure
+from core.workspace.rounds import round_summary
+from core.workspace.store import Workspace
+
+__all__ = ["round_report_html", "resolve_round"]
+
+_CSS = """
+body { font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; margin: 2rem auto;
+       max-width: 960px; color: #222; line-height: 1.45; padding: 0 1rem; }
+h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; }
+.lead { font-size: 1.15rem; } .muted { color: #666; font-size: 0.9rem; }
+table { border-collapse: collapse; margin: 0.5rem 0; }
+td, th { border: 1px solid #ddd; padding: 0.3rem 0.6rem; text-align: right; }
+th { background: #f5f5f5; } td:first-child, th:first-child { text-align: left; }
+.guarantee { background: #eef7ee; border-left: 4px solid #2ca02c; padding: 0.6rem 1rem; }
+.warning { background: #fff6e5; border-left: 4px solid #e69500; padding: 0.6rem 1rem; }
+pre { background: #f7f7f7; padding: 0.8rem; overflow-x: auto; font-size: 0.85rem; }
+"""
+
+
+def resolve_round(ws: Workspace, scenario: int | str) -> tuple[dict[str, Any], int]:
+    """The scenario and the round it reports: its saved ``round_id``, else the dataset's latest
+    round."""
+    from core.errors import DataError
+
+    sc = ws.scenario(scenario)
+    rid = (sc["settings"].get("evaluate") or {}).get("round_id")
+    if rid is None:
+        rounds = ws.list_rounds(sc["dataset_id"])
+        if rounds.empty:
+            raise DataError(f"scenario '{sc['name']}' has no evaluation round yet; plan one on "
+                            "the Evaluate page")
+        rid = int(rounds["id"].iloc[0])
+    return sc, int(rid)
+
+
+def _pct(v: float | None, digits: int = 1) -> str:
+    return "n/a" if v is None else f"{v * 100:.{digits}f}%"
+
+
+def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
+                      scenario: dict[str, Any] | None = None) -> str:
+    """The report of one round as a complete HTML document (string).
+
+    Parameters
+    ----------
+    ws : Workspace
+    round_id : int
+    title : str, optional
+    scenario : dict, optional
+        The scenario it belongs to (its export is embedded as the settings to reproduce).
+    """
+    import plotly.offline
+
+    s = round_summary(ws, round_id)
+    rnd = s["round"]
+    ds = ws.dataset(rnd["dataset_id"])
+    prog, effort, est, cert = s["progress"], s["effort"], s["estimate"], s["certificate"]
+    e = html.escape
+    name = title or f"Evaluation of {ds['name']} (round {round_id})"
+    parts: list[str] = [f"<h1>{e(name)}</h1>",
+                        f"<p class='muted'>Written {_dt.date.today().isoformat()} by HMCEval "
+                        "Studio from the saved round; every number below is computed from the "
+                        "labels stored with it.</p>"]
+    parts.append("<h2>The question</h2><p class='lead'>What share of the responses falls in each "
+                 "class, judged as a human would, and how accurate are the final labels? Humans "
+                 "labelled some responses, a machine evaluator the rest; the intervals account "
+                 "for the rows no human saw.</p>")
+    parts.append(f"<h2>The data</h2><p>{e(ds['name'])}: {ds['n_rows']:,} responses, "
+                 f"{ds['n_columns']} columns (content hash <code>{ds['content_hash'][:12]}</code>)."
+                 "</p>")
+    st_ = rnd["settings"]
+    if rnd["kind"] == "budget":
+        plan = (f"Budget mode: the exact HMCEval assignment sent up to N = "
+                f"{st_.get('share', 0):.0%} of the responses to humans (λ = {st_.get('lam')}, "
+                f"{'exactly' if st_.get('mode') == 'exactly' else 'at most'} N), and a random "
+                f"audit of {st_.get('audit', 0):,} of the machine's responses was labelled too.")
+    else:
+        plan = (f"Guarantee mode: a random calibration sample of {st_.get('calibration', 0):,} "
+                f"responses was labelled first; the machine then kept the largest share of the "
+                f"other responses for which its error rate is at most {st_.get('alpha')} with "
+                f"probability at least 1 − {st_.get('delta')}; an audit of "
+                f"{st_.get('audit', 0):,} of its responses was labelled too.")
+    parts.append(f"<h2>The plan</h2><p>{e(plan)}</p>")
+    rows = "".join(f"<tr><td>{k}</td><td>{v['labelled']:,}</td><td>{v['rows']:,}</td></tr>"
+                   for k, v in ((k, prog[k]) for k in ("calibration", "routed", "audit"))
+                   if v["rows"])
+    parts.append("<h2>Human effort</h2>"
+                 f"<p>Humans labelled <b>{effort['rows_labelled']:,} of {effort['rows_total']:,}"
+                 f"</b> responses"
+                 + (f", <b>{_pct(effort['effort_share'], 0)}</b> of the "
+                    f"{'annotation time' if effort['effort_unit'] == 'human_effort' else 'predicted effort'}"
+                    f" of labelling everything (saved: {_pct(1 - effort['effort_share'], 0)})"
+                    if effort["effort_share"] is not None else "")
+                 + f"; the machine alone labelled {prog['machine']:,}.</p>"
+                 f"<table><tr><th>selection</th><th>labelled</th><th>rows</th></tr>{rows}</table>")
+    if cert:
+        parts.append(f"<h2>The guarantee</h2><p class='guarantee'>{e(cert['guarantee'])}</p>")
+    figures: list[str] = []
+    if est is None:
+        parts.append(f"<h2>The result</h2><p class='warning'>No result yet: "
+                     f"{e(s['estimate_error'] or '')}.</p>")
+    else:
+        level = f"{est['confidence']:.0%}"
+        body = "".join(
+            f"<tr><td>{e(str(c))}</td><td><b>{_pct(v['estimate'])}</b></td>"
+            f"<td>{_pct(v['ci_low'])} – {_pct(v['ci_high'])}</td><td>{_pct(v['machine_only'])}"
+            f"</td><td>{'' if v['random_equivalent'] is None else format(v['random_equivalent'], ',')}"
+            "</td></tr>" for c, v in est["class_shares"].items())
+        acc = est["accuracy"]
+        acc_text = ("n/a (an audit is needed)" if acc["estimate"] is None else
+                    f"<b>{_pct(acc['estimate'])}</b>, at least {_pct(acc['ci_low'])} with "
+                    f"{level} confidence (exact bound)")
+        parts.append(
+            "<h2>The result</h2>"
+            f"<table><tr><th>class</th><th>share</th><th>{level} interval</th>"
+            "<th>machine alone</th><th>random labels for the same precision</th></tr>"
+            f"{body}</table><p>Accuracy of the final labels: {acc_text}.</p>"
+            + "".join(f"<p class='warning'>{e(n)}</p>" for n in est["notes"]))
+        for c in est["class_shares"]:
+            figures.append(forest_figure(forest_rows(est, c), label=c,
+                                         confidence=est["confidence"]).to_html(
+                full_html=False, include_plotlyjs=False, config={"displaylogo": False}))
+    figures.insert(0, progress_figure(prog).to_html(full_html=False, include_plotlyjs=False,
+                                                     config={"displaylogo": False}))
+    parts.append("<h2>Key figures</h2>" + "".join(f"<div class='figure'>{f}</div>"
+                                                   for f in figures))
+    repro = {"round": {"id": rnd["id"], "kind": rnd["kind"], "settings": st_,
+                       "created": rnd["created"], "created_by": rnd["created_by"]},
+             "dataset": {"name": ds["name"], "content_hash": ds["content_hash"],
+                         "roles": ds["roles"]}}
+    if scenario is not None:
+        repro["scenario"] = scenario
+    parts.append("<h2>Settings to reproduce</h2><p class='muted'>Load the scenario with "
+                 "<code>hmceval workspace import</code> and the same table.</p>"
+                 f"<pre>{e(json.dumps(repro, indent=2, default=str))}</pre>")
+    js = plotly.offline.get_plotlyjs()
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            f"<title>{e(name)}</title><style>{_CSS}</style>"
+            f"<script type='text/javascript'>{js}</script></head><body>"
+            + "\n".join(parts) + "</body></html>\n")

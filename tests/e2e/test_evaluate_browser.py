@@ -1,0 +1,84 @@
+"""In a real browser: work saved on the Evaluate page survives a server restart, and the HTML
+report opens offline with its figures drawn."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.servers import streamlit_server
+
+pytestmark = pytest.mark.e2e
+
+
+def _wait_idle(page) -> None:
+    page.wait_for_timeout(800)
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden", timeout=120_000)
+
+
+def _click(page, name: str) -> None:
+    page.get_by_role("button", name=name).first.click()
+    _wait_idle(page)
+
+
+def _open_evaluate(page, url: str) -> None:
+    """Open the app and go to the Evaluate page through the sidebar, as a user does."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
+    _wait_idle(page)
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluate").click()
+    page.get_by_role("heading", name="1 · Plan the round").wait_for()
+    _wait_idle(page)
+
+
+def test_round_survives_a_server_restart(browser, tmp_path):
+    env = {"HMCEVAL_WORKSPACE": str(tmp_path / "ws")}
+    with streamlit_server(tmp_path / "first.log", env=env) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.set_default_timeout(90_000)
+        _open_evaluate(page, url)
+        _click(page, "Plan the round")
+        page.get_by_text("Round #1 planned and saved").wait_for()
+        page.get_by_text("Simulate the annotators").first.click()
+        _click(page, "Fill labels from gold")
+        page.get_by_text("Accuracy of the final labels").first.wait_for()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.close()
+    # a new server process over the same workspace folder: a new session, nothing lost
+    with streamlit_server(tmp_path / "second.log", env=env) as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.set_default_timeout(90_000)
+        _open_evaluate(page, url)
+        page.get_by_text("1,978 of 1,978 labelled").first.wait_for()
+        page.get_by_text("Accuracy of the final labels").first.wait_for()
+        assert page.locator('[data-testid="stException"]').count() == 0
+        page.close()
+
+
+def test_report_opens_offline_and_draws_its_figures(browser, tmp_path):
+    from core.data import prepare
+    from core.demo import make_demo
+    from core.workspace import Workspace
+    from core.workspace import rounds as R
+    from core.workspace.report import round_report_html
+
+    ws = Workspace(tmp_path / "ws")
+    rid = R.plan_round(ws, prepare(make_demo(), name="demo"), kind="budget",
+                       settings={"lam": 1.0, "share": 0.5, "audit": 200, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    path = tmp_path / "report.html"
+    path.write_text(round_report_html(ws, rid), encoding="utf-8")
+    context = browser.new_context(offline=True)
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri(), wait_until="load")
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+                           timeout=30_000)
+    n_plots = page.locator(".js-plotly-plot").count()
+    assert n_plots == 3  # progress + one forest plot per class
+    assert not errors
+    assert all(u.startswith("file://") or u.startswith("data:") for u in requests), requests
+    assert page.get_by_text("Accuracy of the final labels").count() == 1
+    context.close()
