@@ -12,8 +12,8 @@ import streamlit as st
 
 from core.errors import DataError
 from core.rsm import (ANALYSES, COMPARISONS, CONSISTENCY_COLUMNS, EVAL_BY_GROUP_COLUMNS, EVAL_COLUMNS, GOLD,
-                      SECOND, SYSTEM, assignment_by_group, comparison_frame, consistency_by_group,
-                      consistency_metrics, estimates_frame, evaluation_report)
+                      SECOND, SYSTEM, agreement_report, assignment_by_group, comparison_frame,
+                      estimates_frame)
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
 from core.serialize import dumps
 from pages._common import (current_assignment, fmt, get_data, get_params, init_state, show_error,
@@ -104,22 +104,10 @@ def _report(data_key: str, compare: str, groups: tuple, second: str | None, roun
     frame, info = comparison_frame(_data, compare=compare, groups=groups, human=_human,
                                    second=_second_values, second_name=f"column '{second}'")
     human2 = SECOND if SECOND in frame.columns else None
-    report = evaluation_report(frame, human=GOLD, system=SYSTEM, human2=human2, rounded=rounded)
-    for g in groups:  # one column at a time, so that one unusable column does not hide the others
-        try:
-            part = evaluation_report(frame, human=GOLD, system=SYSTEM, human2=human2, groups=[g],
-                                     rounded=rounded)
-        except DataError as exc:
-            report[f"error_by_{g}"] = str(exc)
-            continue
-        report.update({k: v for k, v in part.items() if k.endswith(f"_by_{g}")})
-    if compare == "raters":  # the evaluated side is the second rater: RSMTool's consistency tables
-        h1, h2 = frame[GOLD].to_numpy(), frame[SYSTEM].to_numpy()
-        report["consistency"] = consistency_metrics(h1, h2)
-        for g in groups:
-            if f"eval_by_{g}" in report:
-                report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, frame[g].to_numpy())
-        del report["true_score"]  # one rating per side: no rater error variance to estimate
+    # one group column at a time (an unusable column does not hide the others); in the rater
+    # comparison the evaluated side is the second rater: RSMTool's consistency tables
+    report = agreement_report(frame, human=GOLD, system=SYSTEM, human2=human2, groups=groups, rounded=rounded,
+                              raters=compare == "raters", group_errors="report")
     return report, info
 
 

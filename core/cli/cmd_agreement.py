@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from core.rsm import evaluation_report
 from core.cli.common import print_json
+from core.rsm import agreement_report
 
 __all__ = ["register", "run"]
 
@@ -19,8 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Compare an evaluator's scores with the human (gold) scores in RSMTool's conventions: "
             "prints one JSON object with 'eval', 'consistency' (with --human2), 'true_score', and "
             "for every --group column 'eval_by_<group>', 'fairness_by_<group>' (and, with "
-            "--human2, 'consistency_by_<group>'). NaN is printed "
-            "as NaN, a missing (undefined) value as null."
+            "--human2, 'consistency_by_<group>'). With --raters the system column is a second "
+            "human rater: 'consistency' compares it with --human and there is no 'true_score'. "
+            "The Fairness page prints the same report. NaN is printed as NaN, a missing "
+            "(undefined) value as null."
         ),
     )
     p.add_argument("path", help="the data table (CSV, TSV, JSON, JSON lines or Parquet)")
@@ -35,6 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--rounded", action="store_true",
         help="round the system scores half to even to integers first (RSMTool's *_round scores)",
     )
+    p.add_argument(
+        "--raters", action="store_true",
+        help="--system is a second human rater: human-human consistency tables, no true score",
+    )
     p.add_argument("--json", action="store_true", help="print JSON (the only output format)")
     p.set_defaults(func=run)
 
@@ -44,13 +50,14 @@ def run(args: argparse.Namespace) -> int:
     from core.data import load_table
 
     table = load_table(args.path)
-    report = evaluation_report(
+    report = agreement_report(
         table,
         human=args.human,
         system=args.system,
         human2=args.human2,
         groups=tuple(args.group),
         rounded=args.rounded,
+        raters=args.raters,
     )
     print_json(report)
     return 0

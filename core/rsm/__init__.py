@@ -54,6 +54,7 @@ from core.rsm.fairness import (
 from core.rsm.report import (
     EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, TRUE_SCORE_COLUMNS, eval_metrics,
     eval_by_group, consistency_metrics, consistency_by_group, true_score_metrics, evaluation_report,
+    agreement_report,
 )
 from core.rsm.compare import COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame
 
@@ -88,6 +89,7 @@ __all__ = [
     "true_score_metrics",
     "group_order",
     "evaluation_report",
+    "agreement_report",
     "ESTIMATE_COLUMNS",
     "ANALYSES",
     "MAX_SCORE_LEVELS",

@@ -281,3 +281,66 @@ def _evaluation_report(
         if human2 is not None:
             report[f"consistency_by_{col}"] = consistency_by_group(h, ratings[:, 1], g)
     return report
+
+
+def agreement_report(
+    df: pd.DataFrame,
+    *,
+    human: str,
+    system: str,
+    human2: str | None = None,
+    groups: Sequence[str] = (),
+    rounded: bool = False,
+    raters: bool = False,
+    group_errors: str = "raise",
+) -> dict[str, Any]:
+    """The one agreement report of ``hmceval agreement`` and of the Fairness page.
+
+    :func:`evaluation_report`, plus the two choices the page offers:
+
+    * ``group_errors="report"`` evaluates one group column at a time, so that an unusable column
+      (too many labels, a missing label) becomes ``error_by_<group>`` (the DataError's message)
+      instead of stopping the others; ``"raise"`` lets the DataError through;
+    * ``raters=True`` says that ``system`` is a second human rater: the consistency tables
+      (``consistency`` and ``consistency_by_<group>``) compare ``human`` with ``system`` and there
+      is no ``true_score`` (one rating per side: no rater error variance to estimate).
+
+    Parameters
+    ----------
+    df, human, system, human2, groups, rounded
+        As :func:`evaluation_report`.
+    raters : bool, default=False
+        ``system`` is a second human rater.
+    group_errors : {"raise", "report"}, default="raise"
+        What an unusable group column does.
+
+    Returns
+    -------
+    dict
+        The keys of :func:`evaluation_report` (in its order when no group column fails), plus
+        ``error_by_<group>`` for the failed columns in ``"report"`` mode.
+    """
+    if group_errors not in ("raise", "report"):
+        raise DataError(f"group_errors: expected 'raise' or 'report', got {group_errors!r}")
+    groups = list(groups)
+    if group_errors == "raise":
+        report = evaluation_report(df, human=human, system=system, human2=human2, groups=groups, rounded=rounded)
+    else:
+        report = evaluation_report(df, human=human, system=system, human2=human2, rounded=rounded)
+        for g in groups:
+            try:
+                part = evaluation_report(df, human=human, system=system, human2=human2, groups=[g],
+                                         rounded=rounded)
+            except DataError as exc:
+                report[f"error_by_{g}"] = str(exc)
+                continue
+            report.update({k: v for k, v in part.items() if k.endswith(f"_by_{g}")})
+    if raters:
+        h1 = numeric_column(df, human, allow_missing=False)
+        h2 = numeric_column(df, system, allow_missing=False)
+        report["consistency"] = consistency_metrics(h1, h2)
+        for g in groups:
+            if f"eval_by_{g}" in report:
+                report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, df[g].to_numpy())
+        del report["true_score"]
+    return report

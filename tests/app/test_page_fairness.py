@@ -135,3 +135,39 @@ def test_unusable_group_column_is_an_error_for_that_column_only(run_page):
     assert not at.exception
     assert len(at.error) == 1 and "site" in at.error[0].value and "at least two groups" in at.error[0].value
     assert len(at.get("plotly_chart")) == 2  # DSM and rates for `system` still shown
+
+
+def _fairness_summary(at) -> list[pd.DataFrame]:
+    return [d.value for d in at.dataframe if "R2 (adjusted)" in d.value.columns]
+
+
+def test_page_and_cli_print_the_same_report(run_page, tmp_path, capsys):
+    """One core function (core.rsm.agreement_report) behind the page and `hmceval agreement`."""
+    import json
+
+    from core.cli import main
+
+    frame = _ordinal_frame()
+    at = run_page(PAGE, state=_state(frame, {"subgroups": ["lang"]}))
+    at.multiselect(key="_w_fair_groups").set_value(["lang"]).run()
+    assert not at.exception and not at.error
+    path = tmp_path / "ordinal.csv"
+    frame.to_csv(path, index=False)
+    assert main(["agreement", str(path), "--human", "human_label", "--system", "machine_label",
+                 "--group", "lang", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    # hand-worked anchor: group b (every 10th row) is scored one point higher unless gold is 5
+    gold, b = frame["human_label"].to_numpy(), np.arange(len(frame)) % 10 == 0
+    assert cli["eval"]["exact_agr"] == 100 * (1 - float(np.mean(b & (gold < 5))))
+    page_eval = _eval_table(at).iloc[0]
+    for key, value in cli["eval"].items():
+        assert page_eval[key] == value or (np.isnan(page_eval[key]) and np.isnan(value)), key
+    by_group = next(d.value for d in at.dataframe if "DSM" in d.value.columns and "flag" in d.value.columns)
+    for label, row in cli["eval_by_lang"].items():
+        for key, value in row.items():
+            shown = by_group.loc[label, key]
+            assert shown == value or (value is None and pd.isna(shown)) or (np.isnan(shown) and np.isnan(value)), key
+    summary = _fairness_summary(at)[0].set_index("analysis")
+    for a, long in [("osa", "Overall score accuracy"), ("osd", "Overall score difference"),
+                    ("csd", "Conditional score difference")]:
+        assert summary.loc[long, "p-value"] == cli["fairness_by_lang"][a]["sig"]

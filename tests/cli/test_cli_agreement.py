@@ -135,3 +135,18 @@ def test_bad_input_exit_2(tmp_path, capsys, content, args, message):
 def test_missing_file_exit_2(tmp_path, capsys):
     code, _, err = _run(["agreement", str(tmp_path / "nope.csv"), "--human", "h", "--system", "m", "--json"], capsys)
     assert code == 2 and "not found" in err
+
+
+def test_raters_mode_gives_consistency_and_no_true_score(tmp_path, capsys):
+    import json
+
+    from core.cli import main
+
+    path = tmp_path / "raters.csv"
+    path.write_text("h1,h2\n1,1\n2,2\n3,3\n4,3\n")
+    assert main(["agreement", str(path), "--human", "h1", "--system", "h2", "--raters", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "true_score" not in report
+    # 3 of 4 pairs equal; all 4 within one point
+    assert report["consistency"]["exact_agr"] == 75.0 and report["consistency"]["adj_agr"] == 100.0
+    assert report["consistency"]["N"] == 4 and report["eval"]["exact_agr"] == 75.0
