@@ -18,6 +18,7 @@ from core.evaluation.design import queue_table
 from core.evaluation.planner import audit_size_for_half_width, expected_half_width
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, progress_figure
 from core.workspace import rounds as R
+from core.workspace.report import round_report_html
 from pages._common import (current_assignment, get_data, get_params, get_workspace, init_state,
                            save_scenario, show_error)
 
@@ -294,11 +295,22 @@ if rs["random_equivalent"] is not None and rs["half_width"] is not None:
 pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
 st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
 final = R.final_table(design)
-c1, c2 = st.columns(2)
+c1, c2, c3 = st.columns(3)
 c1.download_button("Final labelled table (CSV)", final.to_csv(index=False).encode(),
                    file_name=f"hmceval_round{rid}_final.csv", mime="text/csv")
 c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
                    file_name=f"hmceval_round{rid}_result.json", mime="application/json")
+
+
+@st.cache_data(show_spinner="Writing the report…", max_entries=4)
+def _report(key: str, round_id: int) -> bytes:
+    return round_report_html(ws, round_id).encode("utf-8")
+
+
+c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
+                   file_name=f"hmceval_round{rid}_report.html", mime="text/html",
+                   help="One self-contained file: opens in any browser, offline.",
+                   on_click=ws.record_event, args=(rid, "exported", {"format": "report"}))
 
 
 # ------------------------------------------------------------------------------------ validity

@@ -139,12 +139,18 @@ def _who() -> str:
 
 
 def table_hash(df: pd.DataFrame) -> str:
-    """Content hash of a table: its column names, dtypes and values (not its index)."""
-    h = hashlib.sha256()
-    h.update(json.dumps([str(c) for c in df.columns]).encode())
-    h.update(json.dumps([str(t) for t in df.dtypes]).encode())
-    h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
-    return h.hexdigest()
+    """Content hash of a table: the SHA-256 of its CSV text (header and values, no index).
+
+    Computed on a canonical CSV form (numbers as float64) so that the same table read from a
+    CSV, a Parquet file or built in memory hashes alike; values must match to the last digit.
+    """
+    canon = df.copy()
+    for col in canon.columns:
+        s = canon[col]
+        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            canon[col] = s.astype("float64")  # 1, 1.0 and Int64 1 alike; missing as empty
+    text = canon.to_csv(index=False, lineterminator="\n")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _plain(v: Any) -> Any:

@@ -1,0 +1,93 @@
+"""``hmceval workspace`` and ``hmceval report``."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from core.cli import main
+from core.data import prepare
+from core.demo import make_demo
+from core.workspace import Workspace
+from core.workspace import rounds as R
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def filled(tmp_path):
+    ws = Workspace(tmp_path / "ws")
+    rid = R.plan_round(ws, prepare(make_demo(), name="demo"), kind="budget",
+                       settings={"lam": 1.0, "share": 0.5, "audit": 200, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    ws.save_scenario("demo plan", ws.round(rid)["dataset_id"],
+                     {"lam": 1.0, "share": 0.5, "evaluate": {"round_id": rid, "audit": 200}})
+    return ws
+
+
+def test_list_show_export_import(capsys, filled, tmp_path):
+    root = str(filled.root)
+    code, out, err = run_cli(capsys, "workspace", "--workspace", root, "list", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert [d["name"] for d in res["datasets"]] == ["demo"]
+    assert [s["name"] for s in res["scenarios"]] == ["demo plan"]
+    assert res["rounds"][0]["n_labelled"] == 1978
+    code, out, err = run_cli(capsys, "workspace", "--workspace", root, "show", "demo plan")
+    assert code == 0 and json.loads(out)["settings"]["lam"] == 1.0
+    sc = tmp_path / "sc.json"
+    assert run_cli(capsys, "workspace", "--workspace", root, "export", "demo plan", "-o", sc)[0] == 0
+    other = str(tmp_path / "other")
+    code, out, err = run_cli(capsys, "workspace", "--workspace", other, "import", sc)
+    assert code == 2 and "not in this workspace" in err
+    table = tmp_path / "demo.csv"
+    make_demo().to_csv(table, index=False)
+    code, out, err = run_cli(capsys, "workspace", "--workspace", other, "import", sc,
+                             "--data", table)
+    assert code == 0, err
+    imported = Workspace(other).scenario("demo plan")
+    assert imported["settings"]["lam"] == 1.0 and imported["settings"]["evaluate"]["audit"] == 200
+    assert imported["settings"]["evaluate"]["round_id"] is None  # rounds stay where they ran
+
+
+def test_import_of_a_bad_file_exits_2(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "import", bad)
+    assert code == 2 and "not a readable JSON file" in err
+    bad.write_text(json.dumps({"name": "x"}))
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "import", bad)
+    assert code == 2 and "not an HMCEval scenario" in err
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "show", "nope")
+    assert code == 2 and "no scenario 'nope'" in err
+
+
+def test_report_is_self_contained(capsys, filled, tmp_path):
+    out_html = tmp_path / "report.html"
+    code, out, err = run_cli(capsys, "report", "demo plan", "--workspace", filled.root,
+                             "-o", out_html)
+    assert code == 0, err
+    text = out_html.read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "Plotly" in text
+    # nothing is fetched: no external script, stylesheet or font
+    assert not re.search(r"<script[^>]+src=", text) and "<link" not in text
+    assert "cdn.plot.ly" not in text.split("</script>", 1)[1]
+    for part in ("The question", "The plan", "Human effort", "The result",
+                 "Settings to reproduce", "1,978 of 3,557"):
+        assert part in text, part
+    assert text.count("Plotly.newPlot") == 3
+
+
+def test_add_a_dataset(capsys, tmp_path):
+    table = tmp_path / "t.csv"
+    make_demo().to_csv(table, index=False)
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "add", table,
+                             "--name", "my data")
+    assert code == 0, err
+    assert Workspace(tmp_path / "ws").list_datasets()["name"].tolist() == ["my data"]
