@@ -298,6 +298,20 @@ def _restore_clicked(key: str) -> None:
             st.session_state["_restore_error"] = str(exc)
 
 
+def _open_clicked(key: str) -> None:
+    from core.workspace.rounds import data_from_workspace
+
+    choice = st.session_state.get(key)
+    if choice:
+        try:
+            dsid = int(choice.split(" ", 1)[0].lstrip("#"))
+            set_data(data_from_workspace(get_workspace(), dsid), source="workspace")
+            st.session_state["dataset_id"] = dsid
+            st.session_state["_restore_error"] = None
+        except DataError as exc:
+            st.session_state["_restore_error"] = str(exc)
+
+
 def workspace_sidebar() -> None:
     """Saved scenarios and datasets of the workspace, with a one-click restore."""
     try:
@@ -320,3 +334,9 @@ def workspace_sidebar() -> None:
                 st.error(st.session_state["_restore_error"])
         else:
             st.caption("No saved scenario yet: save one on the Evaluate page.")
+        if len(datasets):
+            with st.expander(f"Saved datasets ({len(datasets)})"):
+                options = [f"#{r.id} {r.name} ({r.n_rows:,} rows)" for r in datasets.itertuples()]
+                st.selectbox("Dataset", options, key="_w_open_choice")
+                st.button("Make active", key="_w_open", on_click=_open_clicked,
+                          args=("_w_open_choice",), width="stretch")

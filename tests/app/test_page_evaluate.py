@@ -114,3 +114,22 @@ def test_saved_scenario_is_restored_exactly_from_the_sidebar(fresh_workspace):
     assert other.session_state["evaluate"]["round_id"] == 1
     assert other.session_state["data_source"] == "workspace"
     assert os.environ["HMCEVAL_WORKSPACE"] == str(fresh_workspace)
+
+
+def test_a_saved_dataset_is_made_active_from_the_sidebar(fresh_workspace):
+    import pandas as pd
+
+    from core.data import prepare
+    from core.workspace import Workspace
+    from core.workspace.rounds import dataset_id_for
+
+    raw = pd.DataFrame({"machine_label": [0, 1, 0, 1], "machine_confidence": [0.9, 0.8, 0.7, 0.6],
+                        "gold": [0, 1, 1, 1]})
+    dataset_id_for(Workspace(fresh_workspace), prepare(raw, {"human_label": "gold"}, name="tiny"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    assert at.session_state["data"].name == "Built-in demo"
+    assert "#1 tiny (4 rows)" == at.selectbox(key="_w_open_choice").value
+    click(at, "Make active")
+    assert at.session_state["data"].name == "tiny" and at.session_state["data"].M == 4
+    assert at.session_state["data"].roles["human_label"] == "gold"
