@@ -4,7 +4,7 @@
 PYTHON ?= python3
 PORT ?= 8501
 
-.PHONY: install browser app test bench
+.PHONY: install browser labelstudio app test bench
 
 install:
 	$(PYTHON) -m pip install --quiet torch==2.13.0
@@ -13,10 +13,17 @@ install:
 browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update && apt-get install -y chromium)
 
+# Label Studio for tests/e2e/test_labelstudio.py, in its own venv (its pins would downgrade pandas/numpy)
+labelstudio: .venv-labelstudio/bin/label-studio
+
+.venv-labelstudio/bin/label-studio:
+	$(PYTHON) -m venv .venv-labelstudio
+	.venv-labelstudio/bin/pip install --quiet 'label-studio==1.23.*'
+
 app: install
 	$(PYTHON) -m streamlit run app.py --server.address 127.0.0.1 --server.headless true --server.port $(PORT)
 
-test: install browser
+test: install browser labelstudio
 	$(PYTHON) -m pytest
 
 bench: install
