@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.evaluation import labelstudio
 from core.evaluation.design import queue_table
@@ -191,7 +192,7 @@ st.caption(f"{to_label:,} rows to label, in queue order (calibration first, then
            "sample id only: annotators do not see the machine's label.")
 c1, c2, c3 = st.columns(3)
 queue = queue_table(design, design.selection, rnd["queue_rank"])
-c1.download_button("Queue (CSV)", queue.to_csv(index=False).encode(),
+c1.download_button("Queue (CSV)", to_csv_safe(queue).encode(),
                    file_name=f"hmceval_round{rid}_queue.csv", mime="text/csv",
                    on_click=ws.record_event, args=(rid, "exported", {"format": "csv"}))
 tasks = labelstudio.tasks(design, rnd["queue_rank"])
@@ -296,7 +297,7 @@ pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1
 st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
 final = R.final_table(design)
 c1, c2, c3 = st.columns(3)
-c1.download_button("Final labelled table (CSV)", final.to_csv(index=False).encode(),
+c1.download_button("Final labelled table (CSV)", to_csv_safe(final).encode(),
                    file_name=f"hmceval_round{rid}_final.csv", mime="text/csv")
 c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
                    file_name=f"hmceval_round{rid}_result.json", mime="application/json")

@@ -33,6 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.csv_safe import to_csv_safe
     from core.evaluation.design import queue_table
     from core.evaluation.guarantee import CERTIFY_KEYS, certify
 
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     design = load_round(args.path, args.col)
     res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
     if args.output:
-        queue_table(design, res["selection"]).to_csv(args.output, index=False)
+        to_csv_safe(queue_table(design, res["selection"]), args.output)
     out = {k: res[k] for k in CERTIFY_KEYS}
     out["n_required"] = res["n_required"]
     out["notes"] = res["notes"]

@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_fraction, load_round
     from core.errors import DataError
     from core.evaluation import labelstudio
+    from core.csv_safe import to_csv_safe
     from core.evaluation.design import plan_queue, queue_table
 
     if not math.isfinite(args.lam) or args.lam < 0:
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                       seed=args.seed)
     out = Path(args.output)
     if args.format == "csv":
-        queue_table(design, plan.selection, plan.queue_rank).to_csv(out, index=False)
+        to_csv_safe(queue_table(design, plan.selection, plan.queue_rank), out)
     else:
         out.write_text(labelstudio.task_json(labelstudio.tasks(design, plan.queue_rank)),
                        encoding="utf-8")
