@@ -1,0 +1,294 @@
+"""A real Label Studio 1.23 server: push a planned queue, annotate through the API as annotators
+do, pull the export and check that it gives the same estimate as the same labels in a CSV.
+
+The server comes from ``.venv-labelstudio`` (``make labelstudio``; ``make test`` builds it). It
+runs on 127.0.0.1 on a free port with its data (and the home folders it writes to) in a
+temporary folder, and is stopped at the end even when a test fails.
+
+Users and tokens are set up as Label Studio's documentation describes for 1.23, where legacy
+tokens are off by default: the admin is created by ``label-studio start --username ...
+--password ...``; the second annotator signs up on ``/user/signup/`` (the page a user opens);
+each user logs in (``/user/login/``) and creates a personal access token with ``POST
+/api/token/`` (what *Account & Settings > Personal Access Token > Create* does). The client
+exchanges it for access tokens at ``/api/token/refresh/``.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.errors import DataError
+from core.evaluation.design import load_design, plan_queue, queue_table
+from core.evaluation.estimate import estimate
+from core.evaluation.imports import join_labels, labels_from_labelstudio, labels_from_table
+from core.evaluation.labelstudio import labelling_config, tasks
+from core.evaluation.ls_client import LabelStudioClient
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+EXE = ROOT / ".venv-labelstudio" / "bin" / "label-studio"
+ADMIN, ADMIN_PW = "admin@example.org", "admin-pass-1234"
+ANN2, ANN2_PW = "second@example.org", "second-pass-1234"
+START_TIMEOUT = 240
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _log_tail(path: Path, n: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return "(no log)"
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=20)
+
+
+def personal_access_token(base: str, email: str, password: str, *, signup: bool = False) -> str:
+    """Log in (or sign up) through the web form, then create the user's personal access token
+    with ``POST /api/token/`` in that session, as the Account & Settings page does."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = "/user/signup/" if signup else "/user/login/"
+    opener.open(base + page, timeout=30).read()
+    csrf = next(c.value for c in jar if c.name == "csrftoken")
+    form = urllib.parse.urlencode({"email": email, "password": password,
+                                   "csrfmiddlewaretoken": csrf}).encode()
+    opener.open(urllib.request.Request(base + page, data=form,
+                                       headers={"Referer": base + page}), timeout=30).read()
+    assert any(c.name == "sessionid" for c in jar), f"{page} did not log {email} in"
+    csrf = next(c.value for c in jar if c.name == "csrftoken")
+    req = urllib.request.Request(base + "/api/token/", data=b"{}", method="POST",
+                                 headers={"Content-Type": "application/json",
+                                          "X-CSRFToken": csrf, "Referer": base + "/"})
+    with opener.open(req, timeout=30) as r:
+        return json.loads(r.read())["token"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A fresh Label Studio server; yields its URL and the two users' personal access tokens."""
+    if not EXE.is_file():
+        pytest.fail(f"Label Studio is not installed at {EXE}: run `make labelstudio` (make test "
+                    "does it) to create .venv-labelstudio")
+    tmp = tmp_path_factory.mktemp("labelstudio")
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("LABEL_STUDIO_", "HEARTEX_", "PYTHON", "DJANGO_"))
+           and k not in ("USERNAME", "PASSWORD", "USER_TOKEN", "HOST", "PORT", "DATABASE_NAME")}
+    env.update({
+        "HOME": str(tmp / "home"), "XDG_DATA_HOME": str(tmp / "xdg-data"),
+        "XDG_CONFIG_HOME": str(tmp / "xdg-config"), "XDG_CACHE_HOME": str(tmp / "xdg-cache"),
+        # no calls out: version check, analytics and error reporting off
+        "LATEST_VERSION_CHECK": "false", "COLLECT_ANALYTICS": "false",
+        "SENTRY_DSN": "", "FRONTEND_SENTRY_DSN": "",
+    })
+    log = tmp / "server.log"
+    cmd = [str(EXE), "start", "--no-browser", "--host", base, "--internal-host", "127.0.0.1",
+           "--port", str(port), "--data-dir", str(tmp / "data"),
+           "--username", ADMIN, "--password", ADMIN_PW]
+    t0 = time.monotonic()
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp,
+                                start_new_session=True)
+    try:
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"label-studio exited with code {proc.returncode}:\n{_log_tail(log)}")
+            if time.monotonic() - t0 > START_TIMEOUT:
+                pytest.fail(f"label-studio did not answer on {base} within {START_TIMEOUT} s:\n"
+                            f"{_log_tail(log)}")
+            try:
+                with urllib.request.urlopen(base + "/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            time.sleep(0.5)
+        started = time.monotonic() - t0
+        admin_pat = personal_access_token(base, ADMIN, ADMIN_PW)
+        second_pat = personal_access_token(base, ANN2, ANN2_PW, signup=True)
+        yield {"url": base, "admin": admin_pat, "second": second_pat, "started": started,
+               "log": log}
+    finally:
+        _stop(proc)
+        assert proc.poll() is not None, "the Label Studio server is still running"
+
+
+def small_round() -> tuple[pd.DataFrame, np.ndarray]:
+    """40 responses, machine labels and confidences, gold labels that annotators will give."""
+    rng = np.random.default_rng(7)
+    m = 40
+    gold = rng.integers(0, 2, size=m)
+    conf = np.round(rng.uniform(0.5, 1.0, size=m), 3)
+    wrong = rng.random(m) < 0.4 * (1 - conf) / 0.5
+    machine = np.where(wrong, 1 - gold, gold)
+    df = pd.DataFrame({"sample_id": np.arange(101, 101 + m), "response": [
+        f"response number {i} about topic {i % 5}" for i in range(m)],
+        "machine_label": machine, "machine_confidence": conf})
+    return df, gold
+
+
+def _annotate(client: LabelStudioClient, task_id: int, value: str | None, *,
+              to_name: str) -> None:
+    """Submit (or, with value None, skip) a task as the Label Studio editor does."""
+    if value is None:
+        client.request("POST", f"/api/tasks/{task_id}/annotations/",
+                       params={"was_cancelled": 1}, body={"result": [], "was_cancelled": True})
+        return
+    client.request("POST", f"/api/tasks/{task_id}/annotations/", body={"result": [
+        {"from_name": "label", "to_name": to_name, "type": "choices",
+         "value": {"choices": [value]}}], "lead_time": 4.2})
+
+
+def test_round_trip_through_label_studio_gives_the_csv_estimate(server, tmp_path):
+    t_start = time.monotonic()
+    df, gold = small_round()
+    design = load_design(df, {"sample_id": "sample_id", "text": ["response"]})
+    plan = plan_queue(design, lam=0.0, share=0.3, audit=8, seed=3)
+    queued = np.flatnonzero(np.isfinite(plan.queue_rank))
+    assert len(queued) == plan.counts["routed"] + 8 >= 15
+    task_list = tasks(design, plan.queue_rank)
+    config = labelling_config([0, 1], design.data.text_columns)
+
+    admin = LabelStudioClient(server["url"], server["admin"])
+    assert admin.auth == "pat"
+    assert admin.check()["email"] == ADMIN
+    pushed = admin.push_queue("HMCEval round 1", config, task_list)
+    assert pushed.project.created and pushed.n_sent == len(task_list) and pushed.n_existing == 0
+    # pushing again reuses the project and imports nothing twice
+    again = admin.push_queue("HMCEval round 1", config, task_list)
+    assert again.project.id == pushed.project.id and not again.project.created
+    assert again.n_sent == 0 and again.n_existing == len(task_list)
+    pid = pushed.project.id
+
+    # the annotators: the admin labels every task with its gold label but skips one audit row;
+    # the second annotator labels two routed rows too (agreeing with the admin) and one audit
+    # row, where they disagree: a tie that leaves the row for adjudication
+    second = LabelStudioClient(server["url"], server["second"])
+    assert second.check()["email"] == ANN2
+    exported = admin.export(pid)
+    task_of = {str(t["data"]["sample_id"]): t["id"] for t in exported}
+    assert len(task_of) == len(task_list) and all(not t["annotations"] for t in exported)
+    ids = design.sample_ids()
+    audit_rows = [i for i in queued if plan.selection[i] == "audit"]
+    routed_rows = [i for i in queued if plan.selection[i] == "routed"]
+    skipped_row, tie_row = audit_rows[0], audit_rows[1]
+    to_name = "show_" + design.data.text_columns[-1]
+    csv_rows = []
+    for i in queued:
+        sid = str(ids[i])
+        if i == skipped_row:
+            _annotate(admin, task_of[sid], None, to_name=to_name)
+            continue
+        _annotate(admin, task_of[sid], str(gold[i]), to_name=to_name)
+        csv_rows.append((sid, "admin", int(gold[i])))
+    for i in routed_rows[:2]:
+        _annotate(second, task_of[str(ids[i])], str(gold[i]), to_name=to_name)
+        csv_rows.append((str(ids[i]), "second", int(gold[i])))
+    _annotate(second, task_of[str(ids[tie_row])], str(1 - gold[tie_row]), to_name=to_name)
+    csv_rows.append((str(ids[tie_row]), "second", int(1 - gold[tie_row])))
+
+    # pull the export through the client and join it
+    export = admin.export(pid)
+    from_ls = join_labels(labels_from_labelstudio(export), sample_ids=ids, classes=[0, 1])
+    # the same labels as a CSV file with an annotator column
+    path = tmp_path / "labels.csv"
+    pd.DataFrame(csv_rows, columns=["sample_id", "annotator", "label"]).to_csv(path, index=False)
+    from_csv = join_labels(labels_from_table(pd.read_csv(path), label_col="label",
+                                             annotator_col="annotator"),
+                           sample_ids=ids, classes=[0, 1])
+
+    # what came back is what the annotators did
+    expect = np.full(design.M, None, dtype=object)
+    for i in queued:
+        if i not in (skipped_row, tie_row):
+            expect[i] = int(gold[i])
+    assert from_ls.label.tolist() == expect.tolist()
+    assert from_csv.label.tolist() == expect.tolist()
+    assert from_ls.state[skipped_row] == "skipped" and from_ls.n_skips[skipped_row] == 1
+    assert from_ls.adjudication == (str(ids[tie_row]),)
+    assert from_ls.n_annotators[routed_rows[:2]].tolist() == [2, 2]
+    assert from_ls.n_annotators[tie_row] == 2
+    assert from_ls.counts["labelled"] == len(queued) - 2
+    assert from_ls.counts["skips"] == 1 and from_ls.counts["annotators"] == 2
+    assert from_ls.counts["unannotated"] == 0
+    # three samples with two annotators (admin and second), who agree on two: Cohen's kappa
+    assert from_ls.agreement.method == "cohen" and from_ls.agreement.n_items == 3
+    assert from_ls.agreement.percent_agreement == pytest.approx(2 / 3)
+
+    def final(joined):
+        table = queue_table(design, plan.selection, plan.queue_rank)
+        table["human_label"] = joined.label.to_numpy(dtype=object)
+        return estimate(load_design(table, {"sample_id": "sample_id", "text": ["response"],
+                                            "human_label": "human_label"}))
+
+    est_ls, est_csv = final(from_ls), final(from_csv)
+    assert est_ls == est_csv
+    # and it is the estimate of the labelled rows: every routed row labelled, the audit with
+    # two unlabelled rows (skip, tie) counted as machine rows
+    assert est_ls["n_routed"] == len(routed_rows) and est_ls["n_audit"] == len(audit_rows) - 2
+    assert est_ls["n_machine"] == plan.counts["machine"] + 2
+    elapsed = time.monotonic() - t_start
+    print(f"\nLabel Studio started in {server['started']:.1f} s; round trip {elapsed:.1f} s")
+
+
+def test_wrong_url_token_and_legacy_tokens_are_clear_errors(server):
+    closed = _free_port()
+    with pytest.raises(DataError, match="cannot reach Label Studio.*connection refused"):
+        LabelStudioClient(f"http://127.0.0.1:{closed}", server["admin"], timeout=3).check()
+    with pytest.raises(DataError, match="refused the personal access token"):
+        LabelStudioClient(server["url"], server["admin"][:-4] + "abcd").check()
+    with pytest.raises(DataError, match="must start with http"):
+        LabelStudioClient("127.0.0.1:8080", server["admin"])
+    # the user's legacy token exists but 1.23 turns legacy tokens off for the organization
+    legacy = LabelStudioClient(server["url"], server["admin"]).request(
+        "GET", "/api/current-user/token")["token"]
+    with pytest.raises(DataError, match="legacy tokens off by default.*Personal Access Token"):
+        LabelStudioClient(server["url"], legacy).check()
+    with pytest.raises(DataError, match="no such Label Studio API.*HTTP 404"):
+        LabelStudioClient(server["url"], server["admin"]).export(999999)
+
+
+def test_a_server_that_never_answers_times_out():
+    # no Label Studio needed: a socket that accepts connections and never answers
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen(1)
+        port = s.getsockname()[1]
+        client = LabelStudioClient(f"http://127.0.0.1:{port}", "0123456789abcdef", timeout=0.5)
+        assert client.auth == "legacy"
+        t0 = time.monotonic()
+        with pytest.raises(DataError, match=r"did not answer .*within 0.5 s"):
+            client.check()
+        assert time.monotonic() - t0 < 5
