@@ -326,8 +326,10 @@ class LabelStudioClient:
         title : str
         label_config : str
             XML from :func:`core.evaluation.labelstudio.labelling_config`. A reused project
-            whose config differs gets this one (Label Studio refuses, and this raises, when
-            existing annotations use a label the new config drops).
+            whose config differs gets this one; a config Label Studio refuses (invalid XML or
+            tags) raises with Label Studio's reason. Label Studio 1.23 accepts a config that
+            drops a class already used by annotations (those labels then fail
+            :func:`core.evaluation.imports.join_labels` if the class left the dataset).
         description : str, optional
 
         Returns

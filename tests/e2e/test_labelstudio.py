@@ -253,6 +253,19 @@ def test_round_trip_through_label_studio_gives_the_csv_estimate(server, tmp_path
         return estimate(load_design(table, {"sample_id": "sample_id", "text": ["response"],
                                             "human_label": "human_label"}))
 
+    # an expired access token is renewed from the personal access token once
+    admin._access = "expired.access.token"
+    assert admin.check()["email"] == ADMIN
+    # a reused project takes a new config (once); an invalid config is Label Studio's error
+    wider = labelling_config([0, 1, 2], design.data.text_columns)
+    assert admin.ensure_project("HMCEval round 1", wider).config_updated
+    assert not admin.ensure_project("HMCEval round 1", wider).config_updated
+    assert "<Choice value=\"2\"/>" in admin.request("GET", f"/api/projects/{pid}/")["label_config"]
+    with pytest.raises(DataError, match=r"Label Studio refused PATCH /api/projects/\d+/ "
+                                        r"\(HTTP 400\)"):
+        admin.ensure_project("HMCEval round 1", "<View><Choices name='x'/></View>")
+    assert len(admin.export(pid)) == len(task_list)
+
     est_ls, est_csv = final(from_ls), final(from_csv)
     assert est_ls == est_csv
     # and it is the estimate of the labelled rows: every routed row labelled, the audit with
