@@ -329,11 +329,15 @@ def queue_table(design: Design, selection: np.ndarray,
 
     Returns
     -------
-    pandas.DataFrame of shape (M, n_columns + 1 or 2)
+    pandas.DataFrame of shape (M, n_columns + 1 to 3)
         The selection column keeps its name in the file (``selection`` when new); empty cells
-        for undecided rows.
+        for undecided rows. Without a sample id in the table, a ``sample_id`` column (the
+        1-based row number) is added, so that returned labels can be joined back.
     """
     out = design.data.raw.copy()
+    if design.data.roles.get("sample_id") is None and "sample_id" not in out.columns:
+        # labels come back joined by sample id: without one, the row number is the id
+        out["sample_id"] = design.sample_ids().astype(np.int64)
     sel = pd.Series(np.asarray(selection, dtype=object), index=out.index)
     out[design.selection_column] = sel.mask(sel == "")
     if queue_rank is not None:

@@ -23,7 +23,8 @@ from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
-           "final_table", "effort_summary", "round_summary", "certify_preview", "validity"]
+           "final_table", "effort_summary", "round_summary", "certify_preview", "validity",
+           "import_joined", "read_labels"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -129,7 +130,8 @@ def simulate_annotators(ws: Workspace, round_id: int, *, fraction: float = 1.0) 
 
 
 def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, *, source: str,
-                  file_name: str | None = None, notices: list[str] | None = None) -> int:
+                  file_name: str | None = None, notices: list[str] | None = None,
+                  annotations: list | None = None) -> int:
     """Store returned labels; rows must be ones the round asks humans to label."""
     rnd, design = round_design(ws, round_id)
     rows = np.asarray(rows, dtype=np.int64)
@@ -145,7 +147,7 @@ def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, 
         raise DataError(f"label {bad[0]!r} is not one of the dataset's classes "
                         f"({', '.join(map(str, sorted(classes, key=str)))}); nothing was imported")
     return ws.add_labels(round_id, rows, list(labels), source=source, file_name=file_name,
-                         notices=notices)
+                         notices=notices, annotations=annotations)
 
 
 def certify_round(ws: Workspace, round_id: int, *, alpha: float, delta: float, lam: float = 0.0,
@@ -295,3 +297,45 @@ def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
                         rounds=rounds, seed=seed).summary
     classes = sorted(set(mach.tolist()) | set(gold.tolist()), key=lambda v: (str(type(v)), v))
     return validity_table(s, classes)
+
+
+def read_labels(ws: Workspace, round_id: int, imported) -> tuple[Any, Design]:
+    """Join a :class:`core.evaluation.imports.LabelImport` to a round's dataset (no write)."""
+    from core.evaluation.imports import join_labels
+
+    _, design = round_design(ws, round_id)
+    return join_labels(imported, sample_ids=design.sample_ids(),
+                       classes=list(design.data.labels)), design
+
+
+def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | None = None
+                  ) -> dict[str, Any]:
+    """Store the labels of a CSV or a Label Studio export in a round, in one transaction.
+
+    Every annotator's label is kept; each row gets the majority label (ties are left for
+    adjudication). Rows outside the round's queue are refused (nothing is stored).
+
+    Returns
+    -------
+    dict
+        ``import_id``, ``n_labels`` (rows given a label), ``counts``, ``notices``,
+        ``agreement`` (one sentence or None), ``adjudication`` (sample ids).
+    """
+    joined, design = read_labels(ws, round_id, imported)
+    rows = np.flatnonzero(joined.has_label)
+    labels = [joined.label.iat[r] for r in rows]
+    notices = list(imported.notices) + list(joined.notices)
+    agree = joined.agreement.describe() if joined.agreement is not None else None
+    if agree:
+        notices.append(agree)
+    if not len(rows):
+        raise DataError("the file holds no usable label (nothing was imported)"
+                        + (f": {'; '.join(notices)}" if notices else ""))
+    votes = joined.votes
+    ann = [(int(r), str(a), v) for r, a, v in zip(votes["row"], votes["annotator"],
+                                                  votes["label"])]
+    iid = import_labels(ws, round_id, rows, labels, source=imported.source,
+                        file_name=file_name, notices=notices, annotations=ann)
+    return {"import_id": iid, "n_labels": int(len(rows)), "counts": dict(joined.counts),
+            "notices": notices, "agreement": agree,
+            "adjudication": list(joined.adjudication)}

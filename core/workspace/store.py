@@ -117,6 +117,17 @@ MIGRATIONS: list[str] = [
         created TEXT NOT NULL
     );
     """,
+    # 2: every annotator's label is kept (the labels table holds the resolved label per row)
+    """
+    CREATE TABLE annotations (
+        import_id INTEGER NOT NULL REFERENCES label_imports(id),
+        round_id INTEGER NOT NULL REFERENCES rounds(id),
+        row INTEGER NOT NULL,
+        annotator TEXT NOT NULL,
+        label_json TEXT NOT NULL
+    );
+    CREATE INDEX annotations_round ON annotations (round_id, row);
+    """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -509,7 +520,8 @@ class Workspace:
     # ----------------------------------------------------------------------------- labels
     def add_labels(self, round_id: int, rows: np.ndarray, labels: list, *, source: str,
                    file_name: str | None = None, notices: list[str] | None = None,
-                   who: str | None = None) -> int:
+                   who: str | None = None,
+                   annotations: list[tuple[int, str, Any]] | None = None) -> int:
         """Store labels that came back for a round, in one transaction. Returns the import id.
 
         Parameters
@@ -518,6 +530,8 @@ class Workspace:
             0-based row positions in the dataset.
         labels : list
             The label of each row (a class value of the dataset).
+        annotations : list of (row, annotator, label), optional
+            Every annotator's label behind the resolved ones (kept for agreement).
         """
         rows = np.asarray(rows, dtype=np.int64)
         if len(rows) != len(labels):
@@ -540,7 +554,23 @@ class Workspace:
             iid = int(cur.lastrowid)
             con.executemany("INSERT INTO labels (import_id, round_id, row, label_json) VALUES "
                             "(?, ?, ?, ?)", [(iid, int(round_id), r, v) for r, v in payload])
+            if annotations:
+                con.executemany(
+                    "INSERT INTO annotations (import_id, round_id, row, annotator, label_json) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [(iid, int(round_id), int(r), str(a), json.dumps(_plain(v)))
+                     for r, a, v in annotations])
             return iid
+
+    def annotations(self, round_id: int) -> pd.DataFrame:
+        """Every annotator's label of a round: ``import_id``, ``row``, ``annotator``,
+        ``label``."""
+        with self._connect() as con:
+            rows = con.execute("SELECT import_id, row, annotator, label_json FROM annotations "
+                               "WHERE round_id=? ORDER BY import_id, row", (int(round_id),)).fetchall()
+        return pd.DataFrame([{"import_id": r["import_id"], "row": r["row"],
+                              "annotator": r["annotator"], "label": json.loads(r["label_json"])}
+                             for r in rows], columns=["import_id", "row", "annotator", "label"])
 
     def round_labels(self, round_id: int) -> dict[int, Any]:
         """row -> label for every labelled row of a round (the latest import wins)."""

@@ -31,7 +31,9 @@ def test_queue_certify_loop_on_the_release(capsys, hmceval_tsv, tmp_path):
     assert "1000 rows to label" in out
     table = pd.read_csv(q)
     original = pd.read_csv(hmceval_tsv, sep="\t")
-    assert list(table.columns) == list(original.columns) + ["selection", "queue_rank"]
+    # every original column; a sample_id (the row number) since the release has none
+    assert list(table.columns) == list(original.columns) + ["sample_id", "selection", "queue_rank"]
+    assert table["sample_id"].tolist() == list(range(1, 5674))
     assert (table["selection"] == "calibration").sum() == 1000
     assert table["selection"].isna().sum() == 4673
     # the same seed writes the same queue
