@@ -419,7 +419,8 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
             last[key] = i
         else:
             newer = i
-            if isinstance(ann_id[i], (int, np.integer)) and isinstance(ann_id[j], (int, np.integer)):
+            ints = (int, np.integer)
+            if isinstance(ann_id[i], ints) and isinstance(ann_id[j], ints):
                 newer = i if ann_id[i] >= ann_id[j] else j
             last[key] = newer
     if len(last) < len(sid):
