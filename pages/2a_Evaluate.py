@@ -209,6 +209,130 @@ st.progress(prog["labelled"] / prog["to_label"] if prog["to_label"] else 0.0,
             text=f"{prog['labelled']:,} of {prog['to_label']:,} labelled")
 if prog["to_label"]:
     st.plotly_chart(progress_figure(prog), width="stretch")
+
+
+def _imported(result: dict) -> None:
+    ss["_import_report"] = result
+
+
+def _show_import_report() -> None:
+    rep = ss.get("_import_report")
+    if not rep or rep.get("round_id") != rid:
+        return
+    if rep.get("error"):
+        st.error(rep["error"])
+        st.info("Nothing was imported; the round's labels are unchanged.")
+        return
+    st.success(f"{rep['n_labels']:,} rows labelled from {rep['file']}.")
+    for note in rep["notices"]:
+        st.caption(note)
+    if rep["adjudication"]:
+        st.warning(f"{len(rep['adjudication'])} samples have tied annotators and stay "
+                   f"unlabelled until adjudicated: {', '.join(rep['adjudication'][:10])}"
+                   + (" …" if len(rep["adjudication"]) > 10 else ""))
+
+
+def _do_import(imported_fn, file_name: str) -> None:
+    try:
+        imported = imported_fn()
+        result = R.import_joined(ws, rid, imported, file_name=file_name)
+    except DataError as exc:
+        _imported({"round_id": rid, "error": f"{file_name}: {exc}"})
+    else:
+        _imported({"round_id": rid, "file": file_name, **result})
+    st.rerun()  # redraw the progress and the result with the new labels
+
+
+def _read_table(name: str, content: bytes):
+    from core.data import load_table
+
+    return load_table(content, name=name)
+
+
+def _read_json(name: str, content: bytes):
+    try:
+        return json.loads(content.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"not a Label Studio JSON export: {exc}") from None
+
+
+source = st.radio("Labels from", ["CSV file", "Label Studio export (JSON file)",
+                                  "Label Studio server"], horizontal=True, key="_w_import_source")
+if source == "CSV file":
+    up = st.file_uploader("Labels table (CSV/TSV/Parquet): a sample id column and a label column",
+                          type=["csv", "tsv", "txt", "parquet", "json"], key="_w_labels_csv")
+    if up is not None:
+        try:
+            table = _read_table(up.name, up.getvalue())
+        except DataError as exc:
+            show_error(exc, context=up.name)
+        else:
+            cols = list(map(str, table.columns))
+            c1, c2, c3 = st.columns(3)
+            sid_col = c1.selectbox("Sample id column", cols,
+                                   index=cols.index("sample_id") if "sample_id" in cols else 0)
+            guess = next((c for c in ("label", "human_label", "gold") if c in cols), cols[-1])
+            lab_col = c2.selectbox("Label column", cols, index=cols.index(guess))
+            ann_col = c3.selectbox("Annotator column (optional)", ["—"] + cols)
+            if st.button("Import these labels", type="primary"):
+                from core.evaluation.imports import labels_from_table
+
+                _do_import(lambda: labels_from_table(
+                    table, sample_id_col=sid_col, label_col=lab_col,
+                    annotator_col=None if ann_col == "—" else ann_col), up.name)
+elif source == "Label Studio export (JSON file)":
+    up = st.file_uploader("Label Studio's JSON export of the project", type=["json"],
+                          key="_w_labels_ls")
+    if up is not None and st.button("Import these labels", type="primary"):
+        from core.evaluation.imports import labels_from_labelstudio
+
+        content = up.getvalue()
+        _do_import(lambda: labels_from_labelstudio(_read_json(up.name, content)), up.name)
+else:
+    st.caption("Push the queue to a Label Studio server and pull the annotations back (the "
+               "only network access of the app, to the URL you give). Label Studio 1.23 uses "
+               "personal access tokens: Account & Settings > Personal Access Token.")
+    c1, c2 = st.columns(2)
+    url = c1.text_input("Label Studio URL", value=ss.get("_ls_url", "http://localhost:8080"))
+    token = c2.text_input("Access token", type="password")
+    ss["_ls_url"] = url
+    title = st.text_input("Project title", value=f"HMCEval · {data.name} · round {rid}")
+    c1, c2 = st.columns(2)
+    if c1.button("Send the queue"):
+        from core.evaluation.ls_client import LabelStudioClient
+
+        try:
+            client = LabelStudioClient(url, token)
+            pushed = client.push_queue(
+                title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+                labelstudio.tasks(design, rnd["queue_rank"]))
+        except DataError as exc:
+            show_error(exc, context="Label Studio")
+        else:
+            ws.record_event(rid, "pushed", {"url": url, "project": pushed.project.id,
+                                            "tasks": pushed.n_sent})
+            st.success(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} "
+                       f"('{title}'); {pushed.n_existing:,} were there already.")
+    if c2.button("Pull the labels"):
+        from core.evaluation.imports import labels_from_labelstudio
+        from core.evaluation.ls_client import LabelStudioClient
+
+        def _pull():
+            client = LabelStudioClient(url, token)
+            project = client.find_project(title)
+            if project is None:
+                raise DataError(f"no project titled '{title}' on {url}; send the queue first")
+            return labels_from_labelstudio(client.export(int(project["id"])))
+
+        _do_import(_pull, f"Label Studio project '{title}'")
+_show_import_report()
+imports = ws.imports(rid)
+if len(imports):
+    with st.expander(f"Imports of this round ({len(imports)})"):
+        st.dataframe(imports.drop(columns=["notices"]), hide_index=True, width="stretch")
+        events = ws.events(rid)
+        st.dataframe(events, hide_index=True, width="stretch")
+
 if data.has_gold:
     with st.expander("Simulate the annotators (this dataset has gold labels)", expanded=False):
         st.caption("Fills the next rows of the queue with the gold labels, as if annotators had "

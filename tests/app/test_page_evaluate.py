@@ -133,3 +133,98 @@ def test_a_saved_dataset_is_made_active_from_the_sidebar(fresh_workspace):
     click(at, "Make active")
     assert at.session_state["data"].name == "tiny" and at.session_state["data"].M == 4
     assert at.session_state["data"].roles["human_label"] == "gold"
+
+
+def _queue_labels(at: AppTest):
+    """The demo's gold labels of the rows in the planned round's queue (as annotators would
+    return them), from the workspace the page wrote."""
+    from core.demo import make_demo
+    from core.workspace import Workspace
+
+    ws = Workspace(os.environ["HMCEVAL_WORKSPACE"])
+    rnd = ws.round(at.session_state["evaluate"]["round_id"])
+    demo = make_demo()
+    rows = [i for i, r in enumerate(rnd["queue_rank"]) if r == r]
+    return demo.iloc[rows][["sample_id", "human_label"]].rename(columns={"human_label": "label"})
+
+
+def test_csv_import_partial_then_complete(run_page, fresh_workspace):
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    labels = _queue_labels(at)
+    first, rest = labels.iloc[:412], labels.iloc[412:]
+    at.file_uploader(key="_w_labels_csv").set_value(
+        ("first.csv", first.to_csv(index=False).encode(), "text/csv")).run()
+    click(at, "Import these labels")
+    assert any("412 rows labelled from first.csv" in s.value for s in at.success)
+    assert "412 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+    at.file_uploader(key="_w_labels_csv").set_value(
+        ("rest.csv", rest.to_csv(index=False).encode(), "text/csv")).run()
+    click(at, "Import these labels")
+    assert "1,978 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+    assert [m.label for m in at.metric][-1] == "Accuracy of the final labels"
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda t: t.assign(sample_id=t["sample_id"] + 100000), "sample ids of the labels are not in the dataset"),
+    (lambda t: t.assign(label=["maybe"] + t["label"].astype(str).tolist()[1:]), "not among the dataset's classes"),
+    (lambda t: t.iloc[[0, 0, 1]], "more than one row for sample_id"),
+    (lambda t: t.assign(sample_id=[None] + t["sample_id"].tolist()[1:]), "is empty on row 1"),
+])
+def test_bad_label_files_are_refused_and_nothing_is_lost(run_page, fresh_workspace, edit, message):
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    labels = _queue_labels(at)
+    good = labels.iloc[:10]
+    at.file_uploader(key="_w_labels_csv").set_value(
+        ("good.csv", good.to_csv(index=False).encode(), "text/csv")).run()
+    click(at, "Import these labels")
+    bad = edit(labels.iloc[10:20].copy())
+    at.file_uploader(key="_w_labels_csv").set_value(
+        ("bad.csv", bad.to_csv(index=False).encode(), "text/csv")).run()
+    click(at, "Import these labels")
+    errors = [e.value for e in at.error]
+    assert any(message in e and "bad.csv" in e for e in errors), errors
+    assert any("Nothing was imported" in i.value for i in at.info)
+    assert "10 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+
+
+def test_wrong_file_for_a_label_studio_export(run_page, fresh_workspace):
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
+    at.file_uploader(key="_w_labels_ls").set_value(
+        ("export.json", b'{"not": "an export"}', "application/json")).run()
+    click(at, "Import these labels")
+    assert any("export.json" in e.value for e in at.error)
+    assert "0 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+
+
+def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
+    import json as _json
+
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    labels = _queue_labels(at).iloc[:6]
+    tasks = []
+    for k, (sid, lab) in enumerate(zip(labels["sample_id"], labels["label"])):
+        anns = [{"completed_by": 1, "was_cancelled": False,
+                 "result": [{"from_name": "label", "to_name": "show_sample_id", "type": "choices",
+                             "value": {"choices": [str(lab)]}}]}]
+        if k < 3:  # a second annotator on three tasks, disagreeing on one
+            other = str(1 - lab) if k == 0 else str(lab)
+            anns.append({"completed_by": 2, "was_cancelled": False,
+                         "result": [{"from_name": "label", "to_name": "show_sample_id",
+                                     "type": "choices", "value": {"choices": [other]}}]})
+        if k == 5:  # skipped
+            anns = [{"completed_by": 1, "was_cancelled": True, "result": []}]
+        tasks.append({"id": k + 1, "data": {"sample_id": int(sid)}, "annotations": anns})
+    at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
+    at.file_uploader(key="_w_labels_ls").set_value(
+        ("export.json", _json.dumps(tasks).encode(), "application/json")).run()
+    click(at, "Import these labels")
+    assert any("4 rows labelled from export.json" in s.value for s in at.success), \
+        [s.value for s in at.success] + [e.value for e in at.error]
+    captions = " ".join(c.value for c in at.caption)
+    assert "Cohen's kappa" in captions
+    assert any("tied annotators" in w.value for w in at.warning)
