@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.data import EvalData, prepare
+from core.data import EvalData, norm_name, prepare
 from core.errors import DataError, describe_rows
 from core.sae import SAEInputs, gains, n_from_share, solve_fast
 
@@ -105,10 +105,6 @@ class Design:
         return np.arange(1, self.M + 1, dtype=np.int64).astype(object)
 
 
-def _norm(name: Any) -> str:
-    return str(name).strip().lower().replace(" ", "_").replace("-", "_")
-
-
 def _selection_values(s: pd.Series, col: str) -> np.ndarray:
     text = s.astype(object).where(s.notna(), "")
     vals = np.array([str(v).strip().lower() for v in text], dtype=object)
@@ -144,7 +140,7 @@ def load_design(df: pd.DataFrame, roles: dict[str, Any] | None = None, *,
         words or empty (naming the rows).
     """
     roles = dict(roles or {})
-    columns = {_norm(c): c for c in df.columns}
+    columns = {norm_name(c): c for c in df.columns}
     if "selection" in roles:
         sel_col = roles.pop("selection")
         if sel_col is not None and sel_col not in df.columns:

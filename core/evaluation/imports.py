@@ -37,7 +37,7 @@ import pandas as pd
 from core.errors import DataError, describe_rows
 
 __all__ = ["LabelImport", "Agreement", "JoinedLabels", "labels_from_table",
-           "labels_from_labelstudio", "join_labels", "agreement", "CHOICES_NAME"]
+           "labels_from_labelstudio", "join_labels", "agreement", "apply_labels", "CHOICES_NAME"]
 
 #: Name of the choices control written by :func:`core.evaluation.labelstudio.labelling_config`.
 CHOICES_NAME = "label"
@@ -619,3 +619,50 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
                         n_annotators=n_ann, n_skips=n_skips, votes=votes_df,
                         adjudication=tuple(ids[r] for r in ties), agreement=agree,
                         counts=counts_out, notices=tuple(notices))
+
+
+# --------------------------------------------------------------------------- into a table
+
+def apply_labels(design, joined: JoinedLabels) -> tuple[pd.DataFrame, dict[str, int]]:
+    """The round's table with the joined labels written into its human-label column.
+
+    Parameters
+    ----------
+    design : core.evaluation.design.Design
+        The round (it must have a selection).
+    joined : JoinedLabels
+        Labels joined to the same rows (:func:`join_labels` with ``design.sample_ids()``).
+
+    Returns
+    -------
+    (DataFrame, dict)
+        The table (every original column; the mapped human-label column, or a new
+        ``human_label`` column, holds the labels: earlier ones are kept unless the import gives
+        a new one) and the progress: ``to_label`` (calibration, routed and audit rows),
+        ``labelled``, ``imported``.
+
+    Raises
+    ------
+    DataError
+        Labels for rows the round does not send to humans (naming how many and the first).
+    """
+    from core.evaluation.design import LABELLED, queue_table
+
+    if not design.has_selection:
+        raise DataError("the table has no 'selection' column: labels go into a round planned "
+                        "with hmceval queue or certify")
+    new = joined.has_label
+    outside = np.flatnonzero(new & ~np.isin(design.selection, LABELLED))
+    if len(outside):
+        raise DataError(f"{len(outside)} labelled samples are not in the round's queue (for "
+                        f"example {describe_rows(outside[:1])}, selection "
+                        f"'{design.selection[outside[0]] or 'undecided'}'); nothing was written")
+    col = design.data.roles.get("human_label") or "human_label"
+    out = queue_table(design, design.selection)
+    current = np.where(np.isin(design.selection, LABELLED), design.human_label, None)
+    values = np.where(new, joined.label.to_numpy(dtype=object), current)
+    out[col] = pd.Series(values, index=out.index, dtype=object)
+    need = np.isin(design.selection, LABELLED)
+    have = np.array([v is not None for v in values], dtype=bool)
+    return out, {"to_label": int(need.sum()), "labelled": int((need & have).sum()),
+                 "imported": int(new.sum())}

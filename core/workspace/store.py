@@ -590,7 +590,7 @@ class Workspace:
 
     # ----------------------------------------------------------------------------- results
     def save_result(self, round_id: int, kind: str, result: dict[str, Any]) -> int:
-        from core.cli.common import dumps
+        from core.serialize import dumps
 
         with self._connect(write=True) as con:
             cur = con.execute("INSERT INTO results (round_id, kind, result_json, created) VALUES "

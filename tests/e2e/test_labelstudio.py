@@ -305,3 +305,46 @@ def test_a_server_that_never_answers_times_out():
         with pytest.raises(DataError, match=r"did not answer .*within 0.5 s"):
             client.check()
         assert time.monotonic() - t0 < 5
+
+
+def test_cli_push_annotate_pull_estimate(server, tmp_path, capsys):
+    """The command line's round trip: queue -> labelstudio push -> annotate -> labelstudio pull
+    -> estimate, equal to estimating the same labels given as a CSV through hmceval labels."""
+    from core.cli import main
+
+    df, gold = small_round()
+    src = tmp_path / "round.csv"
+    df.to_csv(src, index=False)
+    queue = tmp_path / "queue.csv"
+    assert main(["queue", str(src), "--lam", "0", "--human-share", "0.3", "--audit", "8",
+                 "--seed", "4", "--col", "text=response", "-o", str(queue)]) == 0
+    assert main(["labelstudio", "push", str(queue), "--url", server["url"], "--token",
+                 server["admin"], "--project", "cli round", "--col", "text=response"]) == 0
+    out = capsys.readouterr().out
+    assert "tasks sent to project" in out
+    client = LabelStudioClient(server["url"], server["admin"])
+    project = client.find_project("cli round")
+    gold_of = dict(zip(df["sample_id"].astype(str), gold))
+    for task in client.export(int(project["id"])):
+        _annotate(client, task["id"], str(gold_of[str(task["data"]["sample_id"])]),
+                  to_name="show_response")
+    pulled = tmp_path / "pulled.csv"
+    assert main(["labelstudio", "pull", str(queue), "--url", server["url"], "--token",
+                 server["admin"], "--project", "cli round", "-o", str(pulled)]) == 0
+    q = pd.read_csv(queue)
+    rows = q[q["queue_rank"].notna()]
+    labels_csv = tmp_path / "labels.csv"
+    pd.DataFrame({"sample_id": rows["sample_id"],
+                  "label": [gold_of[str(s)] for s in rows["sample_id"]]}).to_csv(labels_csv,
+                                                                                 index=False)
+    via_csv = tmp_path / "via_csv.csv"
+    assert main(["labels", str(queue), "--from", str(labels_csv), "-o", str(via_csv)]) == 0
+    capsys.readouterr()
+    assert main(["estimate", str(pulled), "--json"]) == 0
+    a = json.loads(capsys.readouterr().out)
+    assert main(["estimate", str(via_csv), "--json"]) == 0
+    b = json.loads(capsys.readouterr().out)
+    assert a == b and a["n_audit"] == 8
+    # a wrong token is a clear error with exit 2
+    assert main(["labelstudio", "pull", str(queue), "--url", server["url"], "--token",
+                 "not-a-token", "--project", "cli round", "-o", str(pulled)]) == 2

@@ -1,0 +1,65 @@
+"""``hmceval labelstudio``: push a round's queue to a Label Studio server, pull the labels back."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "labelstudio", help="push a queue to a Label Studio server / pull its labels into the table",
+        description="The only network access of hmceval, and only to the URL given. The token is "
+                    "a Label Studio 1.23 personal access token (Account & Settings > Personal "
+                    "Access Token) or an enabled legacy token; pass it with --token or the "
+                    "environment variable LABEL_STUDIO_TOKEN.")
+    verbs = p.add_subparsers(dest="verb", metavar="VERB")
+    verbs.required = True
+    for name, text in (("push", "create or reuse the project and send the rows to label"),
+                       ("pull", "export the project's annotations and write them into the table")):
+        v = verbs.add_parser(name, help=text)
+        v.add_argument("path", help="the round's table (the output of hmceval queue or certify)")
+        v.add_argument("--url", required=True, help="e.g. http://localhost:8080")
+        v.add_argument("--token", help="access token (default: $LABEL_STUDIO_TOKEN)")
+        v.add_argument("--project", help="project title (default: 'HMCEval · <file name>')")
+        v.add_argument("--col", action="append", metavar="ROLE=NAME")
+        if name == "pull":
+            v.add_argument("-o", "--output", required=True, help="the labelled table (CSV)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from core.cli.cmd_labels import report
+    from core.cli.common import load_round
+    from core.csv_safe import to_csv_safe
+    from core.errors import DataError
+    from core.evaluation import labelstudio
+    from core.evaluation.imports import apply_labels, join_labels, labels_from_labelstudio
+    from core.evaluation.ls_client import LabelStudioClient
+
+    token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
+    title = args.project or f"HMCEval · {Path(args.path).name}"
+    design = load_round(args.path, args.col)
+    client = LabelStudioClient(args.url, token)
+    if args.verb == "push":
+        if "queue_rank" not in design.data.raw.columns:
+            raise DataError("the table has no 'queue_rank' column: push the output of "
+                            "hmceval queue or certify")
+        rank = design.data.raw["queue_rank"].to_numpy(dtype=float, na_value=float("nan"))
+        pushed = client.push_queue(
+            title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+            labelstudio.tasks(design, rank))
+        print(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} '{title}' "
+              f"({pushed.n_existing:,} were there already)")
+        return 0
+    project = client.find_project(title)
+    if project is None:
+        raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
+    imported = labels_from_labelstudio(client.export(int(project["id"])))
+    joined = join_labels(imported, sample_ids=design.sample_ids(), classes=list(design.data.labels))
+    table, progress = apply_labels(design, joined)
+    to_csv_safe(table, args.output)
+    report(design, joined, progress, args.output)
+    return 0
