@@ -348,3 +348,40 @@ def test_cli_push_annotate_pull_estimate(server, tmp_path, capsys):
     # a wrong token is a clear error with exit 2
     assert main(["labelstudio", "pull", str(queue), "--url", server["url"], "--token",
                  "not-a-token", "--project", "cli round", "-o", str(pulled)]) == 2
+
+
+def test_evaluate_page_pushes_and_pulls(server, tmp_path, monkeypatch):
+    """The Evaluate page's Label Studio section against the real server (AppTest)."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    at = AppTest.from_file(str(ROOT / "pages" / "2a_Evaluate.py"), default_timeout=120)
+    at.run()
+    at.session_state["share"] = 0.02  # a small queue: 71 routed rows of the demo
+    at.session_state["evaluate"] = {**at.session_state["evaluate"], "audit": 5}
+    at.run()
+    [b for b in at.button if b.label == "Plan the round"][0].click()
+    at.run()
+    at.radio(key="_w_import_source").set_value("Label Studio server").run()
+    at.text_input[1].set_value(server["url"]).run()  # [0] is the scenario name
+    at.text_input[2].set_value(server["admin"]).run()
+    title = at.text_input[3].value
+    [b for b in at.button if b.label == "Send the queue"][0].click()
+    at.run()
+    assert not at.error, [e.value for e in at.error]
+    sent = [s.value for s in at.success if "tasks sent to project" in s.value]
+    assert sent and sent[0].startswith("76 tasks sent")
+    client = LabelStudioClient(server["url"], server["admin"])
+    from core.demo import make_demo
+
+    gold = dict(zip(make_demo()["sample_id"].astype(str), make_demo()["human_label"]))
+    exported = client.export(int(client.find_project(title)["id"]))
+    for task in exported[:40]:
+        _annotate(client, task["id"], str(gold[str(task["data"]["sample_id"])]),
+                  to_name="show_response")
+    [b for b in at.button if b.label == "Pull the labels"][0].click()
+    at.run()
+    assert not at.error, [e.value for e in at.error]
+    assert any("40 rows labelled from Label Studio project" in s.value for s in at.success)
+    box = at.selectbox(key="_w_ev_round_id")
+    assert "40 of 76 labelled" in box.format_func(box.value)
