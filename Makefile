@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python 3.11:
 #   make app    install everything, then start the dashboard on the built-in demo data
-#   make test   install everything (and Debian's chromium for the browser test), then run all tests
+#   make test   install everything (and Debian's chromium and a Label Studio venv for the
+#               end-to-end tests), then run all tests
 PYTHON ?= python3
 PORT ?= 8501
 

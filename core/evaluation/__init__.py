@@ -10,4 +10,9 @@ Parts:
 * :mod:`core.evaluation.planner`: the interval width an audit will give, the audit a target
   width needs.
 * :mod:`core.evaluation.labelstudio`: the queue as Label Studio tasks and labelling config.
+* :mod:`core.evaluation.imports`: labels coming back (a CSV or a Label Studio export), joined by
+  sample id, several annotators resolved, their agreement.
+* :mod:`core.evaluation.ls_client`: the Label Studio REST client (the only network access).
+* :mod:`core.evaluation.simulate`: repeated rounds on data with known truth (coverage,
+  violation rates).
 """
