@@ -9,6 +9,10 @@ Macro averages follow scikit-learn's ``precision_recall_fscore_support(average="
 the classes averaged are those occurring in the gold labels or in the evaluated labels, and a
 class with no predicted (resp. gold) sample has precision (resp. recall) 0. F1 per class is
 ``2 tp / (2 tp + fp + fn)`` (0 when that denominator is 0).
+
+Bad labels raise :class:`core.errors.DataError` naming the side and rows: a missing label
+(None/NaN), a label outside the given ``labels``, or gold and evaluated labels of different
+lengths. Empty input gives NaN for every score (nothing to score).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from core.errors import DataError, describe_rows
 
 __all__ = [
     "RELIABILITY_KEYS",
@@ -49,9 +55,23 @@ def collaborative_labels(machine_label: np.ndarray, human_label: np.ndarray,
     return np.where(human, np.asarray(human_label, dtype=object), np.asarray(machine_label, dtype=object))
 
 
+def _labels_array(values, name: str) -> np.ndarray:
+    """A 1-D object array of labels; DataError naming ``name`` and the rows for missing labels."""
+    arr = np.asarray(values.to_numpy(dtype=object) if isinstance(values, (pd.Series, pd.Index)) else values,
+                     dtype=object)
+    if arr.ndim != 1:
+        raise DataError(f"{name}: expected a 1-D array of labels, got shape {arr.shape}")
+    missing = np.flatnonzero(pd.isna(arr))
+    if missing.size:
+        raise DataError(f"{name}: missing label in {describe_rows(missing)}")
+    return arr
+
+
 def _encode(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray, list]:
-    yt = np.asarray(y_true, dtype=object)
-    yp = np.asarray(y_pred, dtype=object)
+    yt = _labels_array(y_true, "y_true")
+    yp = _labels_array(y_pred, "y_pred")
+    if yt.shape[0] != yp.shape[0]:
+        raise DataError(f"y_true and y_pred differ in length ({yt.shape[0]} vs {yp.shape[0]})")
     if labels is None:
         labels = sorted(set(yt.tolist()) | set(yp.tolist()), key=lambda v: (str(type(v)), v))
     index = {v: i for i, v in enumerate(labels)}
@@ -59,7 +79,7 @@ def _encode(y_true, y_pred, labels=None) -> tuple[np.ndarray, np.ndarray, list]:
         return (np.fromiter((index[v] for v in yt), dtype=np.int64, count=len(yt)),
                 np.fromiter((index[v] for v in yp), dtype=np.int64, count=len(yp)), list(labels))
     except KeyError as exc:  # a value outside the given labels
-        raise ValueError(f"label {exc.args[0]!r} is not among labels {labels}") from None
+        raise DataError(f"label {exc.args[0]!r} is not among the labels {labels}") from None
 
 
 def confusion_counts(y_true, y_pred, *, labels=None) -> np.ndarray:

@@ -61,11 +61,20 @@ def regression_metrics(y_true: Sequence[float] | np.ndarray,
         ``r2`` = 1 - SS_res / SS_tot; ``r2`` is NaN when ``y_true`` is constant (including a
         single sample), where the coefficient of determination is undefined. All NaN for
         empty input.
+
+    Raises
+    ------
+    DataError
+        Different lengths, or a NaN/inf value (naming the rows).
     """
     t = np.asarray(y_true, dtype=float).ravel()
     p = np.asarray(y_pred, dtype=float).ravel()
     if t.shape != p.shape:
         raise DataError(f"y_true and y_pred differ in length ({t.size} vs {p.size})")
+    for name, arr in (("y_true", t), ("y_pred", p)):
+        bad = np.flatnonzero(~np.isfinite(arr))
+        if bad.size:
+            raise DataError(f"{name}: missing or non-finite value in {describe_rows(bad)}")
     if t.size == 0:
         return {k: math.nan for k in METRIC_NAMES}
     err = t - p

@@ -155,6 +155,9 @@ def prmse_true(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike, *, variance_e
         NaN when the true-score variance is 0 or NaN.
     """
     arr = ratings_matrix(human_scores)
+    m = as_scores(y_pred, "y_pred")
+    if m.shape[0] != arr.shape[0]:
+        raise DataError(f"human_scores and y_pred differ in length ({arr.shape[0]} vs {m.shape[0]})")
     if variance_errors is None:
         variance_errors = variance_of_errors(arr)
         if variance_errors is None:

@@ -80,3 +80,12 @@ def test_zero_total_effort_is_nan():
     res = assignment_metrics(np.array([True, False]), machine_label=[0, 1],
                              machine_confidence=[0.3, 0.8], human_effort=[0.0, 0.0])
     assert np.isnan(res["time_cost"])
+
+
+def test_bad_labels_are_data_errors_naming_the_label():
+    from core.errors import DataError
+
+    with pytest.raises(DataError, match="label 3 is not among the labels"):
+        classification_scores([0, 1, 3], [0, 1, 1], labels=[0, 1])
+    with pytest.raises(DataError, match="y_pred: missing label in row 2"):
+        per_class_table([0, 1], [0, None])
