@@ -6,7 +6,7 @@ import streamlit as st
 
 from core.errors import DataError
 from core.figures.turns import turn_figure
-from core.turns import per_turn_for
+from core.turns import per_turn_from, turn_base_for
 from pages._common import current_assignment, get_data, get_params, init_state, show_error
 
 init_state()
@@ -19,10 +19,17 @@ st.caption("Reliability and effort of the collaborative evaluation per dialogue 
            "markers are turns with under 5% of the samples.")
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def _base(data_key: str, n_boot: int, _data):
+    """What no assignment changes: turn groups, label codes, machine-only scores."""
+    return turn_base_for(_data, n_boot=n_boot, seed=0)
+
+
 @st.cache_data(show_spinner="Bootstrapping per turn…", max_entries=32)
 def _table(data_key: str, lam: float, n_human: int, mode: str, cons_key: str, n_boot: int,
            _data, _human):
-    return per_turn_for(_data, _human, n_boot=n_boot, seed=0)
+    table = per_turn_from(_base(data_key, n_boot, _data), _human)
+    return table, turn_figure(table), table.to_csv(index=False).encode()
 
 
 if "turn" not in data.frame:
@@ -32,14 +39,15 @@ if "turn" not in data.frame:
 n_boot = st.select_slider("Bootstrap resamples", options=[0, 200, 500, 1000, 2000], value=1000)
 try:
     _, assignment = current_assignment()
-    table = _table(st.session_state["data_key"], params.lam, params.n_human, params.mode,
-                   str(st.session_state["constraints"]), n_boot, data, assignment.human)
+    table, figure, csv = _table(st.session_state["data_key"], params.lam, params.n_human,
+                                params.mode, str(st.session_state["constraints"]), n_boot, data,
+                                assignment.human)
 except DataError as exc:
     show_error(exc)
     st.stop()
 if not data.has_gold:
     st.warning("No gold labels: per-turn reliability is unavailable; effort is still shown.")
-st.plotly_chart(turn_figure(table), width="stretch")
+st.plotly_chart(figure, width="stretch")
 small = table.loc[table["small"], "turn"].tolist()
 if small:
     st.info(f"Turn(s) {', '.join(map(str, small))} hold under 5% of the samples: read their "
@@ -47,5 +55,5 @@ if small:
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={c: st.column_config.NumberColumn(format="%.4f")
                             for c in table.columns if table[c].dtype.kind == "f"})
-st.download_button("Download the per-turn table (CSV)", table.to_csv(index=False).encode(),
+st.download_button("Download the per-turn table (CSV)", csv,
                    file_name="hmceval_turns.csv", mime="text/csv")

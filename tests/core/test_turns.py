@@ -76,3 +76,55 @@ def test_no_turn_column(hmceval_data):
     d = prepare(hmceval_data.raw, {"turn": None, "n_turns": None})
     with pytest.raises(DataError, match="turn"):
         per_turn_for(d, np.zeros(d.M, bool))
+
+
+def _index_bootstrap(gold, pred, n_classes, n_boot, rng):
+    """The index-resampling bootstrap (n indices drawn with replacement per resample)."""
+    from core.reliability import scores_from_confusion
+
+    n, c2 = len(gold), n_classes * n_classes
+    idx = rng.integers(0, n, size=(n_boot, n))
+    pair = gold[idx] * n_classes + pred[idx] + (np.arange(n_boot) * c2)[:, None]
+    cms = np.bincount(pair.ravel(), minlength=n_boot * c2).reshape(n_boot, n_classes, n_classes)
+    return scores_from_confusion(cms)
+
+
+def test_count_bootstrap_matches_index_bootstrap():
+    # fixed example: 300 pairs over 3 classes, about 75% right
+    rng = np.random.default_rng(5)
+    gold = rng.integers(0, 3, 300)
+    pred = np.where(rng.random(300) < 0.75, gold, rng.integers(0, 3, 300))
+    b = 20000
+    fast = bootstrap_scores(gold, pred, 3, n_boot=b, rng=np.random.default_rng(11))
+    ref = _index_bootstrap(gold, pred, 3, b, np.random.default_rng(12))
+    for key in ("accuracy", "precision", "recall", "f1"):
+        sd = ref[key].std()
+        # means within 5 standard errors of the difference, sds within 5%, 2.5/97.5% within sd/4
+        assert abs(fast[key].mean() - ref[key].mean()) < 5 * sd * np.sqrt(2 / b), key
+        assert fast[key].std() == pytest.approx(sd, rel=0.05), key
+        assert np.allclose(np.percentile(fast[key], [2.5, 97.5]),
+                           np.percentile(ref[key], [2.5, 97.5]), atol=sd / 4), key
+    # the accuracy's bootstrap law is exact: (number right) ~ Binomial(n, observed accuracy)
+    p = (gold == pred).mean()
+    assert fast["accuracy"].mean() == pytest.approx(p, abs=5 * np.sqrt(p * (1 - p) / 300 / b))
+    assert fast["accuracy"].std() == pytest.approx(np.sqrt(p * (1 - p) / 300), rel=0.03)
+
+
+def test_per_turn_unchanged_point_values_and_intervals_independent_of_other_turns(hmceval_data):
+    # point values do not depend on the bootstrap; a turn's intervals depend only on that turn
+    human = np.zeros(hmceval_data.M, bool)
+    human[::3] = True
+    a = per_turn_for(hmceval_data, human, n_boot=300, seed=4)
+    b = per_turn_for(hmceval_data, human, n_boot=0)
+    keys = list(TURN_KEYS) + ["small"]
+    assert a[keys].equals(b[keys])
+    turn = hmceval_data.frame["turn"].to_numpy()
+    keep = turn <= 2
+    f = hmceval_data.frame
+    c = per_turn(turn[keep], human[keep], machine_label=f["machine_label"].to_numpy()[keep],
+                 machine_confidence=f["machine_confidence"].to_numpy()[keep],
+                 human_label=f["human_label"].to_numpy()[keep],
+                 human_effort=f["human_effort"].to_numpy()[keep], labels=list(hmceval_data.labels),
+                 n_boot=300, seed=4)
+    lohi = [k for k in a.columns if k.endswith(("_lo", "_hi"))]
+    assert a.loc[a["turn"] <= 2, lohi].reset_index(drop=True).equals(c[lohi])
