@@ -375,13 +375,16 @@ if cert:
 
 
 @st.cache_data(show_spinner="Estimating…", max_entries=16)
-def _summary(key: str, round_id: int) -> dict:
-    return R.round_summary(ws, round_id)
+def _summary(key: str, round_id: int, groups: tuple) -> dict:
+    return R.round_summary(ws, round_id, groups=list(groups))
 
 
 state_key = f"{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(ws.imports(rid))}"
+subgroups = design.data.subgroup_columns
+groups = st.multiselect("Break the result down by", subgroups, default=R.default_groups(design),
+                        help="Subgroup columns; those with many values make long plots.")
 try:
-    summary = _summary(state_key, rid)
+    summary = _summary(state_key, rid, tuple(groups))
 except DataError as exc:
     show_error(exc)
     st.stop()

@@ -24,7 +24,7 @@ from core.workspace.store import Workspace
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
            "final_table", "effort_summary", "round_summary", "certify_preview", "validity",
-           "import_joined", "read_labels"]
+           "import_joined", "read_labels", "default_groups"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -218,8 +218,18 @@ def effort_summary(design: Design) -> dict[str, Any]:
             "effort_share": spent / total if total > 0 else None, "effort_unit": unit}
 
 
-def round_summary(ws: Workspace, round_id: int) -> dict[str, Any]:
-    """Everything a report needs about one round, computed once."""
+def default_groups(design: Design, *, max_values: int = 12) -> list[str]:
+    """Subgroup columns worth a breakdown: those with 2 to ``max_values`` distinct values."""
+    f = design.data.frame
+    return [c for c in design.data.subgroup_columns
+            if c in f and 2 <= f[c].nunique(dropna=False) <= max_values]
+
+
+def round_summary(ws: Workspace, round_id: int, *,
+                  groups: list[str] | None = None) -> dict[str, Any]:
+    """Everything a report needs about one round, computed once.
+
+    ``groups``: columns of the per-group breakdown (default :func:`default_groups`)."""
     rnd, design = round_design(ws, round_id)
     prog = progress(rnd, design)
     out: dict[str, Any] = {"round": {k: rnd[k] for k in ("id", "dataset_id", "kind", "settings",
@@ -236,8 +246,8 @@ def round_summary(ws: Workspace, round_id: int) -> dict[str, Any]:
     elif missing:
         out["estimate_error"] = (f"{missing} calibration/routed rows still need a human label")
     else:
-        groups = [c for c in design.data.subgroup_columns]
-        out["estimate"] = estimate(design, groups=groups)
+        out["groups"] = default_groups(design) if groups is None else list(groups)
+        out["estimate"] = estimate(design, groups=out["groups"])
     return out
 
 

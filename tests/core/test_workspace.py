@@ -100,22 +100,31 @@ def test_a_failure_inside_the_transaction_rolls_back(ws, demo, monkeypatch):
 
 
 def _writer(root: str, start: int) -> None:
-    w = Workspace(root)
-    for k in range(25):
-        w.save_scenario(f"s{start + k}", 1, {"k": start + k})
+    import traceback
+    from pathlib import Path
+
+    try:
+        w = Workspace(root)
+        for k in range(25):
+            w.save_scenario(f"s{start + k}", 1, {"k": start + k})
+    except BaseException:  # the parent reads why
+        Path(root, f"writer{start}.err").write_text(traceback.format_exc())
+        raise
 
 
 def test_two_processes_writing_at_once_corrupt_nothing(tmp_path, demo):
     root = tmp_path / "ws"
     ws = Workspace(root)
     R.dataset_id_for(ws, demo)
-    ctx = mp.get_context("spawn")
+    ctx = mp.get_context("fork")  # both start at once, without re-importing the test module
     procs = [ctx.Process(target=_writer, args=(str(root), s)) for s in (0, 100)]
     for p in procs:
         p.start()
     for p in procs:
-        p.join(120)
-    assert all(p.exitcode == 0 for p in procs)
+        p.join(300)
+    errors = [f.read_text() for f in root.glob("writer*.err")]
+    assert not errors, errors
+    assert [p.exitcode for p in procs] == [0, 0]
     names = set(Workspace(root).list_scenarios()["name"])
     assert names == {f"s{i}" for i in list(range(25)) + list(range(100, 125))}
     con = sqlite3.connect(root / "workspace.sqlite")
