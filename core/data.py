@@ -30,6 +30,7 @@ import csv
 import io
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -159,6 +160,7 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
     if not data.strip():
         raise DataError(f"{label} is empty")
     ext = Path(str(name)).suffix.lower() if name else ""
+    is_text = False
     if ext in (".parquet", ".pq") or data[:4] == b"PAR1":
         df = _read_parquet(data, label)
     elif ext in (".json", ".jsonl") or (not ext and data.lstrip()[:1] in (b"[", b"{")):
@@ -172,10 +174,13 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
             first = data.split(b"\n", 1)[0]
             sep = "\t" if b"\t" in first else ","
         df = _read_text(data, label, sep)
+        is_text = True
     if df.shape[1] == 0:
         raise DataError(f"{label} has no columns")
     if len(df) == 0:
         raise DataError(f"{label} has a header but no data rows")
+    if not is_text:  # JSON and Parquet cells may be nested or bytes; CSV cells are text
+        df = _plain_cells(df, label)
     dup = [c for c in df.columns[df.columns.duplicated()]]
     if dup:
         raise DataError(f"{label}: duplicate column name(s): {', '.join(map(str, dup))}")
@@ -197,7 +202,8 @@ def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
     except csv.Error as exc:
         raise DataError(f"{label}: unreadable header line: {exc}") from None
     names = [h.strip() for h in header]
-    dup = sorted({h for h in names if names.count(h) > 1 and h})
+    counts = Counter(h for h in names if h)  # linear: a header may have 100,000 columns
+    dup = sorted(h for h, k in counts.items() if k > 1)
     if dup:
         raise DataError(f"{label}: duplicate column name(s): {', '.join(dup)}")
     try:
@@ -222,14 +228,18 @@ def _read_json(data: bytes, label: str) -> pd.DataFrame:
     except UnicodeDecodeError as exc:
         raise DataError(f"{label} is not UTF-8 JSON (undecodable byte at offset {exc.start})") from None
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        try:  # JSON lines
-            obj = [json.loads(ln) for ln in lines]
-        except json.JSONDecodeError:
-            raise DataError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                            f"column {exc.colno}") from None
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            lines = [ln for ln in text.splitlines() if ln.strip()]
+            try:  # JSON lines
+                obj = [json.loads(ln) for ln in lines]
+            except json.JSONDecodeError:
+                raise DataError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                                f"column {exc.colno}") from None
+    except RecursionError:
+        raise DataError(f"{label}: JSON nested too deeply to be a table (a table is a list of "
+                        "flat objects)") from None
     if isinstance(obj, dict):
         for key in ("data", "records", "rows", "samples"):
             if isinstance(obj.get(key), list):
@@ -247,6 +257,51 @@ def _read_json(data: bytes, label: str) -> pd.DataFrame:
     if not obj:
         raise DataError(f"{label} is an empty JSON list")
     return pd.DataFrame.from_records(obj)
+
+
+def _flatten_cell(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (dict, list, tuple)):
+        try:
+            return json.dumps(v, sort_keys=True, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            return str(v)
+    return v
+
+
+def _plain_cells(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Make every cell a scalar: nested values (JSON objects/lists, Parquet lists and structs)
+    become their canonical JSON text; bytes are decoded as UTF-8 (else a DataError naming the
+    column and row)."""
+    for col in [c for c, dt in df.dtypes.items() if dt == object]:
+        s = df[col]
+        nonnull = s.dropna()
+        if nonnull.empty:
+            continue
+        kinds = nonnull.map(type)
+        if kinds.map(lambda t: issubclass(t, (dict, list, tuple, np.ndarray))).any():
+            try:
+                df[col] = s.map(_flatten_cell)
+            except RecursionError:
+                raise DataError(f"{label}: column '{col}' holds values nested too deeply to be "
+                                "table cells") from None
+            s = df[col]
+        is_bytes = kinds.map(lambda t: issubclass(t, (bytes, bytearray))).to_numpy()
+        if is_bytes.any():
+            decoded = []
+            for pos, v in enumerate(s.tolist()):
+                if isinstance(v, (bytes, bytearray)):
+                    try:
+                        v = bytes(v).decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise DataError(f"{label}: column '{col}' holds binary data that is not "
+                                        f"UTF-8 text ({describe_rows([pos])}, byte "
+                                        f"{exc.start}); store it as text or drop the "
+                                        "column") from None
+                decoded.append(v)
+            df[col] = pd.Series(decoded, index=s.index, dtype=object)
+    return df
 
 
 # --------------------------------------------------------------------------------------------
@@ -407,6 +462,10 @@ class EvalData:
         return prepare(raw, roles, name=self.name)
 
 
+#: Largest integer a float64 holds exactly (2**53); larger numeric labels are kept as text.
+_EXACT_INT = 2**53
+
+
 def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = False) -> pd.Series:
     """Normalise a label column: integral numbers -> int64, other numbers stay float, else str.
 
@@ -419,6 +478,15 @@ def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = Fa
                         f"{describe_rows(np.flatnonzero(missing))}")
     if pd.api.types.is_bool_dtype(s):
         return s.astype("int64")
+    if pd.api.types.is_integer_dtype(s) and not missing.any():
+        if len(s) and max(abs(int(s.max())), abs(int(s.min()))) > _EXACT_INT:
+            return s.astype(str)  # beyond 2**53: kept exact as text (no float can merge them)
+        return s.astype("int64")
+    if s.dtype == object:
+        big = s.map(lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                    and abs(int(v)) > _EXACT_INT).to_numpy(dtype=bool)
+        if big.any():  # integers a float cannot hold exactly: compared as text
+            return s.map(lambda v: v if pd.isna(v) else str(v).strip()).mask(missing)
     num = pd.to_numeric(s, errors="coerce")
     if (num.notna() | missing).all():
         arr = num.to_numpy(dtype=float, na_value=np.nan)
@@ -426,6 +494,9 @@ def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = Fa
         if len(inf):
             raise DataError(f"column '{col}' ({role}) has infinite values in {describe_rows(inf)}")
         ok = ~np.isnan(arr)
+        if (np.abs(arr[ok]) > _EXACT_INT).any():
+            # beyond 2**53 a float cannot tell neighbouring integers apart: keep the file's text
+            return s.map(lambda v: v if pd.isna(v) else str(v).strip()).mask(missing)
         if np.all(arr[ok] == np.round(arr[ok])):
             if missing.any():
                 return pd.Series(pd.array(np.where(ok, arr, 0).astype("int64"), dtype="Int64"),
@@ -452,6 +523,13 @@ def _harmonise(cols: dict[str, pd.Series]) -> dict[str, pd.Series]:
 def _numeric(df: pd.DataFrame, col: str, role: str, *, lo: float | None = None,
              hi: float | None = None) -> np.ndarray:
     s = df[col]
+    if pd.api.types.is_bool_dtype(s):
+        raise DataError(f"column '{col}' ({role}) must be numeric; it holds true/false values")
+    if s.dtype == object:
+        flags = np.flatnonzero(s.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool))
+        if len(flags):
+            raise DataError(f"column '{col}' ({role}) must be numeric; true/false in "
+                            f"{describe_rows(flags)}")
     num = pd.to_numeric(s, errors="coerce")
     bad = np.flatnonzero((num.isna() & s.notna()).to_numpy())
     if len(bad):
