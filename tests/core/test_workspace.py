@@ -195,3 +195,26 @@ def test_guarantee_round_end_to_end(ws, demo):
     assert s["certificate"]["guarantee"] == cert["guarantee"]
     final = R.final_table(design)
     assert final["final_label"].notna().all()
+
+
+def test_a_schema_1_workspace_is_migrated_to_keep_annotations(tmp_path, demo, monkeypatch):
+    """A workspace written by the first release (schema 1, no annotations table) opens in this
+    one: its data stays and the annotations table is added."""
+    import core.workspace.store as store
+
+    root = tmp_path / "ws"
+    monkeypatch.setattr(store, "MIGRATIONS", MIGRATIONS[:1])
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 1)
+    old = Workspace(root)
+    rid = R.plan_round(old, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
+    routed = np.flatnonzero(old.round(rid)["selection"] == "routed")
+    old.add_labels(rid, routed[:2], [0, 1], source="csv")
+    con = sqlite3.connect(root / "workspace.sqlite")
+    assert con.execute("SELECT name FROM sqlite_master WHERE name='annotations'").fetchone() is None
+    con.close()
+    monkeypatch.undo()
+    new = Workspace(root)
+    assert new.schema_version == SCHEMA_VERSION == 2
+    assert new.round_labels(rid) == {int(routed[0]): 0, int(routed[1]): 1}
+    new.add_labels(rid, routed[2:3], [1], source="labelstudio", annotations=[(int(routed[2]), "7", 1)])
+    assert new.annotations(rid)[["row", "annotator", "label"]].values.tolist() == [[int(routed[2]), "7", 1]]
