@@ -34,6 +34,7 @@ fast path is always used (``method="auto"``); ``method="ilp"`` forces the solver
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -46,6 +47,7 @@ from core.reliability import RELIABILITY_KEYS, assignment_metrics, scores_from_c
 __all__ = [
     "SAEInputs",
     "Constraints",
+    "constraints_from_settings",
     "Assignment",
     "gains",
     "n_from_share",
@@ -151,6 +153,74 @@ class Constraints:
     @property
     def active(self) -> bool:
         return self.effort_budget is not None or bool(self.group_bounds)
+
+
+def constraints_from_settings(data: Any, *, effort_budget: float | None = None,
+                              effort_budget_share: float | None = None,
+                              group_column: str | None = None,
+                              group_bounds: Mapping[str, Sequence[float | None]] | None = None,
+                              ) -> Constraints | None:
+    """Build :class:`Constraints` from a user's settings (the Trade-off page and ``hmceval assign``).
+
+    Parameters
+    ----------
+    data : core.data.EvalData
+        The dataset the constraints apply to.
+    effort_budget : float, optional
+        Upper bound on the total predicted human effort, in the effort column's units.
+    effort_budget_share : float in [0, 1], optional
+        The same bound as a share of the total predicted effort of all samples.
+    group_column : str, optional
+        Column of the table holding the subgroups of ``group_bounds``.
+    group_bounds : mapping, optional
+        Subgroup value *as text* (``str(value)``) -> ``(min_share, max_share)``, each a number
+        or None. A column without bounds constrains nothing.
+
+    Returns
+    -------
+    Constraints or None
+        None when no constraint is set.
+
+    Raises
+    ------
+    DataError
+        Both a budget and a budget share; a share outside [0, 1]; bounds without a column; a
+        column that is not in the table; a subgroup that does not occur in the column (naming
+        it and the column's values); a bound that is not a number.
+    """
+    if effort_budget is not None and effort_budget_share is not None:
+        raise DataError("give an effort budget or an effort budget share, not both")
+    budget = None if effort_budget is None else float(effort_budget)
+    if effort_budget_share is not None:
+        share = float(effort_budget_share)
+        if not 0 <= share <= 1:
+            raise DataError(f"effort budget share must be in [0, 1], got {effort_budget_share}")
+        budget = share * float(data.frame["predicted_effort"].sum())
+    bounds: dict = {}
+    if group_bounds:
+        if not group_column:
+            raise DataError("subgroup share bounds need a subgroup column")
+        table = data.raw if group_column in data.raw.columns else data.frame
+        if group_column not in table.columns:
+            raise DataError(f"subgroup column '{group_column}' is not in the table")
+        values = {str(v): v for v in pd.unique(table[group_column])}
+        for value, pair in group_bounds.items():
+            value = str(value)
+            if value not in values:
+                raise DataError(f"subgroup {value!r} does not occur in column '{group_column}' "
+                                f"(values: {', '.join(sorted(values)[:10])})")
+            try:
+                lo, hi = pair
+                lo = None if lo is None else float(lo)
+                hi = None if hi is None else float(hi)
+            except (TypeError, ValueError):
+                raise DataError(f"subgroup {value!r}: share bounds must be two numbers or empty, "
+                                f"got {pair!r}") from None
+            bounds[values[value]] = (lo, hi)
+    if budget is None and not bounds:
+        return None
+    groups = table[group_column].to_numpy(dtype=object) if bounds else None
+    return Constraints(effort_budget=budget, groups=groups, group_bounds=bounds)
 
 
 @dataclass(frozen=True)

@@ -61,8 +61,11 @@ with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
                         index=(groups.index(cons["group_column"]) + 1)
                         if cons.get("group_column") in groups else 0)
     if gcol != "—":
-        values = sorted(map(str, pd.unique(data.frame[gcol])))
         old = (cons.get("group_bounds") or {}) if cons.get("group_column") == gcol else {}
+        values = sorted(map(str, pd.unique(data.frame[gcol])))
+        # bounds of subgroups the data lacks (a restored scenario) stay listed, so the refusal
+        # below names them and they can be cleared here, rather than vanish silently
+        values += sorted(str(g) for g in old if str(g) not in values)
         table = pd.DataFrame({"group": values,
                               "min share": [(old.get(v) or [None, None])[0] for v in values],
                               "max share": [(old.get(v) or [None, None])[1] for v in values]})

@@ -39,7 +39,7 @@ from core.data import EvalData, prepare
 from core.defaults import HUMAN_SHARE, LAMBDA, MODE
 from core.demo import make_demo
 from core.errors import DataError
-from core.sae import Assignment, Constraints, SAEInputs, n_from_share, solve, sweep
+from core.sae import Assignment, Constraints, SAEInputs, constraints_from_settings, n_from_share, solve, sweep
 
 DEFAULTS: dict[str, Any] = {
     "lam": LAMBDA,
@@ -61,6 +61,7 @@ class Params:
     n_human: int
     mode: str
     constraints: Constraints | None
+    constraints_error: DataError | None = None
 
     @property
     def label(self) -> str:
@@ -111,31 +112,36 @@ def get_data() -> EvalData:
 
 
 def get_params() -> Params:
-    """The current SAE parameters, with extra constraints resolved against the active data."""
+    """The current SAE parameters, with extra constraints resolved against the active data.
+
+    Settings the data refuses (e.g. a subgroup that does not occur) leave ``constraints`` None
+    and keep the :class:`DataError` in ``constraints_error``; :func:`current_assignment` raises
+    it, so a page shows it with ``st.error`` instead of solving without the constraint.
+    """
     ss = st.session_state
     data = get_data()
     n = n_from_share(float(ss["share"]), data.M)
+    try:
+        constraints, error = build_constraints(data, ss["constraints"]), None
+    except DataError as exc:
+        constraints, error = None, exc
     return Params(lam=float(ss["lam"]), share=float(ss["share"]), n_human=n, mode=ss["mode"],
-                  constraints=build_constraints(data, ss["constraints"]))
+                  constraints=constraints, constraints_error=error)
 
 
 def build_constraints(data: EvalData, spec: dict) -> Constraints | None:
-    """Turn the UI's constraint settings into :class:`core.sae.Constraints` (None when unset)."""
-    budget_share = spec.get("effort_budget_share")
-    col = spec.get("group_column")
-    bounds = {}
-    if col and col in data.frame.columns:
-        values = {str(v): v for v in pd.unique(data.frame[col])}
-        for g, (lo, hi) in (spec.get("group_bounds") or {}).items():
-            if g in values and (lo is not None or hi is not None):
-                bounds[values[g]] = (lo, hi)
-    if budget_share is None and not bounds:
-        return None
-    budget = None
-    if budget_share is not None:
-        budget = float(budget_share) * float(data.frame["predicted_effort"].sum())
-    groups = data.frame[col].to_numpy(dtype=object) if bounds else None
-    return Constraints(effort_budget=budget, groups=groups, group_bounds=bounds)
+    """The UI's constraint settings (session key ``constraints``) as :class:`core.sae.Constraints`.
+
+    The same :func:`core.sae.constraints_from_settings` as ``hmceval assign``; None when unset.
+
+    Raises
+    ------
+    DataError
+        Settings the data refuses, naming the subgroup or value.
+    """
+    return constraints_from_settings(data, effort_budget_share=spec.get("effort_budget_share"),
+                                     group_column=spec.get("group_column"),
+                                     group_bounds=spec.get("group_bounds") or {})
 
 
 # ------------------------------------------------------------------------------- cached work
@@ -165,6 +171,8 @@ def current_assignment() -> tuple[SAEInputs, Assignment]:
         When the extra constraints are infeasible or the solver fails.
     """
     p = get_params()
+    if p.constraints_error is not None:
+        raise p.constraints_error
     inp = sae_inputs()
     cons_key = json.dumps(st.session_state["constraints"], sort_keys=True, default=str)
     return inp, _solve_cached(st.session_state["data_key"], inp, p.lam, p.n_human, p.mode,
@@ -221,7 +229,8 @@ def sidebar() -> None:
         st.caption(f"{gold} · confidence: `{data.roles.get('machine_confidence')}` · "
                    f"effort: {data.effort_source.replace('_', ' ')}")
         st.markdown("**Current assignment**")
-        st.caption(p.label + (" · extra constraints" if p.constraints else ""))
+        st.caption(p.label + (" · extra constraints" if p.constraints else "")
+                   + (" · extra constraints refused" if p.constraints_error else ""))
     workspace_sidebar()
 
 

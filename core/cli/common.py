@@ -100,47 +100,35 @@ def add_constraint_args(p) -> None:
 
 
 def constraints_from_args(args, data):
-    """Build :class:`core.sae.Constraints` from the options (``None`` when none is set)."""
-    from core.errors import DataError
-    from core.sae import Constraints
+    """Build :class:`core.sae.Constraints` from the options (``None`` when none is set).
 
-    budget = getattr(args, "effort_budget", None)
-    share = getattr(args, "effort_budget_share", None)
-    if budget is not None and share is not None:
-        raise DataError("give --effort-budget or --effort-budget-share, not both")
-    if share is not None:
-        if not 0 <= share <= 1:
-            raise DataError(f"--effort-budget-share must be in [0, 1], got {share}")
-        budget = share * float(data.frame["predicted_effort"].sum())
+    The options are parsed here; :func:`core.sae.constraints_from_settings` (what the
+    Trade-off page calls too) checks them against the data.
+    """
+    from core.errors import DataError
+    from core.sae import constraints_from_settings
+
     specs = getattr(args, "group_share", None) or []
     col = getattr(args, "group_col", None)
-    bounds: dict = {}
-    if specs:
-        if not col:
-            raise DataError("--group-share needs --group-col")
-        if col not in data.raw.columns:
-            raise DataError(f"--group-col: column '{col}' is not in the table")
-        values = {str(v): v for v in pd.unique(data.raw[col])}
-        for spec in specs:
-            if "=" not in spec or ":" not in spec.split("=", 1)[1]:
-                raise DataError(f"--group-share expects VALUE=MIN:MAX, got {spec!r}")
-            value, rng = spec.rsplit("=", 1)
-            if value not in values:
-                raise DataError(f"--group-share: subgroup {value!r} does not occur in column "
-                                f"'{col}' (values: {', '.join(sorted(values)[:10])})")
-            lo_s, hi_s = rng.split(":", 1)
-            try:
-                lo = float(lo_s) if lo_s.strip() else None
-                hi = float(hi_s) if hi_s.strip() else None
-            except ValueError:
-                raise DataError(f"--group-share bounds must be numbers, got {spec!r}") from None
-            bounds[values[value]] = (lo, hi)
-    elif col:
+    if specs and not col:
+        raise DataError("--group-share needs --group-col")
+    if col and not specs:
         raise DataError("--group-col needs at least one --group-share")
-    if budget is None and not bounds:
-        return None
-    groups = data.raw[col].to_numpy(dtype=object) if bounds else None
-    return Constraints(effort_budget=budget, groups=groups, group_bounds=bounds)
+    bounds: dict = {}
+    for spec in specs:
+        if "=" not in spec or ":" not in spec.split("=", 1)[1]:
+            raise DataError(f"--group-share expects VALUE=MIN:MAX, got {spec!r}")
+        value, rng = spec.rsplit("=", 1)
+        lo_s, hi_s = rng.split(":", 1)
+        try:
+            lo = float(lo_s) if lo_s.strip() else None
+            hi = float(hi_s) if hi_s.strip() else None
+        except ValueError:
+            raise DataError(f"--group-share bounds must be numbers, got {spec!r}") from None
+        bounds[value] = (lo, hi)
+    return constraints_from_settings(data, effort_budget=getattr(args, "effort_budget", None),
+                                     effort_budget_share=getattr(args, "effort_budget_share", None),
+                                     group_column=col, group_bounds=bounds)
 
 
 def assignment_from_args(args):

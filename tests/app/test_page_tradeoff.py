@@ -72,3 +72,36 @@ def test_without_gold_reliability_is_na(run_page):
     m = metrics(at)
     assert m["Accuracy"] == "n/a" and m["Time cost"] == "n/a"
     assert m["Expected reliability"] != "n/a"
+
+
+def test_page_and_cli_build_the_same_constraints():
+    import argparse
+
+    import numpy as np
+
+    from core.cli.common import constraints_from_args
+    from core.demo import make_demo
+    from pages._common import build_constraints
+
+    data = prepare(make_demo(60, seed=3), name="demo")
+    spec = {"effort_budget_share": 0.25, "group_column": "system",
+            "group_bounds": {"blender": [0.2, None], "gpt2-ft": [None, 0.6]}}
+    args = argparse.Namespace(effort_budget=None, effort_budget_share=0.25, group_col="system",
+                              group_share=["blender=0.2:", "gpt2-ft=:0.6"])
+    page, cli = build_constraints(data, spec), constraints_from_args(args, data)
+    assert page.effort_budget == cli.effort_budget == 0.25 * data.frame["predicted_effort"].sum()
+    assert page.group_bounds == cli.group_bounds == {"blender": (0.2, None), "gpt2-ft": (None, 0.6)}
+    assert np.array_equal(page.groups, cli.groups)
+    assert np.array_equal(page.groups, data.raw["system"].to_numpy(dtype=object))
+    assert build_constraints(data, {"effort_budget_share": None, "group_column": "system",
+                                    "group_bounds": {}}) is None
+
+
+def test_refused_constraints_show_the_data_error(run_page):
+    # a subgroup that does not occur used to be skipped silently (solved without the bound)
+    at = run_page("2_Trade-off.py", state={"constraints": {"effort_budget_share": None,
+                                                           "group_column": "system",
+                                                           "group_bounds": {"nosuch": [0.5, None]}}})
+    assert not at.exception
+    assert at.error and "'nosuch' does not occur in column 'system'" in at.error[0].value
+    assert at.session_state["constraints"]["group_bounds"] == {"nosuch": [0.5, None]}

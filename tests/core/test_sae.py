@@ -179,3 +179,33 @@ def test_sweep_without_gold_marks_reliability_unavailable():
     assert t["accuracy"].isna().all()
     # expected reliability: all machine -> mean a; all human (b = 1) -> 1
     assert t["expected_reliability"].tolist() == pytest.approx([(0.2 + 0.8 + 0.6) / 3, 1.0])
+
+
+def test_constraints_from_settings_by_hand_and_errors():
+    import pandas as pd
+
+    from core.data import prepare
+    from core.sae import constraints_from_settings
+
+    df = pd.DataFrame({"machine_label": [1, 0, 1, 0], "machine_confidence": [0.1, 0.2, 0.9, 0.8],
+                       "predicted_effort": [1.0, 2.0, 3.0, 4.0], "grp": ["x", "x", 7, 7]})
+    data = prepare(df, {"predicted_effort": "predicted_effort"}, name="t")
+    assert constraints_from_settings(data) is None
+    assert constraints_from_settings(data, group_column="grp", group_bounds={}) is None
+    # 0.3 of the total predicted effort 10
+    c = constraints_from_settings(data, effort_budget_share=0.3, group_column="grp",
+                                  group_bounds={"7": ["0.5", None]})
+    assert c.effort_budget == pytest.approx(3.0)
+    assert c.group_bounds == {7: (0.5, None)}  # the value keeps its type; the key is its text
+    assert c.groups.tolist() == ["x", "x", 7, 7]
+    for kwargs, match in [
+        (dict(effort_budget=1.0, effort_budget_share=0.1), "not both"),
+        (dict(effort_budget_share=1.5), r"share must be in \[0, 1\], got 1.5"),
+        (dict(group_bounds={"x": (0.1, None)}), "need a subgroup column"),
+        (dict(group_column="nope", group_bounds={"x": (0.1, None)}), "'nope' is not in the table"),
+        (dict(group_column="grp", group_bounds={"z": (0.1, None)}),
+         r"'z' does not occur in column 'grp' \(values: 7, x\)"),
+        (dict(group_column="grp", group_bounds={"x": ("a", None)}), "'x': share bounds must be"),
+    ]:
+        with pytest.raises(DataError, match=match):
+            constraints_from_settings(data, **kwargs)
