@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import print_json
-from core.rsm import agreement_report
 
 __all__ = ["register", "run"]
 
@@ -47,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compute the report and print it as JSON."""
+    from core.cli.common import print_json
     from core.data import load_table
+    from core.rsm import agreement_report
 
     table = load_table(args.path)
     report = agreement_report(
