@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import (add_assignment_args, add_constraint_args, assignment_from_args,
-                             print_json)
-from core.report import assignment_json, assignment_table
+from core.cli.common import add_assignment_args, add_constraint_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.cli.common import assignment_from_args, print_json
+    from core.report import assignment_json, assignment_table
+
     data, inp, assignment = assignment_from_args(args)
     result = assignment_json(data, inp, assignment)
     if args.output:
