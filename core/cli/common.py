@@ -7,7 +7,6 @@ import sys
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from core.defaults import HUMAN_SHARE, LAMBDA
 from core.serialize import dumps, to_jsonable
