@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import print_json
-from core.data import load_table
-from core.errors import DataError
-from core.mce.metrics import confidence_report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.cli.common import print_json
+    from core.data import load_table
+    from core.errors import DataError
+    from core.mce.metrics import confidence_report
+
     df = load_table(args.path)
     for flag, col in [("--label-col", args.label_col), ("--machine-col", args.machine_col)] + [
         ("--conf-col", c) for c in args.conf_col
