@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "confidence",
