@@ -6,7 +6,6 @@ import argparse
 import math
 import sys
 
-from core.cli.common import print_json
 from core.defaults import HEE_FOLDS, HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
 
 __all__ = ["register", "run"]
@@ -65,6 +64,7 @@ def _f(v: float) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the model and print the report."""
+    from core.cli.common import print_json
     from core.data import load_table
     from core.errors import DataError
     from core.hee import estimate_effort, sample_effort_table
