@@ -6,9 +6,6 @@ import argparse
 import math
 import sys
 
-from core.cli.common import print_json
-from core.clembench import load_paths, score_episodes, scores_report
-
 __all__ = ["register", "run", "build_report"]
 
 
@@ -35,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def build_report(paths: list[str], *, n_slots: int | None = None) -> dict:
     """Load, score and aggregate; the object printed by ``--json`` (see
     :func:`core.clembench.scores_report`)."""
+    from core.clembench import load_paths, score_episodes, scores_report
+
     loaded = load_paths(paths, n_slots=n_slots)
     return scores_report(score_episodes(loaded.episodes), ignored=loaded.ignored)
 
@@ -49,6 +48,8 @@ def _fmt(v: object) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run the subcommand; returns the exit code."""
+    from core.cli.common import print_json
+
     report = build_report(list(args.paths), n_slots=args.n_slots)
     if args.json:
         print_json(report)
