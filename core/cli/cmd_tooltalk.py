@@ -5,18 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.common import print_json
-from core.tooltalk import (
-    aggregate_scores,
-    conversation_table,
-    default_similarity,
-    evaluate_conversations,
-    exact_similarity,
-    load_conversations,
-    tooltalk_report,
-    with_ground_truth_predictions,
-)
-
 __all__ = ["register", "run"]
 
 
@@ -57,6 +45,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, score and print."""
+    from core.cli.common import print_json
+    from core.tooltalk import (
+        aggregate_scores,
+        conversation_table,
+        default_similarity,
+        evaluate_conversations,
+        exact_similarity,
+        load_conversations,
+        tooltalk_report,
+        with_ground_truth_predictions,
+    )
+
     conversations = load_conversations(args.paths)
     if args.ground_truth_as_predictions:
         conversations = [with_ground_truth_predictions(c) for c in conversations]
