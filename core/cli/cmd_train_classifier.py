@@ -6,9 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.data import load_table
-from core.errors import DataError
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -73,6 +70,8 @@ class _Bars:
 
 
 def run(args: argparse.Namespace) -> int:
+    from core.data import load_table
+    from core.errors import DataError
     from core.mce.classifier import ClassifierConfig
     from core.mce.confidence import TCP
     from core.mce.pipeline import train_and_score
