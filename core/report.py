@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 
 from core.data import EvalData
-from core.reliability import collaborative_labels
+from core.errors import DataError
+from core.reliability import collaborative_labels, per_class_table
 from core.sae import Assignment, Constraints, SAEInputs, evaluate, n_from_share, solve
 
-__all__ = ["run_assignment", "assignment_json", "assignment_table", "ASSIGN_KEYS"]
+__all__ = ["run_assignment", "assignment_json", "assignment_table", "per_class_report", "ASSIGN_KEYS"]
 
 #: Keys of the ``hmceval assign --json`` object (stable contract), in order.
 ASSIGN_KEYS = ("M", "N", "lambda", "mode", "n_human", "human_ratio", "time_cost",
@@ -94,3 +95,35 @@ def assignment_table(data: EvalData, assignment: Assignment) -> pd.DataFrame:
     else:
         out["final_label"] = np.where(assignment.human, None, f["machine_label"].to_numpy().astype(object))
     return out
+
+
+def per_class_report(data: EvalData, assignment: Assignment) -> pd.DataFrame:
+    """Per-class precision, recall and F1 of the collaborative labels and of the machine alone.
+
+    Parameters
+    ----------
+    data : EvalData
+        A dataset with gold labels.
+    assignment : Assignment
+
+    Returns
+    -------
+    pandas.DataFrame with one row per class of ``data.labels``
+        ``label``, ``precision``, ``recall``, ``f1``, ``support`` (gold count) of the
+        collaborative labels, then ``precision (machine)``, ``recall (machine)``,
+        ``f1 (machine)`` of the machine's labels (:func:`core.reliability.per_class_table`).
+
+    Raises
+    ------
+    DataError
+        The dataset has no gold labels.
+    """
+    if not data.has_gold:
+        raise DataError("per-class scores need gold labels (map a human_label column)")
+    f = data.frame
+    gold = f["human_label"].to_numpy()
+    final = collaborative_labels(f["machine_label"].to_numpy(), gold, assignment.human)
+    labels = list(data.labels)
+    collab = per_class_table(gold, final, labels=labels)
+    machine = per_class_table(gold, f["machine_label"].to_numpy(), labels=labels)
+    return collab.merge(machine, on=["label", "support"], suffixes=("", " (machine)"))

@@ -8,8 +8,7 @@ import streamlit as st
 
 from core.errors import DataError
 from core.figures.tradeoff import EFFORT_METRICS, RELIABILITY_METRICS, curves, frontier
-from core.reliability import collaborative_labels, per_class_table
-from core.report import assignment_json, assignment_table
+from core.report import assignment_json, assignment_table, per_class_report
 from core.serialize import dumps
 from pages._common import (current_assignment, current_sweep, fmt, get_data, get_params,
                            init_state, show_error, synced)
@@ -158,13 +157,7 @@ else:
 
 if data.has_gold:
     st.subheader("Per class")
-    f = data.frame
-    final = collaborative_labels(f["machine_label"].to_numpy(), f["human_label"].to_numpy(),
-                                 assignment.human)
-    collab = per_class_table(f["human_label"].to_numpy(), final, labels=list(data.labels))
-    machine = per_class_table(f["human_label"].to_numpy(), f["machine_label"].to_numpy(),
-                              labels=list(data.labels))
-    table = collab.merge(machine, on=["label", "support"], suffixes=("", " (machine)"))
+    table = per_class_report(data, assignment)
     table["label"] = table["label"].astype(str)
     st.dataframe(table, hide_index=True, width="stretch")
 

@@ -105,3 +105,20 @@ def test_refused_constraints_show_the_data_error(run_page):
     assert not at.exception
     assert at.error and "'nosuch' does not occur in column 'system'" in at.error[0].value
     assert at.session_state["constraints"]["group_bounds"] == {"nosuch": [0.5, None]}
+
+
+def test_per_class_table_is_the_core_report(run_page):
+    from core.report import per_class_report
+    from core.sae import SAEInputs, solve
+
+    at = run_page("2_Trade-off.py")
+    assert not at.exception and not at.error
+    data = at.session_state["data"]
+    ss = at.session_state
+    assignment = solve(SAEInputs.from_data(data), lam=ss["lam"],
+                       n_human=int(ss["share"] * data.M), mode=ss["mode"])
+    expected = per_class_report(data, assignment)
+    shown = at.dataframe[-1].value
+    assert shown["label"].tolist() == expected["label"].astype(str).tolist()
+    pd.testing.assert_frame_equal(shown.drop(columns="label").reset_index(drop=True),
+                                  expected.drop(columns="label"), check_dtype=False)

@@ -1,0 +1,38 @@
+"""core.report: the per-class table of the Trade-off page, worked by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from core.data import prepare
+from core.errors import DataError
+from core.report import per_class_report, run_assignment
+
+
+def test_per_class_report_by_hand():
+    df = pd.DataFrame({"machine_label": [1, 0, 1, 0], "machine_confidence": [0.9, 0.2, 0.8, 0.3],
+                       "human_label": [1, 1, 0, 0]})
+    data = prepare(df, name="t")
+    # lambda 0, N = 1: the least confident sample (row 2, gain 1 - 0.2) goes to the human
+    _, assignment = run_assignment(data, lam=0.0, n_human=1)
+    assert assignment.human.tolist() == [False, True, False, False]
+    table = per_class_report(data, assignment)
+    assert list(table.columns) == ["label", "precision", "recall", "f1", "support",
+                                   "precision (machine)", "recall (machine)", "f1 (machine)"]
+    # collaborative 1 1 1 0 against gold 1 1 0 0: class 0 (1, 1/2, 2/3), class 1 (2/3, 1, 4/5)
+    # machine 1 0 1 0: (1/2, 1/2, 1/2) for both classes
+    assert table["label"].tolist() == [0, 1]
+    assert table["support"].tolist() == [2, 2]
+    assert table[["precision", "recall", "f1"]].to_numpy().ravel().tolist() == pytest.approx(
+        [1, 0.5, 2 / 3, 2 / 3, 1, 0.8])
+    assert table[["precision (machine)", "recall (machine)", "f1 (machine)"]].to_numpy().ravel().tolist() == \
+        pytest.approx([0.5] * 6)
+
+
+def test_per_class_report_needs_gold():
+    df = pd.DataFrame({"machine_label": [1, 0, 1, 0], "machine_confidence": [0.9, 0.2, 0.8, 0.3]})
+    data = prepare(df, name="t")
+    _, assignment = run_assignment(data, lam=0.0, n_human=1)
+    with pytest.raises(DataError, match="gold labels"):
+        per_class_report(data, assignment)
