@@ -27,6 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
                    help="map a role to a column, e.g. --col human_label=gold or "
                         "--col selection=split (repeatable)")
+    p.add_argument("--audit", type=int, default=0, metavar="N_A",
+                   help="after certifying, draw an audit of N_A rows from the rows the machine "
+                        "keeps (so that hmceval estimate can give intervals); default 0")
+    p.add_argument("--seed", type=int, default=0, help="seed of the audit draw (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("-o", "--output", help="write the whole table with its new selection as CSV")
     p.set_defaults(func=run)
@@ -34,15 +38,32 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from core.csv_safe import to_csv_safe
+    from core.errors import DataError
     from core.evaluation.design import queue_table
     from core.evaluation.guarantee import CERTIFY_KEYS, certify
 
     check_fraction(args.alpha, "--alpha")
     check_fraction(args.delta, "--delta")
     design = load_round(args.path, args.col)
+    if args.audit < 0 or not 0 <= args.seed < 2**63:
+        raise DataError("--audit must be >= 0 and --seed in [0, 2^63)")
+    if args.audit and not args.output:
+        raise DataError("--audit needs -o: the audit is written into the output table")
     res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
     if args.output:
-        to_csv_safe(queue_table(design, res["selection"]), args.output)
+        selection, rank = res["selection"], None
+        if args.audit:
+            import numpy as np
+
+            from core.evaluation.design import LABELLED, add_audit
+            from core.sae import gains
+
+            inp = design.inputs()
+            has = np.isin(selection, LABELLED) & design.has_label
+            selection, rank = add_audit(selection, np.full(design.M, np.nan), args.audit,
+                                        seed=args.seed, has_label=has,
+                                        gain=gains(inp.a, inp.l, lam=args.lam, b=inp.b, k=inp.k))
+        to_csv_safe(queue_table(design, selection, rank), args.output)
     out = {k: res[k] for k in CERTIFY_KEYS}
     out["n_required"] = res["n_required"]
     out["notes"] = res["notes"]

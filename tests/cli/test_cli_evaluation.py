@@ -161,3 +161,27 @@ def test_certify_without_calibration_rows(capsys, tmp_path):
     code, out, err = run_cli(capsys, "certify", write(tmp_path, df), "--alpha", 0.1,
                              "--delta", 0.1)
     assert code == 2 and "no calibration row" in err
+
+
+def test_certify_with_an_audit_then_estimate(capsys, hmceval_tsv, tmp_path):
+    q = tmp_path / "q.csv"
+    run_cli(capsys, "queue", hmceval_tsv, "--calibration", 1000, "--seed", 3, "-o", q)
+    c = tmp_path / "c.csv"
+    code, out, err = run_cli(capsys, "certify", q, "--alpha", 0.05, "--delta", 0.1, "--audit", 150,
+                             "--seed", 2, "--json", "-o", c)
+    assert code == 0, err
+    res = json.loads(out)
+    table = pd.read_csv(c)
+    assert (table["selection"] == "audit").sum() == 150
+    assert (table["selection"] == "machine").sum() == res["n_machine"] - 150
+    # queue: audit rows (random order) first, then routed rows; labelled calibration rows unranked
+    ranked = table[table["queue_rank"].notna()].sort_values("queue_rank")
+    assert set(ranked["selection"].iloc[:150]) == {"audit"}
+    assert set(ranked["selection"].iloc[150:]) == {"routed"}
+    assert table.loc[table["selection"] == "calibration", "queue_rank"].isna().all()
+    # the release has gold everywhere: estimate reads it on labelled rows only
+    code, out, err = run_cli(capsys, "estimate", c, "--json")
+    assert code == 0, err
+    est = json.loads(out)
+    assert est["n_audit"] == 150 and est["n_calibration"] == 1000
+    assert est["class_shares"]["1"]["ci_low"] <= 0.2463 <= est["class_shares"]["1"]["ci_high"]
