@@ -166,6 +166,10 @@ def test_certify_without_calibration_rows(capsys, tmp_path):
 def test_certify_with_an_audit_then_estimate(capsys, hmceval_tsv, tmp_path):
     q = tmp_path / "q.csv"
     run_cli(capsys, "queue", hmceval_tsv, "--calibration", 1000, "--seed", 3, "-o", q)
+    queued = pd.read_csv(q)
+    gold = queued["target"].copy()
+    queued.loc[queued["selection"] != "calibration", "target"] = None  # only calibration labelled
+    queued.to_csv(q, index=False)
     c = tmp_path / "c.csv"
     code, out, err = run_cli(capsys, "certify", q, "--alpha", 0.05, "--delta", 0.1, "--audit", 150,
                              "--seed", 2, "--json", "-o", c)
@@ -179,7 +183,9 @@ def test_certify_with_an_audit_then_estimate(capsys, hmceval_tsv, tmp_path):
     assert set(ranked["selection"].iloc[:150]) == {"audit"}
     assert set(ranked["selection"].iloc[150:]) == {"routed"}
     assert table.loc[table["selection"] == "calibration", "queue_rank"].isna().all()
-    # the release has gold everywhere: estimate reads it on labelled rows only
+    # the annotators return the gold labels of the queued rows
+    table["target"] = gold.where(table["selection"] != "machine")
+    table.to_csv(c, index=False)
     code, out, err = run_cli(capsys, "estimate", c, "--json")
     assert code == 0, err
     est = json.loads(out)
