@@ -13,8 +13,9 @@ from core.errors import DataError
 from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
 from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
                       ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
-                      detect_column, estimate_effort, feature_correlations, features_from_samples,
-                      load_masked_lm, per_sample_effort, resolve_feature_set)
+                      detect_column, effort_data_problems, effort_samples, estimate_effort,
+                      feature_correlations, features_from_samples, load_masked_lm, per_sample_effort,
+                      resolve_feature_set)
 from pages._common import fingerprint, get_data, init_state, set_data, show_error, synced
 
 init_state()
@@ -104,23 +105,14 @@ notices: list[str] = []
 data = get_data()
 
 if ss["eff_source"] == "active":
-    f = data.frame
     st.caption(f"**{data.name}** · {data.M:,} samples. Features are computed from the turn texts; "
                "the target is the dialogue's ground-truth effort (the samples' human effort summed "
                "per dialogue, in the dataset's units).")
-    problems = []
-    if not data.text_columns:
-        problems.append("no free-text column (map one on the Data page): the readability and "
-                        "length features need the turn texts")
-    if not data.has_effort:
-        problems.append("no ground-truth human effort column: the model has no target")
-    if "dialogue_id" not in f.columns:
-        problems.append("no dialogue id or turn column: turns cannot be grouped into dialogues")
+    problems = effort_data_problems(data)
     if problems:
         st.warning("The active dataset cannot train the effort model: " + "; ".join(problems) +
                    ". Upload an annotation log instead.")
     else:
-        raw = data.raw
         c1, c2, c3 = st.columns(3)
         with c1:
             text_col = _pick("Turn text", data.text_columns, "text_active", allow_none=False)
@@ -137,28 +129,11 @@ if ss["eff_source"] == "active":
             synced(st.text_input, "Masked-LM folder (optional, local)", "eff_lm_dir",
                    help="A local folder with a masked language model (config, weights, tokenizer) "
                         "for the pseudo-perplexity feature. Left empty, the feature is skipped.")
-        work = f[["dialogue_id", text_col, ss["eff_label"]] +
-                 [c for c in ("turn",) if c in f.columns] + ["human_effort"]].copy()
-        work.columns = ["dialogue_id", "text", "label"] + (["turn"] if "turn" in f.columns else []) + ["effort"]
-        extra = {}
-        for name, aliases in (("first_submission", FEATURE_ALIASES["first_submission"]),
-                              ("paraphrased", TURN_PARAPHRASED_ALIASES),
-                              ("worker_score", FEATURE_ALIASES["worker_score"]),
-                              ("approval_ranking", FEATURE_ALIASES["approval_ranking"])):
-            col = detect_column(raw.columns, aliases)
-            if col is not None:
-                work[name] = raw[col].to_numpy()
-                extra[name] = col
-        if extra:
+        prepared = effort_samples(data, text_col=text_col, label_col=ss["eff_label"])
+        work, cols = prepared.samples, tuple(prepared.columns.items())
+        if prepared.sources:
             st.caption("Also used from the dataset: " +
-                       ", ".join(f"{k} ← `{v}`" for k, v in extra.items()))
-        cols = (("dialogue_col", "dialogue_id"), ("text_col", "text"), ("effort_col", "effort"),
-                ("label_col", "label"),
-                ("turn_col", "turn" if "turn" in work.columns else None),
-                ("first_submission_col", "first_submission" if "first_submission" in extra else None),
-                ("paraphrased_col", "paraphrased" if "paraphrased" in extra else None),
-                ("worker_score_col", "worker_score" if "worker_score" in extra else None),
-                ("approval_ranking_col", "approval_ranking" if "approval_ranking" in extra else None))
+                       ", ".join(f"{k} ← `{v}`" for k, v in prepared.sources.items()))
         try:
             fx = _extract(fingerprint(work) + ss["eff_lm_dir"], work, cols, ss["eff_lm_dir"].strip())
         except DataError as exc:
@@ -229,23 +204,15 @@ else:
             if len(set(chosen)) != len(chosen):
                 st.error("Each role needs its own column: a column is chosen twice.")
             else:
-                cols = (("dialogue_col", d_col), ("text_col", t_col), ("label_col", l_col),
-                        ("paraphrased_col", p_col), ("first_submission_col", fs_col),
+                cols = (("dialogue_col", d_col), ("text_col", t_col), ("time_col", tm_col),
+                        ("label_col", l_col), ("paraphrased_col", p_col), ("first_submission_col", fs_col),
                         ("worker_score_col", ws_col), ("approval_ranking_col", ar_col),
                         ("turn_col", tn_col))
                 try:
-                    # the dialogue's time must be constant across its turns: check, then keep it
+                    # the dialogue's time is checked constant across its turns by the core
                     fx = _extract(fingerprint(raw) + repr(cols) + ss["eff_lm_dir"], raw,
                                   cols, ss["eff_lm_dir"].strip())
-                    tm = raw.groupby(d_col, sort=False)[tm_col]
-                    if (tm.nunique(dropna=False) > 1).any():
-                        bad = tm.nunique(dropna=False)
-                        raise DataError(f"column {tm_col!r} (annotation time) varies within dialogue "
-                                        f"{bad[bad > 1].index[0]!r}: give the dialogue's time on every turn")
-                    table = fx.features.merge(tm.first().rename("time").reset_index()
-                                              .rename(columns={d_col: "dialogue_id"}),
-                                              on="dialogue_id", how="left")
-                    notices = list(fx.notices)
+                    table, notices = fx.features, list(fx.notices)
                     time_col, id_col, turns_col = "time", "dialogue_id", "total_turns"
                     optional = DIALOGUE_FEATURES
                 except DataError as exc:

@@ -97,7 +97,8 @@ From the bottom up (each imports only the ones above it in this list):
 * :mod:`core.hee.metrics`: :func:`regression_metrics`, :func:`feature_correlations`;
 * :mod:`core.hee.model`: :class:`EffortResult`, :func:`cross_validate_effort`,
   :func:`split_effort`, :func:`estimate_effort`;
-* :mod:`core.hee.effort`: per-sample effort and the dialogue table of a sample table.
+* :mod:`core.hee.effort`: per-sample effort, the dialogue table of a sample table, and a
+  dataset's samples as the model's input (:func:`effort_samples`).
 """
 
 from __future__ import annotations
@@ -117,6 +118,7 @@ from core.hee.metrics import minmax_normalise, regression_metrics, significance_
 from core.hee.model import EffortResult, cross_validate_effort, split_effort, estimate_effort
 from core.hee.effort import (
     per_sample_effort, sample_effort_table, dialogue_table_from_samples, features_from_samples,
+    effort_data_problems, EffortSamples, effort_samples,
 )
 
 __all__ = [
@@ -160,4 +162,7 @@ __all__ = [
     "dialogue_table_from_samples",
     "TURN_PARAPHRASED_ALIASES",
     "features_from_samples",
+    "effort_data_problems",
+    "EffortSamples",
+    "effort_samples",
 ]

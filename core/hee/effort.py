@@ -1,15 +1,18 @@
-"""Per-sample effort: a dialogue's predicted time divided by its turns, joined to the samples; dialogue tables built from sample tables."""
+"""Per-sample effort: a dialogue's predicted time divided by its turns, joined to the samples; dialogue tables
+built from sample tables; a dataset's samples as the effort model's input."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows, plain_value
-from core.hee.columns import id_index, numeric_matrix
+from core.hee.columns import (FEATURE_ALIASES, TURN_PARAPHRASED_ALIASES, detect_column, id_index,
+                              numeric_matrix)
 from core.hee.features import FeatureExtraction, extract_dialogue_features
 from core.hee.model import EffortResult
 from core.hee.text import MaskedLMScorer
@@ -140,6 +143,7 @@ def features_from_samples(
     dialogue_col: str,
     text_col: str,
     effort_col: str | None = None,
+    time_col: str | None = None,
     label_col: str | None = None,
     paraphrased_col: str | None = None,
     first_submission_col: str | None = None,
@@ -158,7 +162,12 @@ def features_from_samples(
         Dialogue id and the turn text.
     effort_col : str, optional
         Ground-truth effort of each sample (time per turn); summed per dialogue into the
-        dialogue's annotation time ``time``. Without it there is no regression target.
+        dialogue's annotation time ``time``. Without it (or ``time_col``) there is no
+        regression target.
+    time_col : str, optional
+        The dialogue's annotation time, repeated on each of its samples; it must be constant
+        within a dialogue (checked by :func:`dialogue_table_from_samples`) and becomes ``time``.
+        Not together with ``effort_col``.
     label_col : str, optional
         0/1 malevolent label of each turn (the machine evaluator's label when predicting).
     paraphrased_col, first_submission_col, turn_col : str, optional
@@ -173,9 +182,15 @@ def features_from_samples(
         ``features`` has ``dialogue_id``, the dialogue features, the worker features given, and
         ``time`` when ``effort_col`` is given.
     """
+    if effort_col is not None and time_col is not None:
+        raise DataError("give the samples' effort or the dialogue's time, not both")
     keep = [c for c in (worker_score_col, approval_ranking_col) if c]
     if len(set(keep)) != len(keep):
         raise DataError("the worker score and the approval ranking must be different columns")
+    times = None
+    if time_col is not None:  # checked before the (slow) text features
+        times = dialogue_table_from_samples(samples, dialogue_col=dialogue_col, columns=[time_col])
+        times = times.rename(columns={dialogue_col: "dialogue_id", time_col: "time"})
     out = extract_dialogue_features(
         samples, dialogue_col=dialogue_col, text_col=text_col, label_col=label_col,
         paraphrased_col=paraphrased_col, first_submission_col=first_submission_col,
@@ -196,4 +211,100 @@ def features_from_samples(
             raise DataError(f"effort column {effort_col!r} must be >= 0; {describe_rows(bad)} are negative")
         per_dialogue = pd.Series(eff).groupby(samples[dialogue_col].to_numpy(), sort=False).sum()
         feats["time"] = per_dialogue.reindex(feats["dialogue_id"]).to_numpy()
+    if times is not None:
+        feats = feats.merge(times, on="dialogue_id", how="left")
     return FeatureExtraction(feats, notices)
+
+
+def effort_data_problems(data: Any) -> list[str]:
+    """Why a dataset (:class:`core.data.EvalData`) cannot train the effort model from its turns.
+
+    Returns
+    -------
+    list of str
+        Empty when it can: it needs a free-text column, ground-truth human effort and dialogue
+        ids.
+    """
+    problems = []
+    if not data.text_columns:
+        problems.append("no free-text column (map one on the Data page): the readability and "
+                        "length features need the turn texts")
+    if not data.has_effort:
+        problems.append("no ground-truth human effort column: the model has no target")
+    if "dialogue_id" not in data.frame.columns:
+        problems.append("no dialogue id or turn column: turns cannot be grouped into dialogues")
+    return problems
+
+
+@dataclass(frozen=True)
+class EffortSamples:
+    """A dataset's samples laid out for :func:`features_from_samples`.
+
+    Attributes
+    ----------
+    samples : pandas.DataFrame of shape (M, n)
+        ``dialogue_id``, ``text``, ``label``, ``turn`` (when known), ``effort`` and the optional
+        columns found in the table (``first_submission``, ``paraphrased``, ``worker_score``,
+        ``approval_ranking``).
+    columns : dict
+        The keyword arguments of :func:`features_from_samples` (``dialogue_col``, ``text_col``,
+        ``effort_col``, ``label_col``, ``turn_col``, ``first_submission_col``,
+        ``paraphrased_col``, ``worker_score_col``, ``approval_ranking_col``; None when absent).
+    sources : dict
+        Optional feature -> the table's column it was found in (by alias).
+    """
+
+    samples: pd.DataFrame
+    columns: dict[str, str | None]
+    sources: dict[str, str]
+
+
+#: Optional per-sample columns looked up by alias in a dataset's table.
+_OPTIONAL_SAMPLE_COLUMNS = (("first_submission", FEATURE_ALIASES["first_submission"]),
+                            ("paraphrased", TURN_PARAPHRASED_ALIASES),
+                            ("worker_score", FEATURE_ALIASES["worker_score"]),
+                            ("approval_ranking", FEATURE_ALIASES["approval_ranking"]))
+
+
+def effort_samples(data: Any, *, text_col: str, label_col: str = "machine_label") -> EffortSamples:
+    """The samples of a dataset (:class:`core.data.EvalData`) as the effort model's input.
+
+    Parameters
+    ----------
+    data : core.data.EvalData
+        A dataset without :func:`effort_data_problems`.
+    text_col : str
+        The turn-text column (one of ``data.text_columns``).
+    label_col : {"machine_label", "human_label"}, default="machine_label"
+        Labels counting the malevolent turns (the paper uses the machine's when predicting).
+
+    Returns
+    -------
+    EffortSamples
+
+    Raises
+    ------
+    DataError
+        The dataset cannot train the model (the problems named), or an unknown column.
+    """
+    problems = effort_data_problems(data)
+    if problems:
+        raise DataError("the dataset cannot train the effort model: " + "; ".join(problems))
+    f = data.frame
+    for col in (text_col, label_col):
+        if col not in f.columns:
+            raise DataError(f"column {col!r} is not in the dataset")
+    has_turn = "turn" in f.columns
+    work = f[["dialogue_id", text_col, label_col] + (["turn"] if has_turn else []) + ["human_effort"]].copy()
+    work.columns = ["dialogue_id", "text", "label"] + (["turn"] if has_turn else []) + ["effort"]
+    sources: dict[str, str] = {}
+    for name, aliases in _OPTIONAL_SAMPLE_COLUMNS:
+        col = detect_column(data.raw.columns, aliases)
+        if col is not None:
+            work[name] = data.raw[col].to_numpy()
+            sources[name] = col
+    columns = {"dialogue_col": "dialogue_id", "text_col": "text", "effort_col": "effort",
+               "label_col": "label", "turn_col": "turn" if has_turn else None}
+    for name, _ in _OPTIONAL_SAMPLE_COLUMNS:
+        columns[f"{name}_col"] = name if name in sources else None
+    return EffortSamples(work, columns, sources)
