@@ -4,6 +4,11 @@ Subcommands are discovered automatically: every module ``core/cli/cmd_<name>.py`
 ``register(subparsers)``, which adds its parser and sets ``func=run`` with
 ``run(args) -> int``. A :class:`core.errors.DataError` becomes a message on stderr and exit
 code 2, the same text the dashboard shows.
+
+Building the parser imports every ``cmd_<name>`` module, so those keep only what their parser
+needs at the top (argparse, :mod:`core.defaults`) and import the analysis (numpy, pandas,
+scipy, scikit-learn, torch...) inside ``run``: ``hmceval --help`` and a mistyped option stay
+fast.
 """
 
 from __future__ import annotations
@@ -13,8 +18,6 @@ import importlib
 import pkgutil
 import sys
 from collections.abc import Sequence
-
-from core.errors import DataError
 
 __all__ = ["build_parser", "main"]
 
@@ -38,6 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from core.errors import DataError  # here: numpy is not needed to parse the options
+
     try:
         return int(args.func(args) or 0)
     except DataError as exc:
