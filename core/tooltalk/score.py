@@ -12,7 +12,7 @@ from core.tooltalk.io import check_semantics
 from core.tooltalk.model import (
     Conversation, ConversationScore, PredictionOutcome, Similarity, TEXT_THRESHOLDS, ToolCall, is_action,
 )
-from core.tooltalk.similarity import resolve_similarity
+from core.tooltalk.similarity import EncoderUnavailableError, resolve_similarity
 
 
 def match_tool_calls(ground_truths: Sequence[ToolCall], predictions: Sequence[ToolCall], *,
@@ -198,6 +198,8 @@ def score_conversations(conversations: Iterable[Conversation], *, similarity: Si
     for conv in conversations:
         try:
             scores.append(evaluate_conversation(conv, similarity=similarity, strict_receiver=strict_receiver))
+        except EncoderUnavailableError:
+            raise  # no conversation can be scored: not a per-conversation error
         except DataError as exc:
             errors.append(str(exc))
     return scores, errors

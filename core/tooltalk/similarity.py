@@ -13,8 +13,12 @@ from core.errors import DataError
 from core.tooltalk.model import Similarity
 
 
-class EncoderUnavailableError(RuntimeError):
-    """The packaged MiniLM encoder cannot be found or loaded."""
+class EncoderUnavailableError(DataError):
+    """The packaged MiniLM encoder cannot be found or loaded.
+
+    A :class:`core.errors.DataError`, so the CLI prints its message (exit 2) and pages show it,
+    never a traceback; it is not one conversation's fault, so scoring stops instead of skipping.
+    """
 
 
 class MiniLMSimilarity:

@@ -732,3 +732,15 @@ def test_missing_model_directory_is_reported(tmp_path):
     sim = tt.MiniLMSimilarity(tmp_path / "nothing-here")
     with pytest.raises(tt.EncoderUnavailableError, match="cannot load the text encoder"):
         sim("a", "b")
+
+
+def test_missing_encoder_is_a_data_error_that_stops_scoring(tmp_path):
+    from core.errors import DataError
+
+    assert issubclass(tt.EncoderUnavailableError, DataError)
+    sim = tt.MiniLMSimilarity(tmp_path / "nothing-here")
+    conversations = [tt.parse_conversation(c) for c in tt.demo_conversations()]
+    # the demo has free-text arguments, so the encoder is needed: scoring stops, it does not
+    # record the missing encoder as every conversation's own error
+    with pytest.raises(tt.EncoderUnavailableError, match="cannot load the text encoder"):
+        tt.score_conversations(conversations, similarity=sim)
