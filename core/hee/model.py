@@ -258,7 +258,7 @@ def cross_validate_effort(
     _check_xy(Xa, ta)
     n_splits = int(n_splits)
     if n_splits < 2:
-        raise DataError(f"--folds must be at least 2 (got {n_splits})")
+        raise DataError(f"Folds (the number of cross-validation folds) must be at least 2, got {n_splits}")
     if n_splits > len(Xa):
         raise DataError(f"{n_splits}-fold cross-validation needs at least {n_splits} dialogues; "
                         f"the table has {len(Xa)}")

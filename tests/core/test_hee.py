@@ -503,8 +503,9 @@ def test_cross_validate_learns_signal_and_importances():
 
 def test_effort_model_bad_input():
     X, t = _synthetic(20)
-    with pytest.raises(DataError, match="at least 2"):
+    with pytest.raises(DataError, match="at least 2") as info:
         cross_validate_effort(X, t, n_splits=1)
+    assert str(info.value).startswith("Folds ") and "--" not in str(info.value)  # the page's control
     with pytest.raises(DataError, match="needs at least 30 dialogues"):
         cross_validate_effort(X, t, n_splits=30)
     with pytest.raises(DataError, match="max_features=5.*3 feature"):
