@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.bounds import MAX_SCORE
 
 __all__ = ["register", "run"]
 
@@ -20,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "--human2, 'consistency_by_<group>'). With --raters the system column is a second "
             "human rater: 'consistency' compares it with --human and there is no 'true_score'. "
             "The Fairness page prints the same report. NaN is printed as NaN, a missing "
-            "(undefined) value as null."
+            f"(undefined) value as null. Scores must be finite numbers of magnitude at most "
+            f"{MAX_SCORE:g}."
         ),
     )
     p.add_argument("path", help="the data table (CSV, TSV, JSON, JSON lines or Parquet)")
@@ -43,6 +45,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _check_magnitude(s, col: str, flag: str) -> None:
+    """Refuse scores so large that their squares overflow (the statistics square them)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.errors import DataError, describe_rows
+
+    vals = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(np.isfinite(vals) & (np.abs(vals) > MAX_SCORE))
+    if len(bad):
+        raise DataError(f"column '{col}' ({flag}) has scores beyond {MAX_SCORE:g} in magnitude in "
+                        f"{describe_rows(bad)} (first value {vals[bad[0]]:g}); the agreement "
+                        "statistics cannot square them")
+
+
 def run(args: argparse.Namespace) -> int:
     """Compute the report and print it as JSON."""
     from core.cli.common import print_json
@@ -50,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
     from core.rsm import agreement_report
 
     table = load_table(args.path)
+    for flag, col in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
+        if col is not None and col in table.columns:
+            _check_magnitude(table[col], col, flag)
     report = agreement_report(
         table,
         human=args.human,

@@ -4,28 +4,51 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.bounds import MAX_ILP_SAMPLES, check_float
 from core.cli.common import add_assignment_args, add_constraint_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("assign", help="assign samples to humans or the machine (one N, one lambda)",
-                       description="Solve the HMCEval sample assignment (Eq. 3-4) on a scored table.")
+                       description="Solve the HMCEval sample assignment (Eq. 3-4) on a scored table. "
+                       "Bounds: --lam a finite number >= 0, --human-share in [0, 1], --human-count "
+                       "0 to M, --effort-budget a finite number >= 0, --effort-budget-share in "
+                       f"[0, 1]; extra constraints (the general ILP) take at most "
+                       f"{MAX_ILP_SAMPLES:,} samples.")
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
     add_assignment_args(p)
     add_constraint_args(p)
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
-    p.add_argument("-o", "--output", help="write the per-sample assignment as CSV")
+    p.add_argument("-o", "--output", help="write the per-sample assignment as CSV (text cells "
+                   "that a spreadsheet would run as formulas get a leading quote)")
     p.set_defaults(func=run)
 
 
+def _has_constraints(args: argparse.Namespace) -> bool:
+    return any(getattr(args, k, None) is not None
+               for k in ("effort_budget", "effort_budget_share", "group_share"))
+
+
 def run(args: argparse.Namespace) -> int:
-    from core.cli.common import assignment_from_args, print_json
+    from core.cli.common import assignment_from_args, load_dataset, print_json
+    from core.csv_safe import to_csv_safe
+    from core.errors import DataError
     from core.report import assignment_json, assignment_table
 
+    check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
+    check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
+    # lambda and the human share are checked by core.sae (the page's messages)
+    if _has_constraints(args):
+        m = load_dataset(args.path, args.col).M
+        if m > MAX_ILP_SAMPLES:
+            raise DataError(f"extra constraints (--effort-budget, --effort-budget-share, "
+                            f"--group-share) are solved by the general ILP, which takes at most "
+                            f"{MAX_ILP_SAMPLES:,} samples; the table has {m:,} rows. Drop the "
+                            "constraints or split the table")
     data, inp, assignment = assignment_from_args(args)
     result = assignment_json(data, inp, assignment)
     if args.output:
-        assignment_table(data, assignment).to_csv(args.output, index=False)
+        to_csv_safe(assignment_table(data, assignment), args.output)
     if args.json:
         print_json(result)
     else:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from core.cli.bounds import MAX_BINS, check_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -17,8 +19,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label-col", required=True, help="gold (human) label column")
     p.add_argument("--machine-col", required=True, help="machine label column")
     p.add_argument("--conf-col", required=True, action="append", help="confidence column (repeatable)")
-    p.add_argument("--top", type=float, default=0.5, help="fraction kept for the top-k accuracy (default 0.5)")
-    p.add_argument("--bins", type=int, default=10, help="equal-width bins of the ECE (default 10)")
+    p.add_argument("--top", type=float, default=0.5,
+                   help="fraction kept for the top-k accuracy, in (0, 1] (default 0.5)")
+    p.add_argument("--bins", type=int, default=10,
+                   help=f"equal-width bins of the ECE, 1 to {MAX_BINS:,} (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object keyed by confidence column")
     p.set_defaults(func=run)
 
@@ -29,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.mce.metrics import confidence_report
 
+    check_int(args.bins, "--bins", 1, MAX_BINS)
+    if not 0 < args.top <= 1:  # also refuses nan
+        raise DataError(f"--top must be a fraction in (0, 1], got {args.top}")
     df = load_table(args.path)
     for flag, col in [("--label-col", args.label_col), ("--machine-col", args.machine_col)] + [
         ("--conf-col", c) for c in args.conf_col

@@ -6,6 +6,8 @@ import argparse
 import math
 import sys
 
+from core.cli.bounds import (FLOAT32_MAX, MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_TREES, SEED_MAX,
+                             check_int)
 from core.defaults import HEE_FOLDS, HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
 
 __all__ = ["register", "run"]
@@ -34,7 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="feature set: D (dialogue), D+W (dialogue + worker), W, or a "
                         "comma-separated list of columns (default: D)")
     p.add_argument("--folds", type=int, default=HEE_FOLDS, metavar="K",
-                   help=f"folds of the shuffled cross-validation (default: {HEE_FOLDS})")
+                   help=f"folds of the shuffled cross-validation, 2 to the number of dialogues "
+                        f"(default: {HEE_FOLDS})")
     p.add_argument("--split-col", metavar="COL",
                    help="train on rows labelled --train-label, test on --test-label instead of CV")
     p.add_argument("--train-label", default="train", metavar="VALUE")
@@ -44,14 +47,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--turns-col", metavar="COL",
                    help="number of turns (default: the total-turns feature column)")
     p.add_argument("--max-features", type=int, metavar="N",
-                   help=f"features tried per split (default: {HEE_MAX_FEATURES}, or all when fewer)")
+                   help=f"features tried per split, 1 to the number of features (default: "
+                        f"{HEE_MAX_FEATURES}, or all when fewer)")
     p.add_argument("--trees", type=int, default=HEE_N_ESTIMATORS, metavar="N",
-                   help=f"number of trees (default: {HEE_N_ESTIMATORS})")
+                   help=f"number of trees, 1 to {MAX_TREES:,} (default: {HEE_N_ESTIMATORS})")
     p.add_argument("--seed", type=int, default=HEE_RANDOM_STATE,
-                   help=f"seed of the folds and the forest (default: {HEE_RANDOM_STATE})")
-    p.add_argument("--jobs", type=int, default=1, metavar="N", help="parallel jobs for the forest")
+                   help=f"seed of the folds and the forest, 0 to {SEED_MAX:,} (default: "
+                        f"{HEE_RANDOM_STATE})")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help=f"parallel jobs for the forest, 1 to {MAX_JOBS}, or -1 for every CPU "
+                        "(default: 1)")
     p.add_argument("--permutation-repeats", type=int, default=0, metavar="N",
-                   help="also compute permutation importances with N repeats per fold")
+                   help="also compute permutation importances with N repeats per fold, 0 to "
+                        f"{MAX_PERMUTATION_REPEATS:,} (default: 0)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a text report")
     p.add_argument("-o", "--output", metavar="EFFORT.csv",
                    help="write the per-sample predicted effort (with per-dialogue columns)")
@@ -62,6 +70,29 @@ def _f(v: float) -> str:
     return "NaN" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
 
 
+def _check_forest_range(table, features: str) -> None:
+    """Refuse feature values the forest cannot hold (it stores features as float32)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.errors import DataError, describe_rows
+    from core.hee.columns import resolve_feature_set
+
+    try:
+        cols = resolve_feature_set(features, table.columns).columns
+    except DataError:
+        return  # estimate_effort reports the feature set's own error
+    for col in cols:
+        if col not in table.columns:
+            continue
+        vals = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
+        bad = np.flatnonzero(np.isfinite(vals) & (np.abs(vals) > FLOAT32_MAX))
+        if len(bad):
+            raise DataError(f"column '{col}' has values beyond {FLOAT32_MAX:.4g}, which the "
+                            f"random forest cannot hold, in {describe_rows(bad)} (first value "
+                            f"{vals[bad[0]]:g})")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the model and print the report."""
     from core.cli.common import print_json
@@ -69,9 +100,15 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.hee import estimate_effort, sample_effort_table
 
+    check_int(args.trees, "--trees", 1, MAX_TREES)
+    check_int(args.seed, "--seed", 0, SEED_MAX)
+    check_int(args.folds, "--folds", 2)
+    check_int(args.max_features, "--max-features", 1)
+    check_int(args.permutation_repeats, "--permutation-repeats", 0, MAX_PERMUTATION_REPEATS)
+    if args.jobs != -1:
+        check_int(args.jobs, "--jobs (or -1 for every CPU)", 1, MAX_JOBS)
     table = load_table(args.path)
-    if args.trees < 1:
-        raise DataError("--trees must be at least 1")
+    _check_forest_range(table, args.features)
     res = estimate_effort(
         table, time_col=args.time_col, features=args.features, n_splits=args.folds,
         split_col=args.split_col, train_label=args.train_label, test_label=args.test_label,
@@ -91,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
         out = samples.merge(dia, on="dialogue_id", how="left", validate="many_to_one")
         out = out.rename(columns={"time": "real_time", "time_norm": "real_time_norm",
                                   "predicted_norm": "predicted_time_norm"})
-        out.to_csv(args.output, index=False)
+        from core.csv_safe import to_csv_safe
+
+        to_csv_safe(out, args.output)
         sys.stderr.write(f"hmceval effort: wrote {len(out):,} samples of "
                          f"{len(dia):,} dialogues to {args.output}\n")
     if args.json:
