@@ -57,20 +57,14 @@ def load_dataset(path: str, specs: list[str] | None = None):
 
 
 def parse_range(text: str, name: str) -> np.ndarray:
-    """Parse ``START:STOP:STEP`` (inclusive STOP) or a single number into a grid."""
-    from core.errors import DataError
+    """Parse ``START:STOP:STEP`` (inclusive STOP) or a single number into a grid.
 
-    try:
-        parts = [float(p) for p in text.split(":")]
-    except ValueError:
-        raise DataError(f"{name} must be a number or START:STOP:STEP, got {text!r}") from None
-    if len(parts) == 1:
-        return np.array(parts)
-    if len(parts) != 3 or parts[2] <= 0 or parts[1] < parts[0]:
-        raise DataError(f"{name} must be START:STOP:STEP with STEP > 0 and STOP >= START, got {text!r}")
-    start, stop, step = parts
-    n = int(math.floor((stop - start) / step + 1e-9)) + 1
-    return np.round(start + step * np.arange(n), 10)
+    Finite numbers only, at most :data:`core.cli.bounds.MAX_GRID_POINTS` points (see
+    :func:`core.cli.bounds.parse_range`).
+    """
+    from core.cli.bounds import parse_range as bounded
+
+    return bounded(text, name)
 
 
 def add_assignment_args(p, *, default_lam: float = LAMBDA) -> None:
