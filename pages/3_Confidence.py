@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.csv_safe import to_csv_safe
 from core.data import load_table, prepare
 from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
@@ -257,7 +258,9 @@ with tab_train:
             else:
                 bar.progress(1.0, text="Done")
                 set_data(new, source="classifier")
-                ss["mce_scored"] = {"name": files["eval"]["name"], "csv": scored.to_csv(index=False).encode()}
+                # formula cells neutralised: a spreadsheet opening the download runs nothing
+                ss["mce_scored"] = {"name": files["eval"]["name"],
+                                    "csv": to_csv_safe(scored).encode()}
                 t = res.timings
                 msg = (f"Scored {len(scored):,} rows; they are now the active dataset (machine confidence: "
                        f"trust score). Fine-tuning {t['train_seconds']:.0f} s, scoring "

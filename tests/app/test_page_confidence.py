@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pandas as pd
@@ -144,3 +145,24 @@ def test_training_panel_errors_keep_the_active_dataset(run_page, tiny_dir, tmp_p
     assert any("model directory not found" in e.value for e in at.error)
     assert at.session_state["data_key"] == before and at.session_state["data_source"] == "demo"
     assert at.session_state["mce_files"]["train"]["name"] == "train.json"  # uploads kept
+
+
+def test_scored_table_download_neutralises_formulas(run_page, tiny_dir):
+    """Issue 12: a response such as ``=HYPERLINK(...)`` is downloaded as text, not a formula."""
+    files = _files()
+    rows = _records(2)
+    rows[0]["response"] = '=HYPERLINK("http://evil","x")'
+    rows[1]["context"] = "+SUM(A1:A9)"
+    files["eval"] = {"name": "test.json", "bytes": json.dumps(rows).encode()}
+    at = run_page(PAGE, state={"mce_files": files})
+    at.text_input(key="mce_model_dir").set_value(str(tiny_dir))
+    at.number_input(key="mce_epochs").set_value(1)
+    at.number_input(key="mce_batch").set_value(8)
+    at.number_input(key="mce_ts_k").set_value(3)
+    at.number_input(key="mce_tcp_epochs").set_value(1)
+    at.button(key="mce_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    scored = pd.read_csv(io.BytesIO(at.session_state["mce_scored"]["csv"]))
+    assert scored["response"].iloc[0] == "'=HYPERLINK(\"http://evil\",\"x\")"
+    assert scored["context"].iloc[1] == "'+SUM(A1:A9)"
+    assert pd.api.types.is_float_dtype(scored["confidence_ts"])
