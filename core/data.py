@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
+from core.validate import numeric_values
 
 __all__ = [
     "ROLES",
@@ -522,40 +523,7 @@ def _harmonise(cols: dict[str, pd.Series]) -> dict[str, pd.Series]:
 
 def _numeric(df: pd.DataFrame, col: str, role: str, *, lo: float | None = None,
              hi: float | None = None) -> np.ndarray:
-    s = df[col]
-    if pd.api.types.is_bool_dtype(s):
-        raise DataError(f"column '{col}' ({role}) must be numeric; it holds true/false values")
-    if s.dtype == object:
-        flags = np.flatnonzero(s.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool))
-        if len(flags):
-            raise DataError(f"column '{col}' ({role}) must be numeric; true/false in "
-                            f"{describe_rows(flags)}")
-    num = pd.to_numeric(s, errors="coerce")
-    bad = np.flatnonzero((num.isna() & s.notna()).to_numpy())
-    if len(bad):
-        example = s.iloc[bad[0]]
-        raise DataError(f"column '{col}' ({role}) must be numeric; {describe_rows(bad)} "
-                        f"hold text such as {example!r}")
-    arr = num.to_numpy(dtype=float)
-    bad = np.flatnonzero(np.isnan(arr))
-    if len(bad):
-        raise DataError(f"column '{col}' ({role}) has missing values (NaN) in {describe_rows(bad)}")
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if len(bad):
-        raise DataError(f"column '{col}' ({role}) has infinite values in {describe_rows(bad)}")
-    if lo is not None or hi is not None:
-        mask = np.zeros(len(arr), dtype=bool)
-        if lo is not None:
-            mask |= arr < lo
-        if hi is not None:
-            mask |= arr > hi
-        bad = np.flatnonzero(mask)
-        if len(bad):
-            rng = f"[{lo:g}, {hi:g}]" if lo is not None and hi is not None else (
-                f">= {lo:g}" if lo is not None else f"<= {hi:g}")
-            raise DataError(f"column '{col}' ({role}) must be in {rng}; {describe_rows(bad)} are "
-                            f"outside (first value {arr[bad[0]]:g})")
-    return arr
+    return numeric_values(df[col], label=f"column '{col}' ({role})", bools="refuse", lo=lo, hi=hi)
 
 
 def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str = "dataset",

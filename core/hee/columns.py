@@ -12,7 +12,8 @@ import pandas as pd
 
 from core.data import norm_name
 from core.defaults import HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
-from core.errors import DataError, describe_rows
+from core.errors import DataError
+from core.validate import TABLE, numeric_values
 
 
 DIALOGUE_FEATURES: tuple[str, ...] = (
@@ -248,21 +249,7 @@ def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str = "featur
     for j, c in enumerate(cols):
         if c not in df.columns:
             raise DataError(f"{what} column {c!r} is not in the table")
-        s = df[c]
-        if pd.api.types.is_bool_dtype(s):
-            s = s.astype(int)
-        num = pd.to_numeric(s, errors="coerce")
-        bad = np.flatnonzero((num.isna() & s.notna()).to_numpy())
-        if len(bad):
-            raise DataError(f"{what} column {c!r} must be numeric; {describe_rows(bad)} hold text "
-                            f"such as {s.iloc[bad[0]]!r}")
-        arr = num.to_numpy(dtype=float, na_value=np.nan)
-        bad = np.flatnonzero(np.isnan(arr))
-        if len(bad):
-            raise DataError(f"{what} column {c!r} has missing values (NaN) in {describe_rows(bad)}")
-        bad = np.flatnonzero(~np.isfinite(arr))
-        if len(bad):
-            raise DataError(f"{what} column {c!r} has infinite values in {describe_rows(bad)}")
+        arr = numeric_values(df[c], label=f"{what} column {c!r}", wording=TABLE)
         out[:, j] = arr
     return out
 

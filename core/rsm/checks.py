@@ -11,6 +11,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from core.errors import DataError, describe_rows
+from core.validate import REPORT, numeric_values
 
 
 #: Most distinct labels a subgroup column may have (more is most likely an id column).
@@ -163,19 +164,4 @@ def numeric_column(df: pd.DataFrame, col: str, *, allow_missing: bool) -> np.nda
     """
     if col not in df.columns:
         raise DataError(f"column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
-    s = df[col]
-    if pd.api.types.is_bool_dtype(s):
-        s = s.astype(float)
-    num = pd.to_numeric(s, errors="coerce")
-    values = num.to_numpy(dtype=float, na_value=np.nan)
-    missing = s.isna().to_numpy()
-    non_numeric = np.flatnonzero(np.isnan(values) & ~missing)
-    if non_numeric.size:
-        example = s.iloc[int(non_numeric[0])]
-        raise DataError(f"column {col!r}: non-numeric value {example!r} in {describe_rows(non_numeric)}")
-    inf = np.flatnonzero(np.isinf(values))
-    if inf.size:
-        raise DataError(f"column {col!r}: infinite value in {describe_rows(inf)}")
-    if not allow_missing and missing.any():
-        raise DataError(f"column {col!r}: missing value in {describe_rows(np.flatnonzero(missing))}")
-    return values
+    return numeric_values(df[col], label=f"column {col!r}", wording=REPORT, allow_missing=allow_missing)
