@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -19,9 +19,10 @@ from core.hee.columns import (
 from core.hee.metrics import METRIC_NAMES, feature_correlations, minmax_normalise, regression_metrics
 
 
-@dataclass
+@dataclass(frozen=True)
 class EffortResult:
-    """Result of the effort model (cross-validation or train/test split).
+    """Result of the effort model (cross-validation or train/test split); frozen: built whole
+    by :func:`cross_validate_effort`, :func:`split_effort` or :func:`estimate_effort`.
 
     Attributes
     ----------
@@ -407,9 +408,9 @@ def estimate_effort(
                            test_label=test_label, split_name=split_col, **common)
     else:
         res = cross_validate_effort(X, time, n_splits=n_splits, **common)
-    res.notices = list(fs.notices)
-    res.correlations = feature_correlations(pd.DataFrame(X, columns=fs.columns), time,
-                                            labels=fs.labels)
+    notices = list(fs.notices)
+    correlations = feature_correlations(pd.DataFrame(X, columns=fs.columns), time, labels=fs.labels)
+    predictions, params = res.predictions.copy(), dict(res.params)
     # ids and turns
     if id_col is None:
         id_col = detect_column(df.columns, ID_ALIASES)
@@ -424,11 +425,11 @@ def estimate_effort(
         if len(dup):
             raise DataError(f"column {id_col!r} (dialogue id) repeats ids in {describe_rows(dup)}: "
                             "the effort table needs one row per dialogue")
-        res.predictions.insert(1, "dialogue_id", ids.to_numpy())
-        res.params["id_column"] = id_col
+        predictions.insert(1, "dialogue_id", ids.to_numpy())
+        params["id_column"] = id_col
     else:
-        res.predictions.insert(1, "dialogue_id", np.arange(1, len(df) + 1))
-        res.notices.append("no dialogue id column: dialogues are numbered by row (1..n)")
+        predictions.insert(1, "dialogue_id", np.arange(1, len(df) + 1))
+        notices.append("no dialogue id column: dialogues are numbered by row (1..n)")
     if turns_col is None:
         turns_col = (mapping or {}).get("total_turns") or detect_feature_columns(df.columns).get("total_turns")
     if turns_col is not None:
@@ -437,14 +438,14 @@ def estimate_effort(
         if len(bad):
             raise DataError(f"column {turns_col!r} (number of turns) must hold whole numbers >= 1; "
                             f"{describe_rows(bad)} do not")
-        pr = res.predictions
+        pr = predictions
         pr["n_turns"] = nt.astype(int)
         pr["human_effort"] = pr["time_norm"] / nt
         pr["predicted_effort"] = pr["predicted_norm"] / nt
-        res.params["turns_column"] = turns_col
+        params["turns_column"] = turns_col
     else:
-        res.notices.append("no number-of-turns column: the per-sample effort (time per turn) "
-                           "is unavailable")
-    res.params["time_column"] = time_col
-    res.params["n_dialogues"] = int(len(df))
-    return res
+        notices.append("no number-of-turns column: the per-sample effort (time per turn) "
+                       "is unavailable")
+    params["time_column"] = time_col
+    params["n_dialogues"] = int(len(df))
+    return replace(res, predictions=predictions, params=params, correlations=correlations, notices=notices)

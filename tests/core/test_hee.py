@@ -676,3 +676,20 @@ def test_effort_samples_of_a_dataset():
     assert any("no free-text column" in p for p in effort_data_problems(no_text))
     with pytest.raises(DataError, match="cannot train the effort model: no free-text column"):
         effort_samples(no_text, text_col="response")
+
+
+def test_effort_result_is_frozen_and_built_whole():
+    import dataclasses
+
+    table = pd.DataFrame({"turns": [2, 3, 4, 5, 6, 7], "length": [10, 30, 20, 50, 40, 60],
+                          "secs": [10, 20, 30, 40, 50, 60]})
+    res = estimate_effort(table, time_col="secs", features="turns,length", n_splits=2, n_estimators=5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.notices = []
+    # estimate_effort's additions are in the result it built
+    assert res.params["time_column"] == "secs" and res.params["n_dialogues"] == 6
+    assert res.params["turns_column"] == "turns"
+    assert res.predictions["dialogue_id"].tolist() == [1, 2, 3, 4, 5, 6]  # numbered by row
+    assert res.predictions["n_turns"].tolist() == [2, 3, 4, 5, 6, 7]
+    assert any("numbered by row" in n for n in res.notices)
+    assert list(res.correlations["feature"]) == ["turns", "length"]
