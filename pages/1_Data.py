@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import streamlit as st
 
 from core.data import ROLES, REQUIRED_ROLES, detect_roles, load_table, prepare
 from core.errors import DataError
 from core.figures.tradeoff import histogram, label_balance
-from pages._common import _demo_frame, get_data, init_state, set_data, show_error
+from pages._common import _demo_frame, fingerprint, get_data, init_state, set_data, show_error
 
 init_state()
 st.title("Data")
@@ -43,7 +45,32 @@ def _detect(name: str, content: bytes) -> dict:
     return detect_roles(_read(name, content))
 
 
+def _hashable_or_refuse(data) -> None:
+    """Refuse a table whose content hash (the cache key of every page) cannot be computed,
+    naming the column, before it replaces the active dataset."""
+    try:
+        fingerprint(data.raw, data.roles)
+    except (TypeError, ValueError) as exc:
+        bad = []
+        for col in data.raw.columns:
+            try:
+                pd.util.hash_pandas_object(data.raw[[col]], index=False)
+            except (TypeError, ValueError):
+                bad.append(str(col))
+        where = f"column(s) {', '.join(bad[:5])}" if bad else "the table"
+        raise DataError(f"{where} hold values that cannot be compared ({exc}); store them as "
+                        "text or numbers") from None
+
+
+def _activate(data, *, source: str, message: str) -> None:
+    """Make ``data`` active, then rerun so that the sidebar (drawn before this page) names it."""
+    set_data(data, source=source)
+    ss["data_flash"] = message
+    st.rerun()
+
+
 ss = st.session_state
+flash = ss.pop("data_flash", None)
 left, right = st.columns([2, 1])
 with left:
     up = st.file_uploader("Upload an evaluation table", type=["csv", "tsv", "txt", "parquet", "pq",
@@ -52,9 +79,11 @@ with right:
     st.write("")
     st.write("")
     if st.button("Use the built-in demo data", width="stretch"):
-        set_data(prepare(_demo_frame(), name="Built-in demo"), source="demo")
         ss.pop("upload", None)
-        st.success("The built-in demo dataset is active.")
+        _activate(prepare(_demo_frame(), name="Built-in demo"), source="demo",
+                  message="The built-in demo dataset is active.")
+if flash:
+    st.success(flash)
 
 if up is not None:
     content = up.getvalue()
@@ -63,6 +92,12 @@ if up is not None:
 
 upload = ss.get("upload")
 if upload:
+    # the mapping widgets belong to one file: a new file starts from its own detected roles
+    digest = hashlib.sha1(upload["name"].encode() + b"\0" + upload["bytes"]).hexdigest()
+    if ss.get("map_for") != digest:
+        for key in [k for k in ss if isinstance(k, str) and k.startswith("map_")]:
+            del ss[key]
+        ss["map_for"] = digest
     try:
         raw = _read(upload["name"], upload["bytes"])
     except DataError as exc:
@@ -93,12 +128,13 @@ if upload:
         if apply:
             try:
                 data = prepare(raw, roles, name=upload["name"])
+                _hashable_or_refuse(data)
             except DataError as exc:
                 show_error(exc)
                 st.info("The active dataset is unchanged; fix the mapping or the file and try again.")
             else:
-                set_data(data, source="upload")
-                st.success(f"{upload['name']} is now the active dataset ({data.M:,} samples).")
+                _activate(data, source="upload",
+                          message=f"{upload['name']} is now the active dataset ({data.M:,} samples).")
 
 data = get_data()
 st.divider()
