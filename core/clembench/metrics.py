@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -67,10 +66,11 @@ def probe_accuracy(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
 
 
 def cohen_kappa(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
-    """Cohen's kappa between ground truth and answers, computed by scikit-learn.
+    """Cohen's kappa between ground truth and answers, as clembench computes it.
 
-    Calls ``sklearn.metrics.cohen_kappa_score(y_true, y_pred)`` exactly as clembench does, so
-    values agree to the last digit. Kappa is undefined (NaN, scikit-learn's
+    clembench calls ``sklearn.metrics.cohen_kappa_score(y_true, y_pred)``; this is the library's
+    one kappa, :func:`core.rsm.metrics.cohen_kappa`, which follows scikit-learn's arithmetic to
+    the last bit, with scikit-learn's value for a single label: kappa is undefined (NaN, the
     ``replace_undefined_by`` default) when ground truth and answers use one and the same single
     label, e.g. all ``gt`` and all answers 0; a constant answer against a ground truth with both
     labels gives exactly 0.0.
@@ -92,8 +92,7 @@ def cohen_kappa(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
     DataError
         Empty input, different lengths, or labels other than 0/1.
     """
-    from sklearn.exceptions import UndefinedMetricWarning
-    from sklearn.metrics import cohen_kappa_score
+    from core.rsm.metrics import cohen_kappa as kappa
 
     t = _as_binary(y_true, what="y_true")
     p = _as_binary(y_pred, what="y_pred")
@@ -101,13 +100,7 @@ def cohen_kappa(y_true: Sequence[int], y_pred: Sequence[int]) -> float:
         raise DataError(f"y_true has {t.size} probes but y_pred has {p.size}")
     if t.size == 0:
         raise DataError("no probes: kappa is undefined without probes")
-    with warnings.catch_warnings():
-        # A single common label: scikit-learn warns and returns NaN; the NaN is the result.
-        warnings.simplefilter("ignore", UndefinedMetricWarning)
-        warnings.simplefilter("ignore", RuntimeWarning)
-        warnings.filterwarnings("ignore", message="A single label was found", category=UserWarning)
-        value = cohen_kappa_score(t.tolist(), p.tolist())
-    return float(value)
+    return kappa(t, p, single_label=math.nan)
 
 
 def truncated_kappa(kappa: float) -> float | int:

@@ -64,15 +64,18 @@ def adjacent_agreement(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> float:
     return agreement(y_true, y_pred, tolerance=1)
 
 
-def cohen_kappa(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> float:
-    """Unweighted Cohen's kappa in SKLL's convention (``kappa``).
+def cohen_kappa(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, *, single_label: float = 1.0) -> float:
+    """Unweighted Cohen's kappa (``kappa``): SKLL's convention, scikit-learn's arithmetic.
 
-    Both sides are rounded half to even to integers; the label set runs from the minimum to the
-    maximum label over both raters (labels missing in between are added), shifted so that the
-    lowest is 0. Kappa is ``1 - sum(w * X) / sum(w * m)`` with ``w_jk = [j != k]``, observed
-    proportions ``X`` and chance proportions ``m_jk = p_j q_k``. With a single label overall
-    (all weights 0) kappa is 1. Labels added between min and max have zero marginals, so they
-    change no sum: the computation runs over the labels that occur.
+    Both sides are rounded half to even to integers (SKLL). Kappa is
+    ``1 - sum(w * C) / sum(w * E)`` with ``w_jk = [j != k]``, the confusion matrix ``C`` (gold in
+    rows) and the chance counts ``E = outer(column sums, row sums) / n``, computed in the order
+    of ``sklearn.metrics.cohen_kappa_score`` so that 0/1 labels give its values to the last bit.
+    SKLL's label range from the minimum to the maximum label adds labels with zero marginals,
+    which change no sum: the computation runs over the labels that occur.
+
+    The one case where the references disagree is a single label overall (all weights 0):
+    SKLL (RSMTool) gives 1, scikit-learn (clembench) NaN. ``single_label`` chooses.
 
     Parameters
     ----------
@@ -80,26 +83,29 @@ def cohen_kappa(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> float:
         Human scores.
     y_pred : array-like of shape (n_samples,)
         System scores.
+    single_label : float, default=1.0
+        Kappa when only one label occurs over both sides: 1.0 (SKLL, RSMTool) or NaN
+        (scikit-learn's ``replace_undefined_by`` default, what clembench logs).
 
     Returns
     -------
     float
-        Kappa in [-1, 1].
+        Kappa in [-1, 1], or ``single_label``.
     """
     h, m = check_pair(y_true, y_pred)
-    hi = np.rint(h).astype(np.int64)
-    mi = np.rint(m).astype(np.int64)
-    lo, top = min(hi.min(), mi.min()), max(hi.max(), mi.max())
-    if lo == top:
-        return 1.0
-    n = float(h.shape[0])
-    observed_disagreement = np.count_nonzero(hi != mi) / n
-    labels, inverse = np.unique(np.concatenate([hi, mi]), return_inverse=True)
+    n = h.shape[0]
+    labels, inverse = np.unique(np.concatenate([np.rint(h), np.rint(m)]).astype(np.int64),
+                                return_inverse=True)
     k = labels.shape[0]
-    p = np.bincount(inverse[: h.shape[0]], minlength=k) / n
-    q = np.bincount(inverse[h.shape[0]:], minlength=k) / n
-    expected_disagreement = 1.0 - float(np.dot(p, q))
-    return float(1.0 - observed_disagreement / expected_disagreement)
+    if k == 1:
+        return float(single_label)
+    confusion = np.bincount(inverse[:n] * k + inverse[n:], minlength=k * k).reshape(k, k).astype(np.float64)
+    sum0 = np.sum(confusion, axis=0)
+    sum1 = np.sum(confusion, axis=1)
+    expected = np.outer(sum0, sum1) / np.sum(sum0)
+    w = np.ones((k, k), dtype=np.float64)
+    np.fill_diagonal(w, 0)
+    return float(1 - np.sum(w * confusion) / np.sum(w * expected))
 
 
 def quadratic_weighted_kappa(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, *, ddof: int = 0) -> float:

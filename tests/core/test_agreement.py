@@ -72,6 +72,19 @@ def test_kappa_single_label_is_one():
     # after rounding half to even everything is 2: 2.4 -> 2, 1.6 -> 2, 2.5 -> 2, 1.5 -> 2
     assert ag.cohen_kappa([2.4, 1.6], [2.5, 1.5]) == 1.0
     assert ag.cohen_kappa([0], [0]) == 1.0
+    # scikit-learn's (and clembench's) value for the same case, by choice
+    assert math.isnan(ag.cohen_kappa([2, 2, 2], [2, 2, 2], single_label=math.nan))
+
+
+def test_kappa_is_sklearns_arithmetic_to_the_last_bit():
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        n = int(rng.integers(2, 60))
+        t, p = rng.integers(-2, 4, n), rng.integers(0, 5, n)
+        if len(set(t) | set(p)) > 1:
+            assert ag.cohen_kappa(t, p) == cohen_kappa_score(t, p)
 
 
 def test_kappa_rounds_half_to_even():
