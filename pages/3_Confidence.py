@@ -268,7 +268,12 @@ with tab_train:
                 if has_gold:
                     acc = float((scored["machine_label"] == scored[label_col]).mean())
                     msg += f" Classifier accuracy on the scored table: {acc:.4f}."
-                st.success(msg)
+                # rerun so that the sidebar (drawn before this page) names the scored table
+                ss["mce_flash"] = msg
+                st.rerun()
+        flash = ss.pop("mce_flash", None)
+        if flash:
+            st.success(flash)
         if ss.get("mce_scored"):
             st.download_button("Download the scored table (CSV)", ss["mce_scored"]["csv"],
                                file_name=f"scored_{ss['mce_scored']['name'].rsplit('.', 1)[0]}.csv",

@@ -166,3 +166,25 @@ def test_scored_table_download_neutralises_formulas(run_page, tiny_dir):
     assert scored["response"].iloc[0] == "'=HYPERLINK(\"http://evil\",\"x\")"
     assert scored["context"].iloc[1] == "'+SUM(A1:A9)"
     assert pd.api.types.is_float_dtype(scored["confidence_ts"])
+
+
+def test_sidebar_names_the_scored_table_right_after_training(tiny_dir):
+    """Issue 12: the sidebar (drawn before the page) names the new active dataset at once."""
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240)
+    at.run()
+    at.switch_page("pages/3_Confidence.py")
+    at.session_state["mce_files"] = _files()
+    at.run()
+    at.text_input(key="mce_model_dir").set_value(str(tiny_dir))
+    at.number_input(key="mce_epochs").set_value(1)
+    at.number_input(key="mce_batch").set_value(8)
+    at.number_input(key="mce_ts_k").set_value(3)
+    at.number_input(key="mce_tcp_epochs").set_value(1)
+    at.button(key="mce_start").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    captions = [c.value for c in at.sidebar.caption]
+    assert any(c.startswith("test.json (scored) · 24 samples") for c in captions), captions
