@@ -70,10 +70,11 @@ def parse_range(text: str, name: str) -> np.ndarray:
 def add_assignment_args(p, *, default_lam: float = LAMBDA) -> None:
     """Add the assignment options shared by ``assign`` and ``turns``."""
     p.add_argument("--lam", type=float, default=default_lam,
-                   help=f"lambda, the effort weight (default {default_lam:g})")
+                   help=f"lambda, the effort weight: a finite number >= 0 (default {default_lam:g})")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--human-share", type=float, help=f"N = int(Q * M) (default {HUMAN_SHARE:g})")
-    g.add_argument("--human-count", type=int, help="N in samples")
+    g.add_argument("--human-share", type=float,
+                   help=f"Q in [0, 1]: N = int(Q * M) (default {HUMAN_SHARE:g})")
+    g.add_argument("--human-count", type=int, help="N in samples, 0 to M")
     p.add_argument("--exactly", action="store_true", help="send exactly N samples to humans")
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
                    help="map a role to a column, e.g. --col human_label=gold (repeatable)")

@@ -233,6 +233,9 @@ def test_confidence_bounds(capsys, demo_csv, argv, message):
     ("effort", "--folds", "2 to the number of dialogues"),
     ("confidence", "--bins", "1 to 10,000"),
     ("confidence", "--top", "in (0, 1]"),
+    ("assign", "--lam", "a finite number >= 0"),
+    ("turns", "--human-share", "in [0, 1]"),
+    ("turns", "--human-count", "0 to M"),
 ])
 def test_numeric_options_document_their_bounds(command, option, bound):
     sub = next(a for a in build_parser()._actions if a.dest == "command")
