@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="+", metavar="PATH", help="episode folder, interactions.json, parent folder or zip")
     p.add_argument("--json", action="store_true", help="print JSON (NaN printed as NaN)")
     p.add_argument("--n-slots", type=int, default=None,
-                   help="number of slots of the game instances (default: len(realised_slots) of each log)")
+                   help="number of slots of the game instances, a positive integer (default: "
+                        "len(realised_slots) of each log)")
     p.set_defaults(func=run)
 
 
