@@ -297,8 +297,9 @@ def estimate(design: Design, *, groups: list[str] | None = None,
     """
     if not design.has_selection:
         raise DataError("the table has no 'selection' column (calibration/routed/audit/machine "
-                        "per row); plan the round with hmceval queue or certify, or map the "
-                        "column with --col selection=NAME")
+                        "per row); plan the round first (Evaluate page, or hmceval queue / certify), "
+                        "or map the column to the selection role (command line: --col "
+                        "selection=NAME)")
     sel_words = design.selection
     present = set(design.machine_label.tolist()) | {
         v for v, w in zip(design.human_label, sel_words) if v is not None and w in LABELLED}
@@ -319,8 +320,9 @@ def estimate(design: Design, *, groups: list[str] | None = None,
             hum[i] = index[v]
     if "human_label" not in design.data.frame and labelled_sel.any() \
             and not design.has_label.any():
-        raise DataError("no human label column: map one with --col human_label=NAME (labels "
-                        "are read on calibration, routed and audit rows)")
+        raise DataError("no human label column: map a column to the human_label role (command "
+                        "line: --col human_label=NAME); labels are read on calibration, routed "
+                        "and audit rows")
     keys = [_label_key(v) for v in labels]
 
     def one(mask: np.ndarray) -> dict[str, Any]:
@@ -339,12 +341,12 @@ def estimate(design: Design, *, groups: list[str] | None = None,
     raw = design.data.raw
     for col in groups or []:
         if col not in raw.columns:
-            raise DataError(f"--group: column '{col}' is not in the table; available: "
+            raise DataError(f"group column '{col}' is not in the table; available: "
                             f"{', '.join(map(str, raw.columns))}")
         values = raw[col].astype(object).where(raw[col].notna(), "(missing)")
         uniq = pd.unique(values)
         if len(uniq) > 200:
-            raise DataError(f"--group: column '{col}' has {len(uniq)} distinct values; a group "
+            raise DataError(f"group column '{col}' has {len(uniq)} distinct values; a group "
                             "column needs at most 200")
         by_group[col] = {}
         for v in sorted(uniq, key=lambda x: (str(type(x)), str(x))):
