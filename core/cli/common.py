@@ -4,19 +4,30 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from core.defaults import HUMAN_SHARE, LAMBDA
-from core.serialize import dumps, to_jsonable
 
-# to_jsonable and dumps live in core.serialize (the app uses them too); re-exported here.
+if TYPE_CHECKING:  # numpy and pandas load only when a command runs, not for --help
+    import numpy as np
+
+# to_jsonable and dumps live in core.serialize (the app uses them too); re-exported here,
+# lazily, so that building the parser imports neither numpy nor pandas.
 __all__ = ["to_jsonable", "print_json", "dumps"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("dumps", "to_jsonable"):
+        import core.serialize
+
+        return getattr(core.serialize, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def print_json(obj: Any) -> None:
     """Print ``obj`` as JSON to standard output."""
+    from core.serialize import dumps
+
     sys.stdout.write(dumps(obj) + "\n")
 
 
