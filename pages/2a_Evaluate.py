@@ -191,12 +191,15 @@ st.caption(f"{to_label:,} rows to label, in queue order (calibration first, then
            "in random order, then routed rows by priority). Label Studio tasks carry the text and "
            "sample id only: annotators do not see the machine's label.")
 c1, c2, c3 = st.columns(3)
-queue = queue_table(design, design.selection, rnd["queue_rank"])
-c1.download_button("Queue (CSV)", to_csv_safe(queue).encode(),
+# the files are built when a button is clicked (not on every rerun: a large queue takes seconds)
+c1.download_button("Queue (CSV)",
+                   lambda: to_csv_safe(queue_table(design, design.selection,
+                                                   rnd["queue_rank"])).encode(),
                    file_name=f"hmceval_round{rid}_queue.csv", mime="text/csv",
                    on_click=ws.record_event, args=(rid, "exported", {"format": "csv"}))
-tasks = labelstudio.tasks(design, rnd["queue_rank"])
-c2.download_button("Label Studio tasks (JSON)", labelstudio.task_json(tasks).encode(),
+c2.download_button("Label Studio tasks (JSON)",
+                   lambda: labelstudio.task_json(labelstudio.tasks(design,
+                                                                   rnd["queue_rank"])).encode(),
                    file_name=f"hmceval_round{rid}_tasks.json", mime="application/json",
                    on_click=ws.record_event, args=(rid, "exported", {"format": "labelstudio"}))
 c3.download_button("Label Studio labelling config (XML)",
@@ -422,9 +425,9 @@ if rs["random_equivalent"] is not None and rs["half_width"] is not None:
                 f"{rs['random_equivalent']:,} rows.")
 pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
 st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
-final = R.final_table(design)
 c1, c2, c3 = st.columns(3)
-c1.download_button("Final labelled table (CSV)", to_csv_safe(final).encode(),
+c1.download_button("Final labelled table (CSV)",
+                   lambda: to_csv_safe(R.final_table(design)).encode(),
                    file_name=f"hmceval_round{rid}_final.csv", mime="text/csv")
 c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
                    file_name=f"hmceval_round{rid}_result.json", mime="application/json")
@@ -435,7 +438,7 @@ def _report(key: str, round_id: int) -> bytes:
     return round_report_html(ws, round_id).encode("utf-8")
 
 
-c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
+c3.download_button("Report for stakeholders (HTML)", lambda: _report(state_key, rid),
                    file_name=f"hmceval_round{rid}_report.html", mime="text/html",
                    help="One self-contained file: opens in any browser, offline.",
                    on_click=ws.record_event, args=(rid, "exported", {"format": "report"}))

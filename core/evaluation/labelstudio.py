@@ -70,17 +70,16 @@ def tasks(design: Design, queue_rank: np.ndarray) -> list[dict[str, Any]]:
     rows = rows[np.argsort(rank[rows], kind="stable")]
     ids = design.sample_ids()
     f = design.data.frame
-    texts = design.data.text_columns
-    out = []
-    for i in rows:
-        data: dict[str, Any] = {"sample_id": _plain(ids[i]), "queue_rank": int(rank[i])}
-        for col in ("dialogue_id", "turn"):
-            if col in f:
-                data[col] = _plain(f[col].iat[i])
-        for col in texts:
-            data[_field(col)] = _plain(f[col].iat[i])
-        out.append({"data": data})
-    return out
+    fields: list[tuple[str, list]] = [
+        ("sample_id", [_plain(v) for v in ids[rows]]),
+        ("queue_rank", [int(r) for r in rank[rows]])]
+    for col in ("dialogue_id", "turn"):
+        if col in f:
+            fields.append((col, [_plain(v) for v in f[col].to_numpy(dtype=object)[rows]]))
+    for col in design.data.text_columns:
+        fields.append((_field(col), [_plain(v) for v in f[col].to_numpy(dtype=object)[rows]]))
+    names = [name for name, _ in fields]
+    return [{"data": dict(zip(names, values))} for values in zip(*(v for _, v in fields))]
 
 
 def labelling_config(labels: list | tuple, text_columns: list[str] | None = None) -> str:

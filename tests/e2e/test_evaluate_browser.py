@@ -42,6 +42,12 @@ def test_round_survives_a_server_restart(browser, tmp_path):
         _click(page, "Fill labels from gold")
         page.get_by_text("Accuracy of the final labels").first.wait_for()
         assert page.locator('[data-testid="stException"]').count() == 0
+        # downloads are built when clicked: the final table arrives whole
+        with page.expect_download(timeout=60_000) as got:
+            page.get_by_role("button", name="Final labelled table (CSV)").click()
+        path = got.value.path()
+        lines = open(path, encoding="utf-8").read().splitlines()
+        assert len(lines) == 3558 and lines[0].endswith('"human_label_returned","final_label"')
         page.close()
     # a new server process over the same workspace folder: a new session, nothing lost
     with streamlit_server(tmp_path / "second.log", env=env) as url:
