@@ -36,7 +36,8 @@ def discover_pages() -> list:
     return pages
 
 
-st.set_page_config(page_title="HMCEval Studio", page_icon=":material/balance:", layout="wide")
+# the favicon is an emoji: a material icon here makes the browser fetch it from fonts.gstatic.com
+st.set_page_config(page_title="HMCEval Studio", page_icon="⚖️", layout="wide")
 css = ROOT / "assets" / "style.css"
 if css.exists():
     st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.tradeoff import EFFORT_METRICS, RELIABILITY_METRICS, curves, frontier
 from core.report import assignment_json, assignment_table, per_class_report
@@ -162,8 +163,9 @@ if data.has_gold:
     st.dataframe(table, hide_index=True, width="stretch")
 
 d1, d2 = st.columns(2)
+# built when clicked (not on every rerun), formula cells neutralised
 d1.download_button("Download the assignment (CSV)",
-                   assignment_table(data, assignment).to_csv(index=False).encode(),
+                   lambda: to_csv_safe(assignment_table(data, assignment)).encode(),
                    file_name="hmceval_assignment.csv", mime="text/csv")
 d2.download_button("Download the metrics (JSON)", dumps(res).encode(),
                    file_name="hmceval_metrics.json", mime="application/json")

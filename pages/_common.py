@@ -97,8 +97,9 @@ def init_state() -> None:
 def set_data(data: EvalData, *, source: str) -> None:
     """Make ``data`` the active dataset (derived caches are keyed on its fingerprint)."""
     ss = st.session_state
+    key = fingerprint(data.raw, data.roles)  # first: if it fails, the active dataset stays
     ss["data"] = data
-    ss["data_key"] = fingerprint(data.raw, data.roles)
+    ss["data_key"] = key
     ss["data_source"] = source
     cons = ss.get("constraints") or {}
     if cons.get("group_column") and cons["group_column"] not in data.frame.columns:

@@ -76,3 +76,22 @@ def test_every_page_renders_without_exception(app_url, browser):
         # app.py turns an unexpected exception into an st.error naming the page: none may show
         assert page.locator('[data-testid="stAlert"]', has_text="page failed").count() == 0, href
     page.close()
+
+
+def test_the_app_fetches_nothing_from_outside(app_url, browser):
+    """Fonts, icons and the favicon are served by the app itself: every request of the
+    browser goes to the app's own address (or is inline data)."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url)
+            if not (r.url.startswith(app_url) or r.url.startswith(("data:", "blob:"))) else None)
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.locator('[data-testid="stSidebarNav"]').wait_for()
+    links = page.locator('[data-testid="stSidebarNav"] a')
+    for i in range(links.count()):
+        links.nth(i).click()
+        page.locator("h1").first.wait_for()
+        page.wait_for_timeout(1500)
+    assert outside == []
+    page.close()
