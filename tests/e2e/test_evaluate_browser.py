@@ -42,10 +42,19 @@ def test_round_survives_a_server_restart(browser, tmp_path):
         _click(page, "Fill labels from gold")
         page.get_by_text("Accuracy of the final labels").first.wait_for()
         assert page.locator('[data-testid="stException"]').count() == 0
-        # downloads are built when clicked: the final table arrives whole
-        with page.expect_download(timeout=60_000) as got:
-            page.get_by_role("button", name="Final labelled table (CSV)").click()
-        path = got.value.path()
+        # downloads are built when clicked: the final table arrives whole (a click that lands
+        # while the page is still redrawing is retried)
+        _wait_idle(page)
+        path = None
+        for _ in range(3):
+            try:
+                with page.expect_download(timeout=30_000) as got:
+                    page.get_by_role("button", name="Final labelled table (CSV)").click()
+                path = got.value.path()
+                break
+            except Exception:  # playwright's TimeoutError
+                _wait_idle(page)
+        assert path is not None, "the final table was not downloaded"
         lines = open(path, encoding="utf-8").read().splitlines()
         assert len(lines) == 3558 and lines[0].endswith('"human_label_returned","final_label"')
         page.close()
