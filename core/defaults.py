@@ -45,3 +45,7 @@ HEE_MAX_FEATURES: int = 8
 HEE_RANDOM_STATE: int = 397
 #: Folds of the shuffled cross-validation.
 HEE_FOLDS: int = 5
+
+#: Samples of the general ILP (extra constraints, cvxpy + HiGHS): about 8 s and 0.5 GB at
+#: 100,000 samples, so larger tables are refused before the solver is called (app and CLI).
+MAX_ILP_SAMPLES = 200_000

@@ -321,6 +321,14 @@ def solve_ilp(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most
     _check(inp, lam, n_human, mode)
     c = constraints or Constraints()
     m = inp.M
+    from core.defaults import MAX_ILP_SAMPLES
+
+    if m > MAX_ILP_SAMPLES:
+        raise DataError(f"extra constraints are solved by the general ILP, which takes at most "
+                        f"{MAX_ILP_SAMPLES:,} samples; this table has {m:,}. Drop the "
+                        "constraints or split the table")
+    if c.effort_budget is not None and not math.isfinite(c.effort_budget):
+        raise DataError(f"effort budget must be a finite number >= 0, got {c.effort_budget}")
     h = cp.Variable(m, boolean=True)
     z = 1 - h
     obj = inp.a @ z + inp.b @ h - lam * (inp.k @ z + inp.l @ h)

@@ -32,9 +32,8 @@ MAX_TREES = 10_000
 MAX_JOBS = 256
 #: Permutation-importance repeats of ``effort``.
 MAX_PERMUTATION_REPEATS = 1_000
-#: Samples of the general ILP (extra constraints, cvxpy + HiGHS); about 8 s and 0.5 GB at
-#: 100,000 samples, so larger tables are refused before the solver is called.
-MAX_ILP_SAMPLES = 200_000
+#: Samples of the general ILP: one home, core.defaults (the app's solver checks it too).
+from core.defaults import MAX_ILP_SAMPLES  # noqa: E402
 #: Largest score magnitude of ``agreement`` (squares and products of scores stay finite).
 MAX_SCORE = 1e15
 #: Largest magnitude the random forest holds (it stores features as float32).

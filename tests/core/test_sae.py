@@ -209,3 +209,19 @@ def test_constraints_from_settings_by_hand_and_errors():
     ]:
         with pytest.raises(DataError, match=match):
             constraints_from_settings(data, **kwargs)
+
+
+def test_the_ilp_refuses_tables_beyond_its_size_and_a_nan_budget(monkeypatch):
+    """The app and the CLI share the solver's limits (issue 12): checked before cvxpy runs."""
+    import core.defaults
+    from core.errors import DataError as _DataError
+    from core.sae import Constraints, SAEInputs, solve
+
+    inp = SAEInputs.from_arrays(np.linspace(0, 1, 50), np.ones(50))
+    monkeypatch.setattr(core.defaults, "MAX_ILP_SAMPLES", 40)
+    with pytest.raises(_DataError, match="at most 40 samples; this table has 50"):
+        solve(inp, lam=0.0, n_human=10, constraints=Constraints(effort_budget=5.0))
+    monkeypatch.undo()
+    with pytest.raises(_DataError, match="effort budget must be a finite number"):
+        solve(inp, lam=0.0, n_human=10, constraints=Constraints(effort_budget=float("nan")))
+    assert solve(inp, lam=0.0, n_human=10, constraints=Constraints(effort_budget=5.0)).n_human == 5
