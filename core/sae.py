@@ -287,6 +287,26 @@ def _order(g: np.ndarray) -> np.ndarray:
     return np.argsort(-g, kind="stable")
 
 
+def _top_k(g: np.ndarray, k: int) -> np.ndarray:
+    """Bool mask of the k samples a stable descending sort of ``g`` puts first, in O(M).
+
+    The k-th largest gain v splits the samples: every gain above v is in; among the gains equal
+    to v the earliest rows fill the rest (the stable sort's tie rule).
+    """
+    m = len(g)
+    mask = np.zeros(m, dtype=bool)
+    if k <= 0:
+        return mask
+    if k >= m:
+        mask[:] = True
+        return mask
+    v = np.partition(g, m - k)[m - k]
+    above = g > v
+    mask[above] = True
+    mask[np.flatnonzero(g == v)[:k - int(above.sum())]] = True
+    return mask
+
+
 def objective_value(inp: SAEInputs, human: np.ndarray, lam: float) -> float:
     """Eq. 3 at an assignment (``human`` True where h_i = 1, i.e. z_i = 0)."""
     z = ~np.asarray(human, dtype=bool)
@@ -434,7 +454,9 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
 
     One stable sort per lambda ranks the samples by gain; the metrics at each N come from
     prefix sums over that ranking (the confusion matrix after moving the first n samples to
-    humans, their efforts, confidences and gains). The result equals :func:`solve_fast` +
+    humans, their efforts, confidences and gains). With a single budget (the curve against
+    lambda at the current N) no ranking is needed: the N samples the sort would put first are
+    found in O(M) per lambda, with the same tie rule. The result equals :func:`solve_fast` +
     :func:`evaluate` at every grid point.
 
     Parameters
@@ -492,42 +514,69 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                                                   "objective", "expected_reliability",
                                                   *RELIABILITY_KEYS)}
     a_sum = inp.a.sum()
-    # ranking for many lambdas at once, in chunks that bound the memory
-    chunk = max(1, int(4_000_000 // max(m, 1)))
-    for c0 in range(0, n_l, chunk):
-        lam_chunk = lams[c0:c0 + chunk]
-        # the same expression as gains(), so ties are broken identically to solve_fast
-        g_all = (inp.b[None, :] - lam_chunk[:, None] * inp.l[None, :]) - \
-            (inp.a[None, :] - lam_chunk[:, None] * inp.k[None, :])
-        orders = np.argsort(-g_all, axis=1, kind="stable")
-        for j, lam in enumerate(lam_chunk):
-            i = c0 + j
+    if n_n == 1:
+        # one budget (the "against lambda" curve at the current N): no ranking is needed, only
+        # the N samples the sort would put first, found in O(M) per lambda (:func:`_top_k`)
+        n0 = int(ns[0])
+        for i, lam in enumerate(lams):
             lam = float(lam)
-            order = orders[j]
-            gs = g_all[j, order]
-            n_pos = int((gs > 0).sum())
-            kk = ns.copy() if mode == "exactly" else np.minimum(ns, n_pos)
-            cols["n_human"][i] = kk
-            cols["objective"][i] = float((inp.a - lam * inp.k).sum()) + np.r_[0.0, np.cumsum(gs)][kk]
-            cols["expected_reliability"][i] = (a_sum + np.r_[0.0, np.cumsum((inp.b - inp.a)[order])][kk]) / m
-            cols["time_cost_predicted"][i] = (np.r_[0.0, np.cumsum(inp.l[order])][kk] / l_total
+            g = (inp.b - lam * inp.l) - (inp.a - lam * inp.k)  # as gains(): same ties
+            k = n0 if mode == "exactly" else min(n0, int((g > 0).sum()))
+            human = _top_k(g, k)
+            cols["n_human"][i] = k
+            cols["objective"][i] = float((inp.a - lam * inp.k).sum()) + float(g[human].sum())
+            cols["expected_reliability"][i] = (a_sum + float((inp.b - inp.a)[human].sum())) / m
+            cols["time_cost_predicted"][i] = (float(inp.l[human].sum()) / l_total
                                               if l_total > 0 else np.nan)
-            cols["time_cost"][i] = (np.r_[0.0, np.cumsum(he[order])][kk] / he_total
+            cols["time_cost"][i] = (float(he[human].sum()) / he_total
                                     if he is not None else np.nan)
             if gold:
-                cms = np.repeat(cm0[None, :], n_n, axis=0)
-                po = pair[order]
-                for e in err_types:
-                    moved = np.r_[0, np.cumsum(po == e)][kk]
-                    tt = e // c
-                    cms[:, e] -= moved
-                    cms[:, tt * c + tt] += moved
-                sc = scores_from_confusion(cms.reshape(n_n, c, c))
+                moved = human & wrong
+                cm = cm0 - np.bincount(pair[moved], minlength=c * c)
+                cm[np.arange(c) * (c + 1)] += np.bincount(t[moved], minlength=c)
+                sc = scores_from_confusion(cm.reshape(1, c, c))
                 for key in RELIABILITY_KEYS:
                     cols[key][i] = sc[key]
             else:
                 for key in RELIABILITY_KEYS:
                     cols[key][i] = np.nan
+    else:
+        # ranking for many lambdas at once, in chunks that bound the memory
+        chunk = max(1, int(4_000_000 // max(m, 1)))
+        for c0 in range(0, n_l, chunk):
+            lam_chunk = lams[c0:c0 + chunk]
+            # the same expression as gains(), so ties are broken identically to solve_fast
+            g_all = (inp.b[None, :] - lam_chunk[:, None] * inp.l[None, :]) - \
+                (inp.a[None, :] - lam_chunk[:, None] * inp.k[None, :])
+            orders = np.argsort(-g_all, axis=1, kind="stable")
+            for j, lam in enumerate(lam_chunk):
+                i = c0 + j
+                lam = float(lam)
+                order = orders[j]
+                gs = g_all[j, order]
+                n_pos = int((gs > 0).sum())
+                kk = ns.copy() if mode == "exactly" else np.minimum(ns, n_pos)
+                cols["n_human"][i] = kk
+                cols["objective"][i] = float((inp.a - lam * inp.k).sum()) + np.r_[0.0, np.cumsum(gs)][kk]
+                cols["expected_reliability"][i] = (a_sum + np.r_[0.0, np.cumsum((inp.b - inp.a)[order])][kk]) / m
+                cols["time_cost_predicted"][i] = (np.r_[0.0, np.cumsum(inp.l[order])][kk] / l_total
+                                                  if l_total > 0 else np.nan)
+                cols["time_cost"][i] = (np.r_[0.0, np.cumsum(he[order])][kk] / he_total
+                                        if he is not None else np.nan)
+                if gold:
+                    cms = np.repeat(cm0[None, :], n_n, axis=0)
+                    po = pair[order]
+                    for e in err_types:
+                        moved = np.r_[0, np.cumsum(po == e)][kk]
+                        tt = e // c
+                        cms[:, e] -= moved
+                        cms[:, tt * c + tt] += moved
+                    sc = scores_from_confusion(cms.reshape(n_n, c, c))
+                    for key in RELIABILITY_KEYS:
+                        cols[key][i] = sc[key]
+                else:
+                    for key in RELIABILITY_KEYS:
+                        cols[key][i] = np.nan
     out = pd.DataFrame({
         "lambda": np.repeat(lams, n_n), "human_share": np.tile(np.asarray(shares, float), n_l),
         "N": np.tile(ns, n_l), "M": m, "n_human": cols["n_human"].ravel().astype(np.int64),

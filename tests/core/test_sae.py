@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from core.errors import DataError
@@ -225,3 +226,30 @@ def test_the_ilp_refuses_tables_beyond_its_size_and_a_nan_budget(monkeypatch):
     with pytest.raises(_DataError, match="effort budget must be a finite number"):
         solve(inp, lam=0.0, n_human=10, constraints=Constraints(effort_budget=float("nan")))
     assert solve(inp, lam=0.0, n_human=10, constraints=Constraints(effort_budget=5.0)).n_human == 5
+
+
+@pytest.mark.parametrize("mode", ["at_most", "exactly"])
+def test_single_budget_sweep_equals_the_ranked_sweep_and_solve_fast(mode):
+    """The one-budget path (O(M) top-N per lambda) gives what the ranking path and solve_fast
+    give, ties included (gains on a coarse grid repeat a lot)."""
+    from core.sae import sweep
+
+    rng = np.random.default_rng(5)
+    m = 400
+    a = np.round(rng.uniform(0, 1, m), 1)  # many equal confidences: ties in the gains
+    l = np.round(rng.uniform(0, 1, m), 1)
+    gold = rng.integers(0, 3, m)
+    mach = np.where(rng.random(m) < 0.3, (gold + 1) % 3, gold)
+    inp = SAEInputs.from_arrays(a, l, machine_label=mach, human_label=gold,
+                                human_effort=rng.uniform(0.5, 2, m), labels=(0, 1, 2))
+    lams = [0.0, 0.5, 1.0, 2.0, 10.0]
+    for n in (0, 1, 57, 200, 399, 400):
+        single = sweep(inp, lams=lams, n_values=[n], mode=mode)
+        ranked = sweep(inp, lams=lams, n_values=[n, min(n + 1, m)], mode=mode)
+        ranked = ranked[ranked["N"] == n].drop_duplicates("lambda").reset_index(drop=True)
+        pd.testing.assert_frame_equal(single.reset_index(drop=True), ranked, rtol=1e-12)
+        for lam, row in zip(lams, single.itertuples()):
+            fast = solve_fast(inp, lam=lam, n_human=n, mode=mode)
+            assert row.n_human == fast.n_human
+            assert row.objective == pytest.approx(fast.objective, abs=1e-9)
+            assert row.accuracy == pytest.approx(evaluate(inp, fast)["accuracy"], abs=1e-12)
