@@ -170,6 +170,14 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def _add_event(con: sqlite3.Connection, round_id: int, action: str,
+               detail: dict[str, Any] | None, who: str | None) -> None:
+    """Record an action on a round inside the caller's transaction."""
+    con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
+                "(?, ?, ?, ?, ?)", (int(round_id), action, json.dumps(detail or {}, default=_plain),
+                                    who or _who(), _now()))
+
+
 def _parquet_bytes(df: pd.DataFrame) -> bytes:
     buf = io.BytesIO()
     try:
@@ -259,6 +267,13 @@ class Workspace:
             tmp.write_bytes(data)
             os.replace(tmp, path)
         return name
+
+    def _write_plan(self, selection: np.ndarray, queue_rank: np.ndarray) -> tuple[str, int, int]:
+        """Store a round's plan; (file name, rows, rows to label)."""
+        plan = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
+                             "queue_rank": np.asarray(queue_rank, dtype=float)})
+        return (self._write_table(plan), len(plan),
+                int(np.isfinite(plan["queue_rank"]).sum()))
 
     def _read_table(self, name: str) -> pd.DataFrame:
         path = self.root / "tables" / name
@@ -434,42 +449,31 @@ class Workspace:
                      selection: np.ndarray, queue_rank: np.ndarray,
                      scenario_id: int | None = None, who: str | None = None) -> int:
         """Record a planned round (the selection and queue rank of every row)."""
-        plan = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
-                             "queue_rank": np.asarray(queue_rank, dtype=float)})
-        file = self._write_table(plan)
-        n_to_label = int(np.isfinite(plan["queue_rank"]).sum())
+        file, n_rows, n_to_label = self._write_plan(selection, queue_rank)
         with self._connect(write=True) as con:
             n = con.execute("SELECT n_rows FROM datasets WHERE id=?", (int(dataset_id),)).fetchone()
             if n is None:
                 raise DataError(f"no dataset with id {dataset_id} in the workspace")
-            if int(n[0]) != len(plan):
-                raise DataError(f"the plan has {len(plan)} rows, the dataset {n[0]}")
+            if int(n[0]) != n_rows:
+                raise DataError(f"the plan has {n_rows} rows, the dataset {n[0]}")
             cur = con.execute(
                 "INSERT INTO rounds (dataset_id, scenario_id, kind, settings_json, plan_file, "
                 "n_to_label, created_by, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (int(dataset_id), scenario_id, kind, json.dumps(settings, default=_plain),
                  file, n_to_label, who or _who(), _now()))
             rid = int(cur.lastrowid)
-            con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
-                        "(?, 'planned', ?, ?, ?)",
-                        (rid, json.dumps({"kind": kind, "n_to_label": n_to_label}),
-                         who or _who(), _now()))
+            _add_event(con, rid, "planned", {"kind": kind, "n_to_label": n_to_label}, who)
             return rid
 
     def update_plan(self, round_id: int, selection: np.ndarray, queue_rank: np.ndarray, *,
                     action: str, detail: dict[str, Any] | None = None,
                     who: str | None = None) -> None:
         """Replace a round's selection (after certification or an added audit), recorded."""
-        plan = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
-                             "queue_rank": np.asarray(queue_rank, dtype=float)})
-        file = self._write_table(plan)
+        file, _, n_to_label = self._write_plan(selection, queue_rank)
         with self._connect(write=True) as con:
             con.execute("UPDATE rounds SET plan_file=?, n_to_label=? WHERE id=?",
-                        (file, int(np.isfinite(plan["queue_rank"]).sum()), int(round_id)))
-            con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
-                        "(?, ?, ?, ?, ?)", (int(round_id), action,
-                                            json.dumps(detail or {}, default=_plain),
-                                            who or _who(), _now()))
+                        (file, n_to_label, int(round_id)))
+            _add_event(con, round_id, action, detail, who)
 
     def list_rounds(self, dataset_id: int | None = None) -> pd.DataFrame:
         """``id``, ``dataset_id``, ``scenario_id``, ``kind``, ``n_to_label``, ``n_labelled``,
@@ -506,10 +510,7 @@ class Workspace:
                      who: str | None = None) -> None:
         """Record an action on a round (an export, a push to Label Studio...)."""
         with self._connect(write=True) as con:
-            con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
-                        "(?, ?, ?, ?, ?)", (int(round_id), action,
-                                            json.dumps(detail or {}, default=_plain),
-                                            who or _who(), _now()))
+            _add_event(con, round_id, action, detail, who)
 
     def events(self, round_id: int) -> pd.DataFrame:
         with self._connect() as con:
