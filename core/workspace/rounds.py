@@ -42,11 +42,12 @@ def data_from_workspace(ws: Workspace, dataset_id: int) -> EvalData:
     return prepare(d["raw"], d["roles"], name=d["name"])
 
 
-def _design(data: EvalData, selection: np.ndarray, labels: dict[int, Any]) -> Design:
-    """A Design over ``data`` whose human labels are the round's imported labels only."""
-    roles = dict(data.roles)
+def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.ndarray,
+            labels: dict[int, Any]) -> Design:
+    """A Design over a table whose human labels are the round's imported labels only."""
+    roles = dict(roles)
     roles["human_label"] = None
-    base = prepare(data.raw, roles, name=data.name, partial_gold=True)
+    base = prepare(raw, roles, name=name, partial_gold=True)
     human = np.full(base.M, None, dtype=object)
     for row, value in labels.items():
         human[row] = value
@@ -66,7 +67,7 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
         ``alpha``, ``delta``, ``lam``, ``audit`` for the certification that follows): only the
         calibration sample is drawn now.
     """
-    design = _design(data, np.full(data.M, "", dtype=object), {})
+    design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
     seed = int(settings.get("seed", 0))
     if kind == "budget":
         plan = plan_queue(design, lam=float(settings["lam"]), share=float(settings["share"]),
@@ -84,8 +85,9 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
 def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
     """The round record and its Design (selection + imported labels)."""
     rnd = ws.round(round_id)
-    data = data_from_workspace(ws, rnd["dataset_id"])
-    return rnd, _design(data, rnd["selection"], ws.round_labels(round_id))
+    d = ws.dataset(rnd["dataset_id"])  # prepared once, as the round reads it
+    return rnd, _design(d["raw"], d["roles"], d["name"], rnd["selection"],
+                        ws.round_labels(round_id))
 
 
 def progress(rnd: dict[str, Any], design: Design) -> dict[str, Any]:
