@@ -53,6 +53,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from core.data import EvalData, load_table, prepare  # noqa: E402
 from pages._common import fingerprint  # noqa: E402
+from _timing import argsort_reference as reference  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "hmceval" / "ilp_data_trustscore_f2.tsv"
 PAGES = ROOT / "pages"
@@ -86,17 +87,6 @@ def state_for(data: EvalData) -> dict:
 
 
 # ------------------------------------------------------------------------------------ timing
-def reference(repeat: int = 101) -> float:
-    """Median time of one stable argsort of 100,000 floats."""
-    x = np.random.default_rng(1).random(10**5)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        np.argsort(x, kind="stable")
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
-
-
 def new_session(page: str, state: dict) -> AppTest:
     at = AppTest.from_file(str(PAGES / page), default_timeout=TIMEOUT)
     for k, v in state.items():

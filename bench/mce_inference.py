@@ -32,18 +32,9 @@ import numpy as np  # noqa: E402
 
 from core.data import load_table  # noqa: E402
 from core.mce.classifier import ClassifierConfig, TextClassifier  # noqa: E402
+from _timing import argsort_reference as reference  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "diasafety" / "test.json"
-
-
-def reference(repeat: int = 101) -> float:
-    x = np.random.default_rng(1).random(10**5)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        np.argsort(x, kind="stable")
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def main() -> int:
