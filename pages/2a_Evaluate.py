@@ -188,8 +188,8 @@ with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints
 st.header("2 · Send the queue to annotators")
 to_label = int(np.isfinite(rnd["queue_rank"]).sum())
 st.caption(f"{to_label:,} rows to label, in queue order (calibration first, then the audit, both "
-           "in random order, then routed rows by priority). Label Studio tasks carry the text and "
-           "sample id only: annotators do not see the machine's label.")
+           "in random order, then routed rows by priority). Label Studio tasks carry the text, the "
+           "sample id and the queue position, never the machine's label or a gold label.")
 c1, c2, c3 = st.columns(3)
 # the files are built when a button is clicked (not on every rerun: a large queue takes seconds)
 c1.download_button("Queue (CSV)",
@@ -382,7 +382,7 @@ def _summary(key: str, round_id: int, groups: tuple) -> dict:
     return R.round_summary(ws, round_id, groups=list(groups))
 
 
-state_key = f"{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(ws.imports(rid))}"
+state_key = f"{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
 subgroups = design.data.subgroup_columns
 groups = st.multiselect("Break the result down by", subgroups, default=R.default_groups(design),
                         help="Subgroup columns; those with many values make long plots.")
