@@ -1,0 +1,296 @@
+"""The data contract: a table and its role mapping validated into an :class:`EvalData`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.data.roles import REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles
+from core.errors import DataError, describe_rows
+from core.validate import numeric_values
+
+__all__ = ["EvalData", "prepare"]
+
+
+@dataclass
+class EvalData:
+    """A validated evaluation table.
+
+    Attributes
+    ----------
+    frame : pandas.DataFrame of shape (M, n_columns)
+        One row per sample, index 0..M-1. Canonical columns named after their role
+        (``machine_label``, ``machine_confidence``, ``human_confidence`` (b_i, default 1),
+        ``machine_effort`` (k_i, default 0), ``predicted_effort`` (l_i, always filled) and, when
+        mapped or derived, ``human_label``, ``human_label_2``, ``human_effort``, ``turn``,
+        ``n_turns``, ``dialogue_id``, ``sample_id``), then the subgroup and text columns under
+        their original names.
+    raw : pandas.DataFrame
+        The table as loaded (every column, unchanged).
+    roles : dict
+        role -> source column name or ``None``; ``"subgroups"`` and ``"text"`` -> lists.
+    labels : tuple
+        Sorted class labels over machine and gold (and second rater) labels.
+    effort_source : {"predicted_effort", "human_effort", "uniform"}
+        Where the optimiser's effort l_i comes from.
+    confidence_columns : list of str
+        Every source column usable as machine confidence (the chosen one first).
+    notices : list of str
+        Non-fatal remarks the UI should show (fallbacks, derived columns).
+    name : str
+        Display name of the dataset.
+    """
+
+    frame: pd.DataFrame
+    raw: pd.DataFrame
+    roles: dict[str, Any]
+    labels: tuple
+    effort_source: str
+    confidence_columns: list[str]
+    notices: list[str] = field(default_factory=list)
+    name: str = "dataset"
+
+    @property
+    def M(self) -> int:
+        """Number of samples."""
+        return len(self.frame)
+
+    @property
+    def has_gold(self) -> bool:
+        """Whether gold (human) labels are available."""
+        return "human_label" in self.frame.columns
+
+    @property
+    def has_effort(self) -> bool:
+        """Whether ground-truth human effort is available."""
+        return "human_effort" in self.frame.columns
+
+    @property
+    def subgroup_columns(self) -> list[str]:
+        return list(self.roles.get("subgroups") or [])
+
+    @property
+    def text_columns(self) -> list[str]:
+        return list(self.roles.get("text") or [])
+
+    def with_confidence(self, column: str) -> "EvalData":
+        """The same dataset with another source column as ``machine_confidence``."""
+        roles = dict(self.roles)
+        roles["machine_confidence"] = column
+        return prepare(self.raw, roles, name=self.name)
+
+    def with_predicted_effort(self, effort: np.ndarray | pd.Series, *, column: str = "predicted_effort_hee") -> "EvalData":
+        """The same dataset with a new predicted-effort column (e.g. from the HEE model)."""
+        raw = self.raw.copy()
+        raw[column] = np.asarray(effort, dtype=float)
+        roles = dict(self.roles)
+        roles["predicted_effort"] = column
+        return prepare(raw, roles, name=self.name)
+
+
+#: Largest integer a float64 holds exactly (2**53); larger numeric labels are kept as text.
+_EXACT_INT = 2**53
+
+
+def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = False) -> pd.Series:
+    """Normalise a label column: integral numbers -> int64, other numbers stay float, else str.
+
+    With ``allow_missing`` (a second rater who scored only some samples) missing values stay
+    missing (``pd.NA``/NaN); otherwise they are an error naming the rows.
+    """
+    missing = s.isna().to_numpy()
+    if missing.any() and not allow_missing:
+        raise DataError(f"column '{col}' ({role}) has missing values in "
+                        f"{describe_rows(np.flatnonzero(missing))}")
+    if pd.api.types.is_bool_dtype(s):
+        return s.astype("int64")
+    if pd.api.types.is_integer_dtype(s) and not missing.any():
+        if len(s) and max(abs(int(s.max())), abs(int(s.min()))) > _EXACT_INT:
+            return s.astype(str)  # beyond 2**53: kept exact as text (no float can merge them)
+        return s.astype("int64")
+    if s.dtype == object:
+        big = s.map(lambda v: isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                    and abs(int(v)) > _EXACT_INT).to_numpy(dtype=bool)
+        if big.any():  # integers a float cannot hold exactly: compared as text
+            return s.map(lambda v: v if pd.isna(v) else str(v).strip()).mask(missing)
+    num = pd.to_numeric(s, errors="coerce")
+    if (num.notna() | missing).all():
+        arr = num.to_numpy(dtype=float, na_value=np.nan)
+        inf = np.flatnonzero(np.isinf(arr))
+        if len(inf):
+            raise DataError(f"column '{col}' ({role}) has infinite values in {describe_rows(inf)}")
+        ok = ~np.isnan(arr)
+        if (np.abs(arr[ok]) > _EXACT_INT).any():
+            # beyond 2**53 a float cannot tell neighbouring integers apart: keep the file's text
+            return s.map(lambda v: v if pd.isna(v) else str(v).strip()).mask(missing)
+        if np.all(arr[ok] == np.round(arr[ok])):
+            if missing.any():
+                return pd.Series(pd.array(np.where(ok, arr, 0).astype("int64"), dtype="Int64"),
+                                 index=s.index).mask(~ok)
+            return pd.Series(arr.astype("int64"), index=s.index)
+        return pd.Series(arr, index=s.index)
+    return s.astype(str).str.strip().mask(missing)
+
+
+def _harmonise(cols: dict[str, pd.Series]) -> dict[str, pd.Series]:
+    """Give every label column one type: numbers if all are numeric, strings otherwise."""
+    if all(pd.api.types.is_numeric_dtype(s) for s in cols.values()):
+        return cols
+
+    def as_text(s: pd.Series) -> pd.Series:
+        if pd.api.types.is_numeric_dtype(s):
+            return s.map(lambda v: None if pd.isna(v) else
+                         (str(int(v)) if float(v).is_integer() else str(v)))
+        return s
+
+    return {k: as_text(s) for k, s in cols.items()}
+
+
+def _numeric(df: pd.DataFrame, col: str, role: str, *, lo: float | None = None,
+             hi: float | None = None) -> np.ndarray:
+    return numeric_values(df[col], label=f"column '{col}' ({role})", bools="refuse", lo=lo, hi=hi)
+
+
+def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str = "dataset",
+            partial_gold: bool = False) -> EvalData:
+    """Validate a table and build the canonical :class:`EvalData`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame of shape (M, n_columns)
+        The loaded table.
+    roles : dict, optional
+        role -> column name (``None`` to leave a role unmapped), plus optional ``"subgroups"``
+        and ``"text"`` lists. Roles not given are auto-detected with :func:`detect_roles`; pass
+        ``None`` explicitly to switch detection off for a role.
+    name : str, default="dataset"
+        Display name.
+    partial_gold : bool, default=False
+        Allow missing values in ``human_label`` (an evaluation in progress, where humans have
+        labelled some rows only); missing labels stay missing (``pd.NA``).
+
+    Returns
+    -------
+    EvalData
+
+    Raises
+    ------
+    DataError
+        Unknown or missing columns, NaN, non-numeric values, confidence outside [0, 1],
+        negative effort, fewer than two classes, and so on; the message names the column and
+        the first offending rows.
+    """
+    if df is None or len(df) == 0:
+        raise DataError("the table has no rows")
+    df = df.reset_index(drop=True)
+    detected = detect_roles(df)
+    merged: dict[str, Any] = dict(detected)
+    if roles:
+        merged.update(roles)
+    columns = set(df.columns)
+    for role in ROLES:
+        col = merged.get(role)
+        if col is not None and col not in columns:
+            raise DataError(f"column '{col}' (mapped to {role}) is not in the table; available: "
+                            f"{', '.join(map(str, df.columns))}")
+    for key in ("subgroups", "text"):
+        cols = list(merged.get(key) or [])
+        missing = [c for c in cols if c not in columns]
+        if missing:
+            raise DataError(f"{key} column(s) {', '.join(missing)} not in the table")
+        merged[key] = cols
+    for role in REQUIRED_ROLES:
+        if merged.get(role) is None:
+            raise DataError(f"no column for the required role '{role}'; recognised names are "
+                            f"{', '.join(ROLE_ALIASES[role][:6])}; available columns: "
+                            f"{', '.join(map(str, df.columns))}")
+    mapped = [merged[r] for r in ROLES if merged.get(r) is not None]
+    dup = sorted({c for c in mapped if mapped.count(c) > 1})
+    if dup:
+        raise DataError(f"column(s) {', '.join(dup)} mapped to more than one role")
+
+    notices: list[str] = []
+    out = pd.DataFrame(index=df.index)
+    labels_in = {r: _label_values(df[merged[r]], merged[r], r,
+                                allow_missing=r == "human_label_2"
+                                or (partial_gold and r == "human_label"))
+                 for r in ("machine_label", "human_label", "human_label_2") if merged.get(r)}
+    labels_in = _harmonise(labels_in)
+    for r, s in labels_in.items():
+        out[r] = s
+    out["machine_confidence"] = _numeric(df, merged["machine_confidence"], "machine_confidence",
+                                         lo=0.0, hi=1.0)
+    out["human_confidence"] = (_numeric(df, merged["human_confidence"], "human_confidence",
+                                        lo=0.0, hi=1.0)
+                               if merged.get("human_confidence") else 1.0)
+    out["machine_effort"] = (_numeric(df, merged["machine_effort"], "machine_effort", lo=0.0)
+                             if merged.get("machine_effort") else 0.0)
+    if merged.get("human_effort"):
+        out["human_effort"] = _numeric(df, merged["human_effort"], "human_effort", lo=0.0)
+    if merged.get("predicted_effort"):
+        out["predicted_effort"] = _numeric(df, merged["predicted_effort"], "predicted_effort", lo=0.0)
+        effort_source = "predicted_effort"
+    elif "human_effort" in out:
+        out["predicted_effort"] = out["human_effort"]
+        effort_source = "human_effort"
+        notices.append("No predicted-effort column: the optimiser uses the ground-truth human "
+                       f"effort ('{merged['human_effort']}') as l_i.")
+    else:
+        out["predicted_effort"] = 1.0
+        effort_source = "uniform"
+        notices.append("No effort column: every sample costs 1 unit of human effort; time cost "
+                       "is unavailable and equals the human ratio in predicted terms.")
+    for role in ("turn", "n_turns"):
+        if merged.get(role):
+            arr = _numeric(df, merged[role], role, lo=0.0)
+            bad = np.flatnonzero(arr != np.round(arr))
+            if len(bad):
+                raise DataError(f"column '{merged[role]}' ({role}) must hold whole numbers; "
+                                f"{describe_rows(bad)} do not")
+            out[role] = arr.astype("int64")
+    if merged.get("dialogue_id"):
+        col = merged["dialogue_id"]
+        bad = np.flatnonzero(df[col].isna().to_numpy())
+        if len(bad):
+            raise DataError(f"column '{col}' (dialogue_id) has missing values in {describe_rows(bad)}")
+        out["dialogue_id"] = df[col].to_numpy()
+    elif "turn" in out:
+        t = out["turn"].to_numpy()
+        start = np.r_[True, t[1:] <= t[:-1]]
+        out["dialogue_id"] = np.cumsum(start)
+        notices.append("No dialogue id column: dialogues were derived from consecutive rows "
+                       "(a new dialogue starts where the turn number does not increase).")
+    if merged.get("sample_id"):
+        out["sample_id"] = df[merged["sample_id"]].to_numpy()
+
+    present = [s.dropna() for s in labels_in.values()]
+    all_labels = pd.unique(pd.concat(present, ignore_index=True).astype(object))
+    try:
+        labels = tuple(sorted(all_labels.tolist()))
+    except TypeError:
+        labels = tuple(sorted(map(str, all_labels.tolist())))
+    if len(labels) < 2:
+        cols = ", ".join(f"'{merged[r]}'" for r in labels_in)
+        raise DataError(f"label column(s) {cols} hold a single value ({labels[0]!r}); at least "
+                        "two classes are needed")
+    if "human_label" in out:
+        gold = set(out["human_label"].dropna().tolist())
+        extra = sorted(set(out["machine_label"].tolist()) - gold, key=str)
+        if extra:
+            notices.append(f"The machine predicts label(s) {', '.join(map(str, extra))} that never "
+                           "occur in the gold labels.")
+    for col in merged["subgroups"] + merged["text"]:
+        if col in out.columns:
+            continue
+        out[col] = df[col].to_numpy()
+    return EvalData(frame=out, raw=df, roles=merged, labels=labels, effort_source=effort_source,
+                    confidence_columns=_ordered_conf(df, merged["machine_confidence"]),
+                    notices=notices, name=name)
+
+
+def _ordered_conf(df: pd.DataFrame, chosen: str) -> list[str]:
+    cands = confidence_candidates(df)
+    return [chosen] + [c for c in cands if c != chosen]

@@ -1,0 +1,222 @@
+"""Reading tables: CSV, TSV, Parquet and JSON (lists of objects or JSON lines), with a size limit.
+
+Every cell comes out a scalar (nested JSON and Parquet values become canonical JSON text, bytes
+are decoded as UTF-8); every problem is a :class:`~core.errors.DataError` naming the file, the
+column or the row.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError, describe_rows
+
+__all__ = ["MAX_FILE_BYTES", "load_table"]
+
+#: Largest file accepted by :func:`load_table` (bytes).
+MAX_FILE_BYTES = 200 * 1024 * 1024
+
+
+def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | None = None,
+               max_bytes: int = MAX_FILE_BYTES) -> pd.DataFrame:
+    """Read a CSV, TSV, Parquet or JSON table.
+
+    Parameters
+    ----------
+    source : path, bytes or binary file object
+        The table. CSV/TSV may have a UTF-8 byte-order mark, CRLF line ends and quoted fields.
+        JSON is a list of objects (or JSON lines).
+    name : str, optional
+        File name used to pick the format from its extension (needed for bytes/file objects;
+        defaults to the path's name). Unknown extensions are sniffed (Parquet magic, JSON,
+        tab- or comma-separated text).
+    max_bytes : int, default=MAX_FILE_BYTES
+        Larger inputs are refused with a :class:`DataError`.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (n_rows, n_columns)
+
+    Raises
+    ------
+    DataError
+        Empty, too large, undecodable or malformed input; duplicate column names.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        if not path.exists():
+            raise DataError(f"file not found: {path}")
+        if path.is_dir():
+            raise DataError(f"{path} is a folder, not a table file")
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise DataError(f"{path.name} is {size / 2**20:.1f} MiB; the limit is "
+                            f"{max_bytes / 2**20:.0f} MiB")
+        data = path.read_bytes()
+        name = name or path.name
+    elif isinstance(source, (bytes, bytearray)):
+        data = bytes(source)
+    else:
+        data = source.read()
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        name = name or getattr(source, "name", None)
+    label = name or "input"
+    if len(data) > max_bytes:
+        raise DataError(f"{label} is {len(data) / 2**20:.1f} MiB; the limit is "
+                        f"{max_bytes / 2**20:.0f} MiB")
+    if not data.strip():
+        raise DataError(f"{label} is empty")
+    ext = Path(str(name)).suffix.lower() if name else ""
+    is_text = False
+    if ext in (".parquet", ".pq") or data[:4] == b"PAR1":
+        df = _read_parquet(data, label)
+    elif ext in (".json", ".jsonl") or (not ext and data.lstrip()[:1] in (b"[", b"{")):
+        df = _read_json(data, label)
+    else:
+        if ext in (".tsv", ".tab"):
+            sep = "\t"
+        elif ext == ".csv":
+            sep = ","
+        else:
+            first = data.split(b"\n", 1)[0]
+            sep = "\t" if b"\t" in first else ","
+        df = _read_text(data, label, sep)
+        is_text = True
+    if df.shape[1] == 0:
+        raise DataError(f"{label} has no columns")
+    if len(df) == 0:
+        raise DataError(f"{label} has a header but no data rows")
+    if not is_text:  # JSON and Parquet cells may be nested or bytes; CSV cells are text
+        df = _plain_cells(df, label)
+    dup = [c for c in df.columns[df.columns.duplicated()]]
+    if dup:
+        raise DataError(f"{label}: duplicate column name(s): {', '.join(map(str, dup))}")
+    df.columns = [str(c).strip() for c in df.columns]
+    unnamed = [c for c in df.columns if c == "" or c.startswith("Unnamed:")]
+    if unnamed and len(unnamed) == df.shape[1]:
+        raise DataError(f"{label}: no column has a name; the first line must be a header")
+    return df
+
+
+def _read_text(data: bytes, label: str, sep: str) -> pd.DataFrame:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{label} is not UTF-8 text (undecodable byte at offset {exc.start}); "
+                        "save it as UTF-8 CSV/TSV or Parquet") from None
+    try:
+        header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+    except csv.Error as exc:
+        raise DataError(f"{label}: unreadable header line: {exc}") from None
+    names = [h.strip() for h in header]
+    counts = Counter(h for h in names if h)  # linear: a header may have 100,000 columns
+    dup = sorted(h for h, k in counts.items() if k > 1)
+    if dup:
+        raise DataError(f"{label}: duplicate column name(s): {', '.join(dup)}")
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, skipinitialspace=False)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{label} is empty") from None
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise DataError(f"{label} is not a valid {'TSV' if sep == chr(9) else 'CSV'} table: "
+                        f"{str(exc).strip()}") from None
+
+
+def _read_parquet(data: bytes, label: str) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(io.BytesIO(data))
+    except Exception as exc:  # pyarrow raises several types for corrupt files
+        raise DataError(f"{label} is not a readable Parquet file: {exc}") from None
+
+
+def _read_json(data: bytes, label: str) -> pd.DataFrame:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{label} is not UTF-8 JSON (undecodable byte at offset {exc.start})") from None
+    try:
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            lines = [ln for ln in text.splitlines() if ln.strip()]
+            try:  # JSON lines
+                obj = [json.loads(ln) for ln in lines]
+            except json.JSONDecodeError:
+                raise DataError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                                f"column {exc.colno}") from None
+    except RecursionError:
+        raise DataError(f"{label}: JSON nested too deeply to be a table (a table is a list of "
+                        "flat objects)") from None
+    if isinstance(obj, dict):
+        for key in ("data", "records", "rows", "samples"):
+            if isinstance(obj.get(key), list):
+                obj = obj[key]
+                break
+        else:
+            raise DataError(f"{label}: expected a JSON list of objects, found an object with keys "
+                            f"{', '.join(list(obj)[:8])}")
+    if not isinstance(obj, list):
+        raise DataError(f"{label}: expected a JSON list of objects")
+    bad = [i for i, r in enumerate(obj) if not isinstance(r, dict)]
+    if bad:
+        raise DataError(f"{label}: every JSON list item must be an object; item(s) "
+                        f"{', '.join(str(i) for i in bad[:5])} are not")
+    if not obj:
+        raise DataError(f"{label} is an empty JSON list")
+    return pd.DataFrame.from_records(obj)
+
+
+def _flatten_cell(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (dict, list, tuple)):
+        try:
+            return json.dumps(v, sort_keys=True, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            return str(v)
+    return v
+
+
+def _plain_cells(df: pd.DataFrame, label: str) -> pd.DataFrame:
+    """Make every cell a scalar: nested values (JSON objects/lists, Parquet lists and structs)
+    become their canonical JSON text; bytes are decoded as UTF-8 (else a DataError naming the
+    column and row)."""
+    for col in [c for c, dt in df.dtypes.items() if dt == object]:
+        s = df[col]
+        nonnull = s.dropna()
+        if nonnull.empty:
+            continue
+        kinds = nonnull.map(type)
+        if kinds.map(lambda t: issubclass(t, (dict, list, tuple, np.ndarray))).any():
+            try:
+                df[col] = s.map(_flatten_cell)
+            except RecursionError:
+                raise DataError(f"{label}: column '{col}' holds values nested too deeply to be "
+                                "table cells") from None
+            s = df[col]
+        is_bytes = kinds.map(lambda t: issubclass(t, (bytes, bytearray))).to_numpy()
+        if is_bytes.any():
+            decoded = []
+            for pos, v in enumerate(s.tolist()):
+                if isinstance(v, (bytes, bytearray)):
+                    try:
+                        v = bytes(v).decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise DataError(f"{label}: column '{col}' holds binary data that is not "
+                                        f"UTF-8 text ({describe_rows([pos])}, byte "
+                                        f"{exc.start}); store it as text or drop the "
+                                        "column") from None
+                decoded.append(v)
+            df[col] = pd.Series(decoded, index=s.index, dtype=object)
+    return df
+
