@@ -51,6 +51,7 @@ import pandas as pd
 
 from core.errors import DataError, describe_rows
 from core.evaluation.design import LABELLED, Design
+from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
 
 __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_interval",
@@ -266,12 +267,6 @@ def estimate_codes(machine: np.ndarray, human: np.ndarray, selection: np.ndarray
 _CODE = {"calibration": CAL, "routed": ROUTED, "audit": AUDIT, "machine": MACHINE, "": UNDECIDED}
 
 
-def _label_key(v: Any) -> str:
-    if isinstance(v, (float, np.floating)) and float(v).is_integer():
-        return str(int(v))
-    return str(v)
-
-
 def estimate(design: Design, *, groups: list[str] | None = None,
              confidence: float = 0.95) -> dict[str, Any]:
     """The ``hmceval estimate --json`` object of one table.
@@ -323,7 +318,7 @@ def estimate(design: Design, *, groups: list[str] | None = None,
         raise DataError("no human label column: map a column to the human_label role (command "
                         "line: --col human_label=NAME); labels are read on calibration, routed "
                         "and audit rows")
-    keys = [_label_key(v) for v in labels]
+    keys = [label_key(v, strip=False) for v in labels]
 
     def one(mask: np.ndarray) -> dict[str, Any]:
         r = estimate_codes(mach[mask], hum[mask], sel[mask], n_classes=len(labels),
@@ -351,7 +346,7 @@ def estimate(design: Design, *, groups: list[str] | None = None,
         by_group[col] = {}
         for v in sorted(uniq, key=lambda x: (str(type(x)), str(x))):
             mask = (values == v).to_numpy()
-            by_group[col][_label_key(v)] = one(mask)
+            by_group[col][label_key(v, strip=False)] = one(mask)
     out["by_group"] = by_group
     ordered = {k: out[k] for k in ESTIMATE_KEYS}
     ordered.update({k: out[k] for k in ("n_labelled", "audit_errors", "notes")})

@@ -18,6 +18,7 @@ from core.errors import DataError
 from core.evaluation.design import (LABELLED, Design, add_audit, plan_queue, queue_table)
 from core.evaluation.estimate import estimate
 from core.evaluation.guarantee import certify
+from core.evaluation.imports import join_labels, refuse_outside_queue
 from core.sae import gains
 from core.workspace.store import Workspace
 
@@ -137,12 +138,7 @@ def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, 
     """Store returned labels; rows must be ones the round asks humans to label."""
     rnd, design = round_design(ws, round_id)
     rows = np.asarray(rows, dtype=np.int64)
-    sel = design.selection
-    outside = rows[~np.isin(sel[rows], LABELLED)]
-    if len(outside):
-        raise DataError(f"{len(outside)} labelled rows are not in this round's queue (for "
-                        f"example row {int(outside[0]) + 1}, selection "
-                        f"'{sel[outside[0]] or 'undecided'}'); nothing was imported")
+    refuse_outside_queue(design.selection, rows, nothing="imported")
     classes = set(design.data.labels)
     bad = [v for v in labels if v not in classes]
     if bad:
@@ -313,8 +309,6 @@ def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
 
 def read_labels(ws: Workspace, round_id: int, imported) -> tuple[Any, Design]:
     """Join a :class:`core.evaluation.imports.LabelImport` to a round's dataset (no write)."""
-    from core.evaluation.imports import join_labels
-
     _, design = round_design(ws, round_id)
     return join_labels(imported, sample_ids=design.sample_ids(),
                        classes=list(design.data.labels)), design

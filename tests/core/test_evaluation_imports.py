@@ -262,3 +262,64 @@ def test_labelstudio_unknown_sample_and_label():
     with pytest.raises(DataError, match=r"'2' \(sample ids '1'\); the classes are '0', '1'"):
         join_labels(labels_from_labelstudio([task(1, 1, choice("2", 1))]),
                     sample_ids=[1, 2], classes=[0, 1])
+
+
+# ---------------------------------------------------------------- the parts and their one home
+
+def test_label_key_writes_ids_and_labels_as_a_user_does():
+    from core.evaluation.labels import label_key
+
+    assert label_key(2.0) == "2" and label_key(np.float32(7.0)) == "7"
+    assert label_key(2.5) == "2.5" and label_key(float("inf")) == "inf"
+    assert label_key(float("nan")) == "nan"
+    assert label_key(np.int64(3)) == "3" and label_key(np.True_) == "True"
+    assert label_key(" yes ") == "yes" and label_key(" yes ", strip=False) == " yes "
+
+
+def test_estimate_group_keys_keep_a_value_as_written():
+    """An estimate's group keys are the values as written (" a" and "a" stay two groups) and
+    integral floats lose their .0, as the import reads them."""
+    from core.evaluation.design import load_design
+    from core.evaluation.estimate import estimate
+
+    df = pd.DataFrame({"sample_id": range(1, 7), "machine_label": [0, 1, 0, 1, 0, 1],
+                       "confidence": [0.9] * 6, "human_label": [0, 1, 1, 1, 0, 1],
+                       "selection": ["routed"] * 6, "g": ["a", "a", " a", " a", 2.0, 2.0]})
+    res = estimate(load_design(df), groups=["g"])
+    assert sorted(res["by_group"]["g"]) == [" a", "2", "a"]
+    assert sorted(res["class_shares"]) == ["0", "1"]
+
+
+def test_majority_vote_and_a_tie():
+    from core.evaluation.agreement import majority_vote
+
+    assert majority_vote(["b", "a", "b"]) == ("b", False)
+    assert majority_vote([1]) == (1, False)
+    assert majority_vote(["a", "b"]) == (None, True)
+    assert majority_vote(["a", "b", "b", "a", "c"]) == (None, True)
+
+
+def test_refuse_outside_queue_names_the_first_row_and_its_selection():
+    from core.evaluation.imports import refuse_outside_queue
+
+    sel = np.array(["routed", "machine", "audit", "", "calibration"], dtype=object)
+    refuse_outside_queue(sel, [0, 2, 4])  # all in the queue: no error
+    with pytest.raises(DataError, match=r"^2 labelled rows are not in the round's queue \(for "
+                       r"example row 2, selection 'machine'\); nothing was written$"):
+        refuse_outside_queue(sel, [0, 1, 3])
+    with pytest.raises(DataError, match=r"row 4, selection 'undecided'\); nothing was imported"):
+        refuse_outside_queue(sel, [3], nothing="imported")
+
+
+def test_the_parts_export_the_same_objects_as_imports():
+    import core.evaluation.agreement as agreement_part
+    import core.evaluation.imports as imports
+    import core.evaluation.labels as labels_part
+    import core.evaluation.ls_export as ls_export
+    from core.evaluation.labelstudio import CHOICES_NAME
+
+    assert imports.labels_from_labelstudio is ls_export.labels_from_labelstudio
+    assert imports.agreement is agreement_part.agreement
+    assert imports.Agreement is agreement_part.Agreement
+    assert imports.LabelImport is labels_part.LabelImport
+    assert imports.CHOICES_NAME is CHOICES_NAME == "label"

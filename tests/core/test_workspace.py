@@ -67,7 +67,7 @@ def test_import_errors_change_nothing(ws, demo):
     sel = ws.round(rid)["selection"]
     routed = np.flatnonzero(sel == "routed")
     machine = np.flatnonzero(sel == "machine")
-    with pytest.raises(DataError, match="not in this round's queue"):
+    with pytest.raises(DataError, match="not in the round's queue"):
         R.import_labels(ws, rid, np.r_[routed[:2], machine[:1]], [0, 1, 0], source="csv")
     with pytest.raises(DataError, match="not one of the dataset's classes"):
         R.import_labels(ws, rid, routed[:2], [0, "maybe"], source="csv")
