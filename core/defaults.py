@@ -28,6 +28,8 @@ __all__ = [
     "HEE_MAX_FEATURES",
     "HEE_RANDOM_STATE",
     "HEE_FOLDS",
+    "TRIM_TOLERANCE",
+    "MAX_MIN_ITEMS_PER_CANDIDATE",
 ]
 
 #: lambda, the weight of effort against confidence in the assignment objective (paper Eq. 3).
@@ -49,3 +51,9 @@ HEE_FOLDS: int = 5
 #: Samples of the general ILP (extra constraints, cvxpy + HiGHS): about 8 s and 0.5 GB at
 #: 100,000 samples, so larger tables are refused before the solver is called (app and CLI).
 MAX_ILP_SAMPLES = 200_000
+
+#: RSMTool's ``trim_tolerance`` default (``rsmtool.utils.constants.DEFAULTS``): trimmed scores
+#: lie in [trim_min - 0.4998, trim_max + 0.4998] (Fairness page and ``hmceval agreement``).
+TRIM_TOLERANCE: float = 0.4998
+#: Largest ``min_items_per_candidate`` accepted (Fairness page and ``hmceval agreement``).
+MAX_MIN_ITEMS_PER_CANDIDATE: int = 1_000_000
