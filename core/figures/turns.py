@@ -2,67 +2,146 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-__all__ = ["turn_figure"]
+__all__ = ["TITLE", "turn_figure", "nice_ticks", "TURN_NAMES", "TURN_STYLES"]
 
-_NAMES = {"accuracy": "Accuracy", "precision": "Precision (macro)", "recall": "Recall (macro)",
-          "f1": "F1 (macro)", "machine_accuracy": "Machine-only accuracy",
-          "human_ratio": "Human ratio", "time_cost": "Time cost",
-          "mean_confidence": "Mean confidence"}
+#: The figure's title.
+TITLE = "Reliability and effort per dialogue turn"
+
+#: Legend names of the per-turn columns (units in the axis titles).
+TURN_NAMES = {"accuracy": "Accuracy", "precision": "Precision (macro)", "recall": "Recall (macro)",
+              "f1": "F1 (macro)", "machine_accuracy": "Machine-only accuracy",
+              "human_ratio": "Samples sent to humans", "time_cost": "Human effort (time cost)",
+              "mean_confidence": "Mean confidence"}
+
+#: Colour (Okabe-Ito, readable with colour blindness), line dash and marker of every column: no
+#: two lines of one panel share a colour, a dash or a marker.
+TURN_STYLES = {
+    "accuracy": ("#0072B2", "solid", "circle"),
+    "f1": ("#E69F00", "dash", "square"),
+    "machine_accuracy": ("#009E73", "dot", "diamond"),
+    "precision": ("#CC79A7", "dashdot", "triangle-up"),
+    "recall": ("#56B4E9", "longdash", "triangle-down"),
+    "mean_confidence": ("#000000", "longdashdot", "star"),
+    "human_ratio": ("#D55E00", "solid", "circle"),
+    "time_cost": ("#6A3D9A", "dash", "square"),
+}
+_FALLBACK = ("#666666", "solid", "circle")
+_SMALL = "Hollow marker, hatched bar: turn with under 5% of the samples"
+
+
+def nice_ticks(vmax: float, *, headroom: float = 0.1, max_intervals: int = 5) -> list[float]:
+    """Round tick values from 0 to just above ``vmax * (1 + headroom)``.
+
+    The step is the smallest of 1, 2, 2.5 and 5 times a power of ten that needs at most
+    ``max_intervals`` intervals; the last tick is the axis' top, so the tallest bar keeps at least
+    ``headroom`` of empty space above it.
+
+    Parameters
+    ----------
+    vmax : float
+        The largest value drawn (>= 0; 0 or NaN gives ticks 0 and 1).
+    headroom : float, default=0.1
+    max_intervals : int, default=5
+
+    Returns
+    -------
+    list of float
+        Evenly spaced ticks starting at 0 (e.g. ``vmax = 700`` gives 0, 200, ..., 800).
+    """
+    if not vmax > 0 or not math.isfinite(vmax):
+        return [0.0, 1.0]
+    target = vmax * (1.0 + headroom)
+    power = 10.0 ** math.floor(math.log10(target / max_intervals))
+    for mult in (1, 2, 2.5, 5, 10, 20):
+        step = mult * power
+        k = math.ceil(target / step - 1e-9)
+        if k <= max_intervals:
+            return [round(i * step, 10) for i in range(k + 1)]
+    raise AssertionError("unreachable: step 20 * power always fits")  # pragma: no cover
+
+
+def _style(key: str) -> tuple[str, str, str]:
+    return TURN_STYLES.get(key, _FALLBACK)
 
 
 def turn_figure(table: pd.DataFrame, *, reliability: Sequence[str] = ("accuracy", "f1", "machine_accuracy"),
                 effort: Sequence[str] = ("human_ratio", "time_cost")) -> go.Figure:
-    """Reliability (with bootstrap 95% bands where available) and effort per turn.
+    """Reliability (with bootstrap 95% bars where available), effort and sample count per turn.
 
     Parameters
     ----------
     table : pandas.DataFrame
         :func:`core.turns.per_turn` output.
     reliability, effort : sequences of column names
-        Drawn in the upper and lower panel; all-NaN columns are skipped.
+        Drawn in the upper and middle panel; all-NaN columns are skipped.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        Small turns (under 5% of the samples) are drawn with hollow markers and named in the
-        hover text; the sample count per turn is shown as bars on the lower panel's second axis.
+        Three panels sharing the turn axis: reliability in % (axis from 0 to 100%), human effort
+        in % of the turn, and the samples per turn as bars on round ticks with headroom. Every
+        line has its own colour, dash and marker; turns with under 5% of the samples have hollow
+        markers and hatched bars, with a legend entry saying so.
     """
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
-                        specs=[[{}], [{"secondary_y": True}]],
-                        subplot_titles=("Reliability per turn", "Effort per turn"))
+    small = [bool(s) for s in table.get("small", pd.Series([False] * len(table)))]
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07,
+                        row_heights=[0.42, 0.34, 0.24],
+                        subplot_titles=("Reliability (bars: bootstrap 95% interval)",
+                                        "Human effort", "Samples per turn"))
     x = table["turn"].astype(str)
-    symbols = ["circle-open" if s else "circle" for s in table.get("small", [False] * len(table))]
-    hover = [f"turn {t}: n = {n}{' (under 5% of samples)' if s else ''}"
-             for t, n, s in zip(table["turn"], table["n"], table.get("small", [False] * len(table)))]
-    for key in reliability:
+    hover = [f"turn {t}: {n} samples{' (under 5% of samples)' if s else ''}"
+             for t, n, s in zip(table["turn"], table["n"], small)]
+
+    def line(key: str, row: int) -> bool:
         if key not in table or table[key].isna().all():
-            continue
+            return False
+        color, dash, symbol = _style(key)
+        name = TURN_NAMES.get(key, key)
         err = {}
         if f"{key}_lo" in table and not table[f"{key}_lo"].isna().all():
-            err = {"error_y": {"type": "data", "symmetric": False,
+            err = {"error_y": {"type": "data", "symmetric": False, "color": color, "thickness": 1.2,
                                "array": table[f"{key}_hi"] - table[key],
                                "arrayminus": table[key] - table[f"{key}_lo"]}}
-        fig.add_trace(go.Scatter(x=x, y=table[key], mode="lines+markers", name=_NAMES.get(key, key),
-                                 marker={"symbol": symbols, "size": 9}, text=hover,
-                                 hovertemplate="%{text}<br>%{y:.4f}<extra>" + _NAMES.get(key, key) + "</extra>",
-                                 **err), row=1, col=1)
+        fig.add_trace(go.Scatter(
+            x=x, y=table[key], mode="lines+markers", name=name, legendgroup=key,
+            line={"color": color, "dash": dash, "width": 2},
+            marker={"symbol": [f"{symbol}-open" if s else symbol for s in small], "size": 9,
+                    "color": color, "line": {"color": color, "width": 1.5}},
+            text=hover, hovertemplate="%{text}<br>%{y:.1%}<extra>" + name + "</extra>", **err),
+            row=row, col=1)
+        return True
+
+    drawn = [line(key, 1) for key in reliability]
+    if not any(drawn):
+        fig.add_annotation(text="no gold labels: reliability unavailable", showarrow=False,
+                           xref="x domain", yref="y domain", x=0.5, y=0.5, row=1, col=1)
     for key in effort:
-        if key not in table or table[key].isna().all():
-            continue
-        fig.add_trace(go.Scatter(x=x, y=table[key], mode="lines+markers", name=_NAMES.get(key, key),
-                                 marker={"symbol": symbols, "size": 9}), row=2, col=1)
-    fig.add_trace(go.Bar(x=x, y=table["n"], name="samples", opacity=0.25, marker_color="grey"),
-                  row=2, col=1, secondary_y=True)
-    fig.update_yaxes(title_text="score", row=1, col=1)
-    fig.update_yaxes(title_text="share", row=2, col=1)
-    fig.update_yaxes(title_text="samples", row=2, col=1, secondary_y=True, showgrid=False)
-    fig.update_xaxes(title_text="turn", row=2, col=1)
-    fig.update_layout(height=620, template="plotly_white", legend={"orientation": "h", "y": -0.12},
-                      margin={"t": 40, "b": 10})
+        line(key, 2)
+    fig.add_trace(go.Bar(
+        x=x, y=table["n"], name="Samples per turn", marker={
+            "color": "#999999", "pattern": {"shape": ["/" if s else "" for s in small]}},
+        text=[f"{int(n):,}" for n in table["n"]], textposition="outside", cliponaxis=False,
+        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"), row=3, col=1)
+    if any(small):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=_SMALL,
+                                 marker={"symbol": "circle-open", "size": 9, "color": "#333333"},
+                                 hoverinfo="skip"), row=1, col=1)
+    percent = {"range": [0, 1.05], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "tickformat": ".0%",
+               "rangemode": "tozero"}
+    fig.update_yaxes(title_text="% correct", row=1, col=1, **percent)
+    fig.update_yaxes(title_text="% of the turn", row=2, col=1, **percent)
+    ticks = nice_ticks(float(table["n"].max()) if len(table) else 0.0)
+    fig.update_yaxes(title_text="samples", row=3, col=1, range=[0, ticks[-1]], tickvals=ticks,
+                     tickformat=",d")
+    fig.update_xaxes(type="category", title_text="dialogue turn", row=3, col=1)
+    fig.update_layout(title={"text": TITLE, "x": 0, "xanchor": "left"}, height=760,
+                      template="plotly_white", legend={"orientation": "h", "y": -0.1, "x": 0},
+                      margin={"t": 70, "b": 10, "l": 60, "r": 20}, bargap=0.3)
     return fig

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from core.data import prepare
 from pages._common import fingerprint
@@ -27,8 +29,6 @@ def test_turns_page_without_turn_column(run_page):
 
 
 def test_turns_page_table_is_the_core_table(run_page):
-    import numpy as np
-
     from core.sae import SAEInputs, n_from_share, solve
     from core.turns import per_turn_for
 
@@ -49,3 +49,45 @@ def test_turns_page_table_is_the_core_table(run_page):
     at.session_state["lam"] = lam
     at.run()
     assert at.dataframe[0].value.equals(got)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """file name -> bytes of every download button's data in the run (the media storage)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    got: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, data, mimetype, kind, filename=None):
+        if filename:
+            got[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return got
+
+
+def test_turns_page_figure_headers_and_download(run_page, downloads):
+    """Issue 13: round sample ticks with headroom, a 0-100% reliability axis, friendly headers
+    (the column name in the tooltip), shares in %, and the table downloadable."""
+    import io
+    import json
+
+    at = run_page("6_Turns.py")
+    assert not at.exception and not at.error
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lay = spec["layout"]
+    table = at.dataframe[0].value
+    top = lay["yaxis3"]["range"][1]
+    assert top >= 1.1 * table["n"].max() and lay["yaxis3"]["tickvals"][-1] == top
+    assert all(v % 100 == 0 for v in lay["yaxis3"]["tickvals"])  # the demo: 0, 200, ..., 800
+    assert lay["yaxis"]["range"][0] == 0 and lay["yaxis"]["tickformat"] == ".0%"
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["n"]["label"] == "Samples" and config["n"]["help"].startswith("n")
+    assert config["human_ratio"]["label"] == "Samples sent to humans"
+    assert config["accuracy"]["type_config"]["format"] == "percent"
+    assert config["accuracy_lo"]["label"] == "Accuracy, 95% low"
+    got = pd.read_csv(io.BytesIO(downloads["hmceval_turns.csv"]))
+    assert list(got.columns) == list(table.columns) and len(got) == len(table)
+    assert np.allclose(got["accuracy"], table["accuracy"])
