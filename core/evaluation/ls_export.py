@@ -159,7 +159,8 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
     if len(last) < len(sid):
         twice = sorted({sid[i] for i in range(len(sid)) if last[(sid[i], ann[i])] != i})
         notices.append(f"{len(sid) - len(last)} annotations repeat an annotator's label of the "
-                       f"same sample (sample ids {some_values(twice)}); the latest one of each is kept")
+                       f"same sample (sample ids {some_values(twice)}); the latest one of each "
+                       "is kept")
         keep = sorted(last.values())
         sid, ann, lab, where = ([x[i] for i in keep] for x in (sid, ann, lab, where))
     if empty:

@@ -1,6 +1,12 @@
 """The workspace: an embedded, transactional store of datasets, scenarios, rounds and results.
 
-See :mod:`core.workspace.store` for the storage choice (SQLite + Parquet) and the schema.
+Parts:
+
+* :mod:`core.workspace.store`: :class:`Workspace` (SQLite + Parquet; the storage choice).
+* :mod:`core.workspace.schema`: the schema and its forward ``MIGRATIONS``.
+* :mod:`core.workspace.tables`: the Parquet files (tables and round plans), ``table_hash``.
+* :mod:`core.workspace.rounds`: one function per step of a round (page and CLI).
+* :mod:`core.workspace.report`: the self-contained HTML report of a round.
 """
 
 from core.workspace.store import (ENV_VAR, SCHEMA_VERSION, Workspace, default_root,  # noqa: F401

@@ -10,18 +10,10 @@ tables, which go to Parquet files named by their content hash. A Parquet file is
 *before* the transaction that refers to it commits; if anything fails in between the file is
 merely unreferenced, so a crash in the middle of an import leaves the previous state.
 
-**Schema.** ``meta.schema_version`` is the version the file was last migrated to;
-:data:`MIGRATIONS` lists the SQL that takes version n - 1 to n, applied in order when a newer
-app opens an older workspace (in one transaction). A workspace written by a newer app than this
-one is refused with a clear message rather than misread.
-
-Tables: ``datasets`` (a loaded table: name, content hash, column mapping, Parquet file),
-``scenarios`` (dataset + settings: mapping, N, lambda, mode, constraints, alpha, delta, audit,
-calibration, seed), ``rounds`` (a planned queue: the selection and queue rank of every row, in
-a Parquet file, the settings it was planned with, who created it), ``events`` (exports and
-other actions on a round: who, what, when), ``label_imports`` and ``labels`` (labels that came
-back, accumulating over imports: for one row the latest import wins), ``results`` (estimates
-and certificates as JSON).
+**Parts.** :mod:`core.workspace.schema` holds the schema (``MIGRATIONS``, applied forward
+when a newer app opens an older workspace) and :mod:`core.workspace.tables` the Parquet files
+and :func:`table_hash`; this module holds :class:`Workspace`, the one object the app and the
+CLI use. ``MIGRATIONS``, ``SCHEMA_VERSION`` and ``table_hash`` are re-exported here.
 """
 
 from __future__ import annotations
@@ -29,8 +21,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import getpass
-import hashlib
-import io
 import json
 import os
 import sqlite3
@@ -40,96 +30,15 @@ from typing import Any, Iterator
 import numpy as np
 import pandas as pd
 
-from core.errors import DataError
+from core.errors import DataError, plain_value
+from core.workspace.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+from core.workspace.tables import plan_frame, plan_rows, read_table, table_hash, write_table
 
 __all__ = ["SCHEMA_VERSION", "MIGRATIONS", "ENV_VAR", "default_root", "Workspace",
            "SCENARIO_FORMAT", "table_hash"]
 
 ENV_VAR = "HMCEVAL_WORKSPACE"
 SCENARIO_FORMAT = "hmceval-scenario"
-
-#: SQL taking the schema from version i to i + 1 (index 0: empty -> 1).
-MIGRATIONS: list[str] = [
-    """
-    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE datasets (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        name TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        roles_json TEXT NOT NULL,
-        n_rows INTEGER NOT NULL,
-        n_columns INTEGER NOT NULL,
-        file TEXT NOT NULL,
-        source TEXT NOT NULL,
-        created TEXT NOT NULL,
-        UNIQUE (content_hash, roles_json)
-    );
-    CREATE TABLE scenarios (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        name TEXT NOT NULL UNIQUE,
-        dataset_id INTEGER NOT NULL REFERENCES datasets(id),
-        settings_json TEXT NOT NULL,
-        created TEXT NOT NULL,
-        updated TEXT NOT NULL
-    );
-    CREATE TABLE rounds (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        dataset_id INTEGER NOT NULL REFERENCES datasets(id),
-        scenario_id INTEGER REFERENCES scenarios(id),
-        kind TEXT NOT NULL,
-        settings_json TEXT NOT NULL,
-        plan_file TEXT NOT NULL,
-        n_to_label INTEGER NOT NULL,
-        created_by TEXT NOT NULL,
-        created TEXT NOT NULL
-    );
-    CREATE TABLE events (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        round_id INTEGER NOT NULL REFERENCES rounds(id),
-        action TEXT NOT NULL,
-        detail_json TEXT NOT NULL,
-        who TEXT NOT NULL,
-        created TEXT NOT NULL
-    );
-    CREATE TABLE label_imports (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        round_id INTEGER NOT NULL REFERENCES rounds(id),
-        source TEXT NOT NULL,
-        file_name TEXT,
-        n_labels INTEGER NOT NULL,
-        notices_json TEXT NOT NULL,
-        who TEXT NOT NULL,
-        created TEXT NOT NULL
-    );
-    CREATE TABLE labels (
-        import_id INTEGER NOT NULL REFERENCES label_imports(id),
-        round_id INTEGER NOT NULL REFERENCES rounds(id),
-        row INTEGER NOT NULL,
-        label_json TEXT NOT NULL,
-        PRIMARY KEY (import_id, row)
-    );
-    CREATE INDEX labels_round ON labels (round_id, row);
-    CREATE TABLE results (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        round_id INTEGER NOT NULL REFERENCES rounds(id),
-        kind TEXT NOT NULL,
-        result_json TEXT NOT NULL,
-        created TEXT NOT NULL
-    );
-    """,
-    # 2: every annotator's label is kept (the labels table holds the resolved label per row)
-    """
-    CREATE TABLE annotations (
-        import_id INTEGER NOT NULL REFERENCES label_imports(id),
-        round_id INTEGER NOT NULL REFERENCES rounds(id),
-        row INTEGER NOT NULL,
-        annotator TEXT NOT NULL,
-        label_json TEXT NOT NULL
-    );
-    CREATE INDEX annotations_round ON annotations (round_id, row);
-    """,
-]
-SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def default_root() -> Path:
@@ -149,42 +58,13 @@ def _who() -> str:
         return "unknown"
 
 
-def table_hash(df: pd.DataFrame) -> str:
-    """Content hash of a table: the SHA-256 of its CSV text (header and values, no index).
-
-    Computed on a canonical CSV form (numbers as float64) so that the same table read from a
-    CSV, a Parquet file or built in memory hashes alike; values must match to the last digit.
-    """
-    canon = df.copy()
-    for col in canon.columns:
-        s = canon[col]
-        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
-            canon[col] = s.astype("float64")  # 1, 1.0 and Int64 1 alike; missing as empty
-    text = canon.to_csv(index=False, lineterminator="\n")
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
-
-
 def _add_event(con: sqlite3.Connection, round_id: int, action: str,
                detail: dict[str, Any] | None, who: str | None) -> None:
     """Record an action on a round inside the caller's transaction."""
     con.execute("INSERT INTO events (round_id, action, detail_json, who, created) VALUES "
-                "(?, ?, ?, ?, ?)", (int(round_id), action, json.dumps(detail or {}, default=_plain),
-                                    who or _who(), _now()))
-
-
-def _parquet_bytes(df: pd.DataFrame) -> bytes:
-    buf = io.BytesIO()
-    try:
-        df.to_parquet(buf, index=False)
-    except Exception as exc:  # pyarrow refuses mixed-type object columns
-        raise DataError(f"the table cannot be stored in the workspace: {exc}") from None
-    return buf.getvalue()
+                "(?, ?, ?, ?, ?)",
+                (int(round_id), action, json.dumps(detail or {}, default=plain_value),
+                 who or _who(), _now()))
 
 
 class Workspace:
@@ -236,22 +116,7 @@ class Workspace:
         with self._connect() as con:
             con.execute("PRAGMA journal_mode = WAL")
         with self._connect(write=True) as con:
-            has_meta = con.execute("SELECT name FROM sqlite_master WHERE type='table' AND "
-                                   "name='meta'").fetchone()
-            version = 0
-            if has_meta:
-                row = con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-                version = int(row[0]) if row else 0
-            if version > SCHEMA_VERSION:
-                raise DataError(f"the workspace {self.root} was written by a newer HMCEval Studio "
-                                f"(schema {version}; this version reads up to {SCHEMA_VERSION}); "
-                                "upgrade the app or choose another workspace folder")
-            for v in range(version, SCHEMA_VERSION):
-                for stmt in MIGRATIONS[v].split(";"):
-                    if stmt.strip():
-                        con.execute(stmt)
-                con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES "
-                            "('schema_version', ?)", (str(v + 1),))
+            migrate(con, where=self.root)
 
     @property
     def schema_version(self) -> int:
@@ -259,27 +124,16 @@ class Workspace:
             return int(con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
 
     def _write_table(self, df: pd.DataFrame) -> str:
-        data = _parquet_bytes(df)
-        name = hashlib.sha256(data).hexdigest()[:32] + ".parquet"
-        path = self.root / "tables" / name
-        if not path.exists():
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
-        return name
+        return write_table(self.root / "tables", df)
 
     def _write_plan(self, selection: np.ndarray, queue_rank: np.ndarray) -> tuple[str, int, int]:
         """Store a round's plan; (file name, rows, rows to label)."""
-        plan = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
-                             "queue_rank": np.asarray(queue_rank, dtype=float)})
+        plan = plan_frame(selection, queue_rank)
         return (self._write_table(plan), len(plan),
                 int(np.isfinite(plan["queue_rank"]).sum()))
 
     def _read_table(self, name: str) -> pd.DataFrame:
-        path = self.root / "tables" / name
-        if not path.exists():
-            raise DataError(f"the workspace table file {path} is missing")
-        return pd.read_parquet(path)
+        return read_table(self.root / "tables", name)
 
     # ----------------------------------------------------------------------------- datasets
     def add_dataset(self, raw: pd.DataFrame, *, name: str, roles: dict[str, Any] | None = None,
@@ -332,7 +186,7 @@ class Workspace:
         name = str(name).strip()
         if not name:
             raise DataError("a scenario needs a name")
-        text = json.dumps(settings, sort_keys=True, default=_plain)
+        text = json.dumps(settings, sort_keys=True, default=plain_value)
         now = _now()
         with self._connect(write=True) as con:
             if con.execute("SELECT id FROM datasets WHERE id=?", (int(dataset_id),)).fetchone() is None:
@@ -459,7 +313,7 @@ class Workspace:
             cur = con.execute(
                 "INSERT INTO rounds (dataset_id, scenario_id, kind, settings_json, plan_file, "
                 "n_to_label, created_by, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (int(dataset_id), scenario_id, kind, json.dumps(settings, default=_plain),
+                (int(dataset_id), scenario_id, kind, json.dumps(settings, default=plain_value),
                  file, n_to_label, who or _who(), _now()))
             rid = int(cur.lastrowid)
             _add_event(con, rid, "planned", {"kind": kind, "n_to_label": n_to_label}, who)
@@ -500,10 +354,7 @@ class Workspace:
             raise DataError(f"no round with id {round_id} in the workspace")
         out = dict(row)
         out["settings"] = json.loads(out.pop("settings_json"))
-        plan = self._read_table(out["plan_file"])
-        sel = plan["selection"].astype(str).to_numpy(dtype=object)
-        out["selection"] = np.where(sel == "nan", "", sel).astype(object)
-        out["queue_rank"] = plan["queue_rank"].to_numpy(dtype=float)
+        out["selection"], out["queue_rank"] = plan_rows(self._read_table(out["plan_file"]))
         return out
 
     def record_event(self, round_id: int, action: str, detail: dict[str, Any] | None = None,
@@ -539,7 +390,7 @@ class Workspace:
             raise DataError(f"{len(rows)} rows but {len(labels)} labels")
         if len(np.unique(rows)) != len(rows):
             raise DataError("one import holds two labels for the same row")
-        payload = [(int(r), json.dumps(_plain(v))) for r, v in zip(rows, labels)]
+        payload = [(int(r), json.dumps(plain_value(v))) for r, v in zip(rows, labels)]
         with self._connect(write=True) as con:
             info = con.execute("SELECT d.n_rows FROM rounds r JOIN datasets d ON d.id = "
                                "r.dataset_id WHERE r.id=?", (int(round_id),)).fetchone()
@@ -559,7 +410,7 @@ class Workspace:
                 con.executemany(
                     "INSERT INTO annotations (import_id, round_id, row, annotator, label_json) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    [(iid, int(round_id), int(r), str(a), json.dumps(_plain(v)))
+                    [(iid, int(round_id), int(r), str(a), json.dumps(plain_value(v)))
                      for r, a, v in annotations])
             return iid
 

@@ -67,7 +67,9 @@ def test_import_errors_change_nothing(ws, demo):
     sel = ws.round(rid)["selection"]
     routed = np.flatnonzero(sel == "routed")
     machine = np.flatnonzero(sel == "machine")
-    with pytest.raises(DataError, match="not in the round's queue"):
+    with pytest.raises(DataError, match=rf"^1 labelled rows are not in the round's queue \(for "
+                       rf"example row {machine[0] + 1}, selection 'machine'\); nothing was "
+                       "imported$"):
         R.import_labels(ws, rid, np.r_[routed[:2], machine[:1]], [0, 1, 0], source="csv")
     with pytest.raises(DataError, match="not one of the dataset's classes"):
         R.import_labels(ws, rid, routed[:2], [0, "maybe"], source="csv")
@@ -132,16 +134,16 @@ def test_two_processes_writing_at_once_corrupt_nothing(tmp_path, demo):
 
 
 def test_newer_app_opens_older_workspace_and_refuses_a_newer_one(tmp_path, demo, monkeypatch):
-    import core.workspace.store as store
+    import core.workspace.schema as schema
 
     root = tmp_path / "ws"
     old = Workspace(root)
     dsid = R.dataset_id_for(old, demo)
     old.save_scenario("kept", dsid, {"lam": 3.0})
     # a newer app: one more migration (a new column); opening the old workspace migrates it
-    monkeypatch.setattr(store, "MIGRATIONS",
+    monkeypatch.setattr(schema, "MIGRATIONS",
                         MIGRATIONS + ["ALTER TABLE scenarios ADD COLUMN note TEXT"])
-    monkeypatch.setattr(store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     new = Workspace(root)
     assert new.schema_version == SCHEMA_VERSION + 1
     assert new.scenario("kept")["settings"] == {"lam": 3.0}
@@ -200,11 +202,11 @@ def test_guarantee_round_end_to_end(ws, demo):
 def test_a_schema_1_workspace_is_migrated_to_keep_annotations(tmp_path, demo, monkeypatch):
     """A workspace written by the first release (schema 1, no annotations table) opens in this
     one: its data stays and the annotations table is added."""
-    import core.workspace.store as store
+    import core.workspace.schema as schema
 
     root = tmp_path / "ws"
-    monkeypatch.setattr(store, "MIGRATIONS", MIGRATIONS[:1])
-    monkeypatch.setattr(store, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", MIGRATIONS[:1])
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 1)
     old = Workspace(root)
     rid = R.plan_round(old, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
     routed = np.flatnonzero(old.round(rid)["selection"] == "routed")
@@ -218,3 +220,20 @@ def test_a_schema_1_workspace_is_migrated_to_keep_annotations(tmp_path, demo, mo
     assert new.round_labels(rid) == {int(routed[0]): 0, int(routed[1]): 1}
     new.add_labels(rid, routed[2:3], [1], source="labelstudio", annotations=[(int(routed[2]), "7", 1)])
     assert new.annotations(rid)[["row", "annotator", "label"]].values.tolist() == [[int(routed[2]), "7", 1]]
+
+
+def test_store_parts_schema_and_tables(tmp_path):
+    """The store's parts: the schema's migrations and the Parquet files, re-exported by the
+    store; a plan reads back as written (undecided rows as "", unqueued ranks as NaN)."""
+    import core.workspace.schema as schema
+    import core.workspace.store as store
+    import core.workspace.tables as tables
+
+    assert store.MIGRATIONS is schema.MIGRATIONS and store.SCHEMA_VERSION == 2
+    assert store.table_hash is tables.table_hash
+    sel, rank = tables.plan_rows(tables.plan_frame(np.array(["", "routed", "machine"], object),
+                                                   np.array([np.nan, 1.0, np.nan])))
+    assert sel.tolist() == ["", "routed", "machine"]
+    assert np.isnan(rank[0]) and rank[1] == 1.0 and np.isnan(rank[2])
+    with pytest.raises(DataError, match=r"nope\.parquet is missing"):
+        tables.read_table(tmp_path, "nope.parquet")

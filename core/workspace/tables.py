@@ -1,0 +1,90 @@
+"""The workspace's Parquet files: whole tables and round plans, named by their content.
+
+A table is written to ``<root>/tables/<sha256 of its Parquet bytes>.parquet`` (first to a
+temporary name, then renamed, so a reader never sees half a file) *before* the transaction that
+refers to it commits; if anything fails in between, the file is merely unreferenced. The same
+content is written once. :func:`table_hash` is the separate hash of a table's *values* that
+tells whether two loaded tables are the same dataset.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError
+
+__all__ = ["table_hash", "parquet_bytes", "write_table", "read_table", "plan_frame",
+           "plan_rows"]
+
+
+def table_hash(df: pd.DataFrame) -> str:
+    """Content hash of a table: the SHA-256 of its CSV text (header and values, no index).
+
+    Computed on a canonical CSV form (numbers as float64) so that the same table read from a
+    CSV, a Parquet file or built in memory hashes alike; values must match to the last digit.
+    """
+    canon = df.copy()
+    for col in canon.columns:
+        s = canon[col]
+        if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+            canon[col] = s.astype("float64")  # 1, 1.0 and Int64 1 alike; missing as empty
+    text = canon.to_csv(index=False, lineterminator="\n")
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def parquet_bytes(df: pd.DataFrame) -> bytes:
+    """The table as Parquet bytes (no index).
+
+    Raises
+    ------
+    DataError
+        pyarrow cannot store the table (for example a column of mixed types).
+    """
+    buf = io.BytesIO()
+    try:
+        df.to_parquet(buf, index=False)
+    except Exception as exc:  # pyarrow refuses mixed-type object columns
+        raise DataError(f"the table cannot be stored in the workspace: {exc}") from None
+    return buf.getvalue()
+
+
+def write_table(folder: Path, df: pd.DataFrame) -> str:
+    """Write ``df`` into ``folder`` (once per content); the file's name."""
+    data = parquet_bytes(df)
+    name = hashlib.sha256(data).hexdigest()[:32] + ".parquet"
+    path = Path(folder) / name
+    if not path.exists():
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return name
+
+
+def read_table(folder: Path, name: str) -> pd.DataFrame:
+    """The table stored as ``name`` in ``folder``; a :class:`DataError` naming the file when it
+    is missing."""
+    path = Path(folder) / name
+    if not path.exists():
+        raise DataError(f"the workspace table file {path} is missing")
+    return pd.read_parquet(path)
+
+
+def plan_frame(selection: np.ndarray, queue_rank: np.ndarray) -> pd.DataFrame:
+    """A round's plan as stored: ``selection`` (text) and ``queue_rank`` (float, NaN for rows
+    not queued), one line per row of the dataset."""
+    return pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
+                         "queue_rank": np.asarray(queue_rank, dtype=float)})
+
+
+def plan_rows(plan: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """``(selection, queue_rank)`` of a stored plan, as :func:`plan_frame` took them
+    (an undecided row reads ``""``)."""
+    sel = plan["selection"].astype(str).to_numpy(dtype=object)
+    return (np.where(sel == "nan", "", sel).astype(object),
+            plan["queue_rank"].to_numpy(dtype=float))
