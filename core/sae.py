@@ -660,6 +660,15 @@ def _max_slope(cl: np.ndarray, dl: np.ndarray, cr: np.ndarray, dr: np.ndarray) -
     """
     if not len(cl) or not len(cr):
         return -math.inf
+    # a right point beaten by one of smaller-or-equal d and larger-or-equal c never gives the
+    # maximum (nor a left point beaten by one of larger-or-equal d and smaller-or-equal c): keep
+    # the two staircases (a few points), vectorised, before the hulls
+    o = np.lexsort((-cr, dr))
+    o = o[np.r_[True, cr[o][1:] > np.maximum.accumulate(cr[o])[:-1]]]
+    cr, dr = cr[o], dr[o]
+    o = np.lexsort((cl, -dl))
+    o = o[np.r_[True, cl[o][1:] < np.minimum.accumulate(cl[o])[:-1]]]
+    cl, dl = cl[o], dl[o]
     li = _hull(dl, cl, lower=True)
     ri = _hull(dr, cr, lower=False)
     dd = dr[ri][None, :] - dl[li][:, None]
@@ -731,18 +740,27 @@ def lambda_range(inp: SAEInputs, *, n_human: int, mode: Mode = "at_most") -> Lam
     d = inp.l - inp.k
     if mode == "exactly":
         return LambdaRange(upper=_last_change(c, d, n), pivot=None, n_human=n, mode=mode)
-    # "at most N": the N largest gains among the positive ones, i.e. the top N once N zero-gain
-    # samples (c = d = 0) are added ahead of the real ones of gain 0 (those stay with the machine)
-    c_aug = np.r_[np.zeros(n), c]
-    d_aug = np.r_[np.zeros(n), d]
-    order_fix = np.lexsort((np.r_[np.zeros(n), np.ones(len(c))], -c_aug, d_aug))
-    # the stable order at infinity puts the added samples first among equal (c, d)
-    c_aug, d_aug = c_aug[order_fix], d_aug[order_fix]
-    upper = _last_change(c_aug, d_aug, n) if n else 0.0
     pivot = None
-    if (d >= 0).all():
-        always = int(((d == 0) & (c > 0)).sum())
-        ratios = np.sort((c[(d > 0) & (c > 0)] / d[(d > 0) & (c > 0)]))[::-1]
+    nonneg = bool((d >= 0).all())
+    always = int(((d == 0) & (c > 0)).sum()) if nonneg else -1
+    pos = (d > 0) & (c > 0)
+    ratios = c[pos] / d[pos]
+    if n == 0:
+        upper = 0.0
+    elif always == 0:
+        # the usual case: every positive gain falls as lambda grows and reaches 0 at c_i / d_i
+        upper = float(ratios.max()) if len(ratios) else 0.0
+    else:
+        # "at most N" in general: the N largest gains among the positive ones, i.e. the top N
+        # once N zero-gain samples (c = d = 0) are added ahead of the real ones of gain 0
+        # (which stay with the machine)
+        c_aug = np.r_[np.zeros(n), c]
+        d_aug = np.r_[np.zeros(n), d]
+        order_fix = np.lexsort((np.r_[np.zeros(n), np.ones(len(c))], -c_aug, d_aug))
+        # the stable order at infinity puts the added samples first among equal (c, d)
+        upper = _last_change(c_aug[order_fix], d_aug[order_fix], n)
+    if nonneg:
+        ratios = np.sort(ratios)[::-1]
         need = n - always
         if n == 0 or need <= 0:
             pivot = math.inf

@@ -322,12 +322,14 @@ def test_lambda_range_breakpoint_on_both_sides(seed):
     m = int(rng.integers(2, 12))
     a = np.round(rng.uniform(0, 1, m), 1)                 # ties on purpose
     l = np.round(rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], m) * rng.uniform(0.5, 1.5, m), 2)
-    inp = SAEInputs.from_arrays(a, l)
+    # odd seeds: a machine effort k_i, sometimes above the human effort (gains that grow)
+    k = np.zeros(m) if seed % 2 == 0 else np.round(rng.choice([0.0, 0.0, 1.0], m), 2)
+    inp = SAEInputs.from_arrays(a, l, k=k)
     for mode in ("at_most", "exactly"):
         for n in range(m + 1):
             r = lambda_range(inp, n_human=n, mode=mode)
             if mode == "exactly" and 0 < n < m:
-                assert r.upper == pytest.approx(_pair_formula(1 - a, l, n), abs=1e-12)
+                assert r.upper == pytest.approx(_pair_formula(1 - a, l - k, n), abs=1e-12)
             at_inf = _set(inp, 1e9, n, mode)
             for lam in (r.upper * (1 + 1e-9) + 1e-12, r.upper * 1.5 + 0.1, r.upper + 10):
                 assert _set(inp, lam, n, mode) == at_inf, (mode, n, lam)
