@@ -32,7 +32,9 @@ The package's parts, from the bottom up (each imports only the ones above it in 
 * :mod:`core.clembench.metrics`: :func:`probe_accuracy`, :func:`cohen_kappa`,
   :func:`truncated_kappa`, :func:`main_score`, :func:`middle_round`;
 * :mod:`core.clembench.io`: parsing and the loaders (episode folders, ``interactions.json``
-  files, parent folders searched recursively, zip archives, uploaded bytes);
+  files, parent folders searched recursively, zip archives, uploaded bytes); the number of
+  slots comes from ``n_slots`` when given, else the episode's ``instance.json`` (what
+  clembench's scorer reads), else the log's ``realised_slots``, else the probes;
 * :mod:`core.clembench.score`: :func:`score_episode` and the comparison with recorded scores;
 * :mod:`core.clembench.aggregate`: :func:`aggregate_scores`, :func:`aggregate_by`,
   :func:`scores_report`;
@@ -48,12 +50,13 @@ from core.clembench.model import (
     TURN_KEYS, EPISODE_KEYS, AGGREGATE_KEYS, Episode, EpisodeScores, LoadedEpisodes, ABORTED, ACCURACY,
     CLEMSCORE, KAPPA, LOSE, MAIN_SCORE, MIDDLE_ACCURACY, PARSED_REQUEST_COUNT, PLAYED, QUALITY_SCORE,
     REQUEST_COUNT, REQUEST_SUCCESS_RATIO, SLOT_FILLED, SLOT_FILLING_ACCURACY, SUCCESS, TRUNCATED_KAPPA,
-    VIOLATED_REQUEST_COUNT,
+    VIOLATED_REQUEST_COUNT, MIN_N_SLOTS, MAX_N_SLOTS,
 )
 from core.clembench.metrics import probe_accuracy, cohen_kappa, truncated_kappa, main_score, middle_round
 from core.clembench.io import (
     MAX_FILE_BYTES, parse_interactions, parse_episode, parse_recorded_scores, load_paths, load_uploads,
-    MAX_ZIP_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_READ_BYTES,
+    MAX_ZIP_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_READ_BYTES, INSTANCE_FILE, check_n_slots, instance_n_slots,
+    infer_n_slots,
 )
 from core.clembench.score import score_episode, score_episodes, compare_scores, same_score
 from core.clembench.aggregate import aggregate_scores, aggregate_by, scores_report
@@ -76,6 +79,12 @@ __all__ = [
     "parse_interactions",
     "parse_episode",
     "parse_recorded_scores",
+    "check_n_slots",
+    "instance_n_slots",
+    "infer_n_slots",
+    "INSTANCE_FILE",
+    "MIN_N_SLOTS",
+    "MAX_N_SLOTS",
     "score_episode",
     "score_episodes",
     "aggregate_scores",

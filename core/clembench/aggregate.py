@@ -90,7 +90,8 @@ def scores_report(scores: Sequence[EpisodeScores], *, ignored: Sequence[str] = (
     -------
     dict
         ``episodes`` (per episode: ``episode``, ``source``, ``model``, ``experiment``,
-        ``n_slots``, ``played_probe_rounds``, ``turn_scores``, ``episode_scores`` with
+        ``n_slots``, ``n_slots_from`` (``"n_slots"`` given, ``"instance.json"``,
+        ``"realised_slots"`` or ``"probes"``), ``played_probe_rounds``, ``turn_scores``, ``episode_scores`` with
         clembench's key names, ``matches_recorded`` (None without a recorded ``scores.json``)
         and ``differences``), then ``aggregate``, ``aggregate_by_model`` and ``ignored_files``.
     """
@@ -104,6 +105,7 @@ def scores_report(scores: Sequence[EpisodeScores], *, ignored: Sequence[str] = (
             "model": e.model,
             "experiment": e.experiment,
             "n_slots": e.n_slots,
+            "n_slots_from": e.slots_from,
             "played_probe_rounds": e.played_rounds,
             "turn_scores": s.turn_scores,
             "episode_scores": s.episode_scores,

@@ -13,7 +13,8 @@ import numpy as np
 
 from core.clembench.metrics import is_binary
 from core.clembench.model import (
-    COUNT_FIELDS, Episode, LoadedEpisodes, PARSED_REQUEST_COUNT, REQUEST_COUNT, REQUIRED_FIELDS,
+    COUNT_FIELDS, Episode, LoadedEpisodes, MAX_N_SLOTS, MIN_N_SLOTS, PARSED_REQUEST_COUNT, REQUEST_COUNT,
+    REQUIRED_FIELDS, SLOTS_FROM_INSTANCE, SLOTS_FROM_PROBES, SLOTS_FROM_REALISED, SLOTS_GIVEN,
     VIOLATED_REQUEST_COUNT,
 )
 from core.errors import DataError
@@ -119,6 +120,120 @@ def parse_interactions(data: bytes | str, *, source: str = "interactions.json") 
     return obj
 
 
+def check_n_slots(n_slots: Any, *, what: str = "n_slots") -> int:
+    """Check an explicit number of slots: an integer in [MIN_N_SLOTS, MAX_N_SLOTS] (1 to 1,000).
+
+    Raises
+    ------
+    DataError
+        Not an integer (true/false, floats and text are refused) or out of bounds.
+    """
+    if isinstance(n_slots, (bool, np.bool_)) or not isinstance(n_slots, (int, np.integer)):
+        raise DataError(f"{what} must be an integer from {MIN_N_SLOTS} to {MAX_N_SLOTS:,}, got {n_slots!r}")
+    if not MIN_N_SLOTS <= int(n_slots) <= MAX_N_SLOTS:
+        raise DataError(f"{what} must be from {MIN_N_SLOTS} to {MAX_N_SLOTS:,}, got {int(n_slots)}")
+    return int(n_slots)
+
+
+def instance_n_slots(instance: Mapping[str, Any], *, source: str = "instance.json") -> int:
+    """The number of slots of a privateshared game instance, as clembench's scorer reads it.
+
+    clembench stores each episode's game instance as ``instance.json`` in the episode folder
+    (clemcore's ``InstanceFileSaver``); ``PrivateSharedScorer`` takes ``len(game_instance["slots"])``,
+    the slot -> value object of the instance (the same slots as ``request_order`` and the
+    log's ``realised_slots``).
+
+    Parameters
+    ----------
+    instance : mapping
+        The decoded ``instance.json``.
+    source : str, default="instance.json"
+        Name used in error messages.
+
+    Returns
+    -------
+    int
+        ``len(instance["slots"])``.
+
+    Raises
+    ------
+    DataError
+        Not an object, no ``slots`` object (e.g. a whole ``instances.json`` with
+        ``experiments``), an empty one, or more than MAX_N_SLOTS slots.
+    """
+    if not isinstance(instance, Mapping):
+        raise _fail(source, f"the top level must be a JSON object, got {type(instance).__name__}")
+    if "slots" not in instance:
+        hint = (" (this is a whole instances file; put the episode's own game instance beside the log)"
+                if "experiments" in instance else " (is this a clembench privateshared instance.json?)")
+        raise _fail(source, "missing field 'slots'" + hint)
+    slots = instance["slots"]
+    if not isinstance(slots, Mapping):
+        raise _fail(source, f"field 'slots' must be an object (slot -> value), got {type(slots).__name__}")
+    if not MIN_N_SLOTS <= len(slots) <= MAX_N_SLOTS:
+        raise _fail(source, f"field 'slots' holds {len(slots):,} slots; a game has {MIN_N_SLOTS} to "
+                            f"{MAX_N_SLOTS:,}")
+    return len(slots)
+
+
+def infer_n_slots(obj: Mapping[str, Any], *, source: str = "interactions.json") -> int:
+    """Infer the number of slots of a log that has no ``realised_slots``, from its probes.
+
+    What clembench's game master logs (``privateshared/master.py``, v0.9 to v3.0): every probing
+    round lists one probe per slot, built before any is asked (a round cut short by an invalid
+    answer still lists them all, the unasked ones without ``value``); the three request count
+    lists have one entry per planned probing round, ``n_slots + 1``, zeros after an abort; an
+    episode that was not aborted played all ``n_slots + 1`` probing rounds. So the number of
+    probes per scored round (or, when none was scored, in the first logged round) is the slot
+    count, and the request count lists and an unaborted episode's ``Played Probe Rounds`` must
+    agree with it.
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    DataError
+        No probing round logged, rounds of different sizes, or a count that disagrees; the
+        message says to give ``n_slots`` or put the game's ``instance.json`` beside the log.
+    """
+    fix = "; give the number of slots (n_slots, --n-slots) or put the game's instance.json beside the log"
+    probes = obj.get("probes")
+    played = obj.get("Played Probe Rounds")
+    if not isinstance(probes, list) or not probes:
+        raise _fail(source, "the log has no 'realised_slots' and 'probes' holds no probing round: "
+                            "the number of slots cannot be inferred" + fix)
+    n_rounds = played if isinstance(played, int) and not isinstance(played, bool) and 0 < played <= len(probes) else 1
+    sizes = []
+    for r in range(n_rounds):
+        if not isinstance(probes[r], list):
+            raise _fail(source, f"field 'probes'[{r}] must be a list of probes, got {type(probes[r]).__name__}")
+        sizes.append(len(probes[r]))
+    if len(set(sizes)) > 1:
+        raise _fail(source, "the log has no 'realised_slots' and its probing rounds hold different "
+                            f"numbers of probes ({', '.join(map(str, sizes))}): the number of slots "
+                            "cannot be inferred" + fix)
+    n = sizes[0]
+    if not MIN_N_SLOTS <= n <= MAX_N_SLOTS:
+        raise _fail(source, f"the log has no 'realised_slots' and its probing rounds hold {n} probes: "
+                            "the number of slots cannot be inferred" + fix)
+    for key in COUNT_FIELDS:
+        lst = obj.get(key)
+        if isinstance(lst, list) and len(lst) != n + 1:
+            raise _fail(source, f"the log has no 'realised_slots'; its probing rounds hold {n} probes "
+                                f"but field '{key}' has {len(lst)} entries (clembench logs n_slots + 1): "
+                                "the number of slots cannot be inferred" + fix)
+    aborted = obj.get("Aborted")
+    if aborted is False or aborted == 0:
+        if isinstance(played, int) and not isinstance(played, bool) and played != n + 1:
+            raise _fail(source, f"the log has no 'realised_slots'; its probing rounds hold {n} probes "
+                                f"but the episode was not aborted and 'Played Probe Rounds' is {played} "
+                                f"(a complete episode plays n_slots + 1 = {n + 1}): the number of slots "
+                                "cannot be inferred" + fix)
+    return n
+
+
 def parse_episode(
     obj: Mapping[str, Any],
     *,
@@ -127,8 +242,18 @@ def parse_episode(
     n_slots: int | None = None,
     recorded: Mapping[str, Any] | None = None,
     experiment: str | None = None,
+    instance: Mapping[str, Any] | None = None,
+    instance_source: str = "instance.json",
 ) -> Episode:
     """Validate a decoded ``interactions.json`` and extract what the scorer reads.
+
+    The number of slots (which sets the middle round and the size of every scored probing
+    round) is taken, in this order, from ``n_slots`` when given, from the game instance when
+    given (``len(instance["slots"])``, what clembench's ``PrivateSharedScorer`` reads), from the
+    log's ``realised_slots``, or else inferred from the probes (see :func:`infer_n_slots`).
+    Every other source present must agree with the one taken, and the log must fit it: each
+    scored round holds ``n_slots`` probes, each request count list ``n_slots + 1`` entries,
+    ``Filled Slots`` at most ``n_slots``; otherwise a :class:`DataError` names both.
 
     Parameters
     ----------
@@ -139,12 +264,17 @@ def parse_episode(
     name : str, optional
         Display name; defaults to ``source``.
     n_slots : int, optional
-        Number of slots of the game instance. clembench takes it from the instance
-        (``len(slots)``); the log carries it as ``len(realised_slots)``, the default.
+        Number of slots of the game instance, an integer in [MIN_N_SLOTS, MAX_N_SLOTS] (1 to
+        1,000). Default: from ``instance``, else ``len(realised_slots)``, else inferred.
     recorded : mapping, optional
         clembench's ``scores.json`` for this episode (kept for comparison).
     experiment : str, optional
         Experiment name (e.g. from the folder path).
+    instance : mapping, optional
+        The decoded game instance (clembench's ``instance.json`` of the episode folder); its
+        ``slots`` object gives the number of slots (see :func:`instance_n_slots`).
+    instance_source : str, default="instance.json"
+        Name of the instance in error messages.
 
     Returns
     -------
@@ -178,17 +308,24 @@ def parse_episode(
                             f"{len(probes)} round(s)")
     aborted = _check_flag(obj["Aborted"], source, ["Aborted"])
 
-    realised = obj["realised_slots"]
-    if not isinstance(realised, Mapping):
-        raise _fail(source, f"field 'realised_slots' must be an object (slot -> order), got "
-                            f"{type(realised).__name__}")
-    if n_slots is None:
+    # every source of the slot count, in order of precedence: (count, origin, how it is named)
+    sources: list[tuple[int, str, str]] = []
+    if n_slots is not None:
+        sources.append((check_n_slots(n_slots), SLOTS_GIVEN, "n_slots given"))
+    if instance is not None:
+        sources.append((instance_n_slots(instance, source=instance_source), SLOTS_FROM_INSTANCE,
+                        f"len of 'slots' in {instance_source}"))
+    if "realised_slots" in obj:
+        realised = obj["realised_slots"]
+        if not isinstance(realised, Mapping):
+            raise _fail(source, f"field 'realised_slots' must be an object (slot -> order), got "
+                                f"{type(realised).__name__}")
         if len(realised) == 0:
             raise _fail(source, "field 'realised_slots' is empty: the number of slots is unknown")
-        n_slots = len(realised)
-    elif isinstance(n_slots, bool) or not isinstance(n_slots, (int, np.integer)) or n_slots < 1:
-        raise DataError(f"n_slots must be a positive integer, got {n_slots!r}")
-    n_slots = int(n_slots)
+        sources.append((len(realised), SLOTS_FROM_REALISED, "len of 'realised_slots'"))
+    if not sources:
+        sources.append((infer_n_slots(obj, source=source), SLOTS_FROM_PROBES, "inferred from the probes"))
+    n_slots, slots_from, slots_label = sources[0]
 
     gold: list[tuple[int, ...]] = []
     pred: list[tuple[int, ...]] = []
@@ -198,7 +335,7 @@ def parse_episode(
             raise _fail(source, f"field 'probes'[{r}] must be a list of probes, got {type(rnd).__name__}")
         if len(rnd) != n_slots:
             raise _fail(source, f"field 'probes'[{r}] is a scored round with {len(rnd)} probe(s) but "
-                                f"the game has {n_slots} slots (len of 'realised_slots')")
+                                f"the game has {n_slots} slots ({slots_label})")
         g_row, p_row = [], []
         for i, probe in enumerate(rnd):
             if not isinstance(probe, Mapping):
@@ -238,6 +375,20 @@ def parse_episode(
     if sum(counts[REQUEST_COUNT]) == 0:
         raise _fail(source, "field 'Request Count' sums to 0: Request Success Ratio is undefined")
 
+    # the other sources of the slot count, and the log's own shape, must agree with the one taken
+    for other, _, other_label in sources[1:]:
+        if other != n_slots:
+            raise _fail(source, f"the game has {n_slots} slots ({slots_label}) but {other_label} "
+                                f"is {other}")
+    for key in COUNT_FIELDS:
+        if len(counts[key]) != n_slots + 1:
+            raise _fail(source, f"field '{key}' has {len(counts[key])} entries but the game has "
+                                f"{n_slots} slots ({slots_label}): clembench logs one per probing "
+                                f"round, n_slots + 1 = {n_slots + 1}")
+    if len(filled) > n_slots:
+        raise _fail(source, f"field 'Filled Slots' has {len(filled)} entries but the game has "
+                            f"{n_slots} slots ({slots_label}): at most one per slot")
+
     return Episode(
         name=name if name is not None else source,
         source=source,
@@ -253,6 +404,7 @@ def parse_episode(
         logged_rounds=len(probes),
         model=_answerer_model(obj),
         experiment=experiment,
+        slots_from=slots_from,
         recorded=dict(recorded) if recorded is not None else None,
     )
 
@@ -271,6 +423,12 @@ def parse_recorded_scores(obj: Mapping[str, Any], *, source: str = "scores.json"
         if not isinstance(obj[key], Mapping):
             raise _fail(source, f"field '{key}' must be an object, got {type(obj[key]).__name__}")
     return dict(obj)
+
+
+#: The game instance clembench stores in each episode folder, beside ``interactions.json``.
+INSTANCE_FILE = "instance.json"
+#: Files read beside a log: the recorded scores and the game instance.
+_SIDE_FILES = ("scores.json", INSTANCE_FILE)
 
 
 def _is_interactions_name(name: str) -> bool:
@@ -302,7 +460,8 @@ def _read_file(path: Path, *, limit: int | None = None) -> bytes:
 
 def _episode_from_bytes(
     data: bytes, *, source: str, name: str, scores_data: bytes | None, scores_source: str | None,
-    experiment: str | None, n_slots: int | None,
+    experiment: str | None, n_slots: int | None, instance_data: bytes | None = None,
+    instance_source: str | None = None,
 ) -> Episode:
     obj = parse_interactions(data, source=source)
     recorded = None
@@ -311,8 +470,12 @@ def _episode_from_bytes(
             parse_interactions(scores_data, source=scores_source or "scores.json"),
             source=scores_source or "scores.json",
         )
+    instance = None
+    if instance_data is not None:
+        instance = parse_interactions(instance_data, source=instance_source or INSTANCE_FILE)
     return parse_episode(obj, source=source, name=name, recorded=recorded,
-                         experiment=experiment, n_slots=n_slots)
+                         experiment=experiment, n_slots=n_slots, instance=instance,
+                         instance_source=instance_source or INSTANCE_FILE)
 
 
 def _load_members(
@@ -324,7 +487,7 @@ def _load_members(
     logs = [n for n in names if _is_interactions_name(n)]
     if any_json_is_log:
         logs = [n for n in names if n.lower().endswith(".json")
-                and PurePosixPath(n).name != "scores.json"
+                and PurePosixPath(n).name not in _SIDE_FILES
                 and not PurePosixPath(n).name.startswith("experiment_")]
     used: set[str] = set()
     for n in logs:
@@ -337,6 +500,13 @@ def _load_members(
         scores_data = members.get(scores_name)
         if scores_data is not None:
             used.add(scores_name)
+        instance_name = f"{folder}/{INSTANCE_FILE}" if folder else INSTANCE_FILE
+        # a flat upload of one log and one instance.json: pair them
+        if instance_name not in members and not folder and len(logs) == 1 and INSTANCE_FILE in members:
+            instance_name = INSTANCE_FILE
+        instance_data = members.get(instance_name)
+        if instance_data is not None:
+            used.add(instance_name)
         if _is_interactions_name(n):
             label = folder if folder else (prefix or p.name)
         else:
@@ -347,7 +517,7 @@ def _load_members(
         out.episodes.append(_episode_from_bytes(
             members[n], source=f"{origin}{n}", name=_unique(label, seen),
             scores_data=scores_data, scores_source=f"{origin}{scores_name}", experiment=experiment,
-            n_slots=n_slots,
+            n_slots=n_slots, instance_data=instance_data, instance_source=f"{origin}{instance_name}",
         ))
         used.add(n)
     out.ignored.extend(f"{origin}{n}" for n in names if n not in used and not n.endswith("/"))
@@ -370,7 +540,7 @@ def _zip_members(data: bytes, *, source: str) -> dict[str, bytes]:
             name = info.filename.replace("\\", "/")
             if name.startswith("__MACOSX/") or PurePosixPath(name).name.startswith("._"):
                 continue
-            wanted = PurePosixPath(name).name in ("interactions.json", "scores.json")
+            wanted = PurePosixPath(name).name in ("interactions.json", *_SIDE_FILES)
             if not wanted:
                 members[name] = b""  # listed as ignored, never read
                 continue
@@ -391,14 +561,20 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
     """Load episodes from paths: episode folders, ``interactions.json`` files, parent folders
     (searched recursively for ``interactions.json``) or zip archives.
 
-    A ``scores.json`` beside an ``interactions.json`` is read as clembench's recorded scores.
+    A ``scores.json`` beside an ``interactions.json`` is read as clembench's recorded scores, and
+    an ``instance.json`` beside it (clembench stores the game instance in each episode folder)
+    as the game instance, whose ``slots`` give the number of slots as in clembench's scorer
+    (folders and zip members alike).
 
     Parameters
     ----------
     paths : sequence of str or Path
         What to load.
     n_slots : int, optional
-        Override the number of slots (default: ``len(realised_slots)`` of each log).
+        The number of slots of every episode, an integer from 1 to 1,000 (MIN_N_SLOTS,
+        MAX_N_SLOTS). Default: each episode's ``instance.json``, else its log's
+        ``realised_slots``, else inferred from its probes (see :func:`parse_episode`). A value
+        that contradicts an instance or a log raises :class:`DataError`.
 
     Returns
     -------
@@ -413,6 +589,8 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
     """
     out = LoadedEpisodes()
     seen: dict[str, int] = {}
+    if n_slots is not None:
+        n_slots = check_n_slots(n_slots)
     if not paths:
         raise DataError("no path given")
     for raw in paths:
@@ -430,11 +608,13 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
                 if rel.parts and len(paths) > 1:
                     label = f"{path.name}/{label}"
                 scores = log.parent / "scores.json"
+                inst = log.parent / INSTANCE_FILE
                 experiment = _experiment_of(log.resolve().parts)
                 out.episodes.append(_episode_from_bytes(
                     _read_file(log), source=str(log), name=_unique(label, seen),
                     scores_data=_read_file(scores) if scores.is_file() else None,
                     scores_source=str(scores), experiment=experiment, n_slots=n_slots,
+                    instance_data=_read_file(inst) if inst.is_file() else None, instance_source=str(inst),
                 ))
         elif path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
             members = _zip_members(_read_file(path, limit=MAX_ZIP_BYTES), source=str(path))
@@ -444,8 +624,13 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
             if len(out.episodes) == before:
                 raise _fail(str(path), "the zip archive holds no interactions.json")
         else:
+            if path.name in _SIDE_FILES:
+                raise _fail(str(path), f"this is the {'recorded scores' if path.name == 'scores.json' else 'game instance'}"
+                                       " read beside an episode log, not a log: give the episode folder "
+                                       "or its interactions.json")
             scores = path.parent / "scores.json"
-            use_scores = path.name != "scores.json" and scores.is_file()
+            use_scores = scores.is_file()
+            inst = path.parent / INSTANCE_FILE
             parts = path.resolve().parts
             label = (str(PurePosixPath(*parts[-4:-1])) if _is_interactions_name(path.name) and len(parts) >= 4
                      else path.stem)
@@ -454,6 +639,7 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
                 _read_file(path), source=str(path), name=_unique(label, seen),
                 scores_data=_read_file(scores) if use_scores else None, scores_source=str(scores),
                 experiment=experiment, n_slots=n_slots,
+                instance_data=_read_file(inst) if inst.is_file() else None, instance_source=str(inst),
             ))
     return out
 
@@ -466,10 +652,10 @@ def load_uploads(files: Sequence[tuple[str, bytes]], *, n_slots: int | None = No
     files : sequence of (name, bytes)
         Uploaded file names (may contain ``/`` for folder uploads) and contents. A zip is
         searched for ``interactions.json`` members. Any other ``.json`` file is read as an
-        episode log, except ``scores.json`` (paired with the log of the same folder, or with the
-        only log of a flat upload) and ``experiment_*.json`` (ignored).
+        episode log, except ``scores.json`` and ``instance.json`` (paired with the log of the
+        same folder, or with the only log of a flat upload) and ``experiment_*.json`` (ignored).
     n_slots : int, optional
-        Override the number of slots.
+        The number of slots of every episode (see :func:`load_paths`).
 
     Returns
     -------
@@ -483,6 +669,8 @@ def load_uploads(files: Sequence[tuple[str, bytes]], *, n_slots: int | None = No
     out = LoadedEpisodes()
     seen: dict[str, int] = {}
     flat: dict[str, bytes] = {}
+    if n_slots is not None:
+        n_slots = check_n_slots(n_slots)
     for name, data in files:
         name = str(name).replace("\\", "/")
         if name.lower().endswith(".zip") or data[:4] == b"PK\x03\x04":

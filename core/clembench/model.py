@@ -40,9 +40,24 @@ AGGREGATE_KEYS: tuple[str, ...] = ("episodes", "played", PLAYED, QUALITY_SCORE, 
 
 
 COUNT_FIELDS = (REQUEST_COUNT, PARSED_REQUEST_COUNT, VIOLATED_REQUEST_COUNT)
+#: Fields every log must hold. ``realised_slots`` is optional: the number of slots can also come
+#: from the game instance (``instance.json``), be given (``n_slots``), or be inferred from the probes.
 REQUIRED_FIELDS = (
-    "probes", "Played Probe Rounds", "Aborted", "Filled Slots", *COUNT_FIELDS, "realised_slots",
+    "probes", "Played Probe Rounds", "Aborted", "Filled Slots", *COUNT_FIELDS,
 )
+
+#: Bounds of an explicit number of slots (``n_slots=`` of the loaders, ``--n-slots`` of the CLI).
+#: clembench's instances have 5, 10 or 15 slots; the upper bound only keeps a typo from being taken.
+MIN_N_SLOTS = 1
+MAX_N_SLOTS = 1_000
+
+#: Where an episode's number of slots came from (:attr:`Episode.slots_from`), in the order of
+#: precedence: given explicitly, the game instance (what clembench's scorer reads), the log's
+#: ``realised_slots``, or inferred from the probes.
+SLOTS_GIVEN = "n_slots"
+SLOTS_FROM_INSTANCE = "instance.json"
+SLOTS_FROM_REALISED = "realised_slots"
+SLOTS_FROM_PROBES = "probes"
 
 
 @dataclass(frozen=True)
@@ -56,7 +71,8 @@ class Episode:
     source : str
         Where the log was read from (path, zip member or uploaded file name).
     n_slots : int
-        Number of slots (``len(realised_slots)`` unless given explicitly).
+        Number of slots of the game instance (clembench's scorer takes ``len(slots)`` of the
+        instance).
     played_rounds : int
         ``Played Probe Rounds``: the number of probing rounds that are scored.
     aborted : bool
@@ -73,6 +89,11 @@ class Episode:
         ``len(probes)`` (may exceed ``played_rounds`` by the aborted round).
     model : str or None
         The answerer model, from ``players["Player 1"]`` (``"Answerer: <model>"``).
+    experiment : str or None
+        Experiment folder name (e.g. ``1_job-interview``), when the path shows it.
+    slots_from : str
+        Where ``n_slots`` came from: ``"n_slots"`` (given), ``"instance.json"`` (the game
+        instance beside the log), ``"realised_slots"`` (the log) or ``"probes"`` (inferred).
     recorded : dict or None
         clembench's ``scores.json`` found beside the log, if any.
     """
@@ -91,6 +112,7 @@ class Episode:
     logged_rounds: int
     model: str | None = None
     experiment: str | None = None
+    slots_from: str = SLOTS_FROM_REALISED
     recorded: dict | None = field(default=None, compare=False)
 
 

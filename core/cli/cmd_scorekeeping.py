@@ -6,6 +6,8 @@ import argparse
 import math
 import sys
 
+from core.clembench.model import MAX_N_SLOTS, MIN_N_SLOTS
+
 __all__ = ["register", "run", "build_report"]
 
 
@@ -19,22 +21,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "interactions.json, reproducing clembench's scorer (turn scores, episode scores, "
             "% Played, Quality Score, clemscore). PATH may be an episode folder, an "
             "interactions.json file, a parent folder (searched recursively) or a zip archive. "
-            "A scores.json beside a log is compared with the computed scores."
+            "A scores.json beside a log is compared with the computed scores; an instance.json "
+            "beside it (the game instance clembench stores in each episode folder) gives the number "
+            "of slots, as in clembench's scorer."
         ),
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="episode folder, interactions.json, parent folder or zip")
     p.add_argument("--json", action="store_true", help="print JSON (NaN printed as NaN)")
     p.add_argument("--n-slots", type=int, default=None,
-                   help="number of slots of the game instances, a positive integer (default: "
-                        "len(realised_slots) of each log)")
+                   help=f"number of slots of the game instances, an integer from {MIN_N_SLOTS} to "
+                        f"{MAX_N_SLOTS:,} (default: len(slots) of the instance.json beside each log, "
+                        "else len(realised_slots) of the log, else inferred from its probes); a value "
+                        "that contradicts an instance or a log is refused")
     p.set_defaults(func=run)
 
 
 def build_report(paths: list[str], *, n_slots: int | None = None) -> dict:
     """Load, score and aggregate; the object printed by ``--json`` (see
     :func:`core.clembench.scores_report`)."""
-    from core.clembench import load_paths, score_episodes, scores_report
+    from core.clembench import check_n_slots, load_paths, score_episodes, scores_report
 
+    if n_slots is not None:
+        n_slots = check_n_slots(n_slots, what="--n-slots")
     loaded = load_paths(paths, n_slots=n_slots)
     return scores_report(score_episodes(loaded.episodes), ignored=loaded.ignored)
 
@@ -60,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
              "Middle-Accuracy", "Aborted", "Success"]
     for ep in report["episodes"]:
         es = ep["episode_scores"]
-        out.write(f"{ep['episode']}  (model {ep['model'] or '?'}, {ep['n_slots']} slots, "
+        out.write(f"{ep['episode']}  (model {ep['model'] or '?'}, {ep['n_slots']} slots from "
+                  f"{ep['n_slots_from']}, "
                   f"{ep['played_probe_rounds']} scored probing round(s))\n")
         accs = ", ".join(_fmt(ts["Accuracy"]) for ts in ep["turn_scores"].values())
         out.write(f"  round accuracies: {accs or '(none scored)'}\n")

@@ -128,3 +128,70 @@ def test_n_slots_option(tmp_path: Path, capsys):
     assert code == 2 and "has 4 slots" in err
     code, out, err = _run(["scorekeeping", str(p), "--n-slots", "5", "--json"], capsys)
     assert code == 0 and json.loads(out)["episodes"][0]["episode_scores"]["Main Score"] == 100.0
+
+
+def _copy_without_realised(shared_data: Path, dest: Path, rel: str, *, instance: bool) -> None:
+    src = shared_data / "clembench" / rel
+    log = json.loads((src / "interactions.json").read_bytes())
+    folder = dest / rel
+    folder.mkdir(parents=True)
+    if instance:  # the game instance: the slot values of the initial prompt, as clembench stores it
+        lines = dict(x.split(": ", 1) for x in log["turns"][0][0]["action"]["content"].splitlines() if ": " in x)
+        inst = {"slots": {s: lines[s.upper()] for s in log["realised_slots"]},
+                "request_order": list(log["realised_slots"])}
+        (folder / "instance.json").write_text(json.dumps(inst))
+    del log["realised_slots"]
+    (folder / "interactions.json").write_text(json.dumps(log))
+    (folder / "scores.json").write_bytes((src / "scores.json").read_bytes())
+
+
+_RELS = ["Mistral-Small-24B-Instruct-2501/1_job-interview/episode_1",
+         "Llama-3.3-70B-Instruct/3_things-places/episode_4",
+         "mistral-large-2411/0_travel-booking/episode_7"]
+
+
+def test_logs_without_realised_slots(shared_data: Path, tmp_path: Path, capsys):
+    """instance.json beside the log, or --n-slots, or the probes: clembench's scores.json exactly."""
+    for rel in _RELS:
+        _copy_without_realised(shared_data, tmp_path / "inst", rel, instance=True)
+        _copy_without_realised(shared_data, tmp_path / "bare", rel, instance=False)
+    code, out, err = _run(["scorekeeping", str(tmp_path / "inst"), "--json"], capsys)
+    assert code == 0, err
+    rep = json.loads(out)
+    assert [(e["n_slots"], e["n_slots_from"]) for e in rep["episodes"]] == [
+        (15, "instance.json"), (5, "instance.json"), (5, "instance.json")]
+    assert all(e["matches_recorded"] is True for e in rep["episodes"])
+    for ep in rep["episodes"]:  # key by key, NaN and int/float kept apart
+        recorded = json.loads((shared_data / "clembench" / ep["episode"] / "scores.json").read_text())
+        for k, v in recorded["episode scores"].items():
+            assert _same(ep["episode_scores"][k], v), (ep["episode"], k)
+    code, out, err = _run(["scorekeeping", str(tmp_path / "bare"), "--json"], capsys)
+    assert code == 0, err
+    assert [e["n_slots_from"] for e in json.loads(out)["episodes"]] == ["probes"] * 3
+    assert all(e["matches_recorded"] is True for e in json.loads(out)["episodes"])
+    one = tmp_path / "bare" / _RELS[0]
+    code, out, err = _run(["scorekeeping", str(one), "--n-slots", "5"], capsys)
+    assert code == 0, err
+    assert "5 slots from n_slots" in out and "recorded scores.json: identical" in out
+
+
+@pytest.mark.parametrize("value, message", [
+    ("0", "--n-slots must be from 1 to 1,000, got 0"),
+    ("1001", "--n-slots must be from 1 to 1,000, got 1001"),
+    ("-2", "--n-slots must be from 1 to 1,000, got -2"),
+])
+def test_n_slots_out_of_bounds(shared_data: Path, value: str, message: str, capsys):
+    code, out, err = _run(["scorekeeping", str(shared_data / "clembench"), "--n-slots", value], capsys)
+    assert code == 2 and out == "" and message in err and "Traceback" not in err
+
+
+def test_n_slots_contradicting_instance_or_log(shared_data: Path, tmp_path: Path, capsys):
+    _copy_without_realised(shared_data, tmp_path, _RELS[1], instance=True)
+    code, out, err = _run(["scorekeeping", str(tmp_path), "--n-slots", "5"], capsys)
+    assert code == 2 and "scored round with 15 probe(s) but the game has 5 slots (n_slots given)" in err
+    code, out, err = _run(["scorekeeping", str(tmp_path), "--n-slots", "15", "--json"], capsys)
+    assert code == 0 and json.loads(out)["episodes"][0]["n_slots_from"] == "n_slots"
+    inst = tmp_path / _RELS[1] / "instance.json"
+    inst.write_text(json.dumps({"game_id": 4}))
+    code, out, err = _run(["scorekeeping", str(tmp_path)], capsys)
+    assert code == 2 and "instance.json: missing field 'slots'" in err

@@ -667,3 +667,218 @@ def test_demo_episodes():
     scored = sk.score_episodes(a)
     assert any(s.episode.aborted for s in scored) and any(not s.episode.aborted for s in scored)
     assert sk.demo_episodes(seed=1) != a
+
+
+# ---------------------------------------------------------------------------------------------
+# the number of slots without 'realised_slots': instance.json, n_slots, or inferred from probes
+# ---------------------------------------------------------------------------------------------
+def _instance_of(log: dict) -> dict:
+    """The game instance of a recorded log, rebuilt as clembench stores it in ``instance.json``.
+
+    The slot values are read from the initial prompt (``KEY: value`` lines of the first GM
+    message); ``request_order`` is the key order of ``realised_slots`` (clembench builds it as
+    ``{slot: i for i, slot in enumerate(request_order)}``).
+    """
+    prompt = log["turns"][0][0]["action"]["content"]
+    lines = dict(line.split(": ", 1) for line in prompt.splitlines() if ": " in line)
+    slots = {slot: lines[slot.upper()] for slot in log["realised_slots"]}
+    return {"game_id": 0, "tag": "X", "slots": slots, "request_order": list(log["realised_slots"]),
+            "lang": "en"}
+
+
+def _stripped_copy(shared_data: Path, dest: Path, rel: str, *, instance: dict | None | bool = True,
+                   scores: bool = True) -> dict:
+    """Copy a recorded episode to ``dest/rel`` without 'realised_slots'; returns the original log."""
+    src = shared_data / "clembench" / rel
+    log = json.loads((src / "interactions.json").read_bytes())
+    folder = dest / rel
+    folder.mkdir(parents=True)
+    stripped = {k: v for k, v in log.items() if k != "realised_slots"}
+    (folder / "interactions.json").write_text(json.dumps(stripped))
+    if scores:
+        (folder / "scores.json").write_bytes((src / "scores.json").read_bytes())
+    if instance is True:
+        instance = _instance_of(log)
+    if instance:
+        (folder / "instance.json").write_text(json.dumps(instance))
+    return log
+
+
+def _assert_equals_recorded(s: sk.EpisodeScores, recorded: dict) -> None:
+    rec_turns, rec_ep = recorded["turn scores"], recorded["episode scores"]
+    assert list(s.turn_scores) == list(rec_turns)
+    for t, ts in rec_turns.items():
+        assert list(s.turn_scores[t]) == list(ts), t
+        for k, v in ts.items():
+            assert same(s.turn_scores[t][k], v), (t, k, s.turn_scores[t][k], v)
+    assert list(s.episode_scores) == list(rec_ep)
+    for k, v in rec_ep.items():
+        assert same(s.episode_scores[k], v), (k, s.episode_scores[k], v)
+
+
+RECORDED_SLOTS = {rel: (15 if "things-places" in rel else 5) for rel in RECORDED}
+
+
+@pytest.mark.parametrize("rel", RECORDED)
+def test_recorded_without_realised_slots_reads_instance_json(shared_data: Path, tmp_path: Path, rel: str):
+    """clembench's scorer reads len(instance['slots']); the recorded scores.json is reproduced."""
+    _stripped_copy(shared_data, tmp_path, rel)
+    recorded = json.loads((shared_data / "clembench" / rel / "scores.json").read_text())
+    for loaded in (sk.load_paths([tmp_path / rel]), sk.load_paths([tmp_path / rel / "interactions.json"])):
+        (ep,) = loaded.episodes
+        assert (ep.n_slots, ep.slots_from) == (RECORDED_SLOTS[rel], "instance.json")
+        _assert_equals_recorded(sk.score_episode(ep), recorded)
+        assert loaded.ignored == []
+
+
+def test_recorded_without_realised_slots_in_zip_and_upload(shared_data: Path, tmp_path: Path):
+    for rel in RECORDED:
+        _stripped_copy(shared_data, tmp_path / "runs", rel)
+    entries = {str(p.relative_to(tmp_path)).replace("\\", "/"): p.read_bytes()
+               for p in sorted((tmp_path / "runs").rglob("*.json"))}
+    assert sum(name.endswith("/instance.json") for name in entries) == 5
+    zp = tmp_path / "runs.zip"
+    zp.write_bytes(_zip(entries))
+    for loaded in (sk.load_paths([zp]), sk.load_uploads([("runs.zip", zp.read_bytes())]),
+                   sk.load_uploads(list(entries.items())), sk.load_paths([tmp_path / "runs"])):
+        assert len(loaded.episodes) == 5 and loaded.ignored == []
+        assert {e.slots_from for e in loaded.episodes} == {"instance.json"}
+        for s in sk.score_episodes(loaded.episodes):
+            assert s.episode.recorded is not None
+            _assert_equals_recorded(s, s.episode.recorded)
+    # a flat upload of one log, its scores.json and its instance.json: paired
+    rel = RECORDED[3]
+    flat = [(n, (tmp_path / "runs" / rel / n).read_bytes())
+            for n in ("interactions.json", "scores.json", "instance.json")]
+    (ep,) = sk.load_uploads(flat).episodes
+    assert (ep.n_slots, ep.slots_from) == (15, "instance.json")
+    _assert_equals_recorded(sk.score_episode(ep), ep.recorded)
+
+
+@pytest.mark.parametrize("rel", RECORDED)
+def test_recorded_without_realised_slots_given_n_slots(shared_data: Path, tmp_path: Path, rel: str):
+    _stripped_copy(shared_data, tmp_path, rel, instance=False)
+    (ep,) = sk.load_paths([tmp_path / rel], n_slots=RECORDED_SLOTS[rel]).episodes
+    assert ep.slots_from == "n_slots"
+    _assert_equals_recorded(sk.score_episode(ep), ep.recorded)
+    with pytest.raises(DataError, match="but the game has 4 slots \\(n_slots given\\)"):
+        sk.load_paths([tmp_path / rel], n_slots=4)
+
+
+@pytest.mark.parametrize("rel", RECORDED)
+def test_recorded_without_realised_slots_inferred_from_probes(shared_data: Path, tmp_path: Path, rel: str):
+    _stripped_copy(shared_data, tmp_path, rel, instance=False)
+    (ep,) = sk.load_paths([tmp_path / rel]).episodes
+    assert (ep.n_slots, ep.slots_from) == (RECORDED_SLOTS[rel], "probes")
+    _assert_equals_recorded(sk.score_episode(ep), ep.recorded)
+
+
+def test_instance_contradicting_the_log(shared_data: Path, tmp_path: Path):
+    rel = RECORDED[0]
+    log = _stripped_copy(shared_data, tmp_path / "a", rel)
+    inst = _instance_of(log)
+    inst["slots"].pop("bachelor")
+    (tmp_path / "a" / rel / "instance.json").write_text(json.dumps(inst))
+    with pytest.raises(DataError, match=r"'probes'\[0\] is a scored round with 5 probe\(s\) but the game "
+                                        r"has 4 slots \(len of 'slots' in .*instance.json\)"):
+        sk.load_paths([tmp_path / "a" / rel])
+    # the instance beside a log that keeps 'realised_slots': both must agree
+    parsed = json.loads((shared_data / "clembench" / rel / "interactions.json").read_bytes())
+    with pytest.raises(DataError, match=r"game has 4 slots \(len of 'slots' in inst.json\)"):
+        sk.parse_episode(parsed, instance=inst, instance_source="inst.json")
+    ok = sk.parse_episode(parsed, instance=_instance_of(log))
+    assert (ok.n_slots, ok.slots_from) == (5, "instance.json")
+    # an explicit n_slots against the instance: the given value is taken, the instance must agree
+    big = _instance_of(log)
+    big["slots"]["extra"] = "x"
+    with pytest.raises(DataError, match=r"the game has 5 slots \(n_slots given\) but len of 'slots' in "
+                                        r"instance.json is 6"):
+        sk.parse_episode({k: v for k, v in parsed.items() if k != "realised_slots"}, n_slots=5, instance=big)
+
+
+@pytest.mark.parametrize("instance, match", [
+    ({"game_id": 0}, "missing field 'slots' \\(is this a clembench privateshared instance.json\\?\\)"),
+    ({"experiments": [{"name": "x", "game_instances": []}]}, "missing field 'slots' \\(this is a whole instances file"),
+    ({"slots": ["from", "to"]}, "field 'slots' must be an object \\(slot -> value\\), got list"),
+    ({"slots": {}}, "field 'slots' holds 0 slots; a game has 1 to 1,000"),
+    ([1, 2], "the top level must be a JSON object, got list"),
+])
+def test_instance_n_slots_rejects(instance, match):
+    with pytest.raises(DataError, match=match) as err:
+        sk.instance_n_slots(instance, source="ep/instance.json")
+    assert str(err.value).startswith("ep/instance.json: ")
+
+
+def test_instance_json_not_json(shared_data: Path, tmp_path: Path):
+    rel = RECORDED[2]
+    _stripped_copy(shared_data, tmp_path, rel, instance=False)
+    (tmp_path / rel / "instance.json").write_text("{oops")
+    with pytest.raises(DataError, match=r"instance.json: not valid JSON"):
+        sk.load_paths([tmp_path / rel])
+    with pytest.raises(DataError, match="game instance read beside an episode log"):
+        sk.load_paths([tmp_path / rel / "instance.json"])
+
+
+@pytest.mark.parametrize("bad, match", [
+    (0, "n_slots must be from 1 to 1,000, got 0"),
+    (-3, "n_slots must be from 1 to 1,000, got -3"),
+    (1001, "n_slots must be from 1 to 1,000, got 1001"),
+    (True, "n_slots must be an integer from 1 to 1,000, got True"),
+    (5.0, "n_slots must be an integer"),
+    ("5", "n_slots must be an integer"),
+])
+def test_n_slots_bounds(bad, match, tmp_path: Path):
+    with pytest.raises(DataError, match=match):
+        sk.parse_episode(make_log(perfect()), n_slots=bad)
+    with pytest.raises(DataError, match=match):
+        sk.load_paths([tmp_path], n_slots=bad)
+    with pytest.raises(DataError, match=match):
+        sk.load_uploads([("interactions.json", b"{}")], n_slots=bad)
+    assert sk.check_n_slots(np.int64(15)) == 15 and sk.check_n_slots(1000) == 1000
+
+
+def test_n_slots_contradicting_a_log_with_no_scored_round():
+    # aborted in the very first probing round: no scored round; the 6 request counts show 5 slots
+    failed = [{"target": "S0", "question": "q", "gt": 0, "answer": "maybe", "value": -1, "tries": 6}]
+    failed += [{"target": f"S{i}", "question": "q", "gt": 0} for i in range(1, 5)]
+    log = make_log([], played=0, aborted=True, filled=[], extra_round=failed,
+                   counts=([6, 0, 0, 0, 0, 0], [0] * 6, [6, 0, 0, 0, 0, 0]))
+    del log["realised_slots"]
+    assert sk.parse_episode(log).n_slots == 5  # inferred from the logged round and the counts
+    with pytest.raises(DataError, match=r"'Request Count' has 6 entries but the game has 4 slots "
+                                        r"\(n_slots given\): clembench logs one per probing round, "
+                                        r"n_slots \+ 1 = 5"):
+        sk.parse_episode(log, n_slots=4)
+    log["Filled Slots"] = [True] * 6
+    with pytest.raises(DataError, match="'Filled Slots' has 6 entries but the game has 5 slots"):
+        sk.parse_episode(log, n_slots=5)
+
+
+def _no_realised(log: dict) -> dict:
+    del log["realised_slots"]
+    return log
+
+
+@pytest.mark.parametrize("log, match", [
+    (_no_realised(make_log([], played=0, aborted=True, filled=[])), "'probes' holds no probing round"),
+    (_no_realised(_mut(lambda d: d["probes"][3].pop())), "rounds hold different numbers of probes \\(5, 5, 5, 4, 5, 5\\)"),
+    (_no_realised(_mut(lambda d: d.update({"Request Count": [1] * 7}))),
+     "rounds hold 5 probes but field 'Request Count' has 7 entries"),
+    (_no_realised(make_log(perfect()[:4])), "not aborted and 'Played Probe Rounds' is 4 \\(a complete episode "
+                                             "plays n_slots \\+ 1 = 6\\)"),
+])
+def test_n_slots_cannot_be_inferred(log, match):
+    with pytest.raises(DataError, match=match) as err:
+        sk.parse_episode(log, source="x/interactions.json")
+    msg = str(err.value)
+    assert msg.startswith("x/interactions.json: ")
+    assert "give the number of slots (n_slots, --n-slots) or put the game's instance.json beside the log" in msg
+
+
+def test_inferred_n_slots_hand_log():
+    """A hand-built 15-slot log without realised_slots: Middle-Accuracy is round 7's."""
+    preds = perfect(15)
+    preds[7] = [1 - g for g in gold_round(7, 15)]
+    ep = sk.parse_episode(_no_realised(make_log(preds, n=15)))
+    assert (ep.n_slots, ep.slots_from) == (15, "probes")
+    assert sk.score_episode(ep).episode_scores["Middle-Accuracy"] == 0.0
