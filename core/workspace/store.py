@@ -58,6 +58,15 @@ def _who() -> str:
         return "unknown"
 
 
+def _record(con: sqlite3.Connection, table: str, record_id: int, noun: str) -> sqlite3.Row:
+    """Row ``record_id`` of ``table`` (``datasets`` or ``rounds``); a :class:`DataError` naming
+    the ``noun`` and id when there is none."""
+    row = con.execute(f"SELECT * FROM {table} WHERE id=?", (int(record_id),)).fetchone()
+    if row is None:
+        raise DataError(f"no {noun} with id {record_id} in the workspace")
+    return row
+
+
 def _add_event(con: sqlite3.Connection, round_id: int, action: str,
                detail: dict[str, Any] | None, who: str | None) -> None:
     """Record an action on a round inside the caller's transaction."""
@@ -172,10 +181,7 @@ class Workspace:
     def dataset(self, dataset_id: int) -> dict[str, Any]:
         """A stored dataset: ``id``, ``name``, ``roles``, ``raw`` (the table), ... ."""
         with self._connect() as con:
-            row = con.execute("SELECT * FROM datasets WHERE id=?", (int(dataset_id),)).fetchone()
-        if row is None:
-            raise DataError(f"no dataset with id {dataset_id} in the workspace")
-        out = dict(row)
+            out = dict(_record(con, "datasets", dataset_id, "dataset"))
         out["roles"] = json.loads(out.pop("roles_json"))
         out["raw"] = self._read_table(out["file"])
         return out
@@ -189,8 +195,7 @@ class Workspace:
         text = json.dumps(settings, sort_keys=True, default=plain_value)
         now = _now()
         with self._connect(write=True) as con:
-            if con.execute("SELECT id FROM datasets WHERE id=?", (int(dataset_id),)).fetchone() is None:
-                raise DataError(f"no dataset with id {dataset_id} in the workspace")
+            _record(con, "datasets", dataset_id, "dataset")
             row = con.execute("SELECT id FROM scenarios WHERE name=?", (name,)).fetchone()
             if row:
                 con.execute("UPDATE scenarios SET dataset_id=?, settings_json=?, updated=? "
@@ -305,11 +310,9 @@ class Workspace:
         """Record a planned round (the selection and queue rank of every row)."""
         file, n_rows, n_to_label = self._write_plan(selection, queue_rank)
         with self._connect(write=True) as con:
-            n = con.execute("SELECT n_rows FROM datasets WHERE id=?", (int(dataset_id),)).fetchone()
-            if n is None:
-                raise DataError(f"no dataset with id {dataset_id} in the workspace")
-            if int(n[0]) != n_rows:
-                raise DataError(f"the plan has {n_rows} rows, the dataset {n[0]}")
+            n = _record(con, "datasets", dataset_id, "dataset")["n_rows"]
+            if int(n) != n_rows:
+                raise DataError(f"the plan has {n_rows} rows, the dataset {n}")
             cur = con.execute(
                 "INSERT INTO rounds (dataset_id, scenario_id, kind, settings_json, plan_file, "
                 "n_to_label, created_by, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -349,10 +352,7 @@ class Workspace:
         """A round: ``id``, ``dataset_id``, ``kind``, ``settings``, ``selection``,
         ``queue_rank`` (arrays of shape (M,)), ``created_by``, ``created``."""
         with self._connect() as con:
-            row = con.execute("SELECT * FROM rounds WHERE id=?", (int(round_id),)).fetchone()
-        if row is None:
-            raise DataError(f"no round with id {round_id} in the workspace")
-        out = dict(row)
+            out = dict(_record(con, "rounds", round_id, "round"))
         out["settings"] = json.loads(out.pop("settings_json"))
         out["selection"], out["queue_rank"] = plan_rows(self._read_table(out["plan_file"]))
         return out

@@ -237,3 +237,16 @@ def test_store_parts_schema_and_tables(tmp_path):
     assert np.isnan(rank[0]) and rank[1] == 1.0 and np.isnan(rank[2])
     with pytest.raises(DataError, match=r"nope\.parquet is missing"):
         tables.read_table(tmp_path, "nope.parquet")
+
+
+def test_unknown_ids_are_named(ws):
+    with pytest.raises(DataError, match=r"^no dataset with id 99 in the workspace$"):
+        ws.dataset(99)
+    with pytest.raises(DataError, match=r"^no dataset with id 98 in the workspace$"):
+        ws.save_scenario("s", 98, {})
+    with pytest.raises(DataError, match=r"^no dataset with id 97 in the workspace$"):
+        ws.create_round(97, kind="budget", settings={}, selection=np.array(["routed"], object),
+                        queue_rank=np.array([1.0]))
+    with pytest.raises(DataError, match=r"^no round with id 96 in the workspace$"):
+        ws.round(96)
+    assert ws.list_scenarios().empty and ws.list_rounds().empty
