@@ -103,6 +103,9 @@ def test_every_page_renders_without_error_or_empty_figure(app_url, browser, tmp_
         assert errors.count() == 0, f"{href}: {errors.first.inner_text()}"
         # app.py turns an unexpected exception into an st.error naming the page: none may show
         assert page.locator('[data-testid="stAlert"]', has_text="page failed").count() == 0, href
+        # opened by its own URL: no "Page not found" dialog, and no Deploy button for viewers
+        assert page.get_by_text("Page not found").count() == 0, href
+        assert page.get_by_text("Deploy", exact=True).count() == 0, href
         figures = page.evaluate(_FIGURES_JS)
         empty = [f for f in figures if f["points"] == 0]
         assert not empty, f"{href}: empty figure(s) {empty}"
