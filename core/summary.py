@@ -1,0 +1,198 @@
+"""Plain words for a result: the effort's unit and the sentences a manager reads first.
+
+Pure functions (no streamlit): the Trade-off and Evaluate pages show their sentences, with the
+technical figures (objective, Eq. 3, expected reliability) one click away.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
+           "TradeoffSummary", "tradeoff_summary", "round_sentence"]
+
+#: What an effort of unknown unit is called.
+UNKNOWN_UNIT = "effort units"
+
+# (unit, whole-word tokens, substrings of longer words), the first match wins
+_UNITS = (
+    ("milliseconds", ("ms", "msec", "msecs", "millis"), ("millisecond",)),
+    ("seconds", ("s", "sec", "secs"), ("second",)),
+    ("minutes", ("min", "mins"), ("minute",)),
+    ("hours", ("h", "hr", "hrs"), ("hour",)),
+)
+
+
+def effort_unit(column: str | None) -> str:
+    """The unit an effort column's name states, e.g. ``annot_seconds`` -> ``"seconds"``.
+
+    Parameters
+    ----------
+    column : str or None
+        A column name. Words are split on non-letters and on lower-to-upper case changes
+        (``timeSec``); short forms count as whole words only (``sec``, ``min``, ``ms``, ``h``),
+        long ones anywhere (``worktimeinseconds``).
+
+    Returns
+    -------
+    str
+        ``"milliseconds"``, ``"seconds"``, ``"minutes"``, ``"hours"`` or :data:`UNKNOWN_UNIT`.
+    """
+    if not column:
+        return UNKNOWN_UNIT
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(column)).lower()
+    words = set(re.split(r"[^a-z]+", text)) - {""}
+    for unit, short, long_ in _UNITS:
+        if words & set(short) or any(part in text for part in long_):
+            return unit
+    return UNKNOWN_UNIT
+
+
+def data_effort_unit(data: Any) -> str:
+    """The unit of the effort the optimiser uses (l_i) for a :class:`core.data.EvalData`.
+
+    The column of ``data.effort_source`` (predicted or ground-truth effort) names it; uniform
+    effort (1 per sample) and unrecognised names give :data:`UNKNOWN_UNIT`.
+    """
+    if data.effort_source not in ("predicted_effort", "human_effort"):
+        return UNKNOWN_UNIT
+    return effort_unit(data.roles.get(data.effort_source))
+
+
+def per_unit(unit: str) -> str:
+    """``"seconds"`` -> ``"per second"``, :data:`UNKNOWN_UNIT` -> ``"per effort unit"``."""
+    return "per " + (unit[:-1] if unit.endswith("s") else unit)
+
+
+def pct(x: float | None) -> str:
+    """A share as a percentage: one decimal, e.g. 0.98456 -> ``"98.5%"``; None/NaN -> ``"n/a"``."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:.1f}%"
+
+
+def _whole_pct(x: float) -> str:
+    """A change in percent: whole percents from 10 up, one decimal below (``"49%"``, ``"4.5%"``)."""
+    v = 100 * x
+    return f"{v:.0f}%" if round(abs(v), 1) >= 10 else f"{v:.1f}%"
+
+
+@dataclass(frozen=True)
+class TradeoffSummary:
+    """Plain sentences about one assignment.
+
+    Attributes
+    ----------
+    headline : str
+        What changes against the machine alone and against labelling everything.
+    why : str or None
+        In "at most N" mode when fewer than N samples go to humans: why the others stay with
+        the machine. None otherwise.
+    """
+
+    headline: str
+    why: str | None
+
+
+def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
+                     machine_expected: float | None = None) -> TradeoffSummary:
+    """The plain-language summary of an assignment (:func:`core.report.assignment_json`).
+
+    Parameters
+    ----------
+    res : dict
+        Needs ``M``, ``N``, ``lambda``, ``mode``, ``n_human``, ``accuracy``, ``time_cost``,
+        ``time_cost_predicted`` and ``machine_only`` (``None`` without gold labels).
+    unit : str
+        The effort's unit (:func:`data_effort_unit`), named in the "why" sentence.
+    machine_expected : float, optional
+        The machine's mean confidence over all samples, compared with ``expected_reliability``
+        when there are no gold labels.
+
+    Returns
+    -------
+    TradeoffSummary
+
+    Examples
+    --------
+    >>> res = {"M": 5673, "N": 2836, "lambda": 0.01, "mode": "at_most", "n_human": 1728,
+    ...        "accuracy": 0.985, "time_cost": 0.51, "time_cost_predicted": 0.5,
+    ...        "machine_only": {"accuracy": 0.862}}
+    >>> print(tradeoff_summary(res, unit="seconds").headline)
+    Accuracy rises from 86.2% to 98.5% while annotation effort falls by 49% compared with labelling everything (1,728 of 5,673 samples go to humans).
+    """
+    m, n_h, n_b = int(res["M"]), int(res["n_human"]), int(res["N"])
+    lam = float(res["lambda"])
+    mo = res.get("machine_only") or {}
+    if res.get("time_cost") is not None and not _nan(res["time_cost"]):
+        spent, what = float(res["time_cost"]), "annotation effort"
+    elif res.get("time_cost_predicted") is not None and not _nan(res["time_cost_predicted"]):
+        spent, what = float(res["time_cost_predicted"]), "predicted annotation effort"
+    else:
+        spent, what = n_h / m if m else 0.0, "the number of samples humans label"
+    who = f"{n_h:,} of {m:,} samples go to humans"
+    if res.get("accuracy") is not None and mo.get("accuracy") is not None:
+        name, before, after = "Accuracy", float(mo["accuracy"]), float(res["accuracy"])
+    elif machine_expected is not None and res.get("expected_reliability") is not None:
+        name, before, after = ("Expected accuracy (mean confidence)", float(machine_expected),
+                               float(res["expected_reliability"]))
+    else:
+        name, before, after = None, None, None
+    if n_h == 0:
+        headline = (f"No sample goes to humans: the machine labels all {m:,}"
+                    + (f" ({name.lower()} {pct(before)})." if name else "."))
+    elif n_h == m:
+        headline = (f"Humans label all {m:,} samples"
+                    + (f": {name.lower()} {pct(after)}, at the effort of labelling everything."
+                       if name else ", at the effort of labelling everything."))
+    else:
+        if name is None:
+            change = "Humans label a part of the data"
+        elif pct(after) == pct(before):
+            change = f"{name} stays at {pct(after)}"
+        else:
+            change = (f"{name} {'rises' if after > before else 'falls'} from {pct(before)} "
+                      f"to {pct(after)}")
+        headline = (f"{change} while {what} falls by {_whole_pct(1 - spent)} compared with "
+                    f"labelling everything ({who}).")
+    why = None
+    if res.get("mode") == "at_most" and n_h < n_b:
+        why = (f"Only {n_h:,} of the {n_b:,} samples the budget allows go to humans: at "
+               f"λ = {lam:g} ({per_unit(unit)}) the other samples' gain in confidence "
+               f"does not pay for their effort (gain = (1 − confidence) − λ × effort ≤ 0), so "
+               "they stay with the machine. Lower λ, or choose \"exactly N\", to send more.")
+    return TradeoffSummary(headline=headline, why=why)
+
+
+def _nan(x: Any) -> bool:
+    return isinstance(x, float) and math.isnan(x)
+
+
+def round_sentence(summary: dict[str, Any]) -> str:
+    """The plain-language result of an evaluation round (:func:`core.workspace.rounds.round_summary`).
+
+    Examples
+    --------
+    >>> s = {"effort": {"rows_labelled": 1900, "rows_total": 5673, "effort_share": 0.412,
+    ...                 "effort_unit": "human_effort"},
+    ...      "estimate": {"accuracy": {"estimate": 0.9876, "ci_low": 0.9812}}}
+    >>> round_sentence(s)
+    'Humans labelled 1,900 of 5,673 samples, 41% of the annotation effort of labelling everything (59% saved); the final labels are estimated 98.8% accurate (at least 98.1% with 95% confidence).'
+    """
+    eff = summary["effort"]
+    text = f"Humans labelled {eff['rows_labelled']:,} of {eff['rows_total']:,} samples"
+    share = eff.get("effort_share")
+    if share is not None:
+        what = ("annotation effort" if eff.get("effort_unit") == "human_effort"
+                else "predicted annotation effort")
+        text += (f", {_whole_pct(share)} of the {what} of labelling everything "
+                 f"({_whole_pct(1 - share)} saved)")
+    acc = ((summary.get("estimate") or {}).get("accuracy") or {})
+    if acc.get("estimate") is not None:
+        text += f"; the final labels are estimated {pct(acc['estimate'])} accurate"
+        if acc.get("ci_low") is not None:
+            text += f" (at least {pct(acc['ci_low'])} with 95% confidence)"
+    return text + "."

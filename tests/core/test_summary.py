@@ -1,0 +1,85 @@
+"""Plain-language summaries: effort units from column names, sentences with hand-worked values."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from core.data import prepare
+from core.summary import (UNKNOWN_UNIT, data_effort_unit, effort_unit, pct, per_unit,
+                          round_sentence, tradeoff_summary)
+
+
+@pytest.mark.parametrize("name, unit", [
+    ("annot_seconds", "seconds"), ("WorkTimeInSeconds", "seconds"), ("time_s", "seconds"),
+    ("effortSec", "seconds"), ("duration_ms", "milliseconds"), ("annotation_minutes", "minutes"),
+    ("time_min", "minutes"), ("hours_spent", "hours"), ("effort_h", "hours"),
+    ("human_effort_predicted_avg", UNKNOWN_UNIT), ("admin_effort", UNKNOWN_UNIT),
+    ("session", UNKNOWN_UNIT), (None, UNKNOWN_UNIT), ("", UNKNOWN_UNIT)])
+def test_effort_unit_from_the_column_name(name, unit):
+    assert effort_unit(name) == unit
+
+
+def test_data_effort_unit():
+    base = {"machine_label": [0, 1, 1, 0], "machine_confidence": [0.9, 0.8, 0.6, 0.7],
+            "human_label": [0, 1, 0, 0]}
+    secs = prepare(pd.DataFrame({**base, "annot_seconds": [40, 12, 55, 43]}),
+                   {"human_effort": "annot_seconds"})
+    assert data_effort_unit(secs) == "seconds"
+    assert data_effort_unit(prepare(pd.DataFrame(base))) == UNKNOWN_UNIT  # uniform effort
+    assert per_unit("seconds") == "per second" and per_unit(UNKNOWN_UNIT) == "per effort unit"
+
+
+def _res(**kw):
+    res = {"M": 5673, "N": 2836, "lambda": 0.01, "mode": "at_most", "n_human": 1728,
+           "accuracy": 0.98456, "time_cost": 0.5112, "time_cost_predicted": 0.4,
+           "expected_reliability": 0.97, "machine_only": {"accuracy": 0.86204}}
+    res.update(kw)
+    return res
+
+
+def test_tradeoff_headline_hand_worked():
+    s = tradeoff_summary(_res(), unit="seconds")
+    # 1 - 0.5112 = 0.4888 -> 49%; accuracies to one decimal
+    assert s.headline == ("Accuracy rises from 86.2% to 98.5% while annotation effort falls by 49% "
+                          "compared with labelling everything (1,728 of 5,673 samples go to "
+                          "humans).")
+    # 1728 < N = 2836 in "at most" mode: the reason is given, with lambda and its unit
+    assert s.why.startswith("Only 1,728 of the 2,836 samples the budget allows go to humans: at "
+                            "λ = 0.01 (per second) the other samples' gain")
+    assert "stay with the machine" in s.why
+
+
+def test_tradeoff_headline_variants():
+    # no ground-truth effort: the predicted effort's share (1 - 0.955 = 0.045 -> 4.5%)
+    s = tradeoff_summary(_res(time_cost=None, time_cost_predicted=0.955, n_human=2836))
+    assert "predicted annotation effort falls by 4.5%" in s.headline and s.why is None
+    # exactly N (never a "why"), and an accuracy that does not move at one decimal
+    s = tradeoff_summary(_res(mode="exactly", n_human=2836, accuracy=0.8621))
+    assert s.headline.startswith("Accuracy stays at 86.2% while") and s.why is None
+    # nobody and everybody
+    assert tradeoff_summary(_res(n_human=0, accuracy=0.86204)).headline == (
+        "No sample goes to humans: the machine labels all 5,673 (accuracy 86.2%).")
+    assert tradeoff_summary(_res(n_human=5673, N=5673, accuracy=1.0)).headline == (
+        "Humans label all 5,673 samples: accuracy 100.0%, at the effort of labelling everything.")
+    # no gold labels: expected accuracy from the confidences
+    s = tradeoff_summary(_res(accuracy=None, machine_only=None, expected_reliability=0.95),
+                         machine_expected=0.9)
+    assert s.headline.startswith("Expected accuracy (mean confidence) rises from 90.0% to 95.0%")
+
+
+def test_pct():
+    assert pct(0.98456) == "98.5%" and pct(None) == "n/a" and pct(float("nan")) == "n/a"
+
+
+def test_round_sentence_hand_worked():
+    s = {"effort": {"rows_labelled": 1900, "rows_total": 5673, "effort_share": 0.412,
+                    "effort_unit": "human_effort"},
+         "estimate": {"accuracy": {"estimate": 0.98764, "ci_low": 0.98119}}}
+    assert round_sentence(s) == (
+        "Humans labelled 1,900 of 5,673 samples, 41% of the annotation effort of labelling "
+        "everything (59% saved); the final labels are estimated 98.8% accurate (at least 98.1% "
+        "with 95% confidence).")
+    s["effort"].update(effort_share=None)
+    s["estimate"] = None
+    assert round_sentence(s) == "Humans labelled 1,900 of 5,673 samples."
