@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from core.data.contract import EvalData, prepare
 from core.data.load import MAX_FILE_BYTES, load_table
-from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates,
-                             detect_roles, norm_name)
+from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLE_NAMES, ROLES, Ask, Detection,
+                             confidence_candidates, detect_columns, detect_roles, effort_unit,
+                             name_kind, name_tokens, norm_name)
 
 __all__ = [
     "ROLES",
@@ -47,4 +48,11 @@ __all__ = [
     "norm_name",
     "confidence_candidates",
     "prepare",
+    "ROLE_NAMES",
+    "Ask",
+    "Detection",
+    "detect_columns",
+    "effort_unit",
+    "name_kind",
+    "name_tokens",
 ]

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.data.roles import REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles
+from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles,
+                             effort_unit)
 from core.errors import DataError, describe_rows
 from core.validate import numeric_values
 
@@ -75,6 +76,19 @@ class EvalData:
     @property
     def text_columns(self) -> list[str]:
         return list(self.roles.get("text") or [])
+
+    def unit_of(self, role: str) -> str | None:
+        """The time unit the name of the column behind ``role`` states (``"seconds"``,
+        ``"minutes"``, ``"hours"``, ``"milliseconds"``), or ``None`` (unmapped, or no unit named,
+        as the paper's normalised effort)."""
+        col = self.roles.get(role)
+        return effort_unit(col) if col is not None else None
+
+    @property
+    def effort_unit(self) -> str | None:
+        """The unit of the optimiser's effort l_i (see :attr:`effort_source`): the unit its
+        column's name states, ``None`` when it states none or every sample costs 1."""
+        return None if self.effort_source == "uniform" else self.unit_of(self.effort_source)
 
     def with_confidence(self, column: str) -> "EvalData":
         """The same dataset with another source column as ``machine_confidence``."""
@@ -165,7 +179,8 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
     roles : dict, optional
         role -> column name (``None`` to leave a role unmapped), plus optional ``"subgroups"``
         and ``"text"`` lists. Roles not given are auto-detected with :func:`detect_roles`; pass
-        ``None`` explicitly to switch detection off for a role.
+        ``None`` explicitly to switch detection off for a role. A subgroup column that is also
+        mapped to a role is dropped from the subgroups (with a notice).
     name : str, default="dataset"
         Display name.
     partial_gold : bool, default=False
@@ -213,6 +228,12 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         raise DataError(f"column(s) {', '.join(dup)} mapped to more than one role")
 
     notices: list[str] = []
+    role_of = {merged[r]: r for r in ROLES if merged.get(r) is not None}
+    both = [c for c in merged["subgroups"] if c in role_of]
+    if both:  # a column that holds a role (a label, a confidence, ...) is not a subgroup
+        merged["subgroups"] = [c for c in merged["subgroups"] if c not in role_of]
+        notices.append("Not used as subgroup(s), since mapped to a role: "
+                       + ", ".join(f"'{c}' ({role_of[c]})" for c in both) + ".")
     out = pd.DataFrame(index=df.index)
     labels_in = {r: _label_values(df[merged[r]], merged[r], r,
                                 allow_missing=r == "human_label_2"

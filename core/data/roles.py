@@ -1,13 +1,32 @@
-"""Column roles: their names, the aliases recognised for each, and detection from a table."""
+"""Column roles: their names, the aliases recognised for each, and detection from a table.
+
+Detection works in two tiers for each role:
+
+1. *aliases*: a column whose normalised name (:func:`norm_name`) is one of the role's
+   :data:`ROLE_ALIASES` (the HMCEval release and the demo are detected this way);
+2. *name kinds*: when no alias matches, the words of a column's name (:func:`name_tokens`) say
+   what kind of column it is (:func:`name_kind`: a prediction, a probability, a gold label, an
+   effort, an identifier), and its values must fit the role (labels: few distinct values;
+   confidences: numbers in [0, 1]; efforts: numbers >= 0).
+
+When a tier offers several columns for one role, or nothing is found for a required role, the
+detection *asks* (:class:`Ask`) instead of guessing silently: the Data page shows the question
+with the candidates. Columns of a label, prediction, probability or row-identifier kind, free
+text and mapped columns are never subgroups.
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["ROLES", "REQUIRED_ROLES", "ROLE_ALIASES", "norm_name", "confidence_candidates",
-           "detect_roles"]
+__all__ = ["ROLES", "REQUIRED_ROLES", "ROLE_ALIASES", "ROLE_NAMES", "norm_name", "name_tokens",
+           "name_kind", "effort_unit", "confidence_candidates", "detect_roles", "detect_columns",
+           "Ask", "Detection"]
 
 #: Roles in display order.
 ROLES: tuple[str, ...] = (
@@ -42,10 +61,11 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
                          "human_effort_predicted", "effort_predicted", "predicted_time"),
     "human_confidence": ("human_confidence",),
     "machine_effort": ("machine_effort",),
-    "turn": ("turn", "turn_index", "turn_id", "turn_number"),
+    "turn": ("turn", "turn_index", "turn_id", "turn_number", "turn_idx", "turn_no"),
     "n_turns": ("turns", "n_turns", "num_turns", "dialogue_turns"),
-    "dialogue_id": ("dialogue_id", "dialog_id", "conversation_id", "conv_id", "episode_id"),
-    "sample_id": ("sample_id", "response_id", "id"),
+    "dialogue_id": ("dialogue_id", "dialog_id", "conversation_id", "conv_id", "episode_id",
+                    "session_id", "thread_id", "chat_id"),
+    "sample_id": ("sample_id", "response_id", "id", "example_id", "item_id", "row_id", "uid"),
 }
 
 _SUBGROUP_HINTS = ("system", "model", "topic", "category", "group", "domain", "source", "gender",
@@ -59,29 +79,399 @@ def norm_name(name: Any) -> str:
     return str(name).strip().lower().replace(" ", "_").replace("-", "_")
 
 
+#: Plain names of the roles (messages and the Data page).
+ROLE_NAMES: dict[str, str] = {
+    "machine_label": "machine label",
+    "machine_confidence": "machine confidence",
+    "human_label": "gold (human) label",
+    "human_label_2": "second human label",
+    "human_effort": "human effort",
+    "predicted_effort": "predicted effort",
+    "human_confidence": "human confidence",
+    "machine_effort": "machine effort",
+    "turn": "turn",
+    "n_turns": "number of turns",
+    "dialogue_id": "dialogue id",
+    "sample_id": "sample id",
+}
+
+# Words of a column name (see name_tokens) and the kind of column they announce.
+_LOGIT_WORDS = frozenset({"logit", "logits", "logprob", "logprobs", "log_prob"})
+_PROB_WORDS = frozenset({"prob", "probs", "proba", "probability", "probabilities", "conf",
+                         "confidence", "confidences", "certainty", "likelihood", "trust", "mcp",
+                         "tcp", "softmax", "sigmoid"})
+_SCORE_WORDS = frozenset({"score", "scores"})  # a probability only when its values are in [0, 1]
+_EFFORT_WORDS = frozenset({"effort", "time", "duration", "elapsed", "latency", "cost", "seconds",
+                           "second", "sec", "secs", "minutes", "minute", "min", "mins", "hours",
+                           "hour", "hr", "hrs", "ms", "msec", "millis", "milliseconds"})
+_ESTIMATE_WORDS = frozenset({"pred", "predicted", "prediction", "predict", "estimated", "estimate",
+                             "est", "expected", "hee"})
+_PRED_WORDS = frozenset({"pred", "preds", "predict", "predicts", "predicted", "prediction",
+                         "predictions", "yhat", "hat", "judge", "judged", "judgement", "judgment",
+                         "verdict", "llm", "gpt", "classifier", "clf", "machine", "auto",
+                         "automatic", "evaluator", "output", "decision"})
+_MACHINE_WORDS = frozenset({"model", "system", "sys", "bot", "ai"})  # + a label word = prediction
+_LABEL_WORDS = frozenset({"label", "labels", "gold", "target", "truth", "gt", "true", "human",
+                          "reference", "ref", "annotation", "annotated", "manual", "expert",
+                          "actual", "y"})
+_SECOND_WORDS = frozenset({"2", "second", "b"})
+_ID_WORDS = frozenset({"id", "ids", "uuid", "guid", "idx", "index", "key", "hash", "uid"})
+_ROW_WORDS = frozenset({"dialogue", "dialog", "conversation", "conv", "sample", "response", "row",
+                        "turn", "episode", "session", "item", "example", "instance", "utterance",
+                        "message", "msg", "doc", "document", "record", "query", "request", "task",
+                        "hit", "assignment", "thread", "chat", "prompt"})
+_UNITS = (("milliseconds", frozenset({"ms", "msec", "millis", "milliseconds", "millisecond"})),
+          ("seconds", frozenset({"seconds", "second", "sec", "secs"})),
+          ("minutes", frozenset({"minutes", "minute", "min", "mins"})),
+          ("hours", frozenset({"hours", "hour", "hr", "hrs"})))
+_UNIT_LETTERS = {"s": "seconds", "m": "minutes", "h": "hours"}
+
+#: Kinds of column that are never subgroups.
+_NOT_SUBGROUP_KINDS = frozenset({"prediction", "probability", "logit", "label", "label_2", "effort",
+                                 "predicted_effort", "row_id"})
+#: Most distinct values a label (or a subgroup) column may hold.
+_MAX_CLASSES = 50
+
+
+def name_tokens(name: Any) -> tuple[str, ...]:
+    """The words of a column name: camelCase, digits, spaces, dashes and underscores split it.
+
+    >>> name_tokens("WorkTimeInSeconds"), name_tokens("p_unsafe"), name_tokens("label2")
+    (('work', 'time', 'in', 'seconds'), ('p', 'unsafe'), ('label', '2'))
+    """
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", str(name).strip())
+    return tuple(re.findall(r"[a-z]+|[0-9]+", text.lower()))
+
+
+def name_kind(name: Any) -> str | None:
+    """What a column's name says it holds, from its words (:func:`name_tokens`).
+
+    Returns
+    -------
+    str or None
+        ``"logit"`` (logit, logprob), ``"probability"`` (prob, proba, conf, confidence,
+        likelihood, trust, a leading ``p`` as in ``p_unsafe``, ``score``), ``"predicted_effort"``
+        (an effort word with pred/estimated/expected), ``"effort"`` (effort, time, duration, cost,
+        seconds, minutes, ...), ``"prediction"`` (pred, predicted, yhat, judge, llm, verdict,
+        classifier, or model/system with a label word), ``"label_2"`` (a label word with 2 or
+        second), ``"label"`` (label, gold, target, truth, human, reference, y, ...), ``"row_id"``
+        (an id word with a row word, as in ``dialogue_id``, ``hit_id``, or an id word alone) or
+        ``None``. Earlier kinds win: ``pred_prob`` is a probability, ``label_pred`` a prediction,
+        ``annot_seconds`` an effort. ``score`` is a probability only if the values say so (see
+        :func:`detect_columns`); here it counts as one.
+    """
+    words = name_tokens(name)
+    if not words:
+        return None
+    ws = set(words)
+    if ws & _LOGIT_WORDS or ("log" in ws and ws & {"prob", "probs", "probability"}):
+        return "logit"
+    if ws & _PROB_WORDS or ws & _SCORE_WORDS or (words[0] == "p" and len(words) > 1):
+        return "probability"
+    if ws & _EFFORT_WORDS or (len(words) > 1 and words[-1] in _UNIT_LETTERS
+                              and ws & {"time", "duration"}):
+        return "predicted_effort" if ws & _ESTIMATE_WORDS else "effort"
+    if ws & _PRED_WORDS or (ws & _MACHINE_WORDS and ws & _LABEL_WORDS):
+        return "prediction"
+    if ws & _LABEL_WORDS:
+        return "label_2" if ws & _SECOND_WORDS else "label"
+    if ws & _ID_WORDS and (ws & _ROW_WORDS or len(ws) == 1):
+        return "row_id"
+    return None
+
+
+def effort_unit(name: Any) -> str | None:
+    """The time unit a column's name states: ``"seconds"``, ``"minutes"``, ``"hours"``,
+    ``"milliseconds"`` or ``None`` (no unit named, e.g. the paper's normalised effort).
+
+    >>> effort_unit("annot_seconds"), effort_unit("time_s"), effort_unit("WorkTimeInSeconds")
+    ('seconds', 'seconds', 'seconds')
+    >>> effort_unit("human_effort_groundtruth") is None
+    True
+    """
+    words = name_tokens(name)
+    for unit, names in _UNITS:
+        if set(words) & names:
+            return unit
+    if len(words) > 1 and words[-1] in _UNIT_LETTERS:
+        return _UNIT_LETTERS[words[-1]]
+    flat = norm_name(name).replace("_", "")
+    for unit in ("milliseconds", "seconds", "minutes", "hours"):
+        if unit in flat:
+            return unit
+    return None
+
+
+def _in_unit_interval(s: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(s):
+        return False
+    vals = pd.to_numeric(s, errors="coerce")
+    return bool(len(vals)) and bool(vals.notna().all() and ((vals >= 0) & (vals <= 1)).all())
+
+
+def _non_negative(s: pd.Series) -> bool:
+    if pd.api.types.is_bool_dtype(s):
+        return False
+    vals = pd.to_numeric(s, errors="coerce")
+    return bool(len(vals)) and bool(vals.notna().all() and np.isfinite(vals).all()
+                                    and (vals >= 0).all())
+
+
+def _label_values(s: pd.Series) -> bool:
+    """Whether a column's values look like class labels: no missing value, at most 50 distinct
+    values, whole numbers when numeric, short text otherwise."""
+    if s.isna().any() or len(s) == 0:
+        return False
+    if pd.api.types.is_bool_dtype(s):
+        return True
+    if pd.api.types.is_numeric_dtype(s):
+        arr = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+        if not np.isfinite(arr).all() or not np.all(arr == np.round(arr)):
+            return False
+        return int(pd.Series(arr).nunique()) <= _MAX_CLASSES
+    text = s.astype(str)
+    return int(text.nunique()) <= _MAX_CLASSES and float(text.str.len().mean()) < 40
+
+
 def confidence_candidates(df: pd.DataFrame) -> list[str]:
-    """Columns that look like a machine confidence: numeric, all values in [0, 1], named like one.
+    """Columns that look like a machine confidence: numeric, all values in [0, 1], named like one
+    (conf/confidence, trust, mcp/tcp, prob/proba/probability, likelihood, a leading ``p`` as in
+    ``p_unsafe``, score).
 
     Returns
     -------
     list of str
-        In the frame's column order; ``human_confidence`` is excluded.
+        In the frame's column order; ``human_confidence`` (and any name with the word ``human``)
+        is excluded.
     """
     out = []
     for col in df.columns:
         n = norm_name(col)
-        if n == "human_confidence":
+        if n == "human_confidence" or "human" in name_tokens(col):
             continue
-        if not ("conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust")):
-            continue
-        vals = pd.to_numeric(df[col], errors="coerce")
-        if vals.notna().all() and ((vals >= 0) & (vals <= 1)).all():
+        named = ("conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust")
+                 or name_kind(col) == "probability")
+        if named and _in_unit_interval(df[col]):
             out.append(col)
     return out
 
 
+@dataclass(frozen=True)
+class Ask:
+    """A question detection could not settle: which column holds ``role``.
+
+    Attributes
+    ----------
+    role : str
+        The role in doubt.
+    candidates : tuple of str
+        Columns that could hold it (the chosen one first); empty when none fits.
+    chosen : str or None
+        The column detection chose anyway (the first candidate of the best tier), or ``None``.
+    message : str
+        The question in plain words, naming the columns.
+    """
+
+    role: str
+    candidates: tuple[str, ...]
+    chosen: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What :func:`detect_columns` found in a table.
+
+    Attributes
+    ----------
+    roles : dict
+        role -> column name or ``None``, plus ``"subgroups"`` and ``"text"`` (lists): the
+        mapping :func:`detect_roles` returns.
+    asks : tuple of Ask
+        Roles detection is unsure about (several candidates, or none for a required role).
+    units : dict
+        Effort role -> the time unit its column's name states (``"seconds"``, ...), for the
+        mapped effort roles that name one.
+    subgroup_options : tuple of str
+        Columns eligible as subgroups: categorical, 2 to 50 distinct values, and neither mapped
+        nor of a label, prediction, probability, effort or row-identifier kind, nor free text.
+        The detected ``roles["subgroups"]`` are among them.
+    kinds : dict
+        column -> what its name and values say it holds (:func:`name_kind`, with ``"score"``
+        columns outside [0, 1] left without a kind), for columns with a kind.
+    """
+
+    roles: dict[str, Any]
+    asks: tuple[Ask, ...] = ()
+    units: dict[str, str] = field(default_factory=dict)
+    subgroup_options: tuple[str, ...] = ()
+    kinds: dict[str, str] = field(default_factory=dict)
+
+
+# role -> (the name kinds that may fill it, the values check) for the second tier
+_FUZZY: dict[str, tuple[frozenset, Any]] = {
+    "machine_label": (frozenset({"prediction"}), _label_values),
+    "machine_confidence": (frozenset({"probability"}), _in_unit_interval),
+    "human_label": (frozenset({"label"}), _label_values),
+    "human_label_2": (frozenset({"label_2"}), lambda s: True),
+    "human_effort": (frozenset({"effort"}), _non_negative),
+    "predicted_effort": (frozenset({"predicted_effort"}), _non_negative),
+}
+
+
+def _kind_of(col: Any, s: pd.Series) -> str | None:
+    kind = name_kind(col)
+    if kind == "probability" and not (set(name_tokens(col)) & (_PROB_WORDS | {"p"})):
+        # only "score": a probability if its values are, else a rating (a prediction if a judge
+        # or a model gave it)
+        if _in_unit_interval(s):
+            return "probability"
+        words = set(name_tokens(col))
+        return "prediction" if words & _PRED_WORDS else None
+    return kind
+
+
+def _is_text(col: Any, s: pd.Series) -> bool:
+    if not (s.dtype == object or isinstance(s.dtype, pd.StringDtype)):
+        return False
+    nonnull = s.dropna().astype(str)
+    mean_len = nonnull.str.len().mean() if len(nonnull) else 0.0
+    n = norm_name(col)
+    return bool(any(h in n for h in _TEXT_HINTS) and mean_len >= 15 or mean_len >= 40)
+
+
+def _categorical(s: pd.Series) -> bool:
+    """2 to 50 distinct values (fewer than the rows): text, booleans or whole numbers."""
+    if s.dtype == object or isinstance(s.dtype, pd.StringDtype) or s.dtype == bool \
+            or isinstance(s.dtype, pd.CategoricalDtype):
+        nunique = s.dropna().astype(str).nunique()
+        return 2 <= nunique <= _MAX_CLASSES and nunique < max(len(s), 3)
+    return bool(pd.api.types.is_integer_dtype(s)
+                and 2 <= (nunique := s.nunique()) <= _MAX_CLASSES and nunique < max(len(s), 3))
+
+
+def _ask_several(role: str, cands: list[str]) -> Ask:
+    others = ", ".join(f"'{c}'" for c in cands[1:])
+    return Ask(role, tuple(cands), cands[0],
+               f"Several columns could be the {ROLE_NAMES[role]}: '{cands[0]}' (chosen), "
+               f"{others}. Check the choice below.")
+
+
+def _ask_none(role: str, cands: list[str], note: str = "") -> Ask:
+    examples = ", ".join(ROLE_ALIASES[role][:4])
+    text = (f"No column was recognised as the {ROLE_NAMES[role]} (names such as {examples}). ")
+    if cands:
+        text += f"Columns that could be it: {', '.join(repr(c) for c in cands[:8])}. "
+    text += note + "Choose it below."
+    return Ask(role, tuple(cands), None, text)
+
+
+def detect_columns(df: pd.DataFrame) -> Detection:
+    """Guess the role of each column from its name and values, and say where it is unsure.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The loaded table.
+
+    Returns
+    -------
+    Detection
+        The mapping (``roles``), the questions (``asks``), the effort units stated by the
+        mapped effort columns' names, the columns eligible as subgroups and each column's kind.
+
+    Notes
+    -----
+    For each role in :data:`ROLES` order, the first tier is the role's aliases (in their
+    priority order); the second, used only when no alias matches, is the columns whose name kind
+    fits the role (:data:`_FUZZY`: machine label, confidence, gold labels, efforts) and whose
+    values fit it, in column order. Two or more candidates in the deciding tier give an
+    :class:`Ask` (the first is still chosen, unless its name is the role's own name, which is
+    taken as settled); a required role with no candidate gives an :class:`Ask` listing the
+    columns whose values could hold it.
+    """
+    by_norm: dict[str, str] = {}
+    for col in df.columns:
+        by_norm.setdefault(norm_name(col), col)
+    kinds = {col: k for col in df.columns if (k := _kind_of(col, df[col])) is not None}
+    roles: dict[str, Any] = {}
+    used: set[str] = set()
+    asks: list[Ask] = []
+    for role in ROLES:  # tier 1: aliases
+        roles[role] = None
+        for alias in ROLE_ALIASES[role]:
+            col = by_norm.get(alias)
+            if col is not None and col not in used:
+                roles[role] = col
+                used.add(col)
+                break
+    alias_hits = {role: [by_norm[a] for a in ROLE_ALIASES[role] if a in by_norm] for role in ROLES}
+    for role in ROLES:
+        chosen = roles[role]
+        if chosen is None or norm_name(chosen) == role:
+            continue
+        rivals = [c for c in alias_hits[role] if c != chosen and c not in used]
+        if rivals:
+            asks.append(_ask_several(role, [chosen] + rivals))
+    conf_cols = confidence_candidates(df)
+    for role, (fits, values_fit) in _FUZZY.items():  # tier 2: what the names say
+        if roles[role] is not None:
+            continue
+        if role == "machine_confidence":
+            cands = [c for c in conf_cols if c not in used]
+        else:
+            cands = [c for c in df.columns if c not in used and kinds.get(c) in fits
+                     and values_fit(df[c])]
+        if cands:
+            roles[role] = cands[0]
+            used.add(cands[0])
+            if len(cands) > 1:
+                asks.append(_ask_several(role, cands))
+    for role in REQUIRED_ROLES:
+        if roles[role] is not None:
+            continue
+        note = ""
+        if role == "machine_confidence":
+            cands = [c for c in df.columns if c not in used and kinds.get(c) is None
+                     and pd.api.types.is_numeric_dtype(df[c]) and _in_unit_interval(df[c])]
+            out = [c for c in df.columns if kinds.get(c) in ("logit", "probability")
+                   and c not in used]
+            if out:
+                note = (f"{', '.join(repr(c) for c in out)} look(s) like a model score but its "
+                        "values are not all in [0, 1]: convert it to a probability first. ")
+        else:
+            cands = [c for c in df.columns if c not in used and kinds.get(c) in (None, "label")
+                     and not pd.api.types.is_float_dtype(df[c]) and _label_values(df[c])]
+        asks.append(_ask_none(role, cands, note))
+
+    subgroups, texts, options = [], [], []
+    for col in df.columns:
+        if col in used or col in conf_cols:
+            continue
+        s = df[col]
+        n = norm_name(col)
+        text = _is_text(col, s)
+        eligible = (not text and kinds.get(col) not in _NOT_SUBGROUP_KINDS and _categorical(s))
+        if eligible:
+            options.append(col)
+        if s.dtype == object or isinstance(s.dtype, pd.StringDtype) or s.dtype == bool:
+            if text:
+                texts.append(col)
+            elif eligible:
+                subgroups.append(col)
+        elif eligible and any(h in n for h in _SUBGROUP_HINTS) and pd.api.types.is_integer_dtype(s):
+            subgroups.append(col)
+    roles["subgroups"] = subgroups
+    roles["text"] = texts
+    units = {role: u for role in ("human_effort", "predicted_effort")
+             if roles[role] is not None and (u := effort_unit(roles[role])) is not None}
+    return Detection(roles=roles, asks=tuple(asks), units=units,
+                     subgroup_options=tuple(options), kinds=kinds)
+
+
 def detect_roles(df: pd.DataFrame) -> dict[str, str | None]:
-    """Guess the role of each column from its name.
+    """Guess the role of each column from its name (and, for names outside the aliases, its
+    values): the ``roles`` of :func:`detect_columns`.
 
     Parameters
     ----------
@@ -94,42 +484,4 @@ def detect_roles(df: pd.DataFrame) -> dict[str, str | None]:
         role -> column name (``None`` when no column is recognised), plus the keys
         ``"subgroups"`` and ``"text"`` holding lists of column names.
     """
-    by_norm: dict[str, str] = {}
-    for col in df.columns:
-        by_norm.setdefault(norm_name(col), col)
-    roles: dict[str, Any] = {}
-    used: set[str] = set()
-    for role in ROLES:
-        roles[role] = None
-        for alias in ROLE_ALIASES[role]:
-            col = by_norm.get(alias)
-            if col is not None and col not in used:
-                roles[role] = col
-                used.add(col)
-                break
-    if roles["machine_confidence"] is None:
-        cands = [c for c in confidence_candidates(df) if c not in used]
-        if cands:
-            roles["machine_confidence"] = cands[0]
-            used.add(cands[0])
-    conf_cols = set(confidence_candidates(df))
-    subgroups, texts = [], []
-    for col in df.columns:
-        if col in used or col in conf_cols:
-            continue
-        s = df[col]
-        n = norm_name(col)
-        if s.dtype == object or isinstance(s.dtype, pd.StringDtype) or s.dtype == bool:
-            nonnull = s.dropna().astype(str)
-            mean_len = nonnull.str.len().mean() if len(nonnull) else 0.0
-            nunique = nonnull.nunique()
-            if any(h in n for h in _TEXT_HINTS) and mean_len >= 15 or mean_len >= 40:
-                texts.append(col)
-            elif 2 <= nunique <= 50 and nunique < max(len(s), 3):
-                subgroups.append(col)
-        elif any(h in n for h in _SUBGROUP_HINTS) and pd.api.types.is_integer_dtype(s) \
-                and 2 <= s.nunique() <= 50:
-            subgroups.append(col)
-    roles["subgroups"] = subgroups
-    roles["text"] = texts
-    return roles
+    return detect_columns(df).roles
