@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from core.cli.bounds import MAX_SCORE
+from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
 
 __all__ = ["register", "run"]
 
@@ -18,8 +19,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Compare an evaluator's scores with the human (gold) scores in RSMTool's conventions: "
             "prints one JSON object with 'eval', 'consistency' (with --human2), 'true_score', and "
             "for every --group column 'eval_by_<group>', 'fairness_by_<group>' (and, with "
-            "--human2, 'consistency_by_<group>'). With --raters the system column is a second "
-            "human rater: 'consistency' compares it with --human and there is no 'true_score'. "
+            "--human2, 'consistency_by_<group>'), after 'responses': how many rows were read, "
+            "used, and excluded and why. Responses are selected as RSMTool's rsmeval selects "
+            "them: a missing or non-numeric human or system score excludes the response (it is "
+            "not an error), so do zero human scores unless --no-exclude-zero-scores, and the "
+            "--flag and --candidate/--min-items-per-candidate options. With --raters the system "
+            "column is a second human rater: 'consistency' compares it with --human and there "
+            "is no 'true_score'. .jsonlines/.jsonl files are read as RSMTool reads them: nested "
+            "objects become columns named by their keys (metadata.h1 is also accepted). "
             "The Fairness page prints the same report. NaN is printed as NaN, a missing "
             f"(undefined) value as null. Scores must be finite numbers of magnitude at most "
             f"{MAX_SCORE:g}."
@@ -41,44 +48,76 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--raters", action="store_true",
         help="--system is a second human rater: human-human consistency tables, no true score",
     )
+    p.add_argument(
+        "--exclude-zero-scores", action=argparse.BooleanOptionalAction, default=True,
+        help="exclude responses whose human score is 0 and treat a second human score of 0 as "
+             "absent (RSMTool's exclude_zero_scores; default: on, as in RSMTool). Use "
+             "--no-exclude-zero-scores for 0/1 labels",
+    )
+    p.add_argument("--trim-min", type=float, metavar="X",
+                   help="lowest score point; with --trim-max the system scores are trimmed to "
+                        "[trim_min - tolerance, trim_max + tolerance] (RSMTool's *_trim scores; "
+                        f"with --rounded its *_trim_round scores). Finite, magnitude at most {MAX_SCORE:g}")
+    p.add_argument("--trim-max", type=float, metavar="X", help="highest score point (with --trim-min)")
+    p.add_argument("--trim-tolerance", type=float, default=TRIM_TOLERANCE, metavar="X",
+                   help=f"RSMTool's trim_tolerance (default {TRIM_TOLERANCE:g}; between 0 and {MAX_SCORE:g})")
+    p.add_argument(
+        "--flag", action="append", default=[], metavar="COL=V1,V2",
+        help="keep only responses whose COL is one of the values (RSMTool's flag_column; numbers "
+             "match as numbers: 1, 1.0 and \"1\" are equal); repeatable, all must hold",
+    )
+    p.add_argument("--candidate", metavar="COL", help="column of candidate ids (RSMTool's candidate_column)")
+    p.add_argument(
+        "--min-items-per-candidate", type=int, metavar="N",
+        help="with --candidate: exclude candidates with fewer than N responses left "
+             f"(RSMTool's option; 1 to {MAX_MIN_ITEMS_PER_CANDIDATE:,})",
+    )
     p.add_argument("--json", action="store_true", help="print JSON (the only output format)")
     p.set_defaults(func=run)
 
 
-def _check_magnitude(s, col: str, flag: str) -> None:
-    """Refuse scores so large that their squares overflow (the statistics square them)."""
-    import numpy as np
-    import pandas as pd
+def _flags(specs: list[str]) -> dict[str, list[str]] | None:
+    from core.errors import DataError
 
-    from core.errors import DataError, describe_rows
-
-    vals = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
-    bad = np.flatnonzero(np.isfinite(vals) & (np.abs(vals) > MAX_SCORE))
-    if len(bad):
-        raise DataError(f"column '{col}' ({flag}) has scores beyond {MAX_SCORE:g} in magnitude in "
-                        f"{describe_rows(bad)} (first value {vals[bad[0]]:g}); the agreement "
-                        "statistics cannot square them")
+    out: dict[str, list[str]] = {}
+    for spec in specs:
+        col, sep, values = spec.partition("=")
+        col = col.strip()
+        if not sep or not col or not values.strip():
+            raise DataError(f"--flag: expected COL=VALUE[,VALUE...], got {spec!r}")
+        out.setdefault(col, []).extend(v.strip() for v in values.split(","))
+    return out or None
 
 
 def run(args: argparse.Namespace) -> int:
     """Compute the report and print it as JSON."""
+    from core.cli.bounds import check_float, check_int
     from core.cli.common import print_json
-    from core.data import load_table
     from core.rsm import agreement_report
+    from core.rsm.io import load_evaluation_table, resolve_column
 
-    table = load_table(args.path)
-    for flag, col in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
-        if col is not None and col in table.columns:
-            _check_magnitude(table[col], col, flag)
+    for name, value in (("--trim-min", args.trim_min), ("--trim-max", args.trim_max)):
+        check_float(value, name, -MAX_SCORE, MAX_SCORE)
+    check_float(args.trim_tolerance, "--trim-tolerance", 0.0, MAX_SCORE)
+    check_int(args.min_items_per_candidate, "--min-items-per-candidate", 1, MAX_MIN_ITEMS_PER_CANDIDATE)
+    flags = _flags(args.flag)
+    table = load_evaluation_table(args.path)
+    col = lambda name: resolve_column(table, name)  # noqa: E731 - a JSON lines path such as metadata.h1
     report = agreement_report(
         table,
-        human=args.human,
-        system=args.system,
-        human2=args.human2,
-        groups=tuple(args.group),
+        human=col(args.human),
+        system=col(args.system),
+        human2=col(args.human2),
+        groups=tuple(col(g) for g in args.group),
         rounded=args.rounded,
         raters=args.raters,
+        exclude_zero_scores=args.exclude_zero_scores,
+        trim_min=args.trim_min,
+        trim_max=args.trim_max,
+        trim_tolerance=args.trim_tolerance,
+        flag_column=None if flags is None else {col(k): v for k, v in flags.items()},
+        candidate_column=col(args.candidate),
+        min_items_per_candidate=args.min_items_per_candidate,
     )
     print_json(report)
     return 0
-

@@ -20,17 +20,24 @@ Every function follows the definitions of ``../shared/reference/rsmtool-evaluati
 * DSM is the mean of ``z_M - z_H`` with the whole evaluation set's means and sds (``ddof=1``);
   missing (``None``) when either population sd is within ``1e-7`` of 0.
 
-Zero scores are never excluded (RSMTool with ``exclude_zero_scores: false``): HMCEval labels are
-0/1. Result tables use RSMTool's column names (:data:`EVAL_COLUMNS`, :data:`CONSISTENCY_COLUMNS`,
-:data:`TRUE_SCORE_COLUMNS`).
+The table functions take the responses as given. :func:`agreement_report` (the command line and
+the dashboard) first selects the responses as rsmeval does (:mod:`core.rsm.responses`): missing,
+non-numeric and, by default (RSMTool's ``exclude_zero_scores: true``), zero human scores exclude
+their response, and the report says how many; HMCEval's 0/1 labels need
+``exclude_zero_scores=False``. Result tables use RSMTool's column names (:data:`EVAL_COLUMNS`,
+:data:`CONSISTENCY_COLUMNS`; :data:`TRUE_SCORE_COLUMNS` with :data:`TRUE_SCORE_RSMTOOL_NAMES`).
 
 Parts, from the bottom up (each imports only the ones above it in this list):
 
-* :mod:`core.rsm.checks`: input checks (score arrays, pairs, subgroup labels, numeric columns);
+* :mod:`core.rsm.checks`: input checks (score arrays, pairs, subgroup labels, numeric columns,
+  score magnitude);
 * :mod:`core.rsm.metrics`: observed-score metrics (agreement, kappa, QWK, r, SMD, RMSE, R2, DSM);
 * :mod:`core.rsm.true_score`: rater error variance, true-score variance, MSE(T|M), PRMSE;
 * :mod:`core.rsm.fairness`: the three OLS fairness analyses and the collaborative result by
   subgroup (see its docstring for the conventions);
+* :mod:`core.rsm.responses`: which responses rsmeval evaluates (flags, zero and non-numeric
+  scores, candidates) and its trimmed scores;
+* :mod:`core.rsm.io`: RSMTool's JSON lines reader (nested objects flattened);
 * :mod:`core.rsm.report`: RSMTool's tables and :func:`evaluation_report`, the one report the
   command line and the dashboard print;
 * :mod:`core.rsm.compare`: what the dashboard compares (machine, collaborative result, raters).
@@ -40,7 +47,7 @@ Parts, from the bottom up (each imports only the ones above it in this list):
 
 from __future__ import annotations
 
-from core.rsm.checks import MAX_GROUPS, group_order
+from core.rsm.checks import MAX_GROUPS, MAX_SCORE, group_order
 from core.rsm.metrics import (
     DSM_TOLERANCE, round_half_even, agreement, exact_agreement, adjacent_agreement, cohen_kappa,
     quadratic_weighted_kappa, pearson_r, standardized_mean_difference, mean_squared_error,
@@ -51,8 +58,12 @@ from core.rsm.fairness import (
     ESTIMATE_COLUMNS, ANALYSES, MAX_SCORE_LEVELS, ASSIGNMENT_GROUP_COLUMNS, fairness_analyses,
     estimates_frame, assignment_by_group,
 )
+from core.rsm.responses import (
+    TRIM_TOLERANCE, MAX_MIN_ITEMS, EXCLUSION_REASONS, NO_INFO, trim_scores, select_responses,
+)
 from core.rsm.report import (
-    EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, TRUE_SCORE_COLUMNS, eval_metrics,
+    EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, CONSISTENCY_BY_GROUP_COLUMNS,
+    TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, eval_metrics,
     eval_by_group, consistency_metrics, consistency_by_group, true_score_metrics, evaluation_report,
     agreement_report,
 )
@@ -63,6 +74,15 @@ __all__ = [
     "EVAL_BY_GROUP_COLUMNS",
     "CONSISTENCY_COLUMNS",
     "TRUE_SCORE_COLUMNS",
+    "TRUE_SCORE_RSMTOOL_NAMES",
+    "CONSISTENCY_BY_GROUP_COLUMNS",
+    "TRIM_TOLERANCE",
+    "MAX_MIN_ITEMS",
+    "MAX_SCORE",
+    "EXCLUSION_REASONS",
+    "NO_INFO",
+    "trim_scores",
+    "select_responses",
     "DSM_TOLERANCE",
     "MAX_GROUPS",
     "round_half_even",

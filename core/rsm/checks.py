@@ -16,6 +16,8 @@ from core.validate import REPORT, numeric_values
 
 #: Most distinct labels a subgroup column may have (more is most likely an id column).
 MAX_GROUPS = 100
+#: Largest score magnitude the report takes: squares and products of scores stay finite.
+MAX_SCORE = 1e15
 
 
 try:  # scikit-learn's dependency; optional here
@@ -156,12 +158,29 @@ def group_levels(g: np.ndarray, name: str) -> list[Hashable]:
     return levels
 
 
+def check_magnitude(values: np.ndarray, label: str, rows: npt.ArrayLike | None = None) -> None:
+    """DataError naming ``label`` and the rows when a finite value exceeds :data:`MAX_SCORE`.
+
+    ``rows`` gives each value's 0-based data row (default: its position).
+    """
+    bad = np.flatnonzero(np.isfinite(values) & (np.abs(values) > MAX_SCORE))
+    if bad.size:
+        where = bad if rows is None else np.asarray(rows)[bad]
+        raise DataError(
+            f"{label}: score {values[bad[0]]:g} in {describe_rows(where)} is beyond {MAX_SCORE:g} "
+            "in magnitude; the agreement statistics square the scores and would overflow"
+        )
+
+
 def numeric_column(df: pd.DataFrame, col: str, *, allow_missing: bool) -> np.ndarray:
     """Column ``col`` of ``df`` as floats (missing values NaN).
 
     Raises DataError naming the column and rows for an absent column, non-numeric or infinite
-    values and, unless ``allow_missing``, missing values.
+    values, values beyond :data:`MAX_SCORE` in magnitude and, unless ``allow_missing``, missing
+    values.
     """
     if col not in df.columns:
         raise DataError(f"column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
-    return numeric_values(df[col], label=f"column {col!r}", wording=REPORT, allow_missing=allow_missing)
+    values = numeric_values(df[col], label=f"column {col!r}", wording=REPORT, allow_missing=allow_missing)
+    check_magnitude(values, f"column {col!r}")
+    return values

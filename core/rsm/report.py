@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import math
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from core.errors import DataError
+from core.errors import DataError, describe_rows
 from core.rsm.checks import (
     as_scores, check_groups, check_pair, group_levels, numeric_column, one_blas_thread, optional_scores,
     sample_sd,
 )
 from core.rsm.fairness import fairness_analyses
+from core.rsm.responses import TRIM_TOLERANCE, select_responses, trim_scores
 from core.rsm.metrics import (
-    agreement, cohen_kappa, dsm_by_group, pearson_r, quadratic_weighted_kappa, r2_score,
-    root_mean_squared_error, standardized_mean_difference,
+    agreement, cohen_kappa, difference_of_standardized_means, dsm_by_group, pearson_r,
+    quadratic_weighted_kappa, r2_score, root_mean_squared_error, standardized_mean_difference,
 )
 from core.rsm.true_score import mse_true, prmse_true, ratings_matrix, true_score_variance, variance_of_errors
 
@@ -34,10 +36,19 @@ CONSISTENCY_COLUMNS: tuple[str, ...] = (
     "N", "h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max",
     "corr", "wtkappa", "kappa", "exact_agr", "adj_agr", "SMD",
 )
+#: Columns of the human-human consistency table by subgroup (RSMTool's
+#: ``consistency_by_<group>`` has DSM in place of SMD; both are given here).
+CONSISTENCY_BY_GROUP_COLUMNS: tuple[str, ...] = CONSISTENCY_COLUMNS + ("DSM",)
 #: Columns of the true-score evaluation.
 TRUE_SCORE_COLUMNS: tuple[str, ...] = (
-    "N", "N_single", "N_multiple", "variance_of_errors", "true_score_var", "mse_true", "prmse_true",
+    "N", "N raters", "N_single", "N_multiple", "variance_of_errors", "true_score_var", "mse_true", "prmse_true",
 )
+#: Our true-score column -> RSMTool's name in its ``true_score_eval`` table.
+TRUE_SCORE_RSMTOOL_NAMES: dict[str, str] = {
+    "N": "N", "N raters": "N raters", "N_single": "N single", "N_multiple": "N multiple",
+    "variance_of_errors": "Variance of errors", "true_score_var": "True score var",
+    "mse_true": "MSE true", "prmse_true": "PRMSE true",
+}
 
 
 def eval_metrics(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
@@ -151,7 +162,7 @@ def consistency_metrics(y_true: npt.ArrayLike, y_true2: npt.ArrayLike) -> dict[s
 
 def consistency_by_group(
     y_true: npt.ArrayLike, y_true2: npt.ArrayLike, groups: npt.ArrayLike
-) -> dict[Hashable, dict[str, Any] | None]:
+) -> dict[Hashable, dict[str, Any]]:
     """Human-human agreement within every subgroup (RSMTool's ``consistency_by_<group>``).
 
     Parameters
@@ -166,13 +177,35 @@ def consistency_by_group(
     Returns
     -------
     dict
-        Group label (in :func:`group_order` over all responses) -> :func:`consistency_metrics`
-        of that group's double-scored responses (None when the group has none).
+        Group label (in :func:`group_order` over all responses) -> the
+        :data:`CONSISTENCY_BY_GROUP_COLUMNS` of that group's double-scored responses. ``DSM`` is
+        the mean of ``z_H2 - z_H`` with the population mean and sd (``ddof=1``) of H over all
+        responses and of H2 over the double-scored ones (RSMTool's ``compute_metrics_by_group``);
+        None (missing) when either population sd is within ``1e-7`` of 0. A group without a
+        double-scored response is listed with ``N`` = 0 and NaN elsewhere, as RSMTool does.
     """
     h = as_scores(y_true, "y_true")
     h2 = optional_scores(y_true2, h.shape[0], "y_true2")
     g = check_groups(groups, h.shape[0])
-    return {label: consistency_metrics(h[g == label], h2[g == label]) for label in group_levels(g, "groups")}
+    both = ~np.isnan(h2)
+    pop = None
+    if both.any():
+        pop = dict(
+            population_true_mean=float(h.mean()), population_true_sd=sample_sd(h),
+            population_pred_mean=float(h2[both].mean()), population_pred_sd=sample_sd(h2[both]),
+        )
+    out: dict[Hashable, dict[str, Any]] = {}
+    for label in group_levels(g, "groups"):
+        mask = g == label
+        row = consistency_metrics(h[mask], h2[mask])
+        if row is None:
+            row = dict.fromkeys(CONSISTENCY_BY_GROUP_COLUMNS, math.nan)
+            row["N"] = 0
+        else:
+            sel = mask & both
+            row["DSM"] = difference_of_standardized_means(h[sel], h2[sel], **pop)
+        out[label] = row
+    return out
 
 
 def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
@@ -188,8 +221,9 @@ def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> di
     Returns
     -------
     dict
-        :data:`TRUE_SCORE_COLUMNS` -> value; the four estimates are None (missing) when no
-        response has two or more ratings.
+        :data:`TRUE_SCORE_COLUMNS` -> value (``N raters``: the most ratings any response has,
+        RSMTool's column of that name); the four estimates are None (missing) when no response
+        has two or more ratings.
     """
     arr = ratings_matrix(human_scores)
     m = as_scores(y_pred, "y_pred")
@@ -199,6 +233,7 @@ def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> di
     ve = variance_of_errors(arr)
     out: dict[str, Any] = {
         "N": int(arr.shape[0]),
+        "N raters": int(c.max()),
         "N_single": int((c == 1).sum()),
         "N_multiple": int((c > 1).sum()),
         "variance_of_errors": ve,
@@ -293,54 +328,113 @@ def agreement_report(
     rounded: bool = False,
     raters: bool = False,
     group_errors: str = "raise",
+    exclude_zero_scores: bool = True,
+    trim_min: float | None = None,
+    trim_max: float | None = None,
+    trim_tolerance: float = TRIM_TOLERANCE,
+    flag_column: Mapping[str, Any] | None = None,
+    candidate_column: str | None = None,
+    min_items_per_candidate: int | None = None,
 ) -> dict[str, Any]:
     """The one agreement report of ``hmceval agreement`` and of the Fairness page.
 
-    :func:`evaluation_report`, plus the two choices the page offers:
+    The responses are first selected as rsmeval selects them
+    (:func:`core.rsm.responses.select_responses`: flag columns, missing/non-numeric/zero human
+    scores, missing/non-numeric system scores, candidates with too few responses); the counts are
+    the report's ``responses`` entry. Then :func:`evaluation_report` on the kept responses, with
+    the system scores trimmed first when ``trim_min``/``trim_max`` are given (RSMTool's ``*_trim``
+    scores; with ``rounded`` the ``*_trim_round`` scores), plus the two choices the page offers:
 
     * ``group_errors="report"`` evaluates one group column at a time, so that an unusable column
       (too many labels, a missing label) becomes ``error_by_<group>`` (the DataError's message)
       instead of stopping the others; ``"raise"`` lets the DataError through;
     * ``raters=True`` says that ``system`` is a second human rater: the consistency tables
       (``consistency`` and ``consistency_by_<group>``) compare ``human`` with ``system`` and there
-      is no ``true_score`` (one rating per side: no rater error variance to estimate).
+      is no ``true_score`` (one rating per side: no rater error variance to estimate); with
+      ``exclude_zero_scores`` its zero ratings are excluded too, as RSMTool's for a second rater.
 
     Parameters
     ----------
     df, human, system, human2, groups, rounded
-        As :func:`evaluation_report`.
+        As :func:`evaluation_report`, except that unusable scores exclude their response
+        instead of being refused.
     raters : bool, default=False
         ``system`` is a second human rater.
     group_errors : {"raise", "report"}, default="raise"
         What an unusable group column does.
+    exclude_zero_scores : bool, default=True
+        RSMTool's option of that name (and its default): responses with a human score of 0 are
+        excluded and a second human score of 0 counts as absent. HMCEval's labels are often
+        0/1: pass False to keep the zeros.
+    trim_min, trim_max : float, optional
+        Both or neither: the score scale's lowest and highest points (RSMTool's options).
+    trim_tolerance : float, default=0.4998
+        RSMTool's ``trim_tolerance``.
+    flag_column : mapping, optional
+        RSMTool's ``flag_column``: column -> allowed value(s); other responses are excluded.
+    candidate_column : str, optional
+        RSMTool's ``candidate_column``.
+    min_items_per_candidate : int, optional
+        RSMTool's option: candidates with fewer responses left are excluded.
 
     Returns
     -------
     dict
-        The keys of :func:`evaluation_report` (in its order when no group column fails), plus
-        ``error_by_<group>`` for the failed columns in ``"report"`` mode.
+        ``responses`` (see :func:`core.rsm.responses.select_responses`, plus ``trim``: the
+        trimming used or None), then the keys of :func:`evaluation_report` (in its order when no
+        group column fails), plus ``error_by_<group>`` for the failed columns in ``"report"``
+        mode. Row numbers in messages are the table's data rows (1-based).
     """
     if group_errors not in ("raise", "report"):
         raise DataError(f"group_errors: expected 'raise' or 'report', got {group_errors!r}")
+    if (trim_min is None) != (trim_max is None):
+        raise DataError("trim_min and trim_max go together: give both or neither")
     groups = list(groups)
+    frame, summary = select_responses(
+        df, human=human, system=system, human2=human2, groups=groups,
+        exclude_zero_scores=exclude_zero_scores, exclude_zero_system=raters and exclude_zero_scores,
+        flag_column=flag_column, candidate_column=candidate_column,
+        min_items_per_candidate=min_items_per_candidate,
+    )
+    summary["trim"] = None
+    if trim_min is not None:
+        frame = frame.copy()
+        frame[system] = trim_scores(frame[system].to_numpy(dtype=float), trim_min=trim_min,
+                                    trim_max=trim_max, tolerance=trim_tolerance)
+        summary["trim"] = {"trim_min": float(trim_min), "trim_max": float(trim_max),
+                           "trim_tolerance": float(trim_tolerance)}
+    rows = frame.index.to_numpy()
+    frame = frame.reset_index(drop=True)
+    group_problem: dict[str, str] = {}
+    for g in groups:
+        missing = np.flatnonzero(pd.isna(frame[g]).to_numpy())
+        if missing.size:
+            group_problem[g] = f"group column {g!r}: missing group label in {describe_rows(rows[missing])}"
+            if group_errors == "raise":
+                raise DataError(group_problem[g])
+    report: dict[str, Any] = {"responses": summary}
     if group_errors == "raise":
-        report = evaluation_report(df, human=human, system=system, human2=human2, groups=groups, rounded=rounded)
+        report.update(evaluation_report(frame, human=human, system=system, human2=human2, groups=groups,
+                                        rounded=rounded))
     else:
-        report = evaluation_report(df, human=human, system=system, human2=human2, rounded=rounded)
+        report.update(evaluation_report(frame, human=human, system=system, human2=human2, rounded=rounded))
         for g in groups:
+            if g in group_problem:
+                report[f"error_by_{g}"] = group_problem[g]
+                continue
             try:
-                part = evaluation_report(df, human=human, system=system, human2=human2, groups=[g],
+                part = evaluation_report(frame, human=human, system=system, human2=human2, groups=[g],
                                          rounded=rounded)
             except DataError as exc:
                 report[f"error_by_{g}"] = str(exc)
                 continue
             report.update({k: v for k, v in part.items() if k.endswith(f"_by_{g}")})
     if raters:
-        h1 = numeric_column(df, human, allow_missing=False)
-        h2 = numeric_column(df, system, allow_missing=False)
+        h1 = frame[human].to_numpy(dtype=float)
+        h2 = frame[system].to_numpy(dtype=float)
         report["consistency"] = consistency_metrics(h1, h2)
         for g in groups:
             if f"eval_by_{g}" in report:
-                report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, df[g].to_numpy())
+                report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, frame[g].to_numpy())
         del report["true_score"]
     return report

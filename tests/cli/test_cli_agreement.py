@@ -38,8 +38,10 @@ def test_report_keys_and_values(table, capsys):
     )
     assert code == 0, err
     rep = json.loads(out)
-    assert list(rep) == ["eval", "consistency", "true_score", "eval_by_lang", "fairness_by_lang",
+    assert list(rep) == ["responses", "eval", "consistency", "true_score", "eval_by_lang", "fairness_by_lang",
                          "consistency_by_lang"]
+    assert rep["responses"]["N_total"] == 4 and rep["responses"]["N"] == 4
+    assert rep["true_score"]["N raters"] == 2
     # consistency by group: de.ch has one double-scored response (H 4, H2 3): exact 0, adjacent 100;
     # en.us: H = [1, 2], H2 = [2, 2]: exact 50; kappa: disagreement 1/2, p = (1/2, 1/2),
     # q = (0, 1), chance agreement 1/2 -> 0
@@ -104,12 +106,13 @@ def test_shared_data_machine_vs_gold(shared_data, capsys):
     # HMCEval Table 1: machine accuracy 0.862 on the 5,673 MDRDC test responses
     path = shared_data / "hmceval" / "ilp_data_trustscore_f2.tsv"
     code, out, err = _run(
-        ["agreement", str(path), "--human", "target", "--system", "machine_predict", "--group", "turns", "--json"],
+        ["agreement", str(path), "--human", "target", "--system", "machine_predict", "--group", "turns",
+         "--no-exclude-zero-scores", "--json"],
         capsys,
     )
     assert code == 0, err
     rep = json.loads(out)
-    assert rep["eval"]["N"] == 5673
+    assert rep["eval"]["N"] == 5673 and rep["responses"]["excluded"]["human_zero"] == 0
     assert round(rep["eval"]["exact_agr"] / 100, 3) == 0.862
     assert sum(row["N"] for row in rep["eval_by_turns"].values()) == 5673
 
@@ -118,8 +121,33 @@ def test_shared_data_machine_vs_gold(shared_data, capsys):
     ("content", "args", "message"),
     [
         ("h,m\n1,1\n", ["--human", "h", "--system", "x"], "column 'x' not found"),
-        ("h,m\n1,1\n2,abc\n", ["--human", "h", "--system", "m"], "non-numeric value 'abc' in row 2"),
-        ("h,m\n1,1\n,2\n", ["--human", "h", "--system", "m"], "column 'h': missing value in row 2"),
+        ("h,m\n1,abc\n2,\n", ["--human", "h", "--system", "m"],
+         "no responses left after excluding missing or non-numeric system scores (column 'm')"),
+        ("h,m\n0,1\n,2\n", ["--human", "h", "--system", "m"],
+         "no responses left after excluding missing or non-numeric or zero human scores (column 'h')"),
+        ("h,m\n1,1\n2,1e308\n", ["--human", "h", "--system", "m"],
+         "column 'm': score 1e+308 in row 2 is beyond 1e+15 in magnitude"),
+        ("h,m,h2\n1,1,2\n2,2,-1e300\n", ["--human", "h", "--system", "m", "--human2", "h2"],
+         "column 'h2': score -1e+300 in row 2 is beyond 1e+15"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--trim-min", "1"], "trim_min and trim_max go together"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--trim-min", "5", "--trim-max", "1"],
+         "trim_min (5) is larger than trim_max (1)"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--trim-min", "1", "--trim-max", "nan"],
+         "--trim-max must be"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--trim-min", "1", "--trim-max", "2",
+                        "--trim-tolerance", "-1"], "--trim-tolerance must be"),
+        ("h,m,c\n1,1,a\n", ["--human", "h", "--system", "m", "--candidate", "c",
+                            "--min-items-per-candidate", "0"], "--min-items-per-candidate must be between 1"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--min-items-per-candidate", "2"],
+         "min_items_per_candidate needs a candidate_column"),
+        ("h,m,ok\n1,1,0\n", ["--human", "h", "--system", "m", "--flag", "ok=1"],
+         "no responses left after filtering on the flag columns"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--flag", "ok"], "--flag: expected COL=VALUE"),
+        ("h,m\n1,1\n", ["--human", "h", "--system", "m", "--flag", "nope=1"], "flag column 'nope' not found"),
+        ("h,m,c\n1,1,a\n2,2,b\n", ["--human", "h", "--system", "m", "--candidate", "c",
+                                  "--min-items-per-candidate", "2"], "no candidate (column 'c') has 2 or more"),
+        ("h,m,g\n1,1,a\n2,2,\n3,3,b\n", ["--human", "h", "--system", "m", "--group", "g"],
+         "group column 'g': missing group label in row 2"),
         ("h,m,g\n1,1,a\n2,2,a\n", ["--human", "h", "--system", "m", "--group", "g"], "at least two groups"),
     ],
 )
@@ -150,3 +178,60 @@ def test_raters_mode_gives_consistency_and_no_true_score(tmp_path, capsys):
     # 3 of 4 pairs equal; all 4 within one point
     assert report["consistency"]["exact_agr"] == 75.0 and report["consistency"]["adj_agr"] == 100.0
     assert report["consistency"]["N"] == 4 and report["eval"]["exact_agr"] == 75.0
+
+
+def test_dropped_responses_are_counted_not_refused(tmp_path, capsys):
+    # rows 2 (missing H), 3 (text H), 4 (H = 0), 5 (text M) are excluded as rsmeval excludes them
+    path = tmp_path / "drop.csv"
+    path.write_text("h,m\n3,3\n,1\nx,1\n0,2\n4,y\n2,2\n")
+    code, out, err = _run(["agreement", str(path), "--human", "h", "--system", "m", "--json"], capsys)
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["responses"]["N_total"] == 6 and rep["responses"]["N"] == 2
+    assert rep["responses"]["excluded"]["human_missing"] == 2
+    assert rep["responses"]["excluded"]["human_zero"] == 1
+    assert rep["responses"]["excluded"]["system_missing"] == 1
+    assert rep["eval"]["N"] == 2 and rep["eval"]["exact_agr"] == 100.0
+    code, out, err = _run(["agreement", str(path), "--human", "h", "--system", "m",
+                           "--no-exclude-zero-scores", "--json"], capsys)
+    rep = json.loads(out)
+    # H = [3, 0, 2], M = [3, 2, 2]
+    assert rep["eval"]["N"] == 3 and rep["eval"]["exact_agr"] == pytest.approx(200 / 3)
+
+
+def test_rsmtool_options_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "opts.csv"
+    path.write_text("h,m,ok,cand\n1,-3,1,a\n4,9,1.0,a\n2,2.5,0,b\n3,3.4,1,b\n2,2,1,c\n")
+    code, out, err = _run(["agreement", str(path), "--human", "h", "--system", "m", "--flag", "ok=1",
+                           "--candidate", "cand", "--min-items-per-candidate", "2",
+                           "--trim-min", "1", "--trim-max", "4", "--rounded", "--json"], capsys)
+    assert code == 0, err
+    rep = json.loads(out)
+    # flag drops row 3; candidates b and c are then left with 1 response each: rows 4, 5 out
+    assert rep["responses"]["excluded"]["flag"] == 1 and rep["responses"]["excluded"]["candidate"] == 2
+    # kept rows 1, 2: M trimmed to [0.5002, 4.4998], rounded to [1, 4] = H
+    assert rep["eval"]["N"] == 2 and rep["eval"]["exact_agr"] == 100.0
+    assert rep["responses"]["trim"]["trim_tolerance"] == 0.4998
+
+
+def test_nested_jsonlines_input(tmp_path, capsys):
+    # the layout of RSMTool's predictions_raw_nested.jsonlines
+    path = tmp_path / "pred.jsonlines"
+    path.write_text('{"id":"R1","y":3.9,"metadata":{"h1":4.0,"h2":4.0}}\n'
+                    '{"id":"R2","y":2.2,"metadata":{"h1":2.0,"h2":3.0}}\n'
+                    '{"id":"R3","y":3.0,"metadata":{"h1":3.0,"h2":null}}\n')
+    for human in ("h1", "metadata.h1"):
+        code, out, err = _run(["agreement", str(path), "--human", human, "--system", "y",
+                               "--human2", "metadata.h2", "--rounded", "--json"], capsys)
+        assert code == 0, err
+        rep = json.loads(out)
+        # rounded y = [4, 2, 3] = h1; two double-scored responses, one exact (4/4)
+        assert rep["eval"]["exact_agr"] == 100.0 and rep["consistency"]["N"] == 2
+        assert rep["consistency"]["exact_agr"] == 50.0 and rep["true_score"]["N raters"] == 2
+
+
+def test_help_documents_the_bounds(capsys):
+    with pytest.raises(SystemExit):
+        main(["agreement", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "0.4998" in text and "1 to 1,000,000" in text and "--no-exclude-zero-scores" in text

@@ -382,7 +382,12 @@ def test_consistency_by_group():
     assert by["a"]["N"] == 2 and by["a"]["exact_agr"] == 50.0 and by["a"]["adj_agr"] == 100.0
     # pooled SMD: (2 - 1.5) / sqrt((1/2 + 2) / 2)
     assert by["a"]["SMD"] == pytest.approx(0.5 / math.sqrt(1.25))
-    assert by["b"] is None
+    # DSM (RSMTool's consistency_by_<group>): population H = [1, 2, 3] (mean 2, sd 1), H2 over the
+    # double-scored [1, 3] (mean 2, sd sqrt 2); group a: mean z_H2 = 0, mean z_H = -1/2 -> 1/2
+    assert by["a"]["DSM"] == pytest.approx(0.5)
+    # a group without a double-scored response is listed with N = 0 (RSMTool), not left out
+    assert by["b"]["N"] == 0 and math.isnan(by["b"]["exact_agr"]) and math.isnan(by["b"]["DSM"])
+    assert list(by["a"]) == list(ag.CONSISTENCY_BY_GROUP_COLUMNS)
 
 
 def test_consistency_none_without_double_scored_responses():
