@@ -8,8 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles,
-                             effort_unit)
+from core.data.roles import REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles
 from core.errors import DataError, describe_rows
 from core.validate import numeric_values
 
@@ -76,19 +75,6 @@ class EvalData:
     @property
     def text_columns(self) -> list[str]:
         return list(self.roles.get("text") or [])
-
-    def unit_of(self, role: str) -> str | None:
-        """The time unit the name of the column behind ``role`` states (``"seconds"``,
-        ``"minutes"``, ``"hours"``, ``"milliseconds"``), or ``None`` (unmapped, or no unit named,
-        as the paper's normalised effort)."""
-        col = self.roles.get(role)
-        return effort_unit(col) if col is not None else None
-
-    @property
-    def effort_unit(self) -> str | None:
-        """The unit of the optimiser's effort l_i (see :attr:`effort_source`): the unit its
-        column's name states, ``None`` when it states none or every sample costs 1."""
-        return None if self.effort_source == "uniform" else self.unit_of(self.effort_source)
 
     def with_confidence(self, column: str) -> "EvalData":
         """The same dataset with another source column as ``machine_confidence``."""

@@ -103,7 +103,7 @@ _PROB_WORDS = frozenset({"prob", "probs", "proba", "probability", "probabilities
 _SCORE_WORDS = frozenset({"score", "scores"})  # a probability only when its values are in [0, 1]
 _EFFORT_WORDS = frozenset({"effort", "time", "duration", "elapsed", "latency", "cost", "seconds",
                            "second", "sec", "secs", "minutes", "minute", "min", "mins", "hours",
-                           "hour", "hr", "hrs", "ms", "msec", "millis", "milliseconds"})
+                           "hour", "hr", "hrs", "ms", "msec", "msecs", "millis", "milliseconds"})
 _ESTIMATE_WORDS = frozenset({"pred", "predicted", "prediction", "predict", "estimated", "estimate",
                              "est", "expected", "hee"})
 _PRED_WORDS = frozenset({"pred", "preds", "predict", "predicts", "predicted", "prediction",
@@ -120,7 +120,8 @@ _ROW_WORDS = frozenset({"dialogue", "dialog", "conversation", "conv", "sample", 
                         "turn", "episode", "session", "item", "example", "instance", "utterance",
                         "message", "msg", "doc", "document", "record", "query", "request", "task",
                         "hit", "assignment", "thread", "chat", "prompt"})
-_UNITS = (("milliseconds", frozenset({"ms", "msec", "millis", "milliseconds", "millisecond"})),
+_UNITS = (("milliseconds", frozenset({"ms", "msec", "msecs", "millis", "milliseconds",
+                                      "millisecond"})),
           ("seconds", frozenset({"seconds", "second", "sec", "secs"})),
           ("minutes", frozenset({"minutes", "minute", "min", "mins"})),
           ("hours", frozenset({"hours", "hour", "hr", "hrs"})))
@@ -183,6 +184,9 @@ def name_kind(name: Any) -> str | None:
 def effort_unit(name: Any) -> str | None:
     """The time unit a column's name states: ``"seconds"``, ``"minutes"``, ``"hours"``,
     ``"milliseconds"`` or ``None`` (no unit named, e.g. the paper's normalised effort).
+
+    Short forms count as whole words (``sec``, ``min``, ``ms``; a final ``s``/``m``/``h`` after
+    other words, as in ``time_s``), long ones also inside a word (``worktimeinseconds``).
 
     >>> effort_unit("annot_seconds"), effort_unit("time_s"), effort_unit("WorkTimeInSeconds")
     ('seconds', 'seconds', 'seconds')

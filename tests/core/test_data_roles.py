@@ -58,7 +58,8 @@ def test_issue_13_table_is_mapped_without_doubt():
 def test_issue_13_table_prepares_with_effort_in_seconds():
     data = prepare(user_table(), name="user.csv")
     assert data.subgroup_columns == ["system"]
-    assert data.effort_source == "human_effort" and data.effort_unit == "seconds"
+    assert data.effort_source == "human_effort"
+    assert effort_unit(data.roles[data.effort_source]) == "seconds"
     assert data.frame["predicted_effort"].tolist() == [float(s) for s in SECONDS]
     assert data.labels == ("safe", "unsafe")
 
@@ -108,7 +109,7 @@ def test_gold_names_are_the_human_label(name):
     ("annot_seconds", "seconds"), ("duration", None), ("duration_sec", "seconds"),
     ("annot_minutes", "minutes"), ("labeling_time_min", "minutes"), ("time_ms", "milliseconds"),
     ("hours_spent", "hours"), ("WorkTimeInSeconds", "seconds"), ("annotation_time", None),
-    ("time_cost", None), ("elapsed_secs", "seconds"),
+    ("time_cost", None), ("elapsed_secs", "seconds"), ("latency_msecs", "milliseconds"),
 ])
 def test_effort_names_and_their_units(name, unit):
     det = detect_columns(base(pred=PRED, prob=PROB, **{name: SECONDS}))
@@ -228,7 +229,7 @@ def test_release_detection_is_unchanged(hmceval_tsv):
     }
     assert det.asks == () and det.units == {}
     # the paper's effort is a normalised scale: no unit
-    assert prepare(load_table(hmceval_tsv)).effort_unit is None
+    assert effort_unit("human_effort_predicted_avg") is None
 
 
 def test_demo_detection_is_unchanged():
