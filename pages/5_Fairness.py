@@ -107,7 +107,7 @@ def _report(data_key: str, compare: str, groups: tuple, second: str | None, roun
     # one group column at a time (an unusable column does not hide the others); in the rater
     # comparison the evaluated side is the second rater: RSMTool's consistency tables
     report = agreement_report(frame, human=GOLD, system=SYSTEM, human2=human2, groups=groups, rounded=rounded,
-                              raters=compare == "raters", group_errors="report")
+                              raters=compare == "raters", group_errors="report", exclude_zero_scores=False)
     return report, info
 
 
