@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import streamlit as st
 
@@ -18,16 +16,27 @@ from core.clembench import (
     score_episodes,
     scores_report,
 )
+from core.csv_safe import to_csv_safe
 from core.errors import DataError
-from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
+from core.figures.scorekeeping import (
+    ABORTED_TEXT,
+    ABSENT_TEXT,
+    UNDEFINED_TEXT,
+    accuracy_curves_figure,
+    main_score_figure,
+    score_text,
+)
 from core.serialize import dumps
-from pages._common import fmt, init_state, show_error
+from pages._common import fmt, init_state, show_error, synced
 
 # Canonical state of this page (st.session_state):
 #   sk_source   "demo" or "upload": which episodes are shown
 #   sk_upload   the last uploaded files: list of (name, bytes); kept when they fail to load
 #   sk_good     the last uploaded files that loaded: list of (name, bytes)
 #   sk_seed     seed of the simulated demo episodes
+#   sk_models   the models picked for the accuracy curves; reset to every model of the episodes
+#               shown whenever those models change (a new upload, the demo)
+#   sk_model_options  the models of the episodes shown when sk_models was last reset
 init_state()
 ss = st.session_state
 ss.setdefault("sk_source", "demo")
@@ -128,34 +137,53 @@ st.subheader("Aggregate")
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Episodes", f"{agg['episodes']} ({agg['played']} played)")
 m2.metric("% Played", fmt(agg["% Played"], 2))
-m3.metric("Quality Score", fmt(agg["Quality Score"], 2),
-          help="Mean Main Score over the episodes that were not aborted (NaN when none was played).")
-m4.metric("clemscore", fmt(agg["clemscore"], 2), help="% Played / 100 × Quality Score.")
+
+
+def _aggregate_text(value: float) -> str:
+    # no played episode: clembench's Quality Score and clemscore are NaN
+    return ABSENT_TEXT if value != value else f"{value:.2f}"
+
+
+m3.metric("Quality Score", _aggregate_text(agg["Quality Score"]),
+          help="Mean Main Score over the episodes that were not aborted (— when every episode was "
+               "aborted: clembench records NaN).")
+m4.metric("clemscore", _aggregate_text(agg["clemscore"]), help="% Played / 100 × Quality Score.")
+if not agg["played"]:
+    st.caption("Every episode was aborted: an aborted episode has no Main Score, so there is no "
+               "Quality Score and no clemscore (— here, NaN in clembench's files).")
 by_model = pd.DataFrame.from_dict(report["aggregate_by_model"], orient="index").reset_index(names="model")
-st.dataframe(by_model, hide_index=True, width="stretch",
-             column_config={k: st.column_config.NumberColumn(format="%.4f")
-                            for k in ("% Played", "Quality Score", "clemscore")})
+st.dataframe(by_model.style.format(lambda v: score_text(v, aborted=True, digits=2),
+                                   subset=["% Played", "Quality Score", "clemscore"]),
+             hide_index=True, width="stretch",
+             column_config={"model": st.column_config.TextColumn("Answerer model", width="medium")})
+st.download_button("Download the scores per model (CSV)", to_csv_safe(by_model).encode(),
+                   file_name="scorekeeping_by_model.csv", mime="text/csv")
 if ignored:
     with st.expander(f"{len(ignored)} uploaded file(s) were not episode logs and were not used"):
         st.write(ignored)
 
 # ------------------------------------------------------------------ per-episode scores
 st.subheader("Episodes")
-
-
-def _middle(v) -> str:
-    if v is None:
-        return "absent"
-    return "NaN" if isinstance(v, float) and math.isnan(v) else f"{v:.4f}"
-
-
+SCORE_COLUMNS = ["Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy",
+                 "Main Score", "Request Success Ratio"]
 shown = table.copy()
-shown["Middle-Accuracy"] = [_middle(v) for v in table["Middle-Accuracy"]]
-shown["matches recorded"] = ["—" if v is None else ("yes" if v else "NO") for v in table["matches recorded"]]
-st.dataframe(shown, hide_index=True, width="stretch",
-             column_config={k: st.column_config.NumberColumn(format="%.4f")
-                            for k in ("Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy",
-                                      "Main Score", "Request Success Ratio")})
+shown["matches recorded"] = [ABSENT_TEXT if v is None else ("yes" if v else "NO")
+                             for v in table["matches recorded"]]
+styled = shown.style
+for aborted in (True, False):
+    rows = shown.index[shown["Aborted"].astype(bool) == aborted]
+    if len(rows):
+        styled = styled.format(lambda v, a=aborted: score_text(v, aborted=a),
+                               subset=pd.IndexSlice[rows, SCORE_COLUMNS])
+st.dataframe(styled, hide_index=True, width="stretch",
+             column_config={"episode": st.column_config.TextColumn("episode", width="large"),
+                            "model": st.column_config.TextColumn("model", width="medium")})
+st.caption(f"**{ABORTED_TEXT}**: the episode was aborted, so clembench gives this score no value "
+           f"(NaN in its files); **{ABSENT_TEXT}**: clembench logs no value (Middle-Accuracy of an "
+           f"episode that ended before its middle round; no scores.json to compare with); "
+           f"**{UNDEFINED_TEXT}**: NaN in a played episode (e.g. Kappa when the answers use one class).")
+st.download_button("Download the episode table (CSV; empty cell = no value)", to_csv_safe(table).encode(),
+                   file_name="scorekeeping_episodes.csv", mime="text/csv")
 mismatch = [e for e in report["episodes"] if e["matches_recorded"] is False]
 if mismatch:
     st.error(f"{len(mismatch)} episode(s) differ from the scores.json recorded beside them: "
@@ -172,13 +200,22 @@ st.caption("One line per episode (dashed: aborted), the bold line is the mean ov
            "that reached the round; diamonds and the dotted line mark the middle round ("
            + ", ".join(f"round {m} for {n} slots" for n, m in mids) + ").")
 models = sorted(curves["model"].unique().tolist())
-pick = st.multiselect("Models", models, default=models, key="_w_sk_models")
+if ss.get("sk_model_options") != models:  # other episodes: every one of their models
+    ss["sk_model_options"] = models
+    ss["sk_models"] = list(models)
+ss["sk_models"] = [m for m in ss.get("sk_models", models) if m in models]
+pick = synced(st.multiselect, "Models", "sk_models", options=models)
 sel = curves[curves["model"].isin(pick)]
 if sel.empty:
-    st.info("No scored probing round for the selected models.")
+    st.info("No scored probing round for the selected models." if pick or not models
+            else "No model selected: pick one above.")
 else:
     st.plotly_chart(accuracy_curves_figure(sel), width="stretch")
+    st.download_button("Download the accuracy curves' data (CSV)", to_csv_safe(sel).encode(),
+                       file_name="scorekeeping_accuracy_curves.csv", mime="text/csv")
 st.plotly_chart(main_score_figure(table), width="stretch")
+st.caption("The Main Score figure's data is the episode table above (its CSV download). Hover over "
+           "a bar for the episode's full name.")
 
 # ------------------------------------------------------------------ one episode
 st.subheader("Episode detail")
@@ -190,17 +227,23 @@ with c1:
     st.markdown(f"**Turn scores** · {ep['n_slots']} slots, {ep['played_probe_rounds']} scored "
                 f"probing round(s), model `{ep['model']}`")
     if ep["turn_scores"]:
-        st.dataframe(pd.DataFrame(ep["turn_scores"]).T.rename_axis("round").reset_index(),
-                     hide_index=True, width="stretch")
+        turns = pd.DataFrame.from_dict(ep["turn_scores"], orient="index").rename_axis("round").reset_index()
+        styled_turns = turns.style.format(lambda v: score_text(v, aborted=False), subset=["Accuracy"])
+        if "Slot Filled?" in turns:  # absent in round 0: NaN in the frame
+            styled_turns = styled_turns.format(lambda v: ABSENT_TEXT if v != v else str(int(v)),
+                                               subset=["Slot Filled?"])
+        st.dataframe(styled_turns, hide_index=True, width="stretch")
+        st.caption(f"{ABSENT_TEXT}: not scored in that round (`Slot Filled?` starts in round 1).")
+        st.download_button("Download the turn scores (CSV)", to_csv_safe(turns).encode(),
+                           file_name="scorekeeping_turn_scores.csv", mime="text/csv")
     else:
         st.info("No probing round was scored (the episode was aborted in round 0).")
 with c2:
     st.markdown("**Episode scores** (clembench keys)")
-    st.dataframe(pd.DataFrame({"score": [k for k in EPISODE_KEYS],
-                               "value": [("absent" if k not in ep["episode_scores"]
-                                          else fmt(ep["episode_scores"][k])
-                                          if isinstance(ep["episode_scores"][k], float)
-                                          else str(ep["episode_scores"][k])) for k in EPISODE_KEYS]}),
+    was_aborted = bool(ep["episode_scores"].get("Aborted"))
+    st.dataframe(pd.DataFrame({"score": list(EPISODE_KEYS),
+                               "value": [score_text(ep["episode_scores"].get(k), aborted=was_aborted)
+                                         for k in EPISODE_KEYS]}),
                  hide_index=True, width="stretch")
     if ep["differences"]:
         st.error("Differences from the recorded scores.json:\n\n" + "\n".join(f"- {d}" for d in ep["differences"]))
