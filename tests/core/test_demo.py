@@ -1,0 +1,110 @@
+"""core/demo/: one generator per area, reachable under every former import path, no import
+cycle; and the shape rule "no private name imported across modules" for the parts split in
+issue 14 (core/demo, core/evaluation, core/workspace)."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_import_path_gives_the_same_objects():
+    import core.clembench as clembench
+    import core.clembench.demo as clembench_alias
+    import core.demo as demo
+    import core.demo.clembench as demo_clembench
+    import core.demo.evaluation as demo_evaluation
+    import core.demo.tooltalk as demo_tooltalk
+    import core.scorekeeping as scorekeeping
+    import core.tooltalk as tooltalk
+    import core.tooltalk.demo as tooltalk_alias
+
+    assert demo.make_demo is demo_evaluation.make_demo
+    for name in demo_tooltalk.__all__:
+        obj = getattr(demo_tooltalk, name)
+        assert getattr(tooltalk, name) is obj and getattr(tooltalk_alias, name) is obj
+    for name in demo_clembench.__all__:
+        obj = getattr(demo_clembench, name)
+        assert getattr(clembench, name) is obj and getattr(clembench_alias, name) is obj
+        assert getattr(scorekeeping, name) is obj
+    assert sorted(tooltalk_alias.__all__) == sorted(["ground_truth_as_predictions",
+                                                     "with_ground_truth_predictions",
+                                                     "DEMO_PERTURBATIONS", "demo_conversations"])
+    assert sorted(clembench_alias.__all__) == ["DEMO_PROFILES", "demo_episodes",
+                                               "simulate_episode"]
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        tooltalk.no_such_name  # noqa: B018
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        clembench.no_such_name  # noqa: B018
+
+
+_ORDERS = [
+    "import core.demo.tooltalk",
+    "import core.demo.clembench",
+    "import core.tooltalk.demo",
+    "import core.clembench.demo",
+    "from core.tooltalk import demo_conversations",
+    "from core.clembench import demo_episodes",
+    "import core.scorekeeping",
+    "import core.demo; from core.demo import tooltalk, clembench",
+]
+
+
+@pytest.mark.parametrize("statement", _ORDERS)
+def test_no_import_cycle_whatever_is_imported_first(statement):
+    """Each import path works in a fresh interpreter (a cycle fails in one of the orders)."""
+    run = subprocess.run([sys.executable, "-c", statement], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+
+
+def test_the_areas_do_not_import_core_demo():
+    code = ("import sys, core.tooltalk, core.clembench; "
+            "print(sorted(m for m in sys.modules if m.startswith('core.demo')))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
+
+
+def test_make_demo_is_a_function_of_the_seed():
+    from core.demo import SYSTEMS, TOPICS, make_demo
+
+    a = make_demo(20, seed=1)
+    assert a.equals(make_demo(20, seed=1))
+    assert not a.equals(make_demo(20, seed=2))
+    assert a["dialogue_id"].nunique() == 20
+    # every response turn of a dialogue is one sample: its rows are turns 1..turns
+    for _, d in a.groupby("dialogue_id"):
+        assert d["turn"].tolist() == list(range(1, int(d["turns"].iat[0]) + 1))
+        assert 2 <= d["turns"].iat[0] <= 8
+    assert a["sample_id"].tolist() == list(range(1, len(a) + 1))
+    assert set(a["system"]) <= set(SYSTEMS) and set(a["topic"]) <= set(TOPICS)
+    assert set(a["human_label"]) <= {0, 1} and set(a["machine_label"]) <= {0, 1}
+    conf = a[["confidence_ts", "confidence_mcp", "confidence_tcp"]].to_numpy()
+    assert np.all((conf >= 0) & (conf <= 1))
+
+
+def _private_imports(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("core"):
+            bad += [f"{path.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names
+                    if a.name.startswith("_") and a.name != "__all__"]
+    return bad
+
+
+def test_no_private_name_imported_across_modules_in_the_split_parts():
+    files = [p for d in ("core/demo", "core/evaluation", "core/workspace")
+             for p in sorted((ROOT / d).glob("*.py"))]
+    files += [ROOT / "core/tooltalk/demo.py", ROOT / "core/clembench/demo.py"]
+    assert len(files) > 15
+    assert [b for p in files for b in _private_imports(p)] == []
