@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.data import ROLES, REQUIRED_ROLES, detect_roles, load_table, prepare
+from core.data import REQUIRED_ROLES, ROLE_NAMES, ROLES, Detection, detect_columns, load_table, prepare
 from core.errors import DataError
-from core.figures.tradeoff import histogram, label_balance
+from core.figures.data import histogram, histogram_counts, label_balance
+from core.summary import data_effort_unit, effort_unit
 from pages._common import _demo_frame, fingerprint, get_data, init_state, set_data, show_error
 
 init_state()
@@ -35,14 +37,48 @@ ROLE_HELP = {
 }
 
 
+def _digest(name: str, content: bytes) -> str:
+    """The upload's identity: computed once per file (the caches below are keyed on it, so the
+    bytes are not hashed again on every rerun)."""
+    return hashlib.sha1(name.encode() + b"\0" + content).hexdigest()
+
+
 @st.cache_data(show_spinner="Reading the file…", max_entries=8)
-def _read(name: str, content: bytes) -> pd.DataFrame:
-    return load_table(content, name=name)
+def _read(digest: str, name: str, _content: bytes) -> pd.DataFrame:
+    return load_table(_content, name=name)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _detect(name: str, content: bytes) -> dict:
-    return detect_roles(_read(name, content))
+def _detect(digest: str, name: str, _content: bytes) -> Detection:
+    return detect_columns(_read(digest, name, _content))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _figures(data_key: str, _data) -> dict:
+    """The active dataset's figures: counts per bin, not raw values (their size does not grow
+    with the rows)."""
+    f = _data.frame
+    figs = {"labels": label_balance(f, [c for c in ("human_label", "machine_label") if c in f],
+                                    names={"human_label": "gold (human)",
+                                           "machine_label": "machine"})}
+    split = None
+    if _data.has_gold:
+        split = np.where(f["machine_label"].to_numpy() == f["human_label"].to_numpy(),
+                         "machine correct", "machine wrong")
+    figs["confidence"] = histogram(
+        histogram_counts(f["machine_confidence"], value_range=(0.0, 1.0), split=split),
+        title="Machine confidence", x_title="confidence (0 to 1)")
+    unit = data_effort_unit(_data)
+    source = {"predicted_effort": "predicted", "human_effort": "ground truth",
+              "uniform": "1 per sample"}.get(_data.effort_source, _data.effort_source)
+    figs["effort"] = histogram(histogram_counts(f["predicted_effort"]),
+                               title=f"Effort the optimiser uses ({source})",
+                               x_title=f"effort per sample ({unit})")
+    if _data.has_effort:
+        figs["human_effort"] = histogram(
+            histogram_counts(f["human_effort"]), title="Ground-truth effort",
+            x_title=f"effort per sample ({effort_unit(_data.roles.get('human_effort'))})")
+    return figs
 
 
 def _hashable_or_refuse(data) -> None:
@@ -85,21 +121,23 @@ with right:
 if flash:
     st.success(flash)
 
-if up is not None:
-    content = up.getvalue()
-    if ss.get("upload", {}).get("bytes") != content:
-        ss["upload"] = {"name": up.name, "bytes": content}
+if up is not None and (ss.get("upload") or {}).get("file_id") != up.file_id:
+    content = up.getvalue()  # a new file: its bytes are read and hashed once
+    ss["upload"] = {"name": up.name, "bytes": content, "file_id": up.file_id,
+                    "digest": _digest(up.name, content)}
 
 upload = ss.get("upload")
+if upload and "digest" not in upload:
+    upload = ss["upload"] = {**upload, "digest": _digest(upload["name"], upload["bytes"])}
 if upload:
     # the mapping widgets belong to one file: a new file starts from its own detected roles
-    digest = hashlib.sha1(upload["name"].encode() + b"\0" + upload["bytes"]).hexdigest()
+    digest = upload["digest"]
     if ss.get("map_for") != digest:
         for key in [k for k in ss if isinstance(k, str) and k.startswith("map_")]:
             del ss[key]
         ss["map_for"] = digest
     try:
-        raw = _read(upload["name"], upload["bytes"])
+        raw = _read(digest, upload["name"], upload["bytes"])
     except DataError as exc:
         show_error(exc, context=upload["name"])
         st.info("The active dataset is unchanged.")
@@ -108,7 +146,13 @@ if upload:
         st.subheader(f"Column mapping · {upload['name']}")
         st.caption(f"{len(raw):,} rows × {raw.shape[1]} columns. Roles were detected from the column "
                    "names; change any of them, then apply.")
-        detected = _detect(upload["name"], upload["bytes"])
+        det = _detect(digest, upload["name"], upload["bytes"])
+        detected = det.roles
+        for ask in det.asks:
+            st.warning(f"**Check the {ROLE_NAMES[ask.role]}.** {ask.message}")
+        for role, unit in det.units.items():
+            st.caption(f"The {ROLE_NAMES[role]} column '{detected[role]}' is in **{unit}** "
+                       "(from its name).")
         options = ["—"] + list(raw.columns)
         roles: dict = {}
         with st.form("mapping"):
@@ -120,8 +164,13 @@ if upload:
                                                index=options.index(default) if default in options else 0,
                                                help=ROLE_HELP[role], key=f"map_{role}")
                 roles[role] = None if choice == "—" else choice
-            roles["subgroups"] = st.multiselect("Subgroup columns", list(raw.columns),
-                                                default=detected["subgroups"], key="map_subgroups")
+            roles["subgroups"] = st.multiselect(
+                "Subgroup columns", list(det.subgroup_options), default=detected["subgroups"],
+                key="map_subgroups",
+                help="Columns that split the samples into groups (system, topic, annotator...): "
+                     "2 to 50 values, and not a label, prediction, probability, effort, "
+                     "identifier or free text. A column mapped to a role above is not used as "
+                     "a subgroup.")
             roles["text"] = st.multiselect("Free-text columns", list(raw.columns),
                                            default=detected["text"], key="map_text")
             apply = st.form_submit_button("Validate and make active", type="primary")
@@ -159,25 +208,18 @@ with st.expander("Column mapping in use", expanded=False):
                f"{', '.join(data.text_columns) or '—'} · other confidence columns: "
                f"{', '.join(data.confidence_columns[1:]) or '—'}")
 
+figs = _figures(ss["data_key"], data)
 g1, g2 = st.columns(2)
 with g1:
-    st.plotly_chart(label_balance(f, [c for c in ("human_label", "machine_label") if c in f]),
-                    width="stretch")
+    st.plotly_chart(figs["labels"], width="stretch")
 with g2:
-    split = None
-    if data.has_gold:
-        split = pd.Series(f["machine_label"] == f["human_label"]).map(
-            {True: "machine correct", False: "machine wrong"})
-    st.plotly_chart(histogram(f["machine_confidence"], title="Machine confidence",
-                              x_title="confidence", color_by=split), width="stretch")
+    st.plotly_chart(figs["confidence"], width="stretch")
 e1, e2 = st.columns(2)
 with e1:
-    st.plotly_chart(histogram(f["predicted_effort"], title=f"Optimiser effort ({data.effort_source})",
-                              x_title="effort per sample"), width="stretch")
+    st.plotly_chart(figs["effort"], width="stretch")
 with e2:
-    if data.has_effort:
-        st.plotly_chart(histogram(f["human_effort"], title="Ground-truth effort",
-                                  x_title="effort per sample"), width="stretch")
+    if "human_effort" in figs:
+        st.plotly_chart(figs["human_effort"], width="stretch")
     else:
         st.info("No ground-truth effort column: time cost is unavailable.")
 st.subheader("Preview")

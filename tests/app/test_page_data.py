@@ -139,3 +139,132 @@ def test_sidebar_names_the_new_dataset_right_after_make_active():
     captions = [c.value for c in at.sidebar.caption]
     assert any(c.startswith("second.csv · 4 samples") for c in captions), captions
     assert any("second.csv is now the active dataset" in s.value for s in at.success)
+
+
+# ------------------------------------------------------------------ issue 13: role detection
+ISSUE_13 = ("dialogue_id,turn,system,gold,model_pred,model_prob,annot_seconds\n"
+            + "".join(f"d{i // 3},{i % 3 + 1},{['blender', 'plato', 'dialogpt'][i % 3]},"
+                      f"{['safe', 'unsafe'][i % 2]},{['safe', 'unsafe'][(i // 2) % 2]},"
+                      f"{0.5 + (i % 5) / 10},{10 + 3 * i}\n" for i in range(12))).encode()
+
+
+def _warnings(at) -> list[str]:
+    return [w.value for w in at.warning]
+
+
+def test_issue_13_upload_maps_prediction_probability_and_seconds(run_page):
+    at = run_page("1_Data.py")
+    _activate(at, "mine.csv", ISSUE_13)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="map_machine_label").value == "model_pred"
+    assert at.selectbox(key="map_machine_confidence").value == "model_prob"
+    assert at.selectbox(key="map_human_effort").value == "annot_seconds"
+    assert at.selectbox(key="map_human_label").value == "gold"
+    sub = at.multiselect(key="map_subgroups")
+    assert sub.options == ["system"] and sub.value == ["system"]
+    assert not any("Check the" in w for w in _warnings(at))
+    assert any("'annot_seconds' is in **seconds**" in c.value for c in at.caption)
+    _validate(at)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    data = at.session_state["data"]
+    assert data.subgroup_columns == ["system"] and data.roles["machine_label"] == "model_pred"
+    # the effort histogram names the unit
+    specs = " ".join(e.proto.spec for e in at.get("plotly_chart"))
+    assert "effort per sample (seconds)" in specs
+
+
+def test_unsure_detection_is_shown_with_its_candidates(run_page):
+    at = run_page("1_Data.py")
+    two = b"pred,llm_label,prob,gold\nsafe,unsafe,0.9,safe\nunsafe,unsafe,0.8,unsafe\nsafe,safe,0.6,safe\n"
+    _activate(at, "two.csv", two)
+    assert not at.exception and not at.error
+    [w] = [w for w in _warnings(at) if "Check the machine label" in w]
+    assert "'pred' (chosen)" in w and "'llm_label'" in w
+    assert at.selectbox(key="map_machine_label").value == "pred"
+    assert at.multiselect(key="map_subgroups").options == []  # both are predictions
+
+
+def test_a_missing_required_role_is_asked_not_guessed(run_page):
+    at = run_page("1_Data.py")
+    _activate(at, "anon.csv", b"a,b\nx,0.25\ny,0.5\nx,0.75\n")
+    assert not at.exception
+    ws = _warnings(at)
+    assert any("No column was recognised as the machine label" in w and "'a'" in w for w in ws)
+    assert any("No column was recognised as the machine confidence" in w and "'b'" in w
+               for w in ws)
+    assert at.selectbox(key="map_machine_label").value == "—"
+
+
+def test_the_next_upload_gets_its_own_questions_and_subgroup_options(run_page):
+    at = run_page("1_Data.py")
+    _activate(at, "anon.csv", b"a,b\nx,0.25\ny,0.5\nx,0.75\n")
+    assert any("No column was recognised" in w for w in _warnings(at))
+    _activate(at, "mine.csv", ISSUE_13)
+    assert not any("Check the" in w for w in _warnings(at))
+    assert at.multiselect(key="map_subgroups").options == ["system"]
+    assert at.selectbox(key="map_machine_label").value == "model_pred"
+
+
+# ------------------------------------------------------------------ issue 11: what is sent
+def _spec_bytes(at) -> int:
+    return sum(len(e.proto.spec) for e in at.get("plotly_chart"))
+
+
+def test_figures_sent_do_not_grow_with_the_rows(run_page):
+    import numpy as np
+
+    sizes = []
+    for n in (2_000, 200_000):
+        rng = np.random.default_rng(0)
+        gold = rng.integers(0, 2, n)
+        df = pd.DataFrame({"machine_label": np.where(rng.random(n) < 0.85, gold, 1 - gold),
+                           "human_label": gold, "machine_confidence": rng.random(n),
+                           "human_effort": rng.gamma(2.0, 20.0, n)})
+        data = prepare(df, name=f"n{n}")
+        at = run_page("1_Data.py", state={"data": data, "data_key": fingerprint(df, data.roles),
+                                          "data_source": "upload"})
+        assert not at.exception
+        assert len(at.get("plotly_chart")) == 4
+        sizes.append(_spec_bytes(at))
+    # 100x the rows: the same bins (raw points would be about 100x larger)
+    assert sizes[1] < 1.1 * sizes[0] and sizes[1] < 60_000, sizes
+
+
+def test_uploaded_bytes_are_hashed_once_not_per_rerun(run_page, monkeypatch):
+    import hashlib
+
+    content = ISSUE_13 + b"".join(f"d9,1,plato,safe,safe,0.5,{i}\n".encode()
+                                  for i in range(60_000))  # about 1.5 MB
+    seen: list[int] = []
+
+    class Spy:
+        def __init__(self, h):
+            self._h = h
+
+        def update(self, b):
+            seen.append(len(b))
+            self._h.update(b)
+
+        def __getattr__(self, name):
+            return getattr(self._h, name)
+
+    def spying(factory):
+        def make(*args, **kwargs):
+            data = args[1] if factory is hashlib.new and len(args) > 1 else (
+                args[0] if args and factory is not hashlib.new else b"")
+            if data:
+                seen.append(len(data))
+            return Spy(factory(*args, **kwargs))
+        return make
+
+    at = run_page("1_Data.py")
+    for name in ("sha1", "md5", "blake2b", "sha256", "new"):
+        monkeypatch.setattr(hashlib, name, spying(getattr(hashlib, name)))
+    _activate(at, "big.csv", content)
+    assert not at.exception and not at.error
+    assert sum(s >= len(content) for s in seen) == 1  # the upload's digest
+    seen.clear()
+    at.run()
+    at.run()
+    assert not at.exception
+    assert max(seen, default=0) < len(content) // 10, max(seen)

@@ -1,0 +1,161 @@
+"""Figures of a dataset (the Data page): label balance and histograms binned on the server.
+
+A histogram is counted here with numpy (:func:`histogram_counts`) and drawn as bars
+(:func:`histogram`): what a page sends to the browser is one count per bin, whatever the number
+of rows (plotly's own ``go.Histogram`` ships every raw value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+__all__ = ["BINS", "Binned", "histogram_counts", "histogram", "label_balance"]
+
+#: Default number of bins.
+BINS = 40
+_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+
+
+@dataclass(frozen=True)
+class Binned:
+    """Counts of values in equal-width bins.
+
+    Attributes
+    ----------
+    edges : numpy.ndarray of shape (n_bins + 1,)
+        Bin edges, increasing; bin ``j`` is ``[edges[j], edges[j+1])``, the last one closed.
+    counts : dict
+        group name -> int array of shape (n_bins,); one group ``"all"`` without a split.
+    dropped : int
+        Values left out: missing, infinite or outside the range.
+    """
+
+    edges: np.ndarray
+    counts: dict[str, np.ndarray]
+    dropped: int = 0
+
+    @property
+    def total(self) -> int:
+        """Number of values counted."""
+        return int(sum(int(c.sum()) for c in self.counts.values()))
+
+
+def histogram_counts(values, *, bins: int = BINS, value_range: tuple[float, float] | None = None,
+                     split=None) -> Binned:
+    """Count values in ``bins`` equal-width bins over ``value_range`` (default: min to max).
+
+    Parameters
+    ----------
+    values : array-like of shape (n,)
+        Numbers; missing and infinite values are left out (counted in ``dropped``).
+    bins : int, default=40
+        Number of bins (at least 1). When every value is equal, one bin of width 1 around it.
+    value_range : (float, float), optional
+        Lowest and highest edge, e.g. ``(0, 1)`` for a confidence; values outside are left
+        out (counted in ``dropped``).
+    split : array-like of shape (n,), optional
+        A group per value: one count array per group (in sorted order of the groups), all on
+        the same edges.
+
+    Returns
+    -------
+    Binned
+    """
+    if bins < 1:
+        raise ValueError("bins must be at least 1")
+    x = np.asarray(values, dtype=float).ravel()
+    ok = np.isfinite(x)
+    groups = None if split is None else np.asarray(split, dtype=object).ravel()
+    if groups is not None and len(groups) != len(x):
+        raise ValueError(f"split has {len(groups)} values for {len(x)} values")
+    if value_range is not None:
+        lo, hi = float(value_range[0]), float(value_range[1])
+        ok &= (x >= lo) & (x <= hi)
+    elif ok.any():
+        lo, hi = float(x[ok].min()), float(x[ok].max())
+    else:
+        lo, hi = 0.0, 1.0
+    x_ok = x[ok]
+    if hi <= lo:
+        lo, hi, bins = lo - 0.5, lo + 0.5, 1
+    edges = np.linspace(lo, hi, bins + 1)
+
+    def count(v: np.ndarray) -> np.ndarray:
+        return np.histogram(v, bins=edges)[0].astype(np.int64)
+
+    if groups is None:
+        counts = {"all": count(x_ok)}
+    else:
+        g_ok = groups[ok]
+        keys = sorted(pd.unique(g_ok).tolist(), key=str)
+        counts = {str(k): count(x_ok[g_ok == k]) for k in keys}
+    return Binned(edges=edges, counts=counts, dropped=int((~ok).sum()))
+
+
+def histogram(binned: Binned, *, title: str, x_title: str, y_title: str = "samples",
+              names: dict[str, str] | None = None) -> go.Figure:
+    """Bars of a :class:`Binned` (stacked when split), one bar per bin.
+
+    Parameters
+    ----------
+    binned : Binned
+        From :func:`histogram_counts`.
+    title, x_title, y_title : str
+        Figure and axis titles (name the unit in ``x_title``).
+    names : dict, optional
+        group -> legend name.
+    """
+    edges = binned.edges
+    centers = (edges[:-1] + edges[1:]) / 2
+    width = float(edges[1] - edges[0])
+    ranges = np.column_stack([edges[:-1], edges[1:]])
+    fig = go.Figure()
+    split = len(binned.counts) > 1 or next(iter(binned.counts)) != "all"
+    for i, (group, counts) in enumerate(binned.counts.items()):
+        name = (names or {}).get(group, group if split else x_title)
+        fig.add_trace(go.Bar(
+            x=centers, y=counts, width=width, name=name, customdata=ranges,
+            marker_color=_COLORS[i % len(_COLORS)], marker_line_width=0,
+            hovertemplate=(f"{name}<br>" if split else "")
+            + "%{customdata[0]:.4g} to %{customdata[1]:.4g}: %{y:,} " + y_title
+            + "<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=300,
+                      template="plotly_white", margin={"t": 40, "b": 10}, bargap=0,
+                      barmode="stack", showlegend=split,
+                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1,
+                              "xanchor": "right"})
+    return fig
+
+
+def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
+                  names: dict[str, str] | None = None) -> go.Figure:
+    """Grouped bars of label counts, one trace per label column present in ``frame``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table; missing labels are not counted.
+    columns : sequence of str
+        Label columns (e.g. ``human_label``, ``machine_label``).
+    names : dict, optional
+        column -> legend name.
+    """
+    fig = go.Figure()
+    for i, col in enumerate(columns):
+        if col not in frame:
+            continue
+        counts = frame[col].dropna().astype(str).value_counts().sort_index()
+        fig.add_trace(go.Bar(x=counts.index.tolist(), y=counts.to_numpy(),
+                             name=(names or {}).get(col, col),
+                             marker_color=_COLORS[i % len(_COLORS)]))
+    fig.update_layout(title="Labels", barmode="group", xaxis_title="label",
+                      yaxis_title="samples", height=300, template="plotly_white",
+                      margin={"t": 40, "b": 10}, xaxis_type="category",
+                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1,
+                              "xanchor": "right"})
+    return fig
