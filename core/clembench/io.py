@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import zipfile
 from collections.abc import Mapping, Sequence
@@ -17,16 +16,18 @@ from core.clembench.model import (
     REQUIRED_FIELDS, SLOTS_FROM_INSTANCE, SLOTS_FROM_PROBES, SLOTS_FROM_REALISED, SLOTS_GIVEN,
     VIOLATED_REQUEST_COUNT,
 )
+from core.archive import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TOTAL_BYTES, read_zip_members
 from core.errors import DataError
 
 
-#: Largest single file (or zip member) accepted, in bytes.
-MAX_FILE_BYTES = 64 * 1024 * 1024
-#: Largest zip archive accepted, and largest total size of the logs read from one archive.
-MAX_ZIP_BYTES = 256 * 1024 * 1024
-MAX_ZIP_READ_BYTES = 512 * 1024 * 1024
-#: Largest number of members read from one zip archive.
-MAX_ZIP_MEMBERS = 20_000
+#: Largest single file accepted, in bytes: the archive reader's per-member limit
+#: (:data:`core.archive.MAX_MEMBER_BYTES`), so a log is accepted alike as a file and in a zip.
+MAX_FILE_BYTES = MAX_MEMBER_BYTES
+#: The limits of zip archives are :mod:`core.archive`'s one set (names kept as aliases):
+#: the archive's own size, the total decompressed size of the members read, the entry count.
+MAX_ZIP_BYTES = MAX_ARCHIVE_BYTES
+MAX_ZIP_READ_BYTES = MAX_TOTAL_BYTES
+MAX_ZIP_MEMBERS = MAX_MEMBERS
 
 
 def _fail(source: str, msg: str) -> DataError:
@@ -450,11 +451,10 @@ def _unique(name: str, seen: dict[str, int]) -> str:
     return f"{name} #{seen[name]}"
 
 
-def _read_file(path: Path, *, limit: int | None = None) -> bytes:
-    limit = MAX_FILE_BYTES if limit is None else limit
+def _read_file(path: Path) -> bytes:
     size = path.stat().st_size
-    if size > limit:
-        raise _fail(str(path), f"file is too large ({size:,} bytes; limit {limit:,})")
+    if size > MAX_FILE_BYTES:
+        raise _fail(str(path), f"file is too large ({size:,} bytes; limit {MAX_FILE_BYTES:,})")
     return path.read_bytes()
 
 
@@ -523,37 +523,13 @@ def _load_members(
     out.ignored.extend(f"{origin}{n}" for n in names if n not in used and not n.endswith("/"))
 
 
-def _zip_members(data: bytes, *, source: str) -> dict[str, bytes]:
-    if len(data) > MAX_ZIP_BYTES:
-        raise _fail(source, f"zip archive is too large ({len(data):,} bytes; limit {MAX_ZIP_BYTES:,})")
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        raise _fail(source, f"not a valid zip archive ({exc})") from None
-    with zf:
-        infos = [i for i in zf.infolist() if not i.is_dir()]
-        if len(infos) > MAX_ZIP_MEMBERS:
-            raise _fail(source, f"zip archive has {len(infos):,} files (limit {MAX_ZIP_MEMBERS:,})")
-        members: dict[str, bytes] = {}
-        total = 0
-        for info in infos:
-            name = info.filename.replace("\\", "/")
-            if name.startswith("__MACOSX/") or PurePosixPath(name).name.startswith("._"):
-                continue
-            wanted = PurePosixPath(name).name in ("interactions.json", *_SIDE_FILES)
-            if not wanted:
-                members[name] = b""  # listed as ignored, never read
-                continue
-            if info.file_size > MAX_FILE_BYTES:
-                raise _fail(f"{source}:{name}", f"file is too large ({info.file_size:,} bytes; "
-                                                f"limit {MAX_FILE_BYTES:,})")
-            total += info.file_size
-            if total > MAX_ZIP_READ_BYTES:
-                raise _fail(source, f"the logs in the zip archive exceed {MAX_ZIP_READ_BYTES:,} bytes in total")
-            try:
-                members[name] = zf.read(info)
-            except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as exc:
-                raise _fail(f"{source}:{name}", f"cannot read zip member ({exc})") from None
+def _zip_members(archive: bytes | Path, *, source: str) -> dict[str, bytes]:
+    """The logs, recorded scores and instances of a zip archive (read by :mod:`core.archive`,
+    under its limits); every other member is listed with empty content (reported as ignored,
+    never decompressed)."""
+    got = read_zip_members(archive, suffixes=("interactions.json", *_SIDE_FILES), source=source)
+    members = dict(got.members)
+    members.update((name, b"") for name in got.skipped)
     return members
 
 
@@ -617,7 +593,7 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
                     instance_data=_read_file(inst) if inst.is_file() else None, instance_source=str(inst),
                 ))
         elif path.suffix.lower() == ".zip" or zipfile.is_zipfile(path):
-            members = _zip_members(_read_file(path, limit=MAX_ZIP_BYTES), source=str(path))
+            members = _zip_members(path, source=str(path))
             before = len(out.episodes)
             _load_members(members, prefix=path.stem, origin=f"{path}:", n_slots=n_slots, seen=seen,
                           out=out, any_json_is_log=False)

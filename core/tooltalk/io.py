@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import io
 import json
-import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from core.archive import MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TOTAL_BYTES, read_zip_members
 from core.errors import DataError
 from core.tooltalk.model import (
     Conversation, RESULT_IDS, TEXT_THRESHOLDS, ToolCall, parse_timestamp, shorten, type_name,
 )
 
 
-#: Largest conversation file accepted (bytes).
-MAX_FILE_BYTES: int = 50 * 1024 * 1024
-#: Largest total uncompressed size of a zip archive of conversations (bytes).
-MAX_ARCHIVE_BYTES: int = 500 * 1024 * 1024
-_MAX_ARCHIVE_MEMBERS: int = 20_000
+#: Largest conversation file accepted (bytes): the archive reader's per-member limit
+#: (:data:`core.archive.MAX_MEMBER_BYTES`), so a conversation is accepted alike as a file and in a zip.
+MAX_FILE_BYTES: int = MAX_MEMBER_BYTES
+#: Largest total decompressed size of the members read from a zip archive (bytes): an alias of
+#: :data:`core.archive.MAX_TOTAL_BYTES`; zip archives are read by :mod:`core.archive` under its limits.
+MAX_ARCHIVE_BYTES: int = MAX_TOTAL_BYTES
+_MAX_ARCHIVE_MEMBERS: int = MAX_MEMBERS
 
 
 def check_semantics(call: ToolCall, *, is_prediction: bool, where: str) -> None:
@@ -200,40 +201,22 @@ def load_conversation_file(path: str | Path) -> Conversation:
     return load_conversation_bytes(path.read_bytes(), source=path.name)
 
 
-def _zip_members(data: bytes, source: str) -> list[tuple[str, bytes | DataError]]:
-    """``(member source, bytes or the DataError of that member)`` for every JSON member."""
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
-        raise DataError(f"{source}: not a valid zip archive") from None
-    with zf:
-        infos = [i for i in zf.infolist() if not i.is_dir() and i.filename.lower().endswith(".json")
-                 and not i.filename.startswith("__MACOSX/") and not Path(i.filename).name.startswith(".")]
-        if len(infos) > _MAX_ARCHIVE_MEMBERS:
-            raise DataError(f"{source}: {len(infos)} JSON files, above the limit of {_MAX_ARCHIVE_MEMBERS}")
-        total = sum(i.file_size for i in infos)
-        if total > MAX_ARCHIVE_BYTES:
-            raise DataError(f"{source}: {total / 2**20:.0f} MB once uncompressed, above the limit of "
-                            f"{MAX_ARCHIVE_BYTES / 2**20:.0f} MB")
-        if not infos:
-            raise DataError(f"{source}: the archive holds no .json conversation file")
-        out: list[tuple[str, bytes | DataError]] = []
-        for info in sorted(infos, key=lambda i: i.filename):
-            member = f"{source}:{info.filename}"
-            if info.file_size > MAX_FILE_BYTES:
-                out.append((member, DataError(f"{member}: the file is {info.file_size / 2**20:.1f} MB, above "
-                                              f"the limit of {MAX_FILE_BYTES / 2**20:.0f} MB per conversation")))
-                continue
-            try:
-                out.append((member, zf.read(info)))
-            except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
-                out.append((member, DataError(f"{member}: cannot be extracted ({exc})")))
-        return out
+def _zip_members(data: bytes | str | Path, source: str) -> list[tuple[str, bytes | DataError]]:
+    """``(member source, bytes or the DataError of that member)`` for every JSON member, sorted
+    by name; the archive is read by :func:`core.archive.read_zip_members` (limits counted from
+    the decompressed bytes)."""
+    got = read_zip_members(data, suffixes=(".json",), source=source, keep_member_errors=True)
+    if not got.members and not got.errors:
+        raise DataError(f"{source}: the archive holds no .json conversation file")
+    out: list[tuple[str, bytes | DataError]] = []
+    for name in sorted({*got.members, *got.errors}):
+        out.append((f"{source}:{name}", got.errors[name] if name in got.errors else got.members[name]))
+    return out
 
 
-def load_conversations_zip(data: bytes, *, source: str = "archive.zip") -> list[Conversation]:
-    """Read every ``*.json`` member of a zip archive (macOS ``__MACOSX`` and hidden files
-    skipped), sorted by member name.
+def load_conversations_zip(data: bytes | str | Path, *, source: str = "archive.zip") -> list[Conversation]:
+    """Read every ``*.json`` member of a zip archive (its bytes or its path; macOS ``__MACOSX``
+    and hidden files skipped), sorted by member name, under :mod:`core.archive`'s limits.
 
     Raises
     ------
@@ -305,7 +288,7 @@ def load_conversations(paths: str | Path | Iterable[str | Path]) -> list[Convers
         elif not p.exists():
             raise FileNotFoundError(2, "No such file or directory", str(p))
         elif p.suffix.lower() == ".zip":
-            out.extend(load_conversations_zip(p.read_bytes(), source=p.name))
+            out.extend(load_conversations_zip(p, source=p.name))
         else:
             out.append(load_conversation_file(p))
     return out

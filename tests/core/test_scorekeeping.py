@@ -576,6 +576,31 @@ def test_load_zip_member_too_large(monkeypatch, tmp_path: Path):
         sk.load_paths([zp])
 
 
+def test_zip_limits_are_the_archive_readers(monkeypatch, tmp_path: Path):
+    """Zips are read by core.archive: its limits, counted from decompressed bytes, apply."""
+    import core.archive
+
+    log = json.dumps(make_log(perfect())).encode()
+    data = _zip({"e/interactions.json": log, "f/interactions.json": log, "notes.txt": b"x" * 5000})
+    zp = tmp_path / "z.zip"
+    zp.write_bytes(data)
+    monkeypatch.setattr(core.archive, "MAX_MEMBER_BYTES", len(log) - 1)
+    with pytest.raises(DataError, match=rf"^{zp}:e/interactions.json: the member is more than"):
+        sk.load_paths([zp])
+    with pytest.raises(DataError, match=r"^up.zip:e/interactions.json: the member is more than"):
+        sk.load_uploads([("up.zip", data)])
+    monkeypatch.setattr(core.archive, "MAX_MEMBER_BYTES", len(log))
+    monkeypatch.setattr(core.archive, "MAX_TOTAL_BYTES", 2 * len(log) - 1)  # the skipped .txt is not read
+    with pytest.raises(DataError, match=r"^up.zip: the members read from the zip archive exceed"):
+        sk.load_uploads([("up.zip", data)])
+    monkeypatch.setattr(core.archive, "MAX_TOTAL_BYTES", 2 * len(log))
+    loaded = sk.load_uploads([("up.zip", data)])
+    assert len(loaded.episodes) == 2 and loaded.ignored == ["up.zip:notes.txt"]
+    # the names clembench exported are aliases of the one set
+    assert (sk.MAX_FILE_BYTES, sk.MAX_ZIP_BYTES, sk.MAX_ZIP_READ_BYTES, sk.MAX_ZIP_MEMBERS) == (
+        64 * 2**20, 256 * 2**20, 512 * 2**20, 20_000)
+
+
 def test_load_uploads(shared_data: Path):
     root = shared_data / "clembench"
     log = (root / RECORDED[1] / "interactions.json").read_bytes()

@@ -744,3 +744,32 @@ def test_missing_encoder_is_a_data_error_that_stops_scoring(tmp_path):
     # record the missing encoder as every conversation's own error
     with pytest.raises(tt.EncoderUnavailableError, match="cannot load the text encoder"):
         tt.score_conversations(conversations, similarity=sim)
+
+
+def test_zip_limits_are_the_archive_readers(monkeypatch, tmp_path):
+    """Zips are read by core.archive: a member above its per-file limit is reported by name and
+    the others load; the total cap refuses the archive; the exported names are its aliases."""
+    import core.archive
+
+    small = _bytes(conversation(([EMAIL], []), name="small"))
+    big = _bytes(conversation(([ALARM_7], [as_pred(ALARM_7)]), name="big")) + b" " * 4000
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a/small.json", small)
+        zf.writestr("b/big.json", big)
+    monkeypatch.setattr(core.archive, "MAX_MEMBER_BYTES", len(small) + 10)
+    convs, errors = tt.load_uploads([("runs.zip", buf.getvalue())])
+    assert [c.name for c in convs] == ["small"]
+    assert len(errors) == 1 and errors[0].startswith("runs.zip:b/big.json: the member is more than")
+    with pytest.raises(DataError, match=r"^runs\.zip:b/big\.json: the member is more than"):
+        tt.load_conversations_zip(buf.getvalue(), source="runs.zip")
+    path = tmp_path / "runs.zip"
+    path.write_bytes(buf.getvalue())
+    with pytest.raises(DataError, match=r"^runs\.zip:b/big\.json: the member is more than"):
+        tt.load_conversations([path])
+    monkeypatch.setattr(core.archive, "MAX_MEMBER_BYTES", 2**20)
+    monkeypatch.setattr(core.archive, "MAX_TOTAL_BYTES", len(small) + len(big) - 1)
+    convs, errors = tt.load_uploads([("runs.zip", buf.getvalue())])
+    assert convs == [] and errors == [f"runs.zip: the members read from the zip archive exceed "
+                                      f"{len(small) + len(big) - 1:,} bytes once decompressed (at b/big.json)"]
+    assert (tt.MAX_FILE_BYTES, tt.MAX_ARCHIVE_BYTES) == (64 * 2**20, 512 * 2**20)
