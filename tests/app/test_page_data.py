@@ -268,3 +268,33 @@ def test_uploaded_bytes_are_hashed_once_not_per_rerun(run_page, monkeypatch):
     at.run()
     assert not at.exception
     assert max(seen, default=0) < len(content) // 10, max(seen)
+
+
+def test_the_uploader_path_reads_each_file_once_and_maps_it(run_page, monkeypatch):
+    """Through the file uploader itself (AppTest cannot drive it: a stand-in returns the file)."""
+    import streamlit as st
+
+    class Uploaded:
+        def __init__(self, name, content, file_id):
+            self.name, self._content, self.file_id, self.reads = name, content, file_id, 0
+
+        def getvalue(self):
+            self.reads += 1
+            return self._content
+
+    current = {"file": None}
+    monkeypatch.setattr(st, "file_uploader", lambda *a, **k: current["file"])
+    at = run_page("1_Data.py")
+    current["file"] = first = Uploaded("first.csv", NO_GOLD, "f1")
+    at.run()
+    assert at.selectbox(key="map_human_label").value == "—"
+    current["file"] = second = Uploaded("second.csv", ISSUE_13, "f2")
+    at.run()
+    assert at.selectbox(key="map_human_label").value == "gold"
+    assert at.selectbox(key="map_machine_label").value == "model_pred"
+    at.run()
+    at.run()
+    assert first.reads == 1 and second.reads == 1  # read once, not on every rerun
+    assert at.session_state["upload"]["name"] == "second.csv"
+    _validate(at)
+    assert not at.error and at.session_state["data"].name == "second.csv"
