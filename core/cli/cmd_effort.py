@@ -34,7 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="annotation time of the dialogue (e.g. WorkTimeInSeconds)")
     p.add_argument("--features", default="D", metavar="D|D+W|COLS",
                    help="feature set: D (dialogue), D+W (dialogue + worker), W, or a "
-                        "comma-separated list of columns (default: D)")
+                        "comma-separated list of columns (default: D); feature values must lie "
+                        f"within +-{FLOAT32_MAX:.2g}, the random forest's 32-bit floats")
     p.add_argument("--folds", type=int, default=HEE_FOLDS, metavar="K",
                    help=f"folds of the shuffled cross-validation, 2 to the number of dialogues "
                         f"(default: {HEE_FOLDS})")
@@ -45,7 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--id-col", metavar="COL",
                    help="dialogue id column (default: detected, e.g. dialogue_id or Number)")
     p.add_argument("--turns-col", metavar="COL",
-                   help="number of turns (default: the total-turns feature column)")
+                   help="number of turns, whole numbers from 1 to 2,147,483,647 (default: the "
+                        "total-turns feature column)")
     p.add_argument("--max-features", type=int, metavar="N",
                    help=f"features tried per split, 1 to the number of features (default: "
                         f"{HEE_MAX_FEATURES}, or all when fewer)")
@@ -70,29 +72,6 @@ def _f(v: float) -> str:
     return "NaN" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4f}"
 
 
-def _check_forest_range(table, features: str) -> None:
-    """Refuse feature values the forest cannot hold (it stores features as float32)."""
-    import numpy as np
-    import pandas as pd
-
-    from core.errors import DataError, describe_rows
-    from core.hee.columns import resolve_feature_set
-
-    try:
-        cols = resolve_feature_set(features, table.columns).columns
-    except DataError:
-        return  # estimate_effort reports the feature set's own error
-    for col in cols:
-        if col not in table.columns:
-            continue
-        vals = pd.to_numeric(table[col], errors="coerce").to_numpy(dtype=float)
-        bad = np.flatnonzero(np.isfinite(vals) & (np.abs(vals) > FLOAT32_MAX))
-        if len(bad):
-            raise DataError(f"column '{col}' has values beyond {FLOAT32_MAX:.4g}, which the "
-                            f"random forest cannot hold, in {describe_rows(bad)} (first value "
-                            f"{vals[bad[0]]:g})")
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the model and print the report."""
     from core.cli.common import print_json
@@ -108,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs != -1:
         check_int(args.jobs, "--jobs (or -1 for every CPU)", 1, MAX_JOBS)
     table = load_table(args.path)
-    _check_forest_range(table, args.features)
     res = estimate_effort(
         table, time_col=args.time_col, features=args.features, n_splits=args.folds,
         split_col=args.split_col, train_label=args.train_label, test_label=args.test_label,

@@ -84,6 +84,11 @@ more than max_features: over seeds 0-4 D's R2 ranges 0.416-0.438 (mean 0.426) an
 The fold RMSE is the square root of the fold MSE; the reported value of each metric is the
 mean over folds. The authors also min-max scaled the features; a forest is invariant to that
 (an affine map per feature keeps every split), so features are used as they are.
+Bounds: scikit-learn's forest stores the features in 32-bit floats, so a feature value beyond
++-3.4e38 (:data:`~core.hee.columns.MAX_FEATURE_MAGNITUDE`) is refused with a :class:`DataError`
+naming the column and rows (:func:`~core.hee.columns.check_feature_range`, in every entry point
+of the model); turn counts are whole numbers from 1 to 2**31 - 1; a dialogue's summed effort
+must stay finite.
 
 Parts
 -----

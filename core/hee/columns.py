@@ -12,7 +12,7 @@ import pandas as pd
 
 from core.data import norm_name
 from core.defaults import HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
-from core.errors import DataError
+from core.errors import DataError, describe_rows
 from core.validate import TABLE, numeric_values
 
 
@@ -93,6 +93,14 @@ TURN_PARAPHRASED_ALIASES: tuple[str, ...] = ("paraphrased", "is_paraphrased", "r
 DEFAULT_MAX_FEATURES = HEE_MAX_FEATURES
 DEFAULT_RANDOM_STATE = HEE_RANDOM_STATE
 DEFAULT_N_ESTIMATORS = HEE_N_ESTIMATORS
+
+#: Largest magnitude of a feature value (``numpy.finfo(numpy.float32).max``, about 3.4e38).
+#: scikit-learn's forest stores its input in 32-bit floats; a larger value would become
+#: infinite there, so it is refused (naming the column and rows) before the forest runs.
+MAX_FEATURE_MAGNITUDE = float(np.finfo(np.float32).max)
+
+#: Largest number of turns of a dialogue (2**31 - 1: it must fit a 32-bit integer).
+MAX_TURNS = 2**31 - 1
 
 
 
@@ -231,6 +239,32 @@ def resolve_feature_set(spec: str | Sequence[str], columns: Iterable[Any], *,
         cols.append(col)
     labels = [FEATURE_LABELS[col_to_feat[c]] if c in col_to_feat else str(c) for c in cols]
     return FeatureSet(name, cols, labels, [])
+
+
+def check_feature_range(X: np.ndarray, names: Sequence[str]) -> None:
+    """Refuse feature values beyond +-:data:`MAX_FEATURE_MAGNITUDE` (the forest's 32-bit floats).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features)
+        Finite feature values.
+    names : sequence of str, length n_features
+        Column names for the message.
+
+    Raises
+    ------
+    DataError
+        Naming the first column with such a value, its rows and the first value.
+    """
+    with np.errstate(invalid="ignore"):
+        too_big = np.abs(X) > MAX_FEATURE_MAGNITUDE
+    for j in np.flatnonzero(too_big.any(axis=0)):
+        rows = np.flatnonzero(too_big[:, j])
+        raise DataError(
+            f"feature column {names[j]!r} has values beyond {MAX_FEATURE_MAGNITUDE:.4g}, which the random "
+            f"forest cannot hold (it computes in 32-bit floats), in {describe_rows(rows)} (first value "
+            f"{X[rows[0], j]:g}); feature values must lie within +-{MAX_FEATURE_MAGNITUDE:.4g}"
+        )
 
 
 def numeric_matrix(df: pd.DataFrame, cols: Sequence[str], *, what: str = "feature") -> np.ndarray:

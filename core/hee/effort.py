@@ -210,6 +210,11 @@ def features_from_samples(
         if len(bad):
             raise DataError(f"effort column {effort_col!r} must be >= 0; {describe_rows(bad)} are negative")
         per_dialogue = pd.Series(eff).groupby(samples[dialogue_col].to_numpy(), sort=False).sum()
+        over = np.flatnonzero(~np.isfinite(per_dialogue.to_numpy()))
+        if len(over):
+            raise DataError(f"effort column {effort_col!r}: the total effort of dialogue "
+                            f"{plain_value(per_dialogue.index[over[0]])!r} exceeds the largest number "
+                            f"({np.finfo(float).max:.4g}); use a smaller unit")
         feats["time"] = per_dialogue.reindex(feats["dialogue_id"]).to_numpy()
     if times is not None:
         feats = feats.merge(times, on="dialogue_id", how="left")

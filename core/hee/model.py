@@ -13,8 +13,9 @@ import pandas as pd
 from core.defaults import HEE_FOLDS
 from core.errors import DataError, describe_rows
 from core.hee.columns import (
-    DEFAULT_MAX_FEATURES, DEFAULT_N_ESTIMATORS, DEFAULT_RANDOM_STATE, ID_ALIASES, OPTIONAL_FEATURES,
-    detect_column, detect_feature_columns, numeric_matrix, resolve_feature_set,
+    DEFAULT_MAX_FEATURES, DEFAULT_N_ESTIMATORS, DEFAULT_RANDOM_STATE, ID_ALIASES, MAX_TURNS,
+    OPTIONAL_FEATURES, check_feature_range, detect_column, detect_feature_columns, numeric_matrix,
+    resolve_feature_set,
 )
 from core.hee.metrics import METRIC_NAMES, feature_correlations, minmax_normalise, regression_metrics
 
@@ -206,6 +207,8 @@ def _as_xy(X, time, features):
         if not np.all(np.isfinite(Xa)):
             raise DataError("the features hold missing or infinite values")
         feats = list(features) if features is not None else [f"x{j}" for j in range(Xa.shape[1])]
+    if Xa.ndim == 2 and len(feats) == Xa.shape[1]:
+        check_feature_range(Xa, feats)
     ta = np.asarray(time, dtype=float).ravel()
     return Xa, ta, feats
 
@@ -434,10 +437,10 @@ def estimate_effort(
         turns_col = (mapping or {}).get("total_turns") or detect_feature_columns(df.columns).get("total_turns")
     if turns_col is not None:
         nt = numeric_matrix(df, [turns_col], what="number-of-turns")[:, 0]
-        bad = np.flatnonzero((nt < 1) | (nt != np.round(nt)))
+        bad = np.flatnonzero((nt < 1) | (nt > MAX_TURNS) | (nt != np.round(nt)))
         if len(bad):
-            raise DataError(f"column {turns_col!r} (number of turns) must hold whole numbers >= 1; "
-                            f"{describe_rows(bad)} do not")
+            raise DataError(f"column {turns_col!r} (number of turns) must hold whole numbers >= 1 and "
+                            f"<= {MAX_TURNS}; {describe_rows(bad)} do not (first value {nt[bad[0]]:g})")
         pr = predictions
         pr["n_turns"] = nt.astype(int)
         pr["human_effort"] = pr["time_norm"] / nt

@@ -6,6 +6,7 @@ learning rate 5e-5, 4 epochs.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -77,12 +78,12 @@ class ClassifierConfig:
             ("batch_size", isinstance(self.batch_size, int) and self.batch_size >= 1),
             ("eval_batch_size", isinstance(self.eval_batch_size, int) and self.eval_batch_size >= 1),
             ("dropout", 0.0 <= float(self.dropout) < 1.0),
-            ("learning_rate", float(self.learning_rate) >= 0.0),
-            ("weight_decay", float(self.weight_decay) >= 0.0),
+            ("learning_rate", math.isfinite(float(self.learning_rate)) and float(self.learning_rate) >= 0.0),
+            ("weight_decay", math.isfinite(float(self.weight_decay)) and float(self.weight_decay) >= 0.0),
             ("warmup_ratio", 0.0 <= float(self.warmup_ratio) < 1.0),
             ("epochs", isinstance(self.epochs, int) and self.epochs >= 1),
             ("max_context_turns", isinstance(self.max_context_turns, int) and self.max_context_turns >= 0),
-            ("max_grad_norm", float(self.max_grad_norm) >= 0.0),
+            ("max_grad_norm", math.isfinite(float(self.max_grad_norm)) and float(self.max_grad_norm) >= 0.0),
             ("seed", isinstance(self.seed, int)),
             ("group_by_length", isinstance(self.group_by_length, bool)),
         ]
