@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from core.figures.tooltalk import action_figure, conversation_figure, tool_figure
+from core.csv_safe import to_csv_safe
+from core.figures.tooltalk import ACTION_MARK, action_figure, conversation_figure, tool_figure
 from core.serialize import dumps
 from core.tooltalk import (
     DEMO_PERTURBATIONS,
@@ -24,6 +23,7 @@ from core.tooltalk import (
     tool_breakdown,
     tooltalk_report,
 )
+from core.tooltalk.tables import ground_truth_table, prediction_table
 from pages._common import fmt, init_state, show_error
 
 # Canonical state of this page (st.session_state):
@@ -188,26 +188,57 @@ st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground
            f"matches, {agg['actions']} predicted actions ({agg['bad_actions']} incorrect); mean soft success "
            f"{fmt(agg['soft_success_rate'], 3)}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
 
+# Column widths: names and numbers narrow, free text (scenario, calls, reasons) wide; rates with 3 decimals.
+RATE = st.column_config.NumberColumn(format="%.3f", width="small")
+COUNT = st.column_config.NumberColumn(format="%d", width="small")
+NAME = st.column_config.TextColumn(width="medium")
+TEXT = st.column_config.TextColumn(width="large")
+FLAG = st.column_config.CheckboxColumn(width="small")
+
+
+def _config(df: pd.DataFrame, text=(), names=()) -> dict:
+    """One column configuration per column: text and name columns as given, then by type."""
+    config = {}
+    for col in df.columns:
+        kind = df[col].dtype.kind
+        config[col] = (TEXT if col in text else NAME if col in names else FLAG if kind == "b"
+                       else RATE if kind == "f" else COUNT if kind in "iu" else NAME)
+    return config
+
+
+def _download(label: str, df: pd.DataFrame, file_name: str) -> None:
+    st.download_button(label, to_csv_safe(df).encode(), file_name=file_name, mime="text/csv")
+
+
 # ------------------------------------------------------------------ per conversation
 st.subheader("Per conversation")
 st.dataframe(table, hide_index=True, width="stretch",
-             column_config={k: st.column_config.NumberColumn(format="%.3f")
-                            for k in ("precision", "recall", "action_precision", "bad_action_rate", "soft_success")})
+             column_order=["conversation", "scenario", "success", "precision", "recall", "soft_success",
+                           "action_precision", "bad_action_rate", "predictions", "ground_truths", "matches",
+                           "actions", "valid_actions", "bad_actions", "has_predictions", "source"],
+             column_config=_config(table, text=("scenario",), names=("conversation", "source")))
+_download("Download the per-conversation table (CSV; also the figure's data)", table,
+          "tooltalk_conversations.csv")
 st.plotly_chart(conversation_figure(table), width="stretch")
 
 # ------------------------------------------------------------------ per tool, action vs non-action
 st.subheader("Per tool")
-st.dataframe(tools, hide_index=True, width="stretch",
-             column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("recall", "precision")})
+tool_config = _config(tools, names=("tool",))
+tool_config["is_action"] = st.column_config.CheckboxColumn("action tool", width="small")
+st.dataframe(tools, hide_index=True, width="stretch", column_config=tool_config)
+_download("Download the per-tool table (CSV; also the figure's data)", tools, "tooltalk_tools.csv")
 st.plotly_chart(tool_figure(tools), width="stretch")
+st.caption(f"`{ACTION_MARK.strip()}` after a tool's name: an action tool.")
 
 st.subheader("Action vs non-action tools")
 k1, k2 = st.columns([3, 2])
 with k1:
-    st.dataframe(kinds, hide_index=True, width="stretch",
-                 column_config={k: st.column_config.NumberColumn(format="%.3f") for k in ("recall", "precision")})
+    st.dataframe(kinds, hide_index=True, width="stretch", column_config=_config(kinds, names=("kind",)))
     st.caption("Action tools change the world (send, add, delete, modify, log in…); an unmatched action that "
-               "executed is an incorrect action. Non-action tools only read (search, query, weather).")
+               "executed is an incorrect action. Non-action tools only read (search, query, weather). "
+               "An empty rate: no call of that kind.")
+    _download("Download the action vs non-action table (CSV; also the figure's data)", kinds,
+              "tooltalk_action_kinds.csv")
 with k2:
     st.plotly_chart(action_figure(kinds), width="stretch")
 
@@ -215,30 +246,34 @@ st.subheader("Incorrect actions")
 if bad.empty:
     st.success("No incorrect action: every executed action call matched a ground-truth call.")
 else:
-    st.dataframe(bad, hide_index=True, width="stretch")
+    st.dataframe(bad, hide_index=True, width="stretch",
+                 column_order=["conversation", "turn", "prediction", "call", "reason", "source"],
+                 column_config=_config(bad, text=("call", "reason"), names=("conversation", "source")))
+    st.caption("Calls written as `Tool(argument=value, …)`; the CSV also holds the arguments as JSON.")
+    _download("Download the incorrect actions (CSV)", bad, "tooltalk_incorrect_actions.csv")
 
 # ------------------------------------------------------------------ one conversation
 st.subheader("Conversation detail")
 names = [f"{s.name}  ·  {s.source}" for s in scores]
 pick = st.selectbox("Conversation", range(len(scores)), format_func=lambda i: names[i], key="_w_tt_detail")
 sc = scores[int(pick)]
-d1, d2 = st.columns(2)
-with d1:
-    st.markdown("**Predicted calls** (in order)")
-    st.dataframe(pd.DataFrame([{
-        "#": o.index + 1, "turn": o.call.turn, "tool": o.call.api_name, "action": o.is_action,
-        "match": o.match, "ground truth #": None if o.ground_truth_index is None else o.ground_truth_index + 1,
-        "incorrect action": o.bad_action, "exception": o.call.exception,
-        "arguments": json.dumps(o.call.parameters, ensure_ascii=False), "why unmatched": o.reason,
-    } for o in sc.outcomes], columns=["#", "turn", "tool", "action", "match", "ground truth #", "incorrect action",
-                                      "exception", "arguments", "why unmatched"]), hide_index=True, width="stretch")
-with d2:
-    st.markdown("**Ground-truth calls**")
-    st.dataframe(pd.DataFrame([{
-        "#": j + 1, "turn": g.turn, "tool": g.api_name, "matched": m,
-        "arguments": json.dumps(g.parameters, ensure_ascii=False),
-    } for j, (g, m) in enumerate(zip(sc.ground_truth_calls, sc.ground_truth_matched))]),
-        hide_index=True, width="stretch")
+predicted, truth = prediction_table(sc), ground_truth_table(sc)
+st.markdown("**Predicted calls** (in order)")
+st.dataframe(predicted, hide_index=True, width="stretch",
+             column_order=["#", "turn", "call", "match", "ground truth #", "action", "incorrect action",
+                           "exception", "why unmatched"],
+             column_config={**_config(predicted, text=("call", "why unmatched"), names=("exception",)),
+                            "ground truth #": st.column_config.NumberColumn(format="%d", width="small")})
+st.markdown("**Ground-truth calls**")
+st.dataframe(truth, hide_index=True, width="stretch", column_order=["#", "turn", "call", "matched"],
+             column_config=_config(truth, text=("call",)))
+st.caption("Calls written as `Tool(argument=value, …)` (`Tool(?)`: arguments that could not be parsed); "
+           "the CSVs also hold the arguments as JSON.")
+c_pred, c_truth = st.columns(2)
+with c_pred:
+    _download("Download the predicted calls (CSV)", predicted, "tooltalk_predicted_calls.csv")
+with c_truth:
+    _download("Download the ground-truth calls (CSV)", truth, "tooltalk_ground_truth_calls.csv")
 
 st.download_button("Download the scores (JSON, same as `hmceval tooltalk --json`)", dumps(report),
                    file_name="tooltalk_scores.json", mime="application/json")

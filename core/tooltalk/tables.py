@@ -1,4 +1,5 @@
-"""Tables for the page and the CLI: per conversation, per tool, action/non-action, incorrect actions."""
+"""Tables for the page and the CLI: per conversation, per tool, action/non-action, incorrect actions,
+the calls of one conversation; tool calls written as ``Tool(arg="value", ...)``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,61 @@ from typing import Any
 import pandas as pd
 
 from core.tooltalk.model import ConversationScore, METRIC_KEYS, is_action
+
+__all__ = ["conversation_table", "tool_breakdown", "action_breakdown", "incorrect_actions",
+           "format_value", "format_call", "prediction_table", "ground_truth_table"]
+
+
+def format_value(value: Any) -> str:
+    """One argument value as a reader writes it: text in double quotes, lists in ``[...]``,
+    objects as ``{key: value}``, ``None``, ``True``/``False``, numbers as they are.
+
+    Parameters
+    ----------
+    value : object
+        A JSON value (str, int, float, bool, None, list, dict).
+
+    Returns
+    -------
+    str
+        E.g. ``["a@x.org", "b@x.org"]`` or ``"Launch party"`` (quotes and backslashes inside text
+        escaped as in JSON, line breaks shown as ``\\n``).
+    """
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(format_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {format_value(v)}" for k, v in value.items()) + "}"
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def format_call(api_name: str, parameters: dict | None) -> str:
+    """A tool call as ``Tool(arg=value, ...)``, arguments in their recorded order.
+
+    Parameters
+    ----------
+    api_name : str
+    parameters : dict or None
+        ``None`` for a prediction whose arguments could not be parsed.
+
+    Returns
+    -------
+    str
+        E.g. ``AddAlarm(session_token="tok", time="07:00:00")``; ``Tool(?)`` for unparsed
+        arguments; ``Tool()`` for none.
+    """
+    if parameters is None:
+        return f"{api_name}(?)"
+    if not isinstance(parameters, dict):
+        return f"{api_name}({format_value(parameters)})"
+    return f"{api_name}(" + ", ".join(f"{k}={format_value(v)}" for k, v in parameters.items()) + ")"
 
 
 def conversation_table(scores: Sequence[ConversationScore]) -> pd.DataFrame:
@@ -82,14 +138,55 @@ def action_breakdown(scores: Sequence[ConversationScore]) -> pd.DataFrame:
 
 
 def incorrect_actions(scores: Sequence[ConversationScore]) -> pd.DataFrame:
-    """Every incorrect action: conversation, source, turn, prediction #, tool, arguments,
-    why it matched no ground-truth call."""
+    """Every incorrect action: conversation, source, turn, prediction #, tool, the call as
+    ``Tool(arg=value, ...)``, its arguments as JSON, why it matched no ground-truth call."""
     rows = []
     for s in scores:
         for o in s.outcomes:
             if o.bad_action:
                 rows.append({"conversation": s.name, "source": s.source, "turn": o.call.turn,
                              "prediction": o.index + 1, "tool": o.call.api_name,
+                             "call": format_call(o.call.api_name, o.call.parameters),
                              "arguments": json.dumps(o.call.parameters, ensure_ascii=False, sort_keys=True),
                              "reason": o.reason})
-    return pd.DataFrame(rows, columns=["conversation", "source", "turn", "prediction", "tool", "arguments", "reason"])
+    return pd.DataFrame(rows, columns=["conversation", "source", "turn", "prediction", "tool", "call", "arguments",
+                                       "reason"])
+
+
+_PREDICTION_COLUMNS = ["#", "turn", "tool", "call", "action", "match", "ground truth #", "incorrect action",
+                       "exception", "why unmatched", "arguments"]
+
+
+def prediction_table(score: ConversationScore) -> pd.DataFrame:
+    """The predicted calls of one conversation, in order, with how each was judged.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``#`` (1-based), ``turn``, ``tool``, ``call`` (:func:`format_call`), ``action``,
+        ``match``, ``ground truth #`` (1-based, None when unmatched), ``incorrect action``,
+        ``exception``, ``why unmatched``, ``arguments`` (JSON).
+    """
+    return pd.DataFrame([{
+        "#": o.index + 1, "turn": o.call.turn, "tool": o.call.api_name,
+        "call": format_call(o.call.api_name, o.call.parameters), "action": o.is_action, "match": o.match,
+        "ground truth #": None if o.ground_truth_index is None else o.ground_truth_index + 1,
+        "incorrect action": o.bad_action, "exception": o.call.exception, "why unmatched": o.reason,
+        "arguments": json.dumps(o.call.parameters, ensure_ascii=False),
+    } for o in score.outcomes], columns=_PREDICTION_COLUMNS)
+
+
+def ground_truth_table(score: ConversationScore) -> pd.DataFrame:
+    """The ground-truth calls of one conversation and whether a prediction matched each.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``#`` (1-based), ``turn``, ``tool``, ``call`` (:func:`format_call`), ``matched``,
+        ``arguments`` (JSON).
+    """
+    return pd.DataFrame([{
+        "#": j + 1, "turn": g.turn, "tool": g.api_name, "call": format_call(g.api_name, g.parameters),
+        "matched": m, "arguments": json.dumps(g.parameters, ensure_ascii=False),
+    } for j, (g, m) in enumerate(zip(score.ground_truth_calls, score.ground_truth_matched))],
+        columns=["#", "turn", "tool", "call", "matched", "arguments"])

@@ -11,6 +11,9 @@ import json
 import zipfile
 from pathlib import Path
 
+import pandas as pd
+import pytest
+
 from core.tooltalk import ground_truth_as_predictions
 
 PAGE = "8_ToolTalk.py"
@@ -43,6 +46,30 @@ def _metrics(at) -> dict[str, str]:
 
 def _texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """file name -> bytes of every download button's data in the run (the media storage)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    got: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, data, mimetype, kind, filename=None):
+        if filename:
+            got[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return got
+
+
+def _layout(element) -> tuple[list[str], dict]:
+    """The shown columns (in order) and the column configuration of an st.dataframe."""
+    config = json.loads(element.proto.columns)
+    order = list(element.proto.column_order) or list(element.value.columns)
+    return order, config
 
 
 def test_demo_by_default_with_the_minilm_encoder(run_page):
@@ -162,3 +189,51 @@ def test_bare_ground_truth_is_flagged(run_page, shared_data: Path):
     assert not at.exception and not at.error
     assert any("carry no `predictions`" in t for t in _texts(at.warning))
     assert (_metrics(at)["Precision"], _metrics(at)["Recall"]) == ("0.000", "0.000")
+
+
+def test_calls_readable_and_columns_sized(run_page):
+    """Issue 13: calls as ``Tool(arg=value, ...)`` instead of raw JSON; text columns sized."""
+    wrong = _pred(ALARM, time="08:00:00")
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([("two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]),
+                                    "application/json")])
+    at.run()
+    assert not at.exception and not at.error
+    # incorrect actions: the readable call is shown, the JSON arguments only in the CSV
+    order, config = _layout(at.dataframe[3])
+    assert "call" in order and "arguments" not in order
+    bad = at.dataframe[3].value
+    assert list(bad["call"]) == ['AddAlarm(session_token="tok", time="08:00:00")']
+    assert config["call"]["width"] == "large" and config["turn"]["width"] == "small"
+    # the detail tables of the conversation
+    order, config = _layout(at.dataframe[4])
+    assert order[:3] == ["#", "turn", "call"] and "arguments" not in order
+    calls = at.dataframe[4].value["call"].tolist()
+    assert calls == ['AddAlarm(session_token="tok", time="08:00:00")',
+                     'SendMessage(session_token="tok", receiver="bob", message="See you at five")']
+    truth = at.dataframe[5].value
+    assert truth["call"].tolist()[0] == 'AddAlarm(session_token="tok", time="07:00:00")'
+    assert truth["matched"].tolist() == [False, True]
+    assert not any(str(v).startswith("{") for df in (bad, at.dataframe[4].value, truth)
+                   for v in df["call"])
+    # per conversation: numbers narrow, the scenario wide, names medium
+    order, config = _layout(at.dataframe[0])
+    assert order[0] == "conversation" and config["conversation"]["width"] == "medium"
+    assert config["scenario"]["width"] == "large" and config["precision"]["width"] == "small"
+
+
+def test_tables_downloadable(run_page, downloads):
+    at = run_page(PAGE, state=EXACT)
+    assert not at.exception and not at.error
+    assert {"tooltalk_conversations.csv", "tooltalk_tools.csv", "tooltalk_action_kinds.csv",
+            "tooltalk_incorrect_actions.csv", "tooltalk_predicted_calls.csv", "tooltalk_ground_truth_calls.csv",
+            "tooltalk_scores.json"} <= set(downloads)
+    conv = pd.read_csv(io.BytesIO(downloads["tooltalk_conversations.csv"]))
+    assert len(conv) == 12
+    # the pooled counts of the demo with exact equality (see test_demo_with_exact_similarity)
+    assert conv["matches"].sum() == 15 and conv["predictions"].sum() == 24 and conv["ground_truths"].sum() == 23
+    bad = pd.read_csv(io.BytesIO(downloads["tooltalk_incorrect_actions.csv"]))
+    assert len(bad) == 5 and {"call", "arguments", "reason"} <= set(bad.columns)
+    assert all(json.loads(a) for a in bad["arguments"])  # the JSON stays in the download
+    kinds = pd.read_csv(io.BytesIO(downloads["tooltalk_action_kinds.csv"]))
+    assert list(kinds["kind"]) == ["action", "non-action"] and kinds["bad_actions"].tolist()[0] == 5
