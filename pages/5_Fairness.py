@@ -10,14 +10,67 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.csv_safe import to_csv_safe
+from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
 from core.errors import DataError
-from core.rsm import (ANALYSES, COMPARISONS, CONSISTENCY_COLUMNS, EVAL_BY_GROUP_COLUMNS, EVAL_COLUMNS, GOLD,
-                      SECOND, SYSTEM, agreement_report, assignment_by_group, comparison_frame,
-                      estimates_frame)
+from core.rsm import (ANALYSES, COLUMN_DESCRIPTIONS, COMPARISONS, EXCLUSION_REASONS, GOLD, PERCENT_COLUMNS,
+                      SECOND, SYSTEM, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, agreement_report,
+                      assignment_by_group, comparison_frame, estimates_frame, subgroup_choices)
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
 from core.serialize import dumps
-from pages._common import (current_assignment, fmt, get_data, get_params, init_state, show_error,
+from pages._common import (current_assignment, get_data, get_params, init_state, next_step, show_error,
                            synced)
+
+#: Agreement columns shown first (the score distributions go to their own table).
+AGREEMENT = ("N", "exact_agr", "adj_agr", "kappa", "wtkappa", "corr", "R2", "RMSE", "SMD")
+CONSISTENCY_AGREEMENT = ("N", "exact_agr", "adj_agr", "kappa", "wtkappa", "corr", "SMD")
+DISTRIBUTION = ("h_mean", "h_sd", "h_min", "h_max", "sys_mean", "sys_sd", "sys_min", "sys_max")
+RATER_DISTRIBUTION = ("h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max")
+#: Per-group columns of the collaborative result: header, meaning, shown as a percentage.
+RATES = {
+    "N": ("Samples", "samples in the group", False),
+    "n_human": ("Sent to humans", "samples the assignment sends to a human", False),
+    "human_ratio": ("Human ratio", "share of the group's samples sent to humans", True),
+    "time_cost": ("Time cost", "share of the group's human effort spent (effort sent to humans / total)", True),
+    "accuracy": ("Accuracy (collaborative)", "accuracy of the collaborative labels against gold", True),
+    "f1": ("Macro F1 (collaborative)", "macro-averaged F1 of the collaborative labels", False),
+    "machine_accuracy": ("Accuracy (machine only)", "accuracy of the machine's labels against gold", True),
+}
+
+
+def column_config(columns) -> dict:
+    """Plain headers, RSMTool's names and meanings in the tooltips, percentages with a % sign."""
+    out = {}
+    for c in columns:
+        if c in COLUMN_DESCRIPTIONS:
+            label, meaning = COLUMN_DESCRIPTIONS[c]
+            rsm = TRUE_SCORE_RSMTOOL_NAMES.get(c, c)
+            help_ = f"{meaning}. RSMTool: `{rsm}`"
+            if c in PERCENT_COLUMNS:
+                out[c] = st.column_config.NumberColumn(label + " (%)", help=help_, format="%.1f%%")
+            elif c in ("N", "N raters", "N_single", "N_multiple"):
+                out[c] = st.column_config.NumberColumn(label, help=help_, format="%d")
+            else:
+                out[c] = st.column_config.NumberColumn(label, help=help_, format="%.4f")
+        elif c in RATES:
+            label, meaning, pct = RATES[c]
+            out[c] = st.column_config.NumberColumn(label + (" (%)" if pct else ""), help=meaning + ".",
+                                                   format="%.1f%%" if pct else ("%d" if c in ("N", "n_human") else "%.4f"))
+    return out
+
+
+def show_table(table: pd.DataFrame, name: str, key: str, *, index: bool = True) -> None:
+    """The table with plain headers, and its CSV download (formula cells neutralised)."""
+    st.dataframe(table, column_config=column_config(table.columns), hide_index=not index, width="stretch")
+    data = to_csv_safe(table.reset_index() if index else table)
+    st.download_button(f"Download {name} (CSV)", data, file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}")
+
+
+def rows_frame(rows: dict, columns, index_name: str = "group") -> pd.DataFrame:
+    frame = pd.DataFrame.from_dict({str(k): v for k, v in rows.items()}, orient="index", columns=list(columns))
+    frame.index.name = index_name
+    return frame
+
 
 init_state()
 ss = st.session_state
@@ -34,11 +87,20 @@ st.caption(
 )
 
 # ----------------------------------------------------------------------------- the choices
-# Canonical state of this page: fair_compare, fair_groups, fair_second, fair_rounded.
+# Canonical state of this page: fair_compare, fair_groups, fair_second, fair_rounded, and RSMTool's
+# response options fair_exclude_zero, fair_trim (+ fair_trim_min, fair_trim_max, fair_trim_tol),
+# fair_flag_col + fair_flag_values, fair_candidate + fair_min_items.
 ss.setdefault("fair_compare", "machine")
-ss.setdefault("fair_groups", list(data.subgroup_columns[:1]))
+ss.setdefault("fair_groups", subgroup_choices(data)[:1])
 ss.setdefault("fair_second", None)
 ss.setdefault("fair_rounded", False)
+ss.setdefault("fair_exclude_zero", False)
+ss.setdefault("fair_trim", False)
+ss.setdefault("fair_trim_tol", TRIM_TOLERANCE)
+ss.setdefault("fair_flag_col", None)
+ss.setdefault("fair_flag_values", [])
+ss.setdefault("fair_candidate", None)
+ss.setdefault("fair_min_items", 1)
 
 if not data.has_gold:
     st.warning("The active dataset has no gold (human) labels: every comparison on this page "
@@ -67,7 +129,7 @@ else:
 compare_options = ["machine", "collaborative"] + (["raters"] if second_source else [])
 if ss["fair_compare"] not in compare_options:
     ss["fair_compare"] = "machine"
-group_options = list(data.subgroup_columns)
+group_options = subgroup_choices(data)  # never a mapped or label-like column
 ss["fair_groups"] = [g for g in ss["fair_groups"] if g in group_options]
 c1, c2 = st.columns([3, 2])
 with c1:
@@ -77,12 +139,66 @@ with c1:
                 "human, the machine's label elsewhere (Trade-off page settings).")
 with c2:
     synced(st.multiselect, "Subgroup columns", "fair_groups", options=group_options,
-           help="Categorical columns of the dataset (set them on the Data page).")
+           help="Categorical columns of the dataset (set them on the Data page). Columns mapped "
+                "to a role, and label, prediction, probability, effort or id columns, are never "
+                "offered: they are what is evaluated, not who.")
 synced(st.checkbox, "Round the evaluated scores half to even first (RSMTool's *_round scores)", "fair_rounded",
        help="Labels are whole numbers already; this matters for continuous scores only.")
+numeric_labels = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+                     for v in data.labels)
+label_lo = float(min(data.labels)) if numeric_labels else 0.0
+label_hi = float(max(data.labels)) if numeric_labels else float(len(data.labels) - 1)
+ss.setdefault("fair_trim_min", label_lo)
+ss.setdefault("fair_trim_max", label_hi)
+other_columns = [c for c in data.raw.columns if c not in data.text_columns]
+with st.expander("Which responses are evaluated (RSMTool's options)"):
+    synced(st.checkbox, "Exclude responses whose reference score is 0 (RSMTool's exclude_zero_scores)",
+           "fair_exclude_zero",
+           help="RSMTool's default is on: a 0 there means 'no score'. Here labels are classes and 0 "
+                "(or the first text label, coded 0) is a real class, so the page keeps zeros unless "
+                "you ask. `hmceval agreement` follows RSMTool (use --no-exclude-zero-scores).")
+    synced(st.checkbox, "Trim the evaluated scores to the score scale (RSMTool's trim_min / trim_max)", "fair_trim",
+           help="Scores outside [min − tolerance, max + tolerance] are set to that bound "
+                "(RSMTool's *_trim scores); with rounding, its *_trim_round scores.")
+    if ss["fair_trim"]:
+        t1, t2, t3 = st.columns(3)
+        with t1:
+            synced(st.number_input, "Lowest score point", "fair_trim_min", min_value=-1e15, max_value=1e15)
+        with t2:
+            synced(st.number_input, "Highest score point", "fair_trim_max", min_value=-1e15, max_value=1e15)
+        with t3:
+            synced(st.number_input, "Tolerance", "fair_trim_tol", min_value=0.0, max_value=1e15, format="%.4f",
+                   help=f"RSMTool's trim_tolerance (default {TRIM_TOLERANCE:g}).")
+    if ss["fair_flag_col"] not in other_columns:
+        ss["fair_flag_col"] = None
+    synced(st.selectbox, "Keep only responses whose flag column has one of these values (RSMTool's flag_column)",
+           "fair_flag_col", options=[None] + other_columns, format_func=lambda c: "— no flag column —" if c is None else c)
+    if ss["fair_flag_col"] is not None:
+        flag_values = sorted({str(v) for v in data.raw[ss["fair_flag_col"]].dropna().unique()[:200]})
+        ss["fair_flag_values"] = [v for v in ss["fair_flag_values"] if v in flag_values]
+        synced(st.multiselect, "Allowed values", "fair_flag_values", options=flag_values,
+               help="Numbers match as numbers: 1, 1.0 and \"1\" are equal.")
+    if ss["fair_candidate"] not in other_columns:
+        ss["fair_candidate"] = None
+    c3, c4 = st.columns([3, 2])
+    with c3:
+        synced(st.selectbox, "Candidate (test taker / dialogue) column (RSMTool's candidate_column)", "fair_candidate",
+               options=[None] + other_columns, format_func=lambda c: "— none —" if c is None else c)
+    with c4:
+        synced(st.number_input, "Fewest responses per candidate", "fair_min_items", min_value=1,
+               max_value=MAX_MIN_ITEMS_PER_CANDIDATE, step=1, disabled=ss["fair_candidate"] is None,
+               help="RSMTool's min_items_per_candidate: candidates with fewer responses left are excluded.")
 compare = ss["fair_compare"]
 groups = list(ss["fair_groups"])
 rounded = bool(ss["fair_rounded"])
+options = {"exclude_zero_scores": bool(ss["fair_exclude_zero"])}
+if ss["fair_trim"]:
+    options.update(trim_min=float(ss["fair_trim_min"]), trim_max=float(ss["fair_trim_max"]),
+                   trim_tolerance=float(ss["fair_trim_tol"]))
+if ss["fair_flag_col"] is not None and ss["fair_flag_values"]:
+    options["flag_column"] = {ss["fair_flag_col"]: list(ss["fair_flag_values"])}
+if ss["fair_candidate"] is not None and int(ss["fair_min_items"]) > 1:
+    options.update(candidate_column=ss["fair_candidate"], min_items_per_candidate=int(ss["fair_min_items"]))
 if not group_options:
     st.info("The active dataset has no subgroup columns: the whole-set statistics are shown; "
             "mark categorical columns as subgroups on the Data page for DSM and the fairness analyses.")
@@ -100,14 +216,15 @@ except DataError as exc:
 
 @st.cache_data(show_spinner="Computing agreement and fairness…", max_entries=32)
 def _report(data_key: str, compare: str, groups: tuple, second: str | None, rounded: bool,
-            assign_key: str, _data, _human, _second_values) -> tuple[dict, dict]:
+            options_key: str, assign_key: str, _data, _human, _second_values, _options) -> tuple[dict, dict]:
+    extra = [c for c in (*(_options.get("flag_column") or {}), _options.get("candidate_column")) if c]
     frame, info = comparison_frame(_data, compare=compare, groups=groups, human=_human,
-                                   second=_second_values, second_name=f"column '{second}'")
+                                   second=_second_values, second_name=f"column '{second}'", extra=extra)
     human2 = SECOND if SECOND in frame.columns else None
     # one group column at a time (an unusable column does not hide the others); in the rater
     # comparison the evaluated side is the second rater: RSMTool's consistency tables
     report = agreement_report(frame, human=GOLD, system=SYSTEM, human2=human2, groups=groups, rounded=rounded,
-                              raters=compare == "raters", group_errors="report", exclude_zero_scores=False)
+                              raters=compare == "raters", group_errors="report", **_options)
     return report, info
 
 
@@ -127,8 +244,8 @@ if compare == "collaborative" and human_mask is None:
     st.stop()
 try:
     report, info = _report(ss["data_key"], compare, tuple(groups), second_source, rounded,
-                           assign_key if compare == "collaborative" else "", data,
-                           human_mask, second_values)
+                           json.dumps(options, sort_keys=True), assign_key if compare == "collaborative" else "",
+                           data, human_mask, second_values, options)
 except Exception as exc:  # a DataError names the problem; anything else is shown, not raised
     show_error(exc)
     st.stop()
@@ -137,9 +254,18 @@ except Exception as exc:  # a DataError names the problem; anything else is show
 what = {"machine": "the machine evaluator's labels", "collaborative": f"the collaborative labels at {params.label}",
         "raters": f"the second rater (`{second_source}`)"}[compare]
 ref = "the first human rater (gold labels)" if compare == "raters" else "the gold labels"
-st.markdown(f"**Evaluated:** {what} · **reference:** {ref} · **N = {info['n_rows']:,}**"
+resp = report["responses"]
+st.markdown(f"**Evaluated:** {what} · **reference:** {ref} · **N = {resp['N']:,}**"
             + (f" (the {info['n_dropped']:,} samples without a second rating are left out)"
                if info["n_dropped"] else ""))
+dropped = {k: v for k, v in resp["excluded"].items() if v}
+if dropped:
+    st.info(f"{resp['N']:,} of {resp['N_total']:,} responses evaluated; excluded as RSMTool excludes them: "
+            + "; ".join(f"{n:,} because {EXCLUSION_REASONS[k]}" for k, n in dropped.items()) + ".")
+h2_set = resp.get("human2_set_missing") or {}
+if any(h2_set.values()):
+    st.caption(f"Second ratings counted as absent: {h2_set['non_numeric']:,} not a label, "
+               f"{h2_set['zero']:,} zero (exclude_zero_scores).")
 if info["mapping"]:
     st.caption("Text labels are coded in their sorted order for the numeric statistics: "
                + ", ".join(f"`{k}` = {v}" for k, v in info["mapping"].items())
@@ -147,13 +273,14 @@ if info["mapping"]:
 if info["binary"]:
     with st.expander("Binary labels: which statistics are meaningful", expanded=False):
         st.markdown(
-            "- **exact_agr** is the accuracy (%); **kappa** is Cohen's chance-corrected "
-            "agreement and **wtkappa** equals it for two classes.\n"
-            "- **corr** is the phi coefficient; **SMD** and **DSM** compare how often each side "
-            "gives the higher label, in standard-deviation units.\n"
-            "- **RMSE** is the square root of the error rate; **adj_agr** is always 100 % and "
-            "**R2** has little meaning for two classes. The true-score statistics (PRMSE) assume "
-            "a continuous true score and are of limited use.\n"
+            "- **Exact agreement** is the accuracy (%); **Cohen's kappa** is the chance-corrected "
+            "agreement and the **weighted kappa (QWK)** equals it for two classes.\n"
+            "- **Pearson r** is the phi coefficient; the **standardised mean difference** and the "
+            "**difference of standardised means (DSM)** compare how often each side gives the "
+            "higher label, in standard-deviation units.\n"
+            "- **RMSE** is the square root of the error rate; **adjacent agreement** is always 100 % "
+            "and **R²** has little meaning for two classes. The true-score statistics (PRMSE) "
+            "assume a continuous true score and are of limited use.\n"
             "- Fairness: **osa** models the error rate by group, **osd** the direction of errors "
             "(more false positives or more false negatives) by group, **csd** the same within "
             "each gold class."
@@ -161,9 +288,12 @@ if info["binary"]:
 
 # ----------------------------------------------------------------------------- whole set
 st.subheader("Whole evaluation set")
-st.dataframe(pd.DataFrame([report["eval"]], columns=list(EVAL_COLUMNS)), hide_index=True)
-st.caption("h_* describe the reference, sys_* the evaluated side; NaN means undefined (e.g. a "
-           "constant side). Columns follow RSMTool's eval table (SMD with the reference's sd).")
+show_table(pd.DataFrame([report["eval"]], columns=list(AGREEMENT)), "the agreement", "agreement", index=False)
+st.caption("Hover a header for its meaning and RSMTool's column name. NaN means undefined (e.g. a "
+           "constant side); the standardised mean difference uses the reference's sd (RSMTool's eval table).")
+with st.expander("Score distributions (mean, sd, min, max of each side)"):
+    show_table(pd.DataFrame([report["eval"]], columns=list(DISTRIBUTION)), "the score distributions",
+               "distributions", index=False)
 
 st.subheader("Human-human agreement")
 if "consistency" not in report:
@@ -173,12 +303,17 @@ elif report["consistency"] is None:
     st.info(f"No sample has both ratings (`{second_source}` is empty).")
 else:
     st.caption(f"First rater (gold) vs the second rater `{second_source}` on the N₂ double-scored "
-               "samples; SMD with the pooled sd (RSMTool's consistency table).")
-    st.dataframe(pd.DataFrame([report["consistency"]], columns=list(CONSISTENCY_COLUMNS)), hide_index=True)
+               "samples; standardised mean difference with the pooled sd (RSMTool's consistency table).")
+    show_table(pd.DataFrame([report["consistency"]], columns=list(CONSISTENCY_AGREEMENT)),
+               "the human-human agreement", "consistency", index=False)
+    with st.expander("Rater score distributions"):
+        show_table(pd.DataFrame([report["consistency"]], columns=list(RATER_DISTRIBUTION)),
+                   "the rater score distributions", "consistency_distributions", index=False)
 if "true_score" in report and "consistency" in report:
     ts = report["true_score"]
     st.markdown("**True-score evaluation** (PRMSE of the evaluated side)")
-    st.dataframe(pd.DataFrame([ts]), hide_index=True)
+    show_table(pd.DataFrame([ts], columns=list(TRUE_SCORE_COLUMNS)), "the true-score evaluation", "true_score",
+               index=False)
     if ts["prmse_true"] is None:
         st.caption("Missing: no sample is double-scored, so the rater error variance is unknown.")
 
@@ -205,11 +340,12 @@ for col in groups:
     if missing:
         st.caption(f"DSM missing for {', '.join(missing)}: a population sd is (close to) 0 or undefined.")
 
-    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(EVAL_BY_GROUP_COLUMNS))
-    table.index = table.index.map(str)
-    table.insert(0, "flag", [{"flag": "⚑ |DSM| > 0.1", "ok": "", "missing": "DSM missing", "nan": "DSM NaN"}[flags[k]]
-                             for k in rows])
-    st.dataframe(table, width="stretch")
+    table = rows_frame(rows, ("DSM",) + AGREEMENT, col)
+    table.insert(0, "flag", [{"flag": f"⚑ |DSM| > {DSM_BAND:g}", "ok": "", "missing": "DSM missing",
+                              "nan": "DSM NaN"}[flags[k]] for k in rows])
+    show_table(table, f"the agreement by {col}", f"eval_by_{col}")
+    with st.expander(f"Score distributions by {col}"):
+        show_table(rows_frame(rows, DISTRIBUTION, col), f"the score distributions by {col}", f"distributions_by_{col}")
 
     fair = report[f"fairness_by_{col}"]
     st.markdown(f"**Fairness analyses** (OLS; reference group `{fair['base_category']}`, the largest)")
@@ -219,7 +355,19 @@ for col in groups:
          "note": fair[a]["note"] or ""}
         for a in ANALYSES
     ])
-    st.dataframe(summary, hide_index=True, width="stretch")
+    st.dataframe(summary, hide_index=True, width="stretch", column_config={
+        "analysis": st.column_config.TextColumn("Analysis", help="RSMTool's fairness analyses (osa, osd, csd)."),
+        "R2 (adjusted)": st.column_config.NumberColumn(
+            "Adjusted R²", format="%.4f",
+            help="share of the error variance the group explains (csd: beyond the reference score). RSMTool: R2"),
+        "p-value": st.column_config.NumberColumn("p-value", format="%.4g",
+                                                 help="F-test of the group effect. RSMTool: sig"),
+        "note": st.column_config.TextColumn("Note", width="large"),
+    })
+    st.download_button(f"Download the fairness analyses by {col} (CSV)",
+                       to_csv_safe(pd.concat({ANALYSES[a]: estimates_frame(fair, a) for a in ANALYSES},
+                                             names=["analysis", "coefficient"]).reset_index()),
+                       file_name=f"fairness_by_{col}.csv", mime="text/csv", key=f"dl_fairness_{col}")
     st.caption("osa: squared error ~ group; osd: error (evaluated − reference) ~ group; csd: error ~ "
                "group + reference score as a category, against error ~ reference score (R2 is the "
                "difference of adjusted R2s, the p-value the nested F-test).")
@@ -230,9 +378,12 @@ for col in groups:
 
     if f"consistency_by_{col}" in report:
         st.markdown("**Human-human agreement by subgroup**")
-        cons_rows = {str(k): (v or {"N": 0}) for k, v in report[f"consistency_by_{col}"].items()}
-        st.dataframe(pd.DataFrame.from_dict(cons_rows, orient="index", columns=list(CONSISTENCY_COLUMNS)),
-                     width="stretch")
+        cons = report[f"consistency_by_{col}"]
+        show_table(rows_frame(cons, ("DSM",) + CONSISTENCY_AGREEMENT, col), f"the human-human agreement by {col}",
+                   f"consistency_by_{col}")
+        empty = [str(k) for k, v in cons.items() if v["N"] == 0]
+        if empty:
+            st.caption(f"No double-scored sample in: {', '.join(empty)} (N = 0, as RSMTool lists them).")
 
     st.markdown(f"**Collaborative result by `{col}`** at {params.label}")
     if human_mask is None:
@@ -249,14 +400,20 @@ for col in groups:
                             width="stretch", key=f"rates_{col}")
             shown = rates.copy()
             shown.index = shown.index.map(str)
-            st.dataframe(shown.astype({c: float for c in ("time_cost", "accuracy", "f1", "machine_accuracy")
-                                       if shown[c].notna().any()}), width="stretch")
+            shown.index.name = col
+            shown = shown.astype({c: float for c in ("human_ratio", "time_cost", "accuracy", "f1", "machine_accuracy")
+                                  if shown[c].notna().any()})
+            for c, (_, _, pct) in RATES.items():  # shares as percentages (0-100) with a % sign
+                if pct and shown[c].notna().any():
+                    shown[c] = 100 * shown[c]
+            show_table(shown, f"the collaborative result by {col}", f"assignment_by_{col}")
             hr = rates["human_ratio"].astype(float)
-            st.caption(f"Human ratio ranges from {fmt(hr.min(), 3)} to {fmt(hr.max(), 3)} across "
-                       f"groups (overall {fmt(overall['human_ratio'], 3)}): the assignment "
+            st.caption(f"Human ratio ranges from {100 * hr.min():.1f}% to {100 * hr.max():.1f}% across "
+                       f"groups (overall {100 * overall['human_ratio']:.1f}%): the assignment "
                        "follows the machine's confidence and the predicted effort, so groups where "
                        "the machine is less confident go to humans more often.")
 
 st.divider()
 st.download_button("Download this report (JSON, the format of `hmceval agreement`)", dumps(report),
                    file_name=f"agreement_{compare}.json", mime="application/json")
+next_step("6_Turns.py", "Turns", "How agreement and the assignment change along a dialogue's turns.")

@@ -7,7 +7,7 @@ from collections.abc import Hashable, Mapping
 
 import plotly.graph_objects as go
 
-__all__ = ["DSM_BAND", "dsm_flags", "dsm_figure", "group_rates_figure"]
+__all__ = ["DSM_BAND", "RATE_METRICS", "dsm_flags", "dsm_figure", "group_rates_figure"]
 
 #: The conventional band of acceptable DSM: |DSM| <= 0.1 (Williamson et al. 2012; RSMTool).
 DSM_BAND = 0.1
@@ -91,19 +91,41 @@ def dsm_figure(
         go.Bar(
             x=labels, y=values, marker_color=colors, text=texts, textposition="outside",
             hovertext=hovers, hoverinfo="text", customdata=[flags[k] for k in dsm], name="DSM",
+            showlegend=False,
         )
     )
     fig.add_hrect(y0=-band, y1=band, fillcolor="#2ca02c", opacity=0.12, line_width=0)
     for y in (-band, band):
         fig.add_hline(y=y, line={"dash": "dash", "color": "#2ca02c", "width": 1})
+    # legend entries for every mark: the bar colours that occur and the band's lines
+    present = set(flags.values())
+    for key, color, name in (("ok", _OK, f"within ±{band:g}"), ("flag", _FLAG, f"outside ±{band:g} (flagged)"),
+                             ("missing", _MISSING, "DSM missing or NaN (drawn at 0)")):
+        if key in present or (key == "missing" and "nan" in present):
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
+                                     marker={"symbol": "square", "size": 12, "color": color}))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", hoverinfo="skip",
+                             name=f"±{band:g} band (acceptable |DSM|)",
+                             line={"dash": "dash", "color": "#2ca02c", "width": 1}))
     finite = [abs(v) for v in values]
     top = max([band * 1.5] + [v * 1.25 for v in finite])
     fig.update_layout(
-        title=title, xaxis_title="subgroup", yaxis_title="DSM (z_M − z_H)",
+        title=title, xaxis_title="subgroup", yaxis_title="DSM (z_M − z_H, in sd units)",
         yaxis={"range": [-top, top], "zeroline": True}, xaxis={"type": "category"},
-        showlegend=False, template="plotly_white", height=380, margin={"t": 50, "b": 10},
+        showlegend=True, legend={"orientation": "h", "y": -0.25}, template="plotly_white", height=420,
+        margin={"t": 50, "b": 10},
     )
     return fig
+
+
+#: Metric -> (legend name, colour, panel): panel 1 holds shares sent to humans, panel 2 accuracies.
+RATE_METRICS: dict[str, tuple[str, str, int]] = {
+    "human_ratio": ("Human ratio (share of samples)", "#9467bd", 1),
+    "time_cost": ("Time cost (share of effort)", "#8c564b", 1),
+    "accuracy": ("Accuracy (collaborative)", "#d62728", 2),
+    "machine_accuracy": ("Accuracy (machine only)", "#ff9896", 2),
+    "f1": ("Macro F1 (collaborative)", "#2ca02c", 2),
+}
 
 
 def group_rates_figure(
@@ -113,7 +135,12 @@ def group_rates_figure(
     overall: Mapping[str, float | None] | None = None,
     title: str = "Collaborative result by subgroup",
 ) -> go.Figure:
-    """Grouped bars of per-subgroup rates (human ratio, time cost, accuracy).
+    """Per-subgroup rates in two panels: what goes to humans, and how accurate the result is.
+
+    The left panel (y: % of the group's samples or effort) holds the human ratio and the time
+    cost; the right panel (y: accuracy in %) the collaborative and the machine-only accuracy
+    (and macro F1 when asked): one axis per kind of quantity. Values stay fractions; the axes
+    print them as percentages.
 
     Parameters
     ----------
@@ -121,33 +148,42 @@ def group_rates_figure(
         Group label -> {metric -> value or None}, e.g. the rows of
         :func:`core.rsm.assignment_by_group`.
     metrics : tuple of str
-        Which metrics to draw; a metric that is None for every group is skipped.
+        Which metrics to draw (keys of :data:`RATE_METRICS`); a metric that is None for every
+        group is skipped.
     overall : mapping, optional
-        Metric -> whole-set value, drawn as a dotted horizontal line per metric.
+        Metric -> whole-set value, drawn as a dotted horizontal line in its panel, with a legend
+        entry.
     title : str
         Figure title.
 
     Returns
     -------
     plotly.graph_objects.Figure
+        The bar traces first (in ``metrics`` order), then the legend entries of the dotted lines.
     """
-    names = {"human_ratio": "Human ratio", "time_cost": "Time cost", "accuracy": "Accuracy (collaborative)",
-             "machine_accuracy": "Accuracy (machine only)", "f1": "F1 (macro, collaborative)"}
-    palette = {"human_ratio": "#9467bd", "time_cost": "#8c564b", "accuracy": "#d62728",
-               "machine_accuracy": "#ff9896", "f1": "#2ca02c"}
+    from plotly.subplots import make_subplots
+
     labels = [str(k) for k in rates]
-    fig = go.Figure()
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("Sent to humans", "Accuracy of the result"),
+                        horizontal_spacing=0.12)
+    lines = []
     for metric in metrics:
         ys = [rates[k].get(metric) for k in rates]
         if all(v is None for v in ys):
             continue
-        fig.add_trace(go.Bar(x=labels, y=[math.nan if v is None else v for v in ys],
-                             name=names.get(metric, metric), marker_color=palette.get(metric)))
+        name, color, col = RATE_METRICS.get(metric, (metric, None, 2))
+        fig.add_trace(go.Bar(x=labels, y=[math.nan if v is None else v for v in ys], name=name,
+                             marker_color=color, hovertemplate="%{x}: %{y:.1%}<extra>" + name + "</extra>"),
+                      row=1, col=col)
         if overall and overall.get(metric) is not None:
-            fig.add_hline(y=overall[metric], line={"dash": "dot", "color": palette.get(metric), "width": 1})
-    fig.update_layout(
-        title=title, barmode="group", xaxis={"type": "category", "title": "subgroup"},
-        yaxis={"title": "share", "range": [0, 1.05]}, template="plotly_white", height=380,
-        legend={"orientation": "h", "y": -0.25}, margin={"t": 50, "b": 10},
-    )
+            fig.add_hline(y=overall[metric], line={"dash": "dot", "color": color, "width": 2}, row=1, col=col)
+            lines.append((f"{name.split(' (')[0]}, whole set ({overall[metric]:.1%})", color))
+    for name, color in lines:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, hoverinfo="skip",
+                                 line={"dash": "dot", "color": color, "width": 2}))
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%", row=1, col=1, title_text="% of the group's samples / effort")
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%", row=1, col=2, title_text="accuracy (%)")
+    fig.update_xaxes(type="category", title_text="subgroup")
+    fig.update_layout(title=title, barmode="group", template="plotly_white", height=440,
+                      legend={"orientation": "h", "y": -0.3}, margin={"t": 70, "b": 10})
     return fig

@@ -63,11 +63,13 @@ from core.rsm.responses import (
 )
 from core.rsm.report import (
     EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, CONSISTENCY_BY_GROUP_COLUMNS,
-    TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, eval_metrics,
+    TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, COLUMN_DESCRIPTIONS, PERCENT_COLUMNS, eval_metrics,
     eval_by_group, consistency_metrics, consistency_by_group, true_score_metrics, evaluation_report,
     agreement_report,
 )
-from core.rsm.compare import COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame
+from core.rsm.compare import (
+    COMPARISONS, GOLD, SECOND, SYSTEM, NOT_SUBGROUP_KINDS, label_scores, comparison_frame, subgroup_choices,
+)
 
 __all__ = [
     "EVAL_COLUMNS",
@@ -75,6 +77,8 @@ __all__ = [
     "CONSISTENCY_COLUMNS",
     "TRUE_SCORE_COLUMNS",
     "TRUE_SCORE_RSMTOOL_NAMES",
+    "COLUMN_DESCRIPTIONS",
+    "PERCENT_COLUMNS",
     "CONSISTENCY_BY_GROUP_COLUMNS",
     "TRIM_TOLERANCE",
     "MAX_MIN_ITEMS",
@@ -120,6 +124,8 @@ __all__ = [
     "COMPARISONS",
     "label_scores",
     "comparison_frame",
+    "subgroup_choices",
+    "NOT_SUBGROUP_KINDS",
     "GOLD",
     "SYSTEM",
     "SECOND",

@@ -81,8 +81,9 @@ def comparison_frame(
     human: npt.ArrayLike | None = None,
     second: npt.ArrayLike | None = None,
     second_name: str = "second rater",
+    extra: Sequence[str] = (),
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The table that :func:`core.rsm.report.evaluation_report` evaluates for one comparison.
+    """The table that :func:`core.rsm.report.agreement_report` evaluates for one comparison.
 
     Parameters
     ----------
@@ -100,12 +101,15 @@ def comparison_frame(
         ``"raters"``, optional otherwise (adds the consistency and true-score evaluations).
     second_name : str
         Name of the second rating, for messages.
+    extra : sequence of str, default=()
+        Further columns of ``data.raw`` to carry along unchanged (flag and candidate columns
+        of :func:`core.rsm.agreement_report`).
 
     Returns
     -------
     frame : pandas.DataFrame
         Columns :data:`GOLD`, :data:`SYSTEM`, :data:`SECOND` (when ``second`` is given and
-        ``compare`` is not ``"raters"``) and the group columns.
+        ``compare`` is not ``"raters"``), the group columns and the ``extra`` columns.
     info : dict
         ``mapping`` (text label -> code, or None), ``binary`` (two classes), ``n_rows`` (rows
         evaluated) and ``n_dropped`` (rows without a second rating in ``"raters"`` mode).
@@ -153,6 +157,14 @@ def comparison_frame(
         out[SECOND] = sec
     for col in groups:
         out[col] = f[col].to_numpy()
+    for col in extra:
+        if col in out.columns:
+            continue
+        if col not in data.raw.columns:
+            raise DataError(f"column {col!r} is not in the active dataset")
+        if len(data.raw) != data.M:
+            raise DataError(f"column {col!r}: the loaded table has {len(data.raw)} rows for {data.M} samples")
+        out[col] = data.raw[col].to_numpy()
     if compare == "raters":
         keep = ~np.isnan(sec)
         n_dropped = int((~keep).sum())
@@ -161,3 +173,33 @@ def comparison_frame(
         out = out.loc[keep].reset_index(drop=True)
     info = {"mapping": mapping, "binary": len(labels) == 2, "n_rows": int(len(out)), "n_dropped": n_dropped}
     return out, info
+
+
+#: Kinds of column name (:func:`core.data.name_kind`) that are never offered as subgroups:
+#: labels, predictions, probabilities, efforts and row ids are what is evaluated, not who.
+NOT_SUBGROUP_KINDS = frozenset({"prediction", "probability", "logit", "label", "label_2", "effort",
+                                "predicted_effort", "row_id"})
+
+
+def subgroup_choices(data: Any) -> list[str]:
+    """The subgroup columns the Fairness page offers.
+
+    The dataset's subgroup columns, less every column mapped to a role (a machine-label column
+    such as ``model_pred`` is what is evaluated: as a "subgroup" it would raise a meaningless
+    |DSM| alarm) and every column whose name says it holds labels, predictions, probabilities,
+    efforts or row ids (:data:`NOT_SUBGROUP_KINDS`).
+
+    Parameters
+    ----------
+    data : core.data.EvalData
+        The active dataset.
+
+    Returns
+    -------
+    list of str
+        Column names, in the dataset's order.
+    """
+    from core.data import name_kind
+
+    mapped = {v for k, v in data.roles.items() if k not in ("subgroups", "text") and isinstance(v, str)}
+    return [c for c in data.subgroup_columns if c not in mapped and name_kind(c) not in NOT_SUBGROUP_KINDS]

@@ -51,6 +51,50 @@ TRUE_SCORE_RSMTOOL_NAMES: dict[str, str] = {
 }
 
 
+#: RSMTool's column name -> (a plain header, what it means): the dashboard shows the header and
+#: keeps RSMTool's name in the tooltip. "%" columns are percentages 0-100.
+COLUMN_DESCRIPTIONS: dict[str, tuple[str, str]] = {
+    "N": ("Responses", "number of responses evaluated"),
+    "h_mean": ("Reference mean", "mean of the reference (human) scores"),
+    "h_sd": ("Reference sd", "standard deviation of the reference scores (ddof = 1)"),
+    "h_min": ("Reference min", "lowest reference score"),
+    "h_max": ("Reference max", "highest reference score"),
+    "sys_mean": ("Evaluated mean", "mean of the evaluated scores"),
+    "sys_sd": ("Evaluated sd", "standard deviation of the evaluated scores (ddof = 1)"),
+    "sys_min": ("Evaluated min", "lowest evaluated score"),
+    "sys_max": ("Evaluated max", "highest evaluated score"),
+    "h1_mean": ("Rater 1 mean", "mean of the first human rater's scores"),
+    "h1_sd": ("Rater 1 sd", "standard deviation of the first rater's scores (ddof = 1)"),
+    "h1_min": ("Rater 1 min", "lowest score of the first rater"),
+    "h1_max": ("Rater 1 max", "highest score of the first rater"),
+    "h2_mean": ("Rater 2 mean", "mean of the second human rater's scores"),
+    "h2_sd": ("Rater 2 sd", "standard deviation of the second rater's scores (ddof = 1)"),
+    "h2_min": ("Rater 2 min", "lowest score of the second rater"),
+    "h2_max": ("Rater 2 max", "highest score of the second rater"),
+    "corr": ("Pearson r", "Pearson correlation between the two sides"),
+    "wtkappa": ("Weighted kappa (QWK)", "quadratic weighted kappa (Haberman's formula for continuous scores)"),
+    "R2": ("R²", "proportional reduction in mean squared error (observed scores)"),
+    "kappa": ("Cohen's kappa", "unweighted Cohen's kappa on scores rounded to integers"),
+    "exact_agr": ("Exact agreement", "percentage of responses where the two scores are equal"),
+    "adj_agr": ("Adjacent agreement", "percentage of responses where the scores differ by at most 1"),
+    "SMD": ("Std. mean difference", "(mean evaluated − mean reference) / sd of the reference"
+            " (pooled sd for two human raters)"),
+    "RMSE": ("RMSE", "root mean squared error"),
+    "DSM": ("Diff. of std. means", "mean of z(evaluated) − z(reference) in this subgroup, standardised"
+            " with the whole set; |DSM| > 0.1 is conventionally a concern"),
+    "N raters": ("Most ratings", "the most human ratings any response has"),
+    "N_single": ("Single-scored", "responses with one human rating (RSMTool: N single)"),
+    "N_multiple": ("Double-scored", "responses with two or more human ratings (RSMTool: N multiple)"),
+    "variance_of_errors": ("Rater error variance", "variance of the human raters' errors (RSMTool: Variance of errors)"),
+    "true_score_var": ("True-score variance", "estimated variance of the true scores (RSMTool: True score var)"),
+    "mse_true": ("MSE vs true score", "mean squared error of the evaluated scores as a predictor of the true"
+                 " score (RSMTool: MSE true)"),
+    "prmse_true": ("PRMSE", "proportional reduction in mean squared error for true scores (RSMTool: PRMSE true)"),
+}
+#: Columns whose values are percentages 0-100.
+PERCENT_COLUMNS: tuple[str, ...] = ("exact_agr", "adj_agr")
+
+
 def eval_metrics(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
     """The human-system evaluation row (RSMTool's ``eval``).
 

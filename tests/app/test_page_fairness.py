@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from core.data import prepare
 from core.demo import make_demo
@@ -20,7 +21,12 @@ def _state(frame: pd.DataFrame, roles: dict | None = None, **extra) -> dict:
 
 
 def _eval_table(at) -> pd.DataFrame:
-    return next(d.value for d in at.dataframe if "exact_agr" in d.value.columns and "sys_mean" in d.value.columns)
+    """The whole-set row: the agreement table and the score distributions table side by side."""
+    agreement = next(d.value for d in at.dataframe if "exact_agr" in d.value.columns and "h1_mean" not in d.value.columns
+                     and "DSM" not in d.value.columns)
+    spread = next(d.value for d in at.dataframe if "sys_mean" in d.value.columns and "DSM" not in d.value.columns
+                  and d.value.index.name is None)
+    return pd.concat([agreement, spread], axis=1)
 
 
 def test_demo_machine_vs_gold(run_page):
@@ -153,9 +159,11 @@ def test_page_and_cli_print_the_same_report(run_page, tmp_path, capsys):
     assert not at.exception and not at.error
     path = tmp_path / "ordinal.csv"
     frame.to_csv(path, index=False)
+    # the page keeps zero labels (HMCEval's classes); the CLI follows RSMTool unless told
     assert main(["agreement", str(path), "--human", "human_label", "--system", "machine_label",
-                 "--group", "lang", "--json"]) == 0
+                 "--group", "lang", "--no-exclude-zero-scores", "--json"]) == 0
     cli = json.loads(capsys.readouterr().out)
+    assert any(f"N = {cli['responses']['N']:,}" in m.value for m in at.markdown)
     # hand-worked anchor: group b (every 10th row) is scored one point higher unless gold is 5
     gold, b = frame["human_label"].to_numpy(), np.arange(len(frame)) % 10 == 0
     assert cli["eval"]["exact_agr"] == 100 * (1 - float(np.mean(b & (gold < 5))))
@@ -163,6 +171,8 @@ def test_page_and_cli_print_the_same_report(run_page, tmp_path, capsys):
     for key, value in cli["eval"].items():
         assert page_eval[key] == value or (np.isnan(page_eval[key]) and np.isnan(value)), key
     by_group = next(d.value for d in at.dataframe if "DSM" in d.value.columns and "flag" in d.value.columns)
+    spread = next(d.value for d in at.dataframe if "sys_mean" in d.value.columns and d.value.index.name == "lang")
+    by_group = pd.concat([by_group, spread], axis=1)
     for label, row in cli["eval_by_lang"].items():
         for key, value in row.items():
             shown = by_group.loc[label, key]
@@ -171,3 +181,100 @@ def test_page_and_cli_print_the_same_report(run_page, tmp_path, capsys):
     for a, long in [("osa", "Overall score accuracy"), ("osd", "Overall score difference"),
                     ("csd", "Conditional score difference")]:
         assert summary.loc[long, "p-value"] == cli["fairness_by_lang"][a]["sig"]
+
+
+# ------------------------------------------------------------------------------------------
+# issue 13 item 6 and issue 12: plain headers, percentages, downloads, RSMTool's options
+# ------------------------------------------------------------------------------------------
+def _config(table) -> dict:
+    import json
+
+    return json.loads(table.proto.columns)
+
+
+def test_plain_headers_with_rsmtool_names_in_tooltips(run_page):
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    agreement = next(d for d in at.dataframe if "exact_agr" in d.value.columns and "DSM" not in d.value.columns)
+    cfg = _config(agreement)
+    assert cfg["exact_agr"]["label"] == "Exact agreement (%)" and "RSMTool: `exact_agr`" in cfg["exact_agr"]["help"]
+    assert cfg["exact_agr"]["type_config"]["format"] == "%.1f%%"  # a percentage, with its sign
+    assert cfg["wtkappa"]["label"] == "Weighted kappa (QWK)" and "`wtkappa`" in cfg["wtkappa"]["help"]
+    # no table is wider than the agreement columns: the distributions have their own table
+    assert len(agreement.value.columns) <= 10
+    true_score = next(d for d in at.dataframe if "prmse_true" in d.value.columns)
+    assert "RSMTool: `PRMSE true`" in _config(true_score)["prmse_true"]["help"]
+    assert "N raters" in true_score.value.columns
+
+
+def test_collaborative_shares_are_percentages(run_page):
+    at = run_page(PAGE)
+    rates = next(d for d in at.dataframe if "human_ratio" in d.value.columns)
+    cfg = _config(rates)
+    assert cfg["human_ratio"]["label"] == "Human ratio (%)" and cfg["human_ratio"]["type_config"]["format"] == "%.1f%%"
+    # the shares are shown 0-100: the group sizes give the ratio directly
+    row = rates.value.iloc[0]
+    assert row["human_ratio"] == pytest.approx(100 * row["n_human"] / row["N"])
+
+
+def test_every_table_can_be_downloaded(run_page):
+    at = run_page(PAGE)
+    labels = [b.proto.label for b in at.get("download_button")]
+    for name in ("the agreement", "the human-human agreement", "the true-score evaluation",
+                 "the agreement by system", "the fairness analyses by system",
+                 "the collaborative result by system"):
+        assert any(name in label for label in labels), name
+    assert any("JSON" in label for label in labels)
+
+
+def test_zero_scores_option_drops_and_says_how_many(run_page):
+    frame = _ordinal_frame()
+    frame["human_label"] = frame["human_label"] - 1  # gold 0..4
+    frame["machine_label"] = frame["machine_label"] - 1
+    n_zero = int((frame["human_label"] == 0).sum())
+    at = run_page(PAGE, state=_state(frame, {"subgroups": ["lang"]}, fair_groups=["lang"]))
+    assert not at.exception and not at.error
+    assert not any("responses evaluated" in i.value for i in at.info)  # zeros kept by default on the page
+    at.checkbox(key="_w_fair_exclude_zero").check().run()
+    assert not at.exception and not at.error
+    assert any(f"{len(frame) - n_zero:,} of {len(frame):,} responses evaluated" in i.value
+               and f"{n_zero:,} because the human score is 0" in i.value for i in at.info)
+    assert _eval_table(at).loc[0, "N"] == len(frame) - n_zero
+
+
+def test_flag_and_candidate_options(run_page):
+    frame = _ordinal_frame().assign(ok=np.where(np.arange(400) < 300, "yes", "no"),
+                                    speaker=np.arange(400) // 4)
+    frame.loc[:9, "speaker"] = 1000 + np.arange(10)  # ten speakers with a single response
+    at = run_page(PAGE, state=_state(frame, {"subgroups": ["lang"]}, fair_groups=["lang"],
+                                     fair_flag_col="ok", fair_flag_values=["yes"],
+                                     fair_candidate="speaker", fair_min_items=2))
+    assert not at.exception and not at.error
+    # 100 rows flagged "no"; then the ten single-response speakers (rows 1-10, all "yes")
+    assert any("100 because a flag column" in i.value and "10 because the candidate" in i.value for i in at.info)
+    assert _eval_table(at).loc[0, "N"] == 290
+
+
+def test_trim_option(run_page):
+    frame = _ordinal_frame()
+    frame.loc[0, "machine_label"] = 5
+    at = run_page(PAGE, state=_state(frame, {"subgroups": ["lang"]}, fair_groups=["lang"],
+                                     fair_trim=True, fair_trim_min=1.0, fair_trim_max=3.0, fair_trim_tol=0.0))
+    assert not at.exception and not at.error
+    assert _eval_table(at).loc[0, "sys_max"] == 3.0  # every label above 3 trimmed to 3
+
+
+def test_label_like_and_mapped_columns_are_never_subgroups(run_page):
+    import dataclasses
+
+    frame = _ordinal_frame().rename(columns={"machine_label": "model_pred"})
+    frame["judge_verdict"] = np.where(frame["model_pred"] > 2, "high", "low")
+    data = _state(frame, {"machine_label": "model_pred", "subgroups": ["lang", "judge_verdict"]})
+    # even if a stale mapping lists the machine-label column as a subgroup
+    roles = dict(data["data"].roles, subgroups=["model_pred", "judge_verdict", "lang"])
+    data["data"] = dataclasses.replace(data["data"], roles=roles)
+    at = run_page(PAGE, state={**data, "fair_groups": ["model_pred", "judge_verdict", "lang"]})
+    assert not at.exception and not at.error
+    assert at.multiselect(key="_w_fair_groups").options == ["lang"]
+    assert at.session_state["fair_groups"] == ["lang"]
+    assert not any("model_pred" in w.value for w in at.warning)

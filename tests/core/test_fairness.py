@@ -225,6 +225,15 @@ def test_dsm_figure_flags_band_and_missing():
     assert bar.marker.color[1] != bar.marker.color[0]
     band = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(band) == 1 and (band[0].y0, band[0].y1) == (-0.1, 0.1)
+    # every mark has a legend entry: the three bar colours that occur and the dashed band lines
+    legend = {t.name: t for t in fig.data[1:]}
+    assert set(legend) == {"within ±0.1", "outside ±0.1 (flagged)", "DSM missing or NaN (drawn at 0)",
+                           "±0.1 band (acceptable |DSM|)"}
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(lines) == 2 and all(s.line.dash == legend["±0.1 band (acceptable |DSM|)"].line.dash for s in lines)
+    assert legend["within ±0.1"].marker.color == bar.marker.color[0]
+    assert legend["outside ±0.1 (flagged)"].marker.color == bar.marker.color[1]
+    assert fig.layout.showlegend and not bar.showlegend
 
 
 def test_group_rates_figure_skips_unavailable_metrics():
@@ -232,8 +241,28 @@ def test_group_rates_figure_skips_unavailable_metrics():
 
     fig = group_rates_figure({"a": {"human_ratio": 0.5, "time_cost": None}, "b": {"human_ratio": 0.25, "time_cost": None}},
                              metrics=("human_ratio", "time_cost"))
-    assert [t.name for t in fig.data] == ["Human ratio"]
+    assert [t.name for t in fig.data] == ["Human ratio (share of samples)"]
     assert list(fig.data[0].y) == [0.5, 0.25]
+
+
+def test_group_rates_figure_one_axis_per_quantity_and_legend_for_lines():
+    from core.figures.fairness import group_rates_figure
+
+    rates = {"a": {"human_ratio": 0.5, "time_cost": 0.4, "accuracy": 0.9, "machine_accuracy": 0.8},
+             "b": {"human_ratio": 0.25, "time_cost": 0.2, "accuracy": 0.95, "machine_accuracy": 0.85}}
+    fig = group_rates_figure(rates, overall={"human_ratio": 0.375, "accuracy": 0.925})
+    bars = {t.name: t for t in fig.data if t.type == "bar"}
+    # shares sent to humans on the first axis, accuracies on the second
+    assert bars["Human ratio (share of samples)"].yaxis == "y" and bars["Time cost (share of effort)"].yaxis == "y"
+    assert bars["Accuracy (collaborative)"].yaxis == "y2" and bars["Accuracy (machine only)"].yaxis == "y2"
+    assert fig.layout.yaxis.title.text != fig.layout.yaxis2.title.text
+    assert fig.layout.yaxis.tickformat == ".0%" and fig.layout.yaxis2.tickformat == ".0%"
+    # the dotted whole-set lines: one shape and one legend entry each
+    dotted = [s for s in fig.layout.shapes if s.line.dash == "dot"]
+    entries = [t for t in fig.data if t.type == "scatter"]
+    assert len(dotted) == 2 and [t.name for t in entries] == ["Human ratio, whole set (37.5%)",
+                                                              "Accuracy, whole set (92.5%)"]
+    assert all(t.line.dash == "dot" for t in entries)
 
 
 # ------------------------------------------------------------------------------------------
@@ -277,3 +306,20 @@ def test_comparison_frame():
         comparison_frame(data, compare="raters")
     with pytest.raises(DataError, match="needs an assignment"):
         comparison_frame(data, compare="collaborative")
+
+
+def test_subgroup_choices_leave_out_mapped_and_label_like_columns():
+    import dataclasses
+
+    import pandas as pd
+
+    from core.data import prepare
+    from core.rsm import subgroup_choices
+
+    data = prepare(pd.DataFrame({
+        "model_pred": [0, 1, 1, 0], "confidence": [0.9, 0.8, 0.7, 0.6], "human_label": [0, 0, 1, 1],
+        "judge_verdict": ["a", "b", "a", "b"], "lang": ["x", "y", "x", "y"], "site": ["s", "s", "t", "t"],
+    }), {"machine_label": "model_pred", "subgroups": ["judge_verdict", "lang", "site"]})
+    assert subgroup_choices(data) == ["lang", "site"]  # judge_verdict: a prediction by its name
+    stale = dataclasses.replace(data, roles=dict(data.roles, subgroups=["model_pred", "lang"]))
+    assert subgroup_choices(stale) == ["lang"]  # mapped to machine_label: never a subgroup
