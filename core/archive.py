@@ -10,7 +10,8 @@ its size is read for what it holds.
 Limits (one set for the whole library; a pathological archive is refused within seconds):
 
 * ``MAX_ARCHIVE_BYTES``: the archive file itself (compressed), 256 MiB;
-* ``MAX_MEMBERS``: entries in the archive's directory (files, folders, anything), 20,000;
+* ``MAX_MEMBERS``: entries in the archive's directory (files, folders, anything), 20,000,
+  checked from the raw directory before it is parsed (a declared count may lie);
 * ``MAX_MEMBER_BYTES``: one member once decompressed, 64 MiB;
 * ``MAX_TOTAL_BYTES``: all members read from one archive once decompressed, 512 MiB.
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import io
 import lzma
+import struct
 import zipfile
 import zlib
 from collections.abc import Sequence
@@ -77,6 +79,53 @@ def _is_junk(name: str) -> bool:
     return name.startswith("__MACOSX/") or PurePosixPath(name).name.startswith(".")
 
 
+def _count_entries(fh, size: int, limit: int) -> tuple[int, bool] | None:
+    """Entries of an archive's central directory, counted before :mod:`zipfile` parses it.
+
+    ``zipfile`` reads the whole directory when it opens an archive, however many entries it
+    holds (seconds per 100,000), so the count is checked first from the raw bytes: the count
+    the end record declares (zip64 too), then the directory's own entries, walked header by
+    header and no further than ``limit + 1`` (a declared count may lie). Returns ``(count,
+    declared)``, or None when the end record is not found (``zipfile`` then says why).
+    """
+    tail_len = min(size, 22 + 65_535)
+    fh.seek(size - tail_len)
+    tail = fh.read(tail_len)
+    i = tail.rfind(b"PK\x05\x06")
+    if i < 0 or len(tail) - i < 22:
+        return None
+    eocd = size - tail_len + i
+    declared, cd_size = struct.unpack_from("<HI", tail, i + 10)
+    cd_end = eocd
+    if i >= 20 and tail[i - 20:i - 16] == b"PK\x06\x07":
+        # a zip64 locator precedes the end record: the counts that zipfile uses sit in the
+        # zip64 end record just before it, and the directory ends there
+        rec = eocd - 20 - 56
+        if rec < 0:
+            return None
+        fh.seek(rec)
+        head = fh.read(56)
+        if len(head) < 56 or head[:4] != b"PK\x06\x06":
+            return None
+        declared, cd_size = struct.unpack_from("<QQ", head, 32)
+        cd_end = rec
+    if declared > limit:
+        return declared, True
+    cd_start = cd_end - cd_size
+    if cd_start < 0:
+        return None
+    fh.seek(cd_start)
+    cd = fh.read(cd_size)
+    pos = count = 0
+    while pos + 46 <= len(cd) and count <= limit:
+        if cd[pos:pos + 4] != b"PK\x01\x02":
+            break
+        n_name, n_extra, n_comment = struct.unpack_from("<HHH", cd, pos + 28)
+        pos += 46 + n_name + n_extra + n_comment
+        count += 1
+    return count, False
+
+
 def read_zip_members(
     archive: bytes | bytearray | memoryview | str | Path,
     *,
@@ -133,6 +182,18 @@ def read_zip_members(
     if size > max_archive:
         raise DataError(f"{name}: the zip archive is {_mb(size)}, above the limit of {_mb(max_archive)}")
     wanted = tuple(s.lower() for s in suffixes) if suffixes is not None else None
+    try:
+        if isinstance(opened, Path):
+            with opened.open("rb") as fh:
+                counted = _count_entries(fh, size, max_members)
+        else:
+            counted = _count_entries(opened, size, max_members)
+    except OSError as exc:
+        raise DataError(f"{name}: cannot read the zip archive ({exc})") from None
+    if counted is not None and counted[0] > max_members:
+        raise DataError(f"{name}: the zip archive " + (
+            f"declares {counted[0]:,} entries, above the limit of {max_members:,}" if counted[1]
+            else f"has more than {max_members:,} entries in its directory, the limit"))
     try:
         zf = zipfile.ZipFile(opened)
     except zipfile.BadZipFile:

@@ -143,8 +143,14 @@ def test_total_cap_counts_every_decompressed_byte(monkeypatch):
 def test_member_count_and_archive_size(monkeypatch, tmp_path: Path):
     data = _zip({f"f{k}.json": b"{}" for k in range(4)} | {"d/": b""})
     monkeypatch.setattr(archive, "MAX_MEMBERS", 4)
-    with pytest.raises(DataError, match=r"^a\.zip: the zip archive has 5 entries, above the limit of 4"):
+    with pytest.raises(DataError, match=r"^a\.zip: the zip archive declares 5 entries, above the limit of 4$"):
         read_zip_members(data, source="a.zip")
+    # an end record that understates the count: the directory itself is walked (up to limit + 1)
+    forged = bytearray(data)
+    end = forged.rfind(b"PK\x05\x06")
+    struct.pack_into("<HH", forged, end + 8, 2, 2)
+    with pytest.raises(DataError, match=r"^a\.zip: the zip archive has more than 4 entries in its directory"):
+        read_zip_members(bytes(forged), source="a.zip")
     monkeypatch.setattr(archive, "MAX_MEMBERS", 5)
     assert len(read_zip_members(data).members) == 4
     monkeypatch.setattr(archive, "MAX_ARCHIVE_BYTES", len(data) - 1)
@@ -162,3 +168,24 @@ def test_encrypted_member_is_named():
         read_zip_members(data, source="e.zip")
     kept = read_zip_members(data, source="e.zip", keep_member_errors=True)
     assert list(kept.members) == ["ok.json"] and list(kept.errors) == ["secret.json"]
+
+
+def test_many_entries_refused_before_the_directory_is_parsed():
+    """40,000 empty entries (zip64 directory): refused from the raw bytes, also when the end
+    records understate the count, without zipfile parsing 40,000 directory entries."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+        for k in range(40_000):
+            zf.writestr(f"{k}.json", b"")
+    data = buf.getvalue()
+    with pytest.raises(DataError, match=r"^m\.zip: the zip archive declares 40,000 entries, above the limit of 20,000"):
+        read_zip_members(data, source="m.zip")
+    forged = bytearray(data)
+    struct.pack_into("<HH", forged, forged.rfind(b"PK\x05\x06") + 8, 3, 3)
+    struct.pack_into("<QQ", forged, forged.rfind(b"PK\x06\x06") + 24, 3, 3)
+    with zipfile.ZipFile(io.BytesIO(bytes(forged))) as zf:  # zipfile itself still sees them all
+        assert len(zf.infolist()) == 40_000
+    start = time.perf_counter()
+    with pytest.raises(DataError, match=r"^m\.zip: the zip archive has more than 20,000 entries in its directory"):
+        read_zip_members(bytes(forged), source="m.zip")
+    assert time.perf_counter() - start < 2
