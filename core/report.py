@@ -14,9 +14,12 @@ import pandas as pd
 from core.data import EvalData
 from core.errors import DataError
 from core.reliability import collaborative_labels, per_class_table
-from core.sae import Assignment, Constraints, SAEInputs, evaluate, n_from_share, solve
+from core.sae import (Assignment, Constraints, SAEInputs, evaluate, lambda_range, n_from_share,
+                      solve)
+from core.summary import data_effort_unit
 
-__all__ = ["run_assignment", "assignment_json", "assignment_table", "per_class_report", "ASSIGN_KEYS"]
+__all__ = ["run_assignment", "assignment_json", "assignment_table", "per_class_report",
+           "lambda_range_json", "ASSIGN_KEYS"]
 
 #: Keys of the ``hmceval assign --json`` object (stable contract), in order.
 ASSIGN_KEYS = ("M", "N", "lambda", "mode", "n_human", "human_ratio", "time_cost",
@@ -54,7 +57,8 @@ def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment) -> d
     """The metrics object of ``hmceval assign --json`` (keys :data:`ASSIGN_KEYS` first).
 
     Observed reliability is ``None`` (JSON ``null``) without gold labels, and so is the time
-    cost without ground-truth effort.
+    cost without ground-truth effort. ``lambda_range`` is :func:`lambda_range_json` at the
+    assignment's N and mode.
     """
     res = evaluate(inp, assignment)
     out = {k: res[k] for k in ASSIGN_KEYS}
@@ -62,7 +66,27 @@ def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment) -> d
     out["expected_reliability"] = res["expected_reliability"]
     out["effort_source"] = data.effort_source
     out["confidence_column"] = data.roles.get("machine_confidence")
+    out["lambda_range"] = lambda_range_json(data, inp, n_human=assignment.n_budget,
+                                            mode=assignment.mode)
     return out
+
+
+def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
+                      mode: str = "at_most") -> dict[str, Any]:
+    """The range of lambda that changes the assignment (:func:`core.sae.lambda_range`), as JSON.
+
+    Returns
+    -------
+    dict
+        ``upper`` (beyond it nothing changes; "at most N" with effort above the machine's: no
+        sample goes to humans from it on), ``pivot`` (N samples go to humans below it; ``null``
+        in "exactly" mode, ``Infinity`` when N go at every lambda), ``first`` (the smallest
+        gain/effort ratio) and ``effort_unit`` (from the effort column's name, else "effort
+        units"), all for the problem without extra constraints.
+    """
+    r = lambda_range(inp, n_human=n_human, mode=mode)  # type: ignore[arg-type]
+    return {"upper": r.upper, "pivot": r.pivot, "first": r.first,
+            "effort_unit": data_effort_unit(data)}
 
 
 def assignment_table(data: EvalData, assignment: Assignment) -> pd.DataFrame:

@@ -620,12 +620,17 @@ class LambdaRange:
     n_human : int
         The budget N.
     mode : str
+    first : float or None
+        The smallest positive ratio ``(b_i - a_i) / (l_i - k_i)`` (over l_i > k_i): where the
+        first sample's gain stops paying for its effort; None when no sample has one. A
+        sensible lower end of a log-scaled lambda axis.
     """
 
     upper: float
     pivot: float | None
     n_human: int
     mode: str
+    first: float | None = None
 
 
 def _hull(x: np.ndarray, y: np.ndarray, *, lower: bool) -> np.ndarray:
@@ -738,13 +743,15 @@ def lambda_range(inp: SAEInputs, *, n_human: int, mode: Mode = "at_most") -> Lam
     n = int(n_human)
     c = inp.b - inp.a
     d = inp.l - inp.k
+    pos = (d > 0) & (c > 0)
+    ratios = c[pos] / d[pos]
+    first = float(ratios.min()) if len(ratios) else None
     if mode == "exactly":
-        return LambdaRange(upper=_last_change(c, d, n), pivot=None, n_human=n, mode=mode)
+        return LambdaRange(upper=_last_change(c, d, n), pivot=None, n_human=n, mode=mode,
+                           first=first)
     pivot = None
     nonneg = bool((d >= 0).all())
     always = int(((d == 0) & (c > 0)).sum()) if nonneg else -1
-    pos = (d > 0) & (c > 0)
-    ratios = c[pos] / d[pos]
     if n == 0:
         upper = 0.0
     elif always == 0:
@@ -768,22 +775,27 @@ def lambda_range(inp: SAEInputs, *, n_human: int, mode: Mode = "at_most") -> Lam
             pivot = 0.0
         else:
             pivot = float(ratios[need - 1])
-    return LambdaRange(upper=upper, pivot=pivot, n_human=n, mode=mode)
+    return LambdaRange(upper=upper, pivot=pivot, n_human=n, mode=mode, first=first)
 
 
 #: Steps of :func:`lambda_grid` within a decade (1, 1.2, 1.5, 2, ... 8).
 LAMBDA_STEPS = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 
 
-def lambda_grid(upper: float, *, decades: int = 5, include: Sequence[float] = ()) -> np.ndarray:
+def lambda_grid(upper: float, *, lower: float | None = None, decades: int = 5,
+                include: Sequence[float] = ()) -> np.ndarray:
     """A log-like lambda grid from 0 to ``upper``: 0, then 1-1.2-1.5-2-2.5-3-4-5-6-8 steps per
-    decade over the ``decades`` decades below ``upper``, then ``upper`` itself.
+    decade from the decade of ``lower`` (at most ``decades`` decades below ``upper``'s), then
+    ``upper`` itself.
 
     Parameters
     ----------
     upper : float >= 0
         The end of the grid (:attr:`LambdaRange.upper`); 0 gives ``[0]``.
+    lower : float > 0, optional
+        Where the steps start (:attr:`LambdaRange.first`), rounded down to its decade.
     decades : int, default=5
+        The most decades of steps.
     include : sequence of float
         Values added to the grid (e.g. the current lambda), when in [0, upper].
 
@@ -798,7 +810,10 @@ def lambda_grid(upper: float, *, decades: int = 5, include: Sequence[float] = ()
     vals = [0.0]
     if upper > 0:
         top = math.floor(math.log10(upper))
-        for e in range(top - decades + 1, top + 1):
+        bottom = top - decades + 1
+        if lower is not None and 0 < lower <= upper:
+            bottom = max(bottom, math.floor(math.log10(lower)))
+        for e in range(bottom, top + 1):
             vals += [float(f"{s * 10.0 ** e:.6g}") for s in LAMBDA_STEPS]
         vals.append(upper)
     vals += [float(v) for v in include if 0 <= float(v) <= upper]

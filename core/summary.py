@@ -110,7 +110,7 @@ def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
         The effort's unit (:func:`data_effort_unit`), named in the "why" sentence.
     machine_expected : float, optional
         The machine's mean confidence over all samples, compared with ``expected_reliability``
-        when there are no gold labels.
+        ("expected accuracy": what the confidences promise) when there are no gold labels.
 
     Returns
     -------
@@ -137,7 +137,8 @@ def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
     if res.get("accuracy") is not None and mo.get("accuracy") is not None:
         name, before, after = "Accuracy", float(mo["accuracy"]), float(res["accuracy"])
     elif machine_expected is not None and res.get("expected_reliability") is not None:
-        name, before, after = ("Expected accuracy (mean confidence)", float(machine_expected),
+        # no gold labels: the accuracy the confidences promise
+        name, before, after = ("Expected accuracy", float(machine_expected),
                                float(res["expected_reliability"]))
     else:
         name, before, after = None, None, None
@@ -160,7 +161,8 @@ def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
                     f"labelling everything ({who}).")
     why = None
     if res.get("mode") == "at_most" and n_h < n_b:
-        why = (f"Only {n_h:,} of the {n_b:,} samples the budget allows go to humans: at "
+        why = ((f"Only {n_h:,} of the {n_b:,} samples the budget allows go" if n_h else
+                f"None of the {n_b:,} samples the budget allows goes") + " to humans: at "
                f"λ = {lam:g} ({per_unit(unit)}) the other samples' gain in confidence "
                f"does not pay for their effort (gain = (1 − confidence) − λ × effort ≤ 0), so "
                "they stay with the machine. Lower λ, or choose \"exactly N\", to send more.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -10,18 +12,23 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.tradeoff import EFFORT_METRICS, RELIABILITY_METRICS, curves, frontier
 from core.report import assignment_json, assignment_table, per_class_report
+from core.sae import lambda_grid
 from core.serialize import dumps
-from pages._common import (current_assignment, current_sweep, fmt, get_data, get_params,
-                           init_state, show_error, synced)
+from core.summary import data_effort_unit, effort_unit, pct, per_unit, tradeoff_summary
+from pages._common import (current_assignment, current_lambda_range, current_sweep, fmt, get_data,
+                           get_params, init_state, next_step, show_error, synced)
 
 init_state()
 ss = st.session_state
 data = get_data()
 M = data.M
+unit = data_effort_unit(data)  # the unit of l_i, the effort the optimiser weighs
 st.title("Trade-off")
-st.caption("HMCEval assigns each sample to a human or to the machine by maximising confidence "
-           "minus λ × effort (Eq. 3) with at most N samples sent to humans (Eq. 4). Raise N or "
-           "lower λ for reliability; lower N or raise λ to save effort.")
+st.caption("HMCEval sends a sample to a human when the confidence it gains, minus λ × its "
+           "effort, is positive and among the N largest (Eq. 3-4). Raise N or lower λ for "
+           "reliability; lower N or raise λ to save effort. λ weighs confidence against effort "
+           f"(it is {per_unit(unit)}), so its useful range depends on the effort's unit: the "
+           "λ slider spans exactly the values that change something on this data.")
 
 c1, c2, c3 = st.columns([3, 3, 2])
 with c1:
@@ -33,9 +40,28 @@ def _set_count() -> None:
     ss["share"] = ss["_w_count"] / M
 
 
+rng = current_lambda_range()
+lam_now = float(ss["lam"])
 with c2:
-    synced(st.slider, "λ (effort weight)", "lam", min_value=0.0, max_value=50.0, step=0.1,
-           help="0 ignores effort; large values send fewer, cheaper samples to humans.")
+    if rng.upper > 0:
+        # a log-like grid from 0 to the last value that changes the assignment, plus the
+        # current value (typed in the box below, or the paper's 4.6)
+        options = lambda_grid(rng.upper, lower=rng.first, include=[lam_now]).tolist()
+        if lam_now not in options:
+            options.append(lam_now)
+        synced(st.select_slider, f"λ (effort weight, {per_unit(unit)})", "lam",
+               options=sorted(options), format_func=lambda v: f"{v:g}",
+               help=f"From 0 (effort ignored) to {rng.upper:.4g}, beyond which "
+                    + ("no sample goes to humans." if ss["mode"] == "at_most" else
+                       "the assignment no longer changes (the N samples of least effort go).")
+                    + " Log-like steps; type an exact value in the box.")
+    else:
+        st.caption("λ changes nothing on this data at this N and mode (every ordering of the "
+                   "samples is the same whatever λ).")
+    synced(st.number_input, f"λ, exact value ({per_unit(unit)})", "lam", wkey="_w_lam_box",
+           min_value=0.0, format="%g",
+           step=10.0 ** (math.floor(math.log10(rng.upper)) - 3) if rng.upper > 0 else 0.1,
+           help="Any value >= 0; the slider and the command line (--lam) take the same λ.")
 with c3:
     if ss.get("_w_count") != get_params().n_human:
         ss["_w_count"] = get_params().n_human
@@ -100,59 +126,108 @@ mo = res["machine_only"]
 st.subheader("Result at " + params.label)
 if res["method"] == "ilp":
     st.caption("Solved by the general ILP (extra constraints active).")
+said = tradeoff_summary(res, unit=unit, machine_expected=float(inp.a.mean()))
+st.markdown(f"**{said.headline}**")
+if said.why:
+    st.info(said.why)
 k = st.columns(4)
 for col, key, name in zip(k, ("accuracy", "f1", "precision", "recall"),
                           ("Accuracy", "F1 (macro)", "Precision (macro)", "Recall (macro)")):
     if res[key] is None:
         col.metric(name, "n/a", help="No gold labels: observed reliability is unavailable.")
     else:
-        col.metric(name, fmt(res[key]), delta=f"{res[key] - mo[key]:+.4f} vs machine only",
-                   help=f"Machine only: {fmt(mo[key])}; all human: 1.0000 (humans are gold).")
+        col.metric(name, pct(res[key]), delta=f"{100 * (res[key] - mo[key]):+.1f} points vs machine only",
+                   help=f"Machine only: {pct(mo[key])}; all human: 100% (humans are the gold).")
 e = st.columns(4)
 e[0].metric("Humans", f"{res['n_human']:,} of {M:,}",
             help="Samples assigned to a human (at most N in 'at most' mode).")
-e[1].metric("Human ratio", fmt(res["human_ratio"]),
-            delta=f"{res['human_ratio'] - 1:+.4f} vs all human", delta_color="inverse")
+e[1].metric("Human ratio", pct(res["human_ratio"]),
+            delta=f"{100 * (res['human_ratio'] - 1):+.1f} points vs all human", delta_color="inverse",
+            help="Share of the samples that humans label.")
+gt_unit = effort_unit(data.roles.get("human_effort"))
 if res["time_cost"] is None:
     e[2].metric("Time cost", "n/a", help="No ground-truth effort column.")
+    spent = float(inp.l[assignment.human].sum())
+    e[3].metric(f"Predicted human effort ({unit})", f"{spent:,.4g}",
+                help=f"Predicted effort of the samples sent to humans, of {inp.l.sum():,.4g} {unit} "
+                     "for all samples.")
 else:
-    e[2].metric("Time cost", fmt(res["time_cost"]), delta=f"{res['time_cost'] - 1:+.4f} vs all human",
-                delta_color="inverse", help="Ground-truth effort of human samples / total effort.")
-e[3].metric("Expected reliability", fmt(res["expected_reliability"]),
-            help="Mean confidence of what the machine keeps, with human confidence b_i for the rest.")
-st.caption(f"Objective (Eq. 3) {res['objective']:.4f} · predicted time cost "
-           f"{fmt(res['time_cost_predicted'])} (effort source: {data.effort_source.replace('_', ' ')})")
+    he = data.frame["human_effort"].to_numpy(float)
+    e[2].metric("Time cost", pct(res["time_cost"]),
+                delta=f"{100 * (res['time_cost'] - 1):+.1f} points vs all human",
+                delta_color="inverse",
+                help=f"Ground-truth effort ({gt_unit}) of the human samples / the total effort.")
+    e[3].metric(f"Human effort ({gt_unit})", f"{he[assignment.human].sum():,.4g}",
+                help=f"Ground-truth effort of the samples sent to humans, of {he.sum():,.4g} "
+                     f"{gt_unit} to label everything.")
+with st.expander("Technical figures (Eq. 3, expected reliability, λ range)"):
+    t = st.columns(3)
+    t[0].metric("Expected reliability", fmt(res["expected_reliability"]),
+                help="Mean confidence of what the machine keeps, with human confidence b_i for "
+                     "the rest.")
+    t[1].metric("Objective (Eq. 3)", f"{res['objective']:.4f}",
+                help="Σ confidence − λ × Σ effort over the assignment (its maximum).")
+    t[2].metric("Predicted time cost", pct(res["time_cost_predicted"]),
+                help=f"Predicted effort ({unit}) of the human samples / the total predicted effort.")
+    lines = [f"Effort the optimiser weighs: {data.effort_source.replace('_', ' ')} "
+             f"(`{data.roles.get(data.effort_source, '1 per sample')}`), in {unit}."]
+    if rng.upper > 0:
+        lines.append(f"λ changes the assignment between 0 and {rng.upper:.6g} "
+                     + ("(from there on no sample goes to humans)." if params.mode == "at_most"
+                        else "(from there on the N samples of least effort go)."))
+    if rng.pivot is not None and 0 < rng.pivot < math.inf:
+        lines.append(f"All N = {params.n_human:,} allowed samples go to humans while λ < "
+                     f"{rng.pivot:.6g}; fewer from there on.")
+    elif rng.pivot == 0 and params.n_human > 0:
+        lines.append(f"Fewer than N = {params.n_human:,} samples have a positive gain even at "
+                     "λ = 0 (their machine confidence is already that of a human).")
+    st.caption(" ".join(lines))
 
 share_grid = np.round(np.arange(0, 1.0001, 0.01), 10)
-lam_grid = np.round(np.arange(0, 50.0001, 0.25), 10)
+if rng.upper > 0:
+    low = max(rng.first or rng.upper / 1e5, rng.upper / 1e5) / 2
+    lam_grid = np.unique(np.r_[lambda_grid(rng.upper, lower=rng.first, include=[params.lam]),
+                               np.geomspace(low, rng.upper, 120)])
+else:
+    lam_grid = np.array([0.0, params.lam]) if params.lam > 0 else np.array([0.0, 1.0])
 by_share = current_sweep([params.lam], shares=share_grid)
 by_lam = current_sweep(lam_grid, n_values=[params.n_human])
 rel = [m for m in RELIABILITY_METRICS if data.has_gold] or ["expected_reliability"]
 if not data.has_gold:
     rel = ["expected_reliability"]
 eff = [m for m in EFFORT_METRICS if m != "time_cost" or data.has_effort]
+lam_title = f"λ ({per_unit(unit)}, log scale)"
+eff_title = f"share of all samples / of all effort ({unit})"
 
 t1, t2 = st.tabs(["Against N / M (Figure 2)", "Against λ (Figure 3)"])
 with t1:
     a, b = st.columns(2)
     a.plotly_chart(curves(by_share, x="human_share", metrics=rel, current=params.share,
-                          title=f"Reliability at λ = {params.lam:g}", y_title="score"), width="stretch")
+                          title=f"Reliability at λ = {params.lam:g}", y_title="score",
+                          x_title="N / M (share of samples humans may label)"), width="stretch")
     b.plotly_chart(curves(by_share, x="human_share", metrics=eff, current=params.share,
-                          title=f"Effort at λ = {params.lam:g}", y_title="share"), width="stretch")
+                          title=f"Effort at λ = {params.lam:g}", y_title=eff_title,
+                          x_title="N / M (share of samples humans may label)"), width="stretch")
 with t2:
     a, b = st.columns(2)
-    a.plotly_chart(curves(by_lam, x="lambda", metrics=rel, current=params.lam,
-                          title=f"Reliability at N = {params.n_human}", y_title="score"), width="stretch")
-    b.plotly_chart(curves(by_lam, x="lambda", metrics=eff, current=params.lam,
-                          title=f"Effort at N = {params.n_human}", y_title="share"), width="stretch")
+    a.plotly_chart(curves(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
+                          title=f"Reliability at N = {params.n_human:,}", y_title="score",
+                          x_title=lam_title), width="stretch")
+    b.plotly_chart(curves(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
+                          title=f"Effort at N = {params.n_human:,}", y_title=eff_title,
+                          x_title=lam_title), width="stretch")
+    st.caption(f"λ from {lam_grid[lam_grid > 0].min():.3g} to {lam_grid.max():.4g} on a log "
+               "scale (a log scale cannot show λ = 0).")
 
 st.subheader("Accuracy against time cost")
 if data.has_gold and data.has_effort:
-    grid = current_sweep(np.round(np.arange(0, 45.0001, 0.5), 10),
-                         shares=np.round(np.arange(0, 1.0001, 0.05), 10))
-    st.plotly_chart(frontier(grid, current=res, machine_only=mo["accuracy"]), width="stretch")
-    st.caption(f"{len(grid):,} grid points (λ 0–45 step 0.5 × N/M 0–1 step 0.05); the black line is "
-               "the best accuracy reachable at each time cost.")
+    grid_lams = lambda_grid(rng.upper, lower=rng.first) if rng.upper > 0 else np.array([0.0])
+    grid = current_sweep(grid_lams, shares=np.round(np.arange(0, 1.0001, 0.05), 10))
+    st.plotly_chart(frontier(grid, current=res, machine_only=mo["accuracy"], log_lambda=True,
+                             x_title=f"Time cost (share of the total effort in {gt_unit})"),
+                    width="stretch")
+    st.caption(f"{len(grid):,} grid points (λ 0–{grid_lams.max():.4g}, log-like steps × N/M "
+               "0–100% step 5%); the black line is the best accuracy reachable at each time cost.")
 else:
     st.info("The frontier needs gold labels and ground-truth effort.")
 
@@ -169,3 +244,7 @@ d1.download_button("Download the assignment (CSV)",
                    file_name="hmceval_assignment.csv", mime="text/csv")
 d2.download_button("Download the metrics (JSON)", dumps(res).encode(),
                    file_name="hmceval_metrics.json", mime="application/json")
+
+next_step("2a_Evaluate.py", "Evaluate",
+          "Run a real round at this setting: plan who labels what, send the queue, take the "
+          "labels back and get the result with a confidence interval.")

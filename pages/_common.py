@@ -39,7 +39,8 @@ from core.data import EvalData, prepare
 from core.defaults import HUMAN_SHARE, LAMBDA, MODE
 from core.demo import make_demo
 from core.errors import DataError
-from core.sae import Assignment, Constraints, SAEInputs, constraints_from_settings, n_from_share, solve, sweep
+from core.sae import (Assignment, Constraints, LambdaRange, SAEInputs, constraints_from_settings,
+                      lambda_range, n_from_share, solve, sweep)
 
 DEFAULTS: dict[str, Any] = {
     "lam": LAMBDA,
@@ -66,7 +67,7 @@ class Params:
     @property
     def label(self) -> str:
         mode = "at most" if self.mode == "at_most" else "exactly"
-        return f"λ = {self.lam:g}, N = {self.n_human} ({mode}, N/M = {self.share:.3f})"
+        return f"λ = {self.lam:g}, N = {self.n_human:,} ({mode}, {100 * self.share:.1f}% of the samples)"
 
 
 # ------------------------------------------------------------------------------- state
@@ -181,6 +182,17 @@ def current_assignment() -> tuple[SAEInputs, Assignment]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def _lambda_range_cached(data_key: str, _inp: SAEInputs, n_human: int, mode: str) -> LambdaRange:
+    return lambda_range(_inp, n_human=n_human, mode=mode)
+
+
+def current_lambda_range() -> LambdaRange:
+    """:func:`core.sae.lambda_range` of the active data at the current N and mode (cached)."""
+    p = get_params()
+    return _lambda_range_cached(st.session_state["data_key"], sae_inputs(), p.n_human, p.mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def cached_sweep(data_key: str, _inp: SAEInputs, lams: tuple, shares: tuple | None,
                  n_values: tuple | None, mode: str) -> pd.DataFrame:
     """:func:`core.sae.sweep`, cached on the data fingerprint and the grid."""
@@ -201,12 +213,32 @@ def _copy(widget_key: str, state_key: str) -> None:
     st.session_state[state_key] = st.session_state[widget_key]
 
 
-def synced(widget, label: str, state_key: str, **kwargs):
-    """Render ``widget`` (e.g. ``st.slider``) as a view of ``st.session_state[state_key]``."""
-    wkey = f"_w_{state_key}"
+def synced(widget, label: str, state_key: str, *, wkey: str | None = None, **kwargs):
+    """Render ``widget`` (e.g. ``st.slider``) as a view of ``st.session_state[state_key]``.
+
+    The widget's key is ``_w_<state_key>`` unless ``wkey`` names another (two widgets on one
+    value, e.g. a slider and a number box, each need their own key).
+    """
+    wkey = wkey or f"_w_{state_key}"
     if st.session_state.get(wkey) != st.session_state[state_key]:
         st.session_state[wkey] = st.session_state[state_key]
     return widget(label, key=wkey, on_change=_copy, args=(wkey, state_key), **kwargs)
+
+
+def next_step(page: str, label: str, why: str = "") -> None:
+    """End a page with the next step of the workflow: a link to ``pages/<page>``.
+
+    Run on its own (a page test, without the app's navigation) the page shows the step as text.
+    """
+    from streamlit.errors import StreamlitAPIException
+
+    st.divider()
+    try:
+        st.page_link(f"pages/{page}", label=f"Next: {label}", icon="➡️")
+    except StreamlitAPIException:
+        st.markdown(f"**Next: {label}**")
+    if why:
+        st.caption(why)
 
 
 def show_error(exc: BaseException, *, context: str = "") -> None:

@@ -53,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         for key, value in result.items():
-            if key == "machine_only" and value:
-                value = ", ".join(f"{k} {v:.5f}" for k, v in value.items())
+            if isinstance(value, dict):
+                value = ", ".join(f"{k} {v:.5g}" if isinstance(v, float) else f"{k} {v}"
+                                  for k, v in value.items())
             elif isinstance(value, float):
                 value = f"{value:.5f}"
             print(f"{key:>22}: {value}")

@@ -81,7 +81,10 @@ def parse_range(text: str, name: str) -> np.ndarray:
 def add_assignment_args(p, *, default_lam: float = LAMBDA) -> None:
     """Add the assignment options shared by ``assign`` and ``turns``."""
     p.add_argument("--lam", type=float, default=default_lam,
-                   help=f"lambda, the effort weight: a finite number >= 0 (default {default_lam:g})")
+                   help=f"lambda, the effort weight: a finite number >= 0 (default {default_lam:g}, "
+                        "the paper's on its normalised effort; with effort in seconds or minutes "
+                        "useful values are far smaller: the output's lambda_range gives the range "
+                        "for the table)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--human-share", type=float,
                    help=f"Q in [0, 1]: N = int(Q * M) (default {HUMAN_SHARE:g})")

@@ -29,7 +29,8 @@ _COLORS = {"precision": "#1f77b4", "recall": "#ff7f0e", "f1": "#2ca02c", "accura
 
 
 def curves(df: pd.DataFrame, *, x: str, metrics: Sequence[str], current: float | None = None,
-           title: str = "", y_title: str = "") -> go.Figure:
+           title: str = "", y_title: str = "", x_title: str | None = None,
+           log_x: bool = False, percent: bool = True) -> go.Figure:
     """Metric curves against ``x`` (``"human_share"`` or ``"lambda"``) from a sweep table.
 
     Parameters
@@ -41,29 +42,44 @@ def curves(df: pd.DataFrame, *, x: str, metrics: Sequence[str], current: float |
     metrics : sequence of str
         Columns to draw; columns that are all NaN (unavailable) are skipped.
     current : float, optional
-        x value of the current setting, marked with a vertical line.
+        x value of the current setting, marked with a vertical dashed line (a legend entry).
+    x_title : str, optional
+        Axis title (default: the column's display name), e.g. with the effort's unit.
+    log_x : bool, default=False
+        A logarithmic x axis (lambda over several decades); rows with x <= 0 are left out.
+    percent : bool, default=True
+        Show the y axis (shares and scores in [0, 1]) as percentages.
 
     Returns
     -------
     plotly.graph_objects.Figure
     """
     fig = go.Figure()
+    if log_x:
+        df = df[df[x] > 0]
     for m in metrics:
         if m not in df or df[m].isna().all():
             continue
         fig.add_trace(go.Scatter(x=df[x], y=df[m], mode="lines", name=_NAMES.get(m, m),
                                  line={"color": _COLORS.get(m), "width": 2}))
-    if current is not None:
-        fig.add_vline(x=current, line={"dash": "dash", "color": "grey"},
-                      annotation_text="current", annotation_position="top")
-    fig.update_layout(title=title, xaxis_title=_NAMES.get(x, x), yaxis_title=y_title,
-                      legend={"orientation": "h", "y": -0.25}, margin={"t": 50, "b": 10},
-                      height=360, template="plotly_white")
+    if current is not None and (current > 0 or not log_x):
+        # a trace rather than a shape: it has a legend entry and works on a log axis
+        fig.add_trace(go.Scatter(x=[current, current], y=[0, 1], mode="lines", name="current",
+                                 line={"dash": "dash", "color": "grey"}, hoverinfo="skip"))
+    fig.update_layout(title=title, xaxis_title=x_title or _NAMES.get(x, x), yaxis_title=y_title,
+                      legend={"orientation": "h", "y": -0.3}, margin={"t": 50, "b": 10},
+                      height=380, template="plotly_white")
+    fig.update_yaxes(range=[-0.02, 1.05])
+    if percent:
+        fig.update_yaxes(tickformat=".0%")
+    if log_x:
+        fig.update_xaxes(type="log")
     return fig
 
 
 def frontier(grid: pd.DataFrame, *, current: dict | None = None, machine_only: float | None = None,
-             all_human: float = 1.0, y: str = "accuracy", x: str = "time_cost") -> go.Figure:
+             all_human: float = 1.0, y: str = "accuracy", x: str = "time_cost",
+             x_title: str | None = None, log_lambda: bool = False) -> go.Figure:
     """Accuracy against time cost over a sweep grid, its upper frontier and the two corners.
 
     Parameters
@@ -76,6 +92,10 @@ def frontier(grid: pd.DataFrame, *, current: dict | None = None, machine_only: f
         ``y`` of the machine alone (plotted at x = 0).
     all_human : float, default=1
         ``y`` when humans evaluate everything (plotted at x = 1).
+    x_title : str, optional
+        Axis title (default: the column's display name), e.g. with the effort's unit.
+    log_lambda : bool, default=False
+        Colour the points by log10(lambda) (a grid over several decades), labelled in lambda.
 
     Returns
     -------
@@ -84,9 +104,17 @@ def frontier(grid: pd.DataFrame, *, current: dict | None = None, machine_only: f
     fig = go.Figure()
     g = grid.dropna(subset=[x, y])
     if len(g):
+        colour, bar = g["lambda"], {"title": "λ"}
+        lam_pos = g["lambda"][g["lambda"] > 0]
+        if log_lambda and len(lam_pos):
+            floor = float(lam_pos.min())
+            colour = np.log10(np.maximum(g["lambda"].to_numpy(float), floor))
+            ticks = 10.0 ** np.arange(np.floor(colour.min()), np.ceil(colour.max()) + 1)
+            bar = {"title": "λ", "tickvals": np.log10(ticks).tolist(),
+                   "ticktext": [f"{t:g}" for t in ticks]}
         fig.add_trace(go.Scattergl(x=g[x], y=g[y], mode="markers", name="grid points",
-                                   marker={"size": 4, "color": g["lambda"], "colorscale": "Viridis",
-                                           "showscale": True, "colorbar": {"title": "λ"},
+                                   marker={"size": 5, "color": colour, "colorscale": "Viridis",
+                                           "showscale": True, "colorbar": bar,
                                            "opacity": 0.6},
                                    customdata=np.c_[g["lambda"], g["human_share"]],
                                    hovertemplate="time cost %{x:.3f}<br>" + y +
@@ -107,9 +135,11 @@ def frontier(grid: pd.DataFrame, *, current: dict | None = None, machine_only: f
     if current is not None and current.get(x) is not None and current.get(y) is not None:
         fig.add_trace(go.Scatter(x=[current[x]], y=[current[y]], mode="markers", name="current",
                                  marker={"size": 16, "symbol": "star", "color": "#d62728"}))
-    fig.update_layout(xaxis_title=_NAMES.get(x, x), yaxis_title=_NAMES.get(y, y), height=420,
-                      template="plotly_white", legend={"orientation": "h", "y": -0.2},
+    fig.update_layout(xaxis_title=x_title or _NAMES.get(x, x), yaxis_title=_NAMES.get(y, y),
+                      height=420, template="plotly_white", legend={"orientation": "h", "y": -0.2},
                       margin={"t": 30, "b": 10})
+    fig.update_xaxes(tickformat=".0%")
+    fig.update_yaxes(tickformat=".0%")
     return fig
 
 

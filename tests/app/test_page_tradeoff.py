@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from core.data import prepare
 from pages._common import fingerprint
@@ -21,7 +22,8 @@ def test_loads_and_sliders_change_metrics(run_page):
     second = metrics(at)
     assert second["Human ratio"] != first["Human ratio"]
     assert second["Accuracy"] != first["Accuracy"]
-    at.slider(key="_w_lam").set_value(30.0).run()
+    # lambda is a select slider over a log-like grid from 0 to the data's last breakpoint
+    at.select_slider(key="_w_lam").set_value(30.0).run()
     assert at.session_state["lam"] == 30.0
     third = metrics(at)
     assert third["Time cost"] != second["Time cost"]
@@ -30,7 +32,7 @@ def test_loads_and_sliders_change_metrics(run_page):
 
 def test_count_input_and_mode(run_page):
     at = run_page("2_Trade-off.py")
-    at.slider(key="_w_lam").set_value(0.0).run()
+    at.select_slider(key="_w_lam").set_value(0.0).run()
     at.number_input(key="_w_count").set_value(123).run()
     assert metrics(at)["Humans"].startswith("123 of")
     at.radio(key="_w_mode").set_value("exactly").run()
@@ -40,12 +42,13 @@ def test_count_input_and_mode(run_page):
 
 def test_state_survives_a_page_switch(run_page):
     at = run_page("2_Trade-off.py")
-    at.slider(key="_w_lam").set_value(7.5).run()
+    at.number_input(key="_w_lam_box").set_value(7.5).run()  # not a slider step: the box
     # a new script run of another page in the same session keeps the canonical state
     at2 = run_page("2_Trade-off.py", state={k: at.session_state[k] for k in
                                               ("data", "data_key", "data_source", "lam", "share",
                                                "mode", "constraints")})
-    assert at2.slider(key="_w_lam").value == 7.5
+    assert at2.select_slider(key="_w_lam").value == 7.5
+    assert at2.number_input(key="_w_lam_box").value == 7.5
 
 
 def test_infeasible_constraints_show_error(run_page):
@@ -71,7 +74,13 @@ def test_without_gold_reliability_is_na(run_page):
     assert not at.exception and not at.error
     m = metrics(at)
     assert m["Accuracy"] == "n/a" and m["Time cost"] == "n/a"
-    assert m["Expected reliability"] != "n/a"
+    assert m["Expected reliability"] != "n/a"  # in the technical figures' expander
+    # no unit in the table: effort 1 per sample, "effort units"
+    assert "Predicted human effort (effort units)" in m
+    # lambda 4.6 outweighs every gap 1 - c <= 0.8 at effort 1: the machine keeps all, and says so
+    assert any(md.value == "**No sample goes to humans: the machine labels all 20 (expected "
+               "accuracy 62.5%).**" for md in at.markdown)
+    assert at.info[0].value.startswith("None of the 10 samples the budget allows goes to humans")
 
 
 def test_page_and_cli_build_the_same_constraints():
@@ -122,3 +131,93 @@ def test_per_class_table_is_the_core_report(run_page):
     assert shown["label"].tolist() == expected["label"].astype(str).tolist()
     pd.testing.assert_frame_equal(shown.drop(columns="label").reset_index(drop=True),
                                   expected.drop(columns="label"), check_dtype=False)
+
+
+# ----------------------------------------------------------------------- effort in seconds
+def seconds_frame(copies: int = 2) -> pd.DataFrame:
+    """The issue's case in small: effort in seconds, the paper's lambda far too large.
+
+    confidence [0.9, 0.6, 0.2, 0.95], seconds [30, 60, 20, 10]: gains (1 - c) - lam s cross 0 at
+    0.1/30, 0.4/60, 0.8/20 = 0.04 and 0.05/10; the machine is wrong on rows 1 and 2.
+    """
+    return pd.DataFrame({"model_pred": [0, 1, 1, 0] * copies,
+                         "model_prob": [0.9, 0.6, 0.2, 0.95] * copies,
+                         "gold": [0, 0, 0, 0] * copies,
+                         "annot_seconds": [30.0, 60.0, 20.0, 10.0] * copies})
+
+
+SECONDS_ROLES = {"machine_label": "model_pred", "machine_confidence": "model_prob",
+                 "human_label": "gold", "human_effort": "annot_seconds"}
+
+
+def seconds_state() -> dict:
+    df = seconds_frame()
+    data = prepare(df, SECONDS_ROLES, name="seconds")
+    return {"data": data, "data_key": fingerprint(df, SECONDS_ROLES)}
+
+
+def test_lambda_spans_the_range_of_the_data_in_seconds(run_page):
+    at = run_page("2_Trade-off.py", state=seconds_state())
+    assert not at.exception and not at.error
+    slider = at.select_slider(key="_w_lam")
+    assert "per second" in slider.label
+    # the range ends at max (1 - c) / s = 0.8 / 20 = 0.04; the paper's 4.6 (the current value)
+    # is kept as an option beyond it, and nobody goes to humans there
+    assert "0.04" in slider.options and "0.01" in slider.options and "4.6" == slider.options[-1]
+    # steps from the decade of the first breakpoint, 0.1 / 30 = 0.0033
+    assert slider.options[:3] == ["0", "0.001", "0.0012"]
+    m = metrics(at)
+    assert m["Humans"] == "0 of 8"
+    assert any(md.value == "**No sample goes to humans: the machine labels all 8 (accuracy "
+               "50.0%).**" for md in at.markdown)
+    # lambda = 0.01 in the box: the two copies of row 2 (ratio 0.04) go, of N = 4 allowed
+    at.number_input(key="_w_lam_box").set_value(0.01).run()
+    assert at.session_state["lam"] == 0.01 and at.select_slider(key="_w_lam").value == 0.01
+    m = metrics(at)
+    assert m["Humans"] == "2 of 8" and m["Accuracy"] == "75.0%"
+    # effort 40 of 240 seconds: time cost 16.7%, a fall of 83%
+    assert m["Time cost"] == "16.7%" and m["Human effort (seconds)"] == "40"
+    assert any(md.value == "**Accuracy rises from 50.0% to 75.0% while annotation effort falls "
+               "by 83% compared with labelling everything (2 of 8 samples go to humans).**"
+               for md in at.markdown)
+    # 2 < N = 4 in "at most" mode: the page says why
+    assert at.info and at.info[0].value.startswith("Only 2 of the 4 samples the budget allows go "
+                                                   "to humans: at λ = 0.01 (per second)")
+    # the units on the axes
+    specs = [c.proto.spec for c in at.get("plotly_chart")]
+    assert any("per second, log scale" in sp for sp in specs)
+    assert any("of all effort (seconds)" in sp for sp in specs)
+    assert any("total effort in seconds" in sp for sp in specs)
+
+
+def test_slider_and_box_share_one_value(run_page):
+    at = run_page("2_Trade-off.py", state=seconds_state())
+    at.select_slider(key="_w_lam").set_value(0.005).run()
+    assert at.session_state["lam"] == 0.005
+    assert at.number_input(key="_w_lam_box").value == 0.005
+    # 0.005: rows 1 (ratio 0.00667) and 2 (0.04) and, exactly at its ratio, not row 3 (tie: machine)
+    assert metrics(at)["Humans"] == "4 of 8"
+    at.number_input(key="_w_lam_box").set_value(0.0).run()
+    assert at.select_slider(key="_w_lam").value == 0.0
+
+
+def test_page_and_cli_agree_in_seconds(run_page, tmp_path, capsys):
+    import json
+
+    from core.cli import main
+
+    path = tmp_path / "seconds.csv"
+    seconds_frame().to_csv(path, index=False)
+    code = main(["assign", str(path), "--lam", "0.01", "--json"] +
+                [a for role, col in SECONDS_ROLES.items() for a in ("--col", f"{role}={col}")])
+    assert code == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_human"] == 2 and out["accuracy"] == 0.75
+    assert out["lambda_range"]["upper"] == pytest.approx(0.04)
+    at = run_page("2_Trade-off.py", state={**seconds_state(), "lam": 0.01})
+    assert metrics(at)["Humans"] == f"{out['n_human']} of 8"
+
+
+def test_ends_with_the_next_step(run_page):
+    at = run_page("2_Trade-off.py")
+    assert at.markdown[-1].value == "**Next: Evaluate**"

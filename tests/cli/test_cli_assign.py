@@ -163,3 +163,75 @@ def test_constraint_errors(capsys, tmp_path, args, match):
     path.write_text("machine_label,machine_confidence,grp\n1,0.1,x\n0,0.2,x\n1,0.9,y\n0,0.8,y\n")
     code, out, err = run_cli(capsys, "assign", str(path), "--lam", "0", *args)
     assert code == 2 and re.search(match, err), err
+
+
+# ----------------------------------------------------------------------- lambda's range (issue 13)
+def test_assign_reports_the_lambda_range(capsys, hmceval_tsv):
+    code, out, err = run_cli(capsys, "assign", str(hmceval_tsv), "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    t = pd.read_csv(hmceval_tsv, sep="\t")
+    # b = human_confidence, k = machine_effort: the largest (b - a) / (l - k) over l > k
+    c = t["human_confidence"] - t["machine_confidence"]
+    d = t["human_effort_predicted_avg"] - t["machine_effort"]
+    assert res["lambda_range"]["upper"] == pytest.approx(float((c / d)[d > 0].max()), rel=1e-12)
+    assert res["lambda_range"]["effort_unit"] == "effort units"
+    assert 4.6 < res["lambda_range"]["pivot"] < res["lambda_range"]["upper"]
+    # beyond the range nobody goes to humans
+    code, out, _ = run_cli(capsys, "assign", str(hmceval_tsv), "--json", "--lam",
+                           repr(res["lambda_range"]["upper"] * (1 + 1e-9)))
+    assert json.loads(out)["n_human"] == 0
+
+
+def seconds_csv(tmp_path):
+    """Effort in seconds: gains (1 - c) - lam s cross 0 at 0.1/30, 0.4/60, 0.8/20 = 0.04, 0.05/10."""
+    path = tmp_path / "seconds.csv"
+    pd.DataFrame({"machine_label": [0, 1, 1, 0] * 2, "machine_confidence": [0.9, 0.6, 0.2, 0.95] * 2,
+                  "human_label": [0] * 8, "annot_seconds": [30.0, 60.0, 20.0, 10.0] * 2}
+                 ).to_csv(path, index=False)
+    return str(path)
+
+
+def test_lambda_in_seconds(capsys, tmp_path):
+    path = seconds_csv(tmp_path)
+    col = ["--col", "human_effort=annot_seconds"]
+    code, out, err = run_cli(capsys, "assign", path, "--json", *col)  # the default 4.6
+    res = json.loads(out)
+    assert code == 0 and res["n_human"] == 0
+    assert res["lambda_range"] == {"upper": pytest.approx(0.04), "pivot": pytest.approx(0.1 / 15),
+                                   "first": pytest.approx(0.1 / 30), "effort_unit": "seconds"}
+    code, out, err = run_cli(capsys, "assign", path, "--json", "--lam", "0.01", *col)
+    assert json.loads(out)["n_human"] == 2
+    code, out, err = run_cli(capsys, "assign", path, "--lam", "0.01", *col)  # the text form
+    assert re.search(r"lambda_range: upper 0\.04, pivot 0\.0066667, first 0\.0033333, "
+                     r"effort_unit seconds", out)
+    # the sweep's summary says the same and points at --lam auto (0:45:0.1 is all beyond 0.04)
+    code, out, err = run_cli(capsys, "sweep", path, *col)
+    assert code == 0, err
+    assert "lambda (per second) changes the assignment of this table between 0 and 0.04;" in out
+    assert "try --lam auto" in out
+    out_csv = tmp_path / "auto.csv"
+    code, _, err = run_cli(capsys, "sweep", path, *col, "--lam", "auto", "--human-share", "0.5",
+                           "-o", str(out_csv))
+    t = pd.read_csv(out_csv)
+    lams = t["lambda"].tolist()
+    # 0, then the 1-1.2-1.5-... steps from 0.001 (the decade of 0.1/30), then 0.04
+    assert lams[:4] == [0.0, 0.001, 0.0012, 0.0015] and lams[-2:] == [0.03, 0.04]
+    assert t["n_human"].tolist()[-1] == 0 and t.loc[t["lambda"] == 0.01, "n_human"].item() == 2
+
+
+def test_sweep_without_output_prints_a_summary(capsys, hmceval_tsv):
+    code, out, err = run_cli(capsys, "sweep", str(hmceval_tsv))
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) <= 12
+    assert lines[0] == ("9,471 rows: 451 lambda values (0 to 45) x 21 human shares (0 to 1); "
+                        "not printed.")
+    assert lines[-1] == "Write every row with -o FILE.csv, or print them with --all."
+    # the glimpse: lambda 0 at N/M = 0.5 is the sweep test's row
+    assert re.search(r"\n\s+0\s+0\.5\s+2836\s+0\.98925\s+0\.63894\n", out)
+    code, out, err = run_cli(capsys, "sweep", str(hmceval_tsv), "--all")
+    assert code == 0 and len(out.strip().splitlines()) == 9471 + 1
+    with pytest.raises(SystemExit) as exit_:  # argparse: one of -o and --all
+        main(["sweep", str(hmceval_tsv), "--all", "-o", "x.csv"])
+    assert exit_.value.code == 2 and "not allowed with" in capsys.readouterr().err

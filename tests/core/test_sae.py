@@ -265,6 +265,7 @@ def test_lambda_range_hand_worked():
     inp = SAEInputs.from_arrays([0.9, 0.6, 0.2], [0.5, 0.1, 2.0])
     r = lambda_range(inp, n_human=2)
     assert r.upper == pytest.approx(4.0, abs=1e-12) and r.pivot == pytest.approx(0.4, abs=1e-12)
+    assert r.first == pytest.approx(0.2, abs=1e-12)
     # two positive gains below 0.4 (samples 1 and 2), one from 0.4 (sample 1), none from 4
     assert _set(inp, 0.399, 2, "at_most") == [False, True, True]
     assert _set(inp, 0.4, 2, "at_most") == [False, True, False]
@@ -363,6 +364,9 @@ def test_lambda_grid():
     assert g[1] == pytest.approx(0.01) and 0.1 in g and 1.0 in g and 800.0 in g
     assert (np.diff(g) > 0).all()
     assert lambda_grid(0.0).tolist() == [0.0]
+    # the steps start at the decade of the first breakpoint (never more than 5 decades down)
+    assert lambda_grid(0.04, lower=0.0033)[1] == pytest.approx(0.001)
+    assert lambda_grid(0.04, lower=1e-9)[1] == pytest.approx(1e-6)
     assert lambda_grid(1.0, decades=1).tolist() == [0.0, 1.0]
     assert lambda_grid(9.0, decades=1).tolist() == [0.0, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0,
                                                     6.0, 8.0, 9.0]

@@ -65,7 +65,10 @@ def test_tradeoff_headline_variants():
     # no gold labels: expected accuracy from the confidences
     s = tradeoff_summary(_res(accuracy=None, machine_only=None, expected_reliability=0.95),
                          machine_expected=0.9)
-    assert s.headline.startswith("Expected accuracy (mean confidence) rises from 90.0% to 95.0%")
+    assert s.headline.startswith("Expected accuracy rises from 90.0% to 95.0%")
+    s = tradeoff_summary(_res(n_human=0, accuracy=0.86204, mode="at_most", N=10))
+    assert s.why.startswith("None of the 10 samples the budget allows goes to humans: at λ = 0.01 "
+                            "(per effort unit)")
 
 
 def test_pct():
