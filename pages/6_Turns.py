@@ -71,14 +71,14 @@ def _column(col: str):
     base, _, bound = col.rpartition("_")
     if bound in ("lo", "hi") and base in TURN_NAMES:
         return st.column_config.NumberColumn(
-            f"{TURN_NAMES[base]}, 95% {'low' if bound == 'lo' else 'high'}", help=col,
-            format="percent")
-    return st.column_config.NumberColumn(TURN_NAMES.get(col, col), help=col, format="percent")
+            f"{TURN_NAMES[base]}, 95% {'low' if bound == 'lo' else 'high'}", help=col)
+    return st.column_config.NumberColumn(TURN_NAMES.get(col, col), help=col)
 
 
-st.dataframe(table, hide_index=True, width="stretch",
+shares = [c for c in table.columns if table[c].dtype.kind == "f" and c != "mean_confidence"]
+st.dataframe(table.style.format("{:.1%}", subset=shares, na_rep="—"), hide_index=True, width="stretch",
              column_config={c: _column(c) for c in table.columns})
-st.caption("Shares in %: reliability = share of the turn's samples labelled correctly, samples "
+st.caption("Shares in % (— : unavailable, e.g. without gold labels): reliability = share of the turn's samples labelled correctly, samples "
            "sent to humans = share of the turn's samples, time cost = share of the turn's total "
            "effort spent by humans. The CSV holds the same values as fractions, with the column "
            "names shown in each header's tooltip.")

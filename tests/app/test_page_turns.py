@@ -86,7 +86,14 @@ def test_turns_page_figure_headers_and_download(run_page, downloads):
     config = json.loads(at.dataframe[0].proto.columns)
     assert config["n"]["label"] == "Samples" and config["n"]["help"].startswith("n")
     assert config["human_ratio"]["label"] == "Samples sent to humans"
-    assert config["accuracy"]["type_config"]["format"] == "percent"
+    from streamlit import dataframe_util
+
+    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
+        at.dataframe[0].proto.arrow_data.styler.display_values)
+    # shares shown in % with one decimal (the data and the CSV keep fractions)
+    assert shown["accuracy"].str.fullmatch(r"\d{1,3}\.\d%").all()
+    assert shown["accuracy"].iloc[0] == f"{100 * table['accuracy'].iloc[0]:.1f}%"
+    assert shown["n"].iloc[0] == str(table["n"].iloc[0])
     assert config["accuracy_lo"]["label"] == "Accuracy, 95% low"
     got = pd.read_csv(io.BytesIO(downloads["hmceval_turns.csv"]))
     assert list(got.columns) == list(table.columns) and len(got) == len(table)
