@@ -292,11 +292,16 @@ def parse_episode(
     missing = [k for k in REQUIRED_FIELDS if k not in obj]
     if missing:
         game = _game_name(obj)
-        hint = (
-            f" (this is a log of the game '{game}', not privateshared)"
-            if game and game != "privateshared"
-            else " (is this a clembench privateshared interactions.json?)"
-        )
+        if game and game != "privateshared":
+            hint = f" (this is a log of the game '{game}', not privateshared)"
+        elif "experiments" in obj:
+            hint = (" (this is a clembench instances file, not an episode log; put each episode's "
+                    "instance.json beside its interactions.json)")
+        elif "slots" in obj and "request_order" in obj:
+            hint = (" (this is a game instance, not an episode log; name it instance.json and put it "
+                    "beside the episode's interactions.json)")
+        else:
+            hint = " (is this a clembench privateshared interactions.json?)"
         raise _fail(source, "missing field" + ("s " if len(missing) > 1 else " ")
                     + ", ".join(f"'{m}'" for m in missing) + hint)
 

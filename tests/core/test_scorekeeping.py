@@ -834,6 +834,15 @@ def test_instance_n_slots_rejects(instance, match):
     assert str(err.value).startswith("ep/instance.json: ")
 
 
+def test_instance_or_instances_file_taken_for_a_log_is_named():
+    inst = {"game_id": 0, "slots": {"from": "Paris"}, "request_order": ["from"], "probes": {}}
+    with pytest.raises(DataError, match=r"^ep.json: missing fields .* \(this is a game instance, not an "
+                                        r"episode log; name it instance.json"):
+        sk.load_uploads([("ep.json", json.dumps(inst).encode()), ("other.json", b"{}")])
+    with pytest.raises(DataError, match=r"this is a clembench instances file, not an episode log"):
+        sk.parse_episode({"experiments": [{"name": "x", "game_instances": [inst]}]}, source="instances.json")
+
+
 def test_instance_json_not_json(shared_data: Path, tmp_path: Path):
     rel = RECORDED[2]
     _stripped_copy(shared_data, tmp_path, rel, instance=False)
