@@ -18,7 +18,7 @@ import streamlit as st  # noqa: E402
 
 from pages._common import init_state, show_error, sidebar  # noqa: E402
 
-ICONS = {"Data": ":material/table:", "Trade-off": ":material/tune:",
+ICONS = {"Home": ":material/home:", "Data": ":material/table:", "Trade-off": ":material/tune:",
          "Confidence": ":material/verified:", "Effort": ":material/timer:",
          "Fairness": ":material/balance:", "Turns": ":material/forum:",
          "Evaluate": ":material/fact_check:",
@@ -26,7 +26,8 @@ ICONS = {"Data": ":material/table:", "Trade-off": ":material/tune:",
 
 
 def discover_pages() -> list:
-    """Every ``pages/<digit>_<Title>.py``, sorted by file name."""
+    """Every ``pages/<digit>_<Title>.py``, sorted by file name; the first (``0_Home.py``) is
+    the default page."""
     pages = []
     for path in sorted((ROOT / "pages").glob("[0-9]*_*.py")):
         title = path.stem.split("_", 1)[1].replace("_", " ")

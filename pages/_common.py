@@ -92,7 +92,12 @@ def init_state() -> None:
         if key not in ss:
             ss[key] = json.loads(json.dumps(value))
     if "data" not in ss:
-        set_data(prepare(_demo_frame(), name="Built-in demo"), source="demo")
+        load_demo()
+
+
+def load_demo() -> None:
+    """Make the built-in demo data the active dataset (the Home page's one-click start)."""
+    set_data(prepare(_demo_frame(), name="Built-in demo"), source="demo")
 
 
 def set_data(data: EvalData, *, source: str) -> None:

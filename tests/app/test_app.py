@@ -13,8 +13,11 @@ def test_app_runs_the_default_page():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
     assert not at.exception and not at.error
-    assert at.title[0].value == "Data"
+    assert at.title[0].value == "HMCEval Studio"  # the Home page (issue 13)
     assert at.session_state["data_source"] == "demo"
+    # the Data page stays one click away
+    at.switch_page("pages/1_Data.py").run()
+    assert not at.exception and at.title[0].value == "Data"
 
 
 def test_unexpected_page_error_becomes_a_message(tmp_path, monkeypatch):
