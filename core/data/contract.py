@@ -95,6 +95,27 @@ class EvalData:
 _EXACT_INT = 2**53
 
 
+def _to_numbers(s: pd.Series) -> pd.Series:
+    """``pd.to_numeric(s, errors="coerce")`` as floats, converted once per distinct value (a text
+    label column of 10^6 rows holds a handful: 0.1 s instead of 2.5 s)."""
+    if pd.api.types.is_numeric_dtype(s):
+        return pd.Series(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan),
+                         index=s.index)
+    try:
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    except TypeError:  # unhashable cells: value by value
+        codes, uniques = None, None
+    if uniques is None or len(uniques) > max(len(s) // 4, 16):
+        return pd.Series(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan),
+                         index=s.index)
+    per_value = pd.to_numeric(pd.Series(np.asarray(uniques, dtype=object), dtype=object),
+                              errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    out = np.full(len(s), np.nan)
+    known = codes >= 0
+    out[known] = per_value[codes[known]]
+    return pd.Series(out, index=s.index)
+
+
 def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = False) -> pd.Series:
     """Normalise a label column: integral numbers -> int64, other numbers stay float, else str.
 
@@ -116,7 +137,7 @@ def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = Fa
                     and abs(int(v)) > _EXACT_INT).to_numpy(dtype=bool)
         if big.any():  # integers a float cannot hold exactly: compared as text
             return s.map(lambda v: v if pd.isna(v) else str(v).strip()).mask(missing)
-    num = pd.to_numeric(s, errors="coerce")
+    num = _to_numbers(s)
     if (num.notna() | missing).all():
         arr = num.to_numpy(dtype=float, na_value=np.nan)
         inf = np.flatnonzero(np.isinf(arr))
@@ -273,8 +294,9 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
     if merged.get("sample_id"):
         out["sample_id"] = df[merged["sample_id"]].to_numpy()
 
-    present = [s.dropna() for s in labels_in.values()]
-    all_labels = pd.unique(pd.concat(present, ignore_index=True).astype(object))
+    # distinct values per column first (a handful), then across columns
+    present = [np.asarray(pd.unique(s.dropna()), dtype=object) for s in labels_in.values()]
+    all_labels = pd.unique(np.concatenate(present))
     try:
         labels = tuple(sorted(all_labels.tolist()))
     except TypeError:
@@ -284,8 +306,8 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         raise DataError(f"label column(s) {cols} hold a single value ({labels[0]!r}); at least "
                         "two classes are needed")
     if "human_label" in out:
-        gold = set(out["human_label"].dropna().tolist())
-        extra = sorted(set(out["machine_label"].tolist()) - gold, key=str)
+        gold = set(pd.unique(out["human_label"].dropna()).tolist())
+        extra = sorted(set(pd.unique(out["machine_label"]).tolist()) - gold, key=str)
         if extra:
             notices.append(f"The machine predicts label(s) {', '.join(map(str, extra))} that never "
                            "occur in the gold labels.")
