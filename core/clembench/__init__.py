@@ -31,6 +31,8 @@ The package's parts, from the bottom up (each imports only the ones above it in 
   :class:`LoadedEpisodes`;
 * :mod:`core.clembench.metrics`: :func:`probe_accuracy`, :func:`cohen_kappa`,
   :func:`truncated_kappa`, :func:`main_score`, :func:`middle_round`;
+* :mod:`core.clembench.slots`: the number of slots, given (:func:`check_n_slots`), from the
+  game instance (:func:`instance_n_slots`) or inferred from a log's probes (:func:`infer_n_slots`);
 * :mod:`core.clembench.io`: parsing and the loaders (episode folders, ``interactions.json``
   files, parent folders searched recursively, zip archives, uploaded bytes); the number of
   slots comes from ``n_slots`` when given, else the episode's ``instance.json`` (what
@@ -56,9 +58,9 @@ from core.clembench.model import (
 from core.clembench.metrics import probe_accuracy, cohen_kappa, truncated_kappa, main_score, middle_round
 from core.clembench.io import (
     MAX_FILE_BYTES, parse_interactions, parse_episode, parse_recorded_scores, load_paths, load_uploads,
-    MAX_ZIP_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_READ_BYTES, INSTANCE_FILE, check_n_slots, instance_n_slots,
-    infer_n_slots,
+    MAX_ZIP_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_READ_BYTES,
 )
+from core.clembench.slots import INSTANCE_FILE, check_n_slots, instance_n_slots, infer_n_slots
 from core.clembench.score import score_episode, score_episodes, compare_scores, same_score
 from core.clembench.aggregate import aggregate_scores, aggregate_by, scores_report
 from core.clembench.tables import episode_table, accuracy_curves

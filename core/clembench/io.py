@@ -8,15 +8,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import numpy as np
-
+from core.archive import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TOTAL_BYTES, read_zip_members
 from core.clembench.metrics import is_binary
 from core.clembench.model import (
-    COUNT_FIELDS, Episode, LoadedEpisodes, MAX_N_SLOTS, MIN_N_SLOTS, PARSED_REQUEST_COUNT, REQUEST_COUNT,
-    REQUIRED_FIELDS, SLOTS_FROM_INSTANCE, SLOTS_FROM_PROBES, SLOTS_FROM_REALISED, SLOTS_GIVEN,
-    VIOLATED_REQUEST_COUNT,
+    COUNT_FIELDS, Episode, LoadedEpisodes, PARSED_REQUEST_COUNT, REQUEST_COUNT, REQUIRED_FIELDS,
+    SLOTS_FROM_INSTANCE, SLOTS_FROM_PROBES, SLOTS_FROM_REALISED, SLOTS_GIVEN, VIOLATED_REQUEST_COUNT,
 )
-from core.archive import MAX_ARCHIVE_BYTES, MAX_MEMBER_BYTES, MAX_MEMBERS, MAX_TOTAL_BYTES, read_zip_members
+from core.clembench.slots import INSTANCE_FILE, check_n_slots, infer_n_slots, instance_n_slots
 from core.errors import DataError
 
 
@@ -119,120 +117,6 @@ def parse_interactions(data: bytes | str, *, source: str = "interactions.json") 
     if not isinstance(obj, dict):
         raise _fail(source, f"the top level must be a JSON object, got {type(obj).__name__}")
     return obj
-
-
-def check_n_slots(n_slots: Any, *, what: str = "n_slots") -> int:
-    """Check an explicit number of slots: an integer in [MIN_N_SLOTS, MAX_N_SLOTS] (1 to 1,000).
-
-    Raises
-    ------
-    DataError
-        Not an integer (true/false, floats and text are refused) or out of bounds.
-    """
-    if isinstance(n_slots, (bool, np.bool_)) or not isinstance(n_slots, (int, np.integer)):
-        raise DataError(f"{what} must be an integer from {MIN_N_SLOTS} to {MAX_N_SLOTS:,}, got {n_slots!r}")
-    if not MIN_N_SLOTS <= int(n_slots) <= MAX_N_SLOTS:
-        raise DataError(f"{what} must be from {MIN_N_SLOTS} to {MAX_N_SLOTS:,}, got {int(n_slots)}")
-    return int(n_slots)
-
-
-def instance_n_slots(instance: Mapping[str, Any], *, source: str = "instance.json") -> int:
-    """The number of slots of a privateshared game instance, as clembench's scorer reads it.
-
-    clembench stores each episode's game instance as ``instance.json`` in the episode folder
-    (clemcore's ``InstanceFileSaver``); ``PrivateSharedScorer`` takes ``len(game_instance["slots"])``,
-    the slot -> value object of the instance (the same slots as ``request_order`` and the
-    log's ``realised_slots``).
-
-    Parameters
-    ----------
-    instance : mapping
-        The decoded ``instance.json``.
-    source : str, default="instance.json"
-        Name used in error messages.
-
-    Returns
-    -------
-    int
-        ``len(instance["slots"])``.
-
-    Raises
-    ------
-    DataError
-        Not an object, no ``slots`` object (e.g. a whole ``instances.json`` with
-        ``experiments``), an empty one, or more than MAX_N_SLOTS slots.
-    """
-    if not isinstance(instance, Mapping):
-        raise _fail(source, f"the top level must be a JSON object, got {type(instance).__name__}")
-    if "slots" not in instance:
-        hint = (" (this is a whole instances file; put the episode's own game instance beside the log)"
-                if "experiments" in instance else " (is this a clembench privateshared instance.json?)")
-        raise _fail(source, "missing field 'slots'" + hint)
-    slots = instance["slots"]
-    if not isinstance(slots, Mapping):
-        raise _fail(source, f"field 'slots' must be an object (slot -> value), got {type(slots).__name__}")
-    if not MIN_N_SLOTS <= len(slots) <= MAX_N_SLOTS:
-        raise _fail(source, f"field 'slots' holds {len(slots):,} slots; a game has {MIN_N_SLOTS} to "
-                            f"{MAX_N_SLOTS:,}")
-    return len(slots)
-
-
-def infer_n_slots(obj: Mapping[str, Any], *, source: str = "interactions.json") -> int:
-    """Infer the number of slots of a log that has no ``realised_slots``, from its probes.
-
-    What clembench's game master logs (``privateshared/master.py``, v0.9 to v3.0): every probing
-    round lists one probe per slot, built before any is asked (a round cut short by an invalid
-    answer still lists them all, the unasked ones without ``value``); the three request count
-    lists have one entry per planned probing round, ``n_slots + 1``, zeros after an abort; an
-    episode that was not aborted played all ``n_slots + 1`` probing rounds. So the number of
-    probes per scored round (or, when none was scored, in the first logged round) is the slot
-    count, and the request count lists and an unaborted episode's ``Played Probe Rounds`` must
-    agree with it.
-
-    Returns
-    -------
-    int
-
-    Raises
-    ------
-    DataError
-        No probing round logged, rounds of different sizes, or a count that disagrees; the
-        message says to give ``n_slots`` or put the game's ``instance.json`` beside the log.
-    """
-    fix = "; give the number of slots (n_slots, --n-slots) or put the game's instance.json beside the log"
-    probes = obj.get("probes")
-    played = obj.get("Played Probe Rounds")
-    if not isinstance(probes, list) or not probes:
-        raise _fail(source, "the log has no 'realised_slots' and 'probes' holds no probing round: "
-                            "the number of slots cannot be inferred" + fix)
-    n_rounds = played if isinstance(played, int) and not isinstance(played, bool) and 0 < played <= len(probes) else 1
-    sizes = []
-    for r in range(n_rounds):
-        if not isinstance(probes[r], list):
-            raise _fail(source, f"field 'probes'[{r}] must be a list of probes, got {type(probes[r]).__name__}")
-        sizes.append(len(probes[r]))
-    if len(set(sizes)) > 1:
-        raise _fail(source, "the log has no 'realised_slots' and its probing rounds hold different "
-                            f"numbers of probes ({', '.join(map(str, sizes))}): the number of slots "
-                            "cannot be inferred" + fix)
-    n = sizes[0]
-    if not MIN_N_SLOTS <= n <= MAX_N_SLOTS:
-        raise _fail(source, f"the log has no 'realised_slots' and its probing rounds hold {n} probes: "
-                            "the number of slots cannot be inferred" + fix)
-    for key in COUNT_FIELDS:
-        lst = obj.get(key)
-        if isinstance(lst, list) and len(lst) != n + 1:
-            raise _fail(source, f"the log has no 'realised_slots'; its probing rounds hold {n} probes "
-                                f"but field '{key}' has {len(lst)} entries (clembench logs n_slots + 1): "
-                                "the number of slots cannot be inferred" + fix)
-    aborted = obj.get("Aborted")
-    if aborted is False or aborted == 0:
-        if isinstance(played, int) and not isinstance(played, bool) and played != n + 1:
-            raise _fail(source, f"the log has no 'realised_slots'; its probing rounds hold {n} probes "
-                                f"but the episode was not aborted and 'Played Probe Rounds' is {played} "
-                                f"(a complete episode plays n_slots + 1 = {n + 1}): the number of slots "
-                                "cannot be inferred" + fix)
-    return n
 
 
 def parse_episode(
@@ -431,8 +315,6 @@ def parse_recorded_scores(obj: Mapping[str, Any], *, source: str = "scores.json"
     return dict(obj)
 
 
-#: The game instance clembench stores in each episode folder, beside ``interactions.json``.
-INSTANCE_FILE = "instance.json"
 #: Files read beside a log: the recorded scores and the game instance.
 _SIDE_FILES = ("scores.json", INSTANCE_FILE)
 
