@@ -20,8 +20,10 @@ from core.evaluation.planner import audit_size_for_half_width, expected_half_wid
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, progress_figure
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
+from core.report import assignment_json
+from core.summary import data_effort_unit, per_unit, round_sentence, tradeoff_summary
 from pages._common import (current_assignment, get_data, get_params, get_workspace, init_state,
-                           save_scenario, show_error)
+                           next_step, save_scenario, show_error)
 
 init_state()
 ss = st.session_state
@@ -84,6 +86,12 @@ if kind == "budget":
     except DataError as exc:
         show_error(exc)
         st.stop()
+    # the routing in plain words (the Trade-off page's sentence), the numbers one click away
+    said = tradeoff_summary(assignment_json(data, inp, assignment), unit=data_effort_unit(data),
+                            machine_expected=float(inp.a.mean()))
+    st.markdown(f"**{said.headline}**")
+    if said.why:
+        st.info(said.why)
     if assignment.method != "fast":
         st.warning("Extra constraints are set on the Trade-off page; a round is routed with N, "
                    "λ and the mode only (the exact SAE, as hmceval queue does).")
@@ -129,8 +137,10 @@ else:
     with c2:
         ev_widget(st.number_input, "Calibration size", "calibration", min_value=1,
                   max_value=data.M, step=100)
-        ev_widget(st.number_input, "λ of the ranking", "cert_lam", min_value=0.0,
-                  max_value=100.0, step=0.5, help="0 ranks rows by confidence alone.")
+        ev_widget(st.number_input, f"λ of the ranking ({per_unit(data_effort_unit(data))})",
+                  "cert_lam", min_value=0.0, max_value=100.0, step=0.5, format="%g",
+                  help="0 ranks rows by confidence alone; larger values put cheap rows first "
+                       "(the same λ as on the Trade-off page, in the same effort unit).")
     with c3:
         ev_widget(st.number_input, "Audit after certifying", "audit", min_value=0,
                   max_value=data.M, step=10)
@@ -411,18 +421,19 @@ if acc["estimate"] is not None:
     cols[-1].caption(f"at least {acc['ci_low']:.1%} (95%, exact)")
 for note in est["notes"]:
     st.warning(note)
-spent = effort["effort_share"]
-unit = "annotation time" if effort["effort_unit"] == "human_effort" else "predicted effort"
-st.markdown(
-    f"Humans labelled **{effort['rows_labelled']:,} of {effort['rows_total']:,} rows** "
-    + (f"(**{spent:.0%} of the {unit}** of labelling everything)." if spent is not None else "."))
+st.markdown(f"**{round_sentence(summary)}**")
 first = classes[-1]
 rs = est["class_shares"][first]
-if rs["random_equivalent"] is not None and rs["half_width"] is not None:
-    st.markdown(f"Labelling **{est['n_labelled']:,} rows at random** would give the share of "
-                f"'{first}' to ± {rs['random_half_width']:.2%}; this round gives ± "
-                f"{rs['half_width']:.2%}, which random labelling reaches with "
-                f"{rs['random_equivalent']:,} rows.")
+with st.expander("Technical figures (intervals, audit, comparison with random labelling)"):
+    st.caption(f"{est['n_labelled']:,} rows labelled by humans: {est.get('n_routed', 0):,} routed, "
+               f"{est.get('n_audit', 0):,} audit, {est.get('n_calibration', 0):,} calibration; "
+               f"the machine's labels stand for the other {est.get('n_machine', 0):,}; "
+               f"{est.get('audit_errors', 0):,} machine errors found in the audit.")
+    if rs["random_equivalent"] is not None and rs["half_width"] is not None:
+        st.markdown(f"Labelling **{est['n_labelled']:,} rows at random** would give the share of "
+                    f"'{first}' to ± {rs['random_half_width']:.2%}; this round gives ± "
+                    f"{rs['half_width']:.2%}, which random labelling reaches with "
+                    f"{rs['random_equivalent']:,} rows.")
 pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
 st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
 c1, c2, c3 = st.columns(3)
@@ -457,3 +468,7 @@ if data.has_gold and rnd["kind"] == "budget" and rnd["settings"].get("audit"):
                                         for c in table.columns if c != "quantity"})
             st.caption("Each round draws a new audit and hides the gold labels of the machine's "
                        "rows; coverage is how often the interval held the true value.")
+
+next_step("5_Fairness.py", "Fairness",
+          "Check that the result is equally good across subgroups. The report for stakeholders is "
+          "the download under 4 · Result.")

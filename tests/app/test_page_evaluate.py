@@ -46,8 +46,17 @@ def test_budget_round_plan_simulate_result(run_page, fresh_workspace):
     labels = [m.label for m in at.metric]
     assert labels == ["Share of '0'", "Share of '1'", "Accuracy of the final labels"]
     assert not at.warning
-    assert any("Humans labelled **1,978 of 3,557 rows**" in m.value for m in at.markdown)
+    # the result in plain words: 1,778 routed + 200 audit rows of 3,557; the figures are the
+    # workspace's round summary (the HTML report's), the technical ones in the expander
+    from core.summary import round_sentence
+    from core.workspace import Workspace
+    from core.workspace.rounds import round_summary
+
+    said = round_sentence(round_summary(Workspace(str(fresh_workspace)), 1))
+    assert said.startswith("Humans labelled 1,978 of 3,557 samples, ")
+    assert any(m.value == f"**{said}**" for m in at.markdown)
     assert any("rows at random" in m.value for m in at.markdown)
+    assert at.markdown[-1].value == "**Next: Fairness**"
     assert len(at.get("plotly_chart")) >= 2  # progress + forest plot
     assert {d.label for d in at.get("download_button")} >= {
         "Queue (CSV)", "Label Studio tasks (JSON)", "Final labelled table (CSV)"}
@@ -228,3 +237,15 @@ def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
     captions = " ".join(c.value for c in at.caption)
     assert "Cohen's kappa" in captions
     assert any("tied annotators" in w.value for w in at.warning)
+
+
+def test_plan_says_the_routing_in_plain_words(run_page, fresh_workspace):
+    """The Trade-off page's sentence on the Evaluate page; why 'at most N' stops short."""
+    at = run_page(PAGE)
+    trade = run_page("2_Trade-off.py")
+    headline = next(m.value for m in trade.markdown if m.value.startswith("**Accuracy rises"))
+    assert headline in [m.value for m in at.markdown]
+    # lambda = 20 on the demo: fewer samples than N = 1,778 pay for their effort
+    at = run_page(PAGE, state={"lam": 20.0})
+    why = [i.value for i in at.info if i.value.startswith("Only ")]
+    assert why and "of the 1,778 samples the budget allows go to humans: at λ = 20" in why[0]
