@@ -172,7 +172,8 @@ table = conversation_table(scores)
 table.insert(2, "scenario", [s.scenario for s in scores])
 tools = tool_breakdown(scores)
 kinds = action_breakdown(scores)
-bad = incorrect_actions(scores)
+OMIT = ("session_token",)  # the same in nearly every call: left out of the calls shown, kept in the CSVs
+bad = incorrect_actions(scores, omit=OMIT)
 
 # ------------------------------------------------------------------ aggregate
 st.subheader("Aggregate (counts pooled over conversations)")
@@ -188,22 +189,27 @@ st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground
            f"matches, {agg['actions']} predicted actions ({agg['bad_actions']} incorrect); mean soft success "
            f"{fmt(agg['soft_success_rate'], 3)}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
 
-# Column widths: names and numbers narrow, free text (scenario, calls, reasons) wide; rates with 3 decimals.
-RATE = st.column_config.NumberColumn(format="%.3f", width="small")
-COUNT = st.column_config.NumberColumn(format="%d", width="small")
-NAME = st.column_config.TextColumn(width="medium")
-TEXT = st.column_config.TextColumn(width="large")
-FLAG = st.column_config.CheckboxColumn(width="small")
-
-
+# Column widths: names medium, free text (scenario, calls, reasons) large, numbers and flags sized by
+# their header; headers in words (the CSV's column name in the tooltip); rates with 3 decimals.
 def _config(df: pd.DataFrame, text=(), names=()) -> dict:
     """One column configuration per column: text and name columns as given, then by type."""
     config = {}
     for col in df.columns:
-        kind = df[col].dtype.kind
-        config[col] = (TEXT if col in text else NAME if col in names else FLAG if kind == "b"
-                       else RATE if kind == "f" else COUNT if kind in "iu" else NAME)
+        kind, label = df[col].dtype.kind, str(col).replace("_", " ")
+        if col in text:
+            config[col] = st.column_config.TextColumn(label, help=col, width="large")
+        elif col in names or kind not in "biuf":
+            config[col] = st.column_config.TextColumn(label, help=col, width="medium")
+        elif kind == "b":
+            config[col] = st.column_config.CheckboxColumn(label, help=col)
+        else:
+            config[col] = st.column_config.NumberColumn(label, help=col, format="%.3f" if kind == "f" else "%d")
     return config
+
+
+def _rates(df: pd.DataFrame):
+    """A table whose undefined rates (no call of that kind) read "—", not "None"."""
+    return df.style.format("{:.3f}", subset=[c for c in ("recall", "precision") if c in df], na_rep="—")
 
 
 def _download(label: str, df: pd.DataFrame, file_name: str) -> None:
@@ -225,18 +231,19 @@ st.plotly_chart(conversation_figure(table), width="stretch")
 st.subheader("Per tool")
 tool_config = _config(tools, names=("tool",))
 tool_config["is_action"] = st.column_config.CheckboxColumn("action tool", width="small")
-st.dataframe(tools, hide_index=True, width="stretch", column_config=tool_config)
+st.dataframe(_rates(tools), hide_index=True, width="stretch", column_config=tool_config)
 _download("Download the per-tool table (CSV; also the figure's data)", tools, "tooltalk_tools.csv")
 st.plotly_chart(tool_figure(tools), width="stretch")
-st.caption(f"`{ACTION_MARK.strip()}` after a tool's name: an action tool.")
+st.caption(f"On the figure, an asterisk ({ACTION_MARK.strip()}) after a tool's name marks an action tool. "
+           "In the tables, — : no call of that tool, so no rate.")
 
 st.subheader("Action vs non-action tools")
 k1, k2 = st.columns([3, 2])
 with k1:
-    st.dataframe(kinds, hide_index=True, width="stretch", column_config=_config(kinds, names=("kind",)))
+    st.dataframe(_rates(kinds), hide_index=True, width="stretch", column_config=_config(kinds, names=("kind",)))
     st.caption("Action tools change the world (send, add, delete, modify, log in…); an unmatched action that "
                "executed is an incorrect action. Non-action tools only read (search, query, weather). "
-               "An empty rate: no call of that kind.")
+               "— : no call of that kind.")
     _download("Download the action vs non-action table (CSV; also the figure's data)", kinds,
               "tooltalk_action_kinds.csv")
 with k2:
@@ -249,7 +256,8 @@ else:
     st.dataframe(bad, hide_index=True, width="stretch",
                  column_order=["conversation", "turn", "prediction", "call", "reason", "source"],
                  column_config=_config(bad, text=("call", "reason"), names=("conversation", "source")))
-    st.caption("Calls written as `Tool(argument=value, …)`; the CSV also holds the arguments as JSON.")
+    st.caption("Calls written as `Tool(argument=value, …)` without the session token; the CSV also holds "
+               "every argument as JSON.")
     _download("Download the incorrect actions (CSV)", bad, "tooltalk_incorrect_actions.csv")
 
 # ------------------------------------------------------------------ one conversation
@@ -257,7 +265,7 @@ st.subheader("Conversation detail")
 names = [f"{s.name}  ·  {s.source}" for s in scores]
 pick = st.selectbox("Conversation", range(len(scores)), format_func=lambda i: names[i], key="_w_tt_detail")
 sc = scores[int(pick)]
-predicted, truth = prediction_table(sc), ground_truth_table(sc)
+predicted, truth = prediction_table(sc, omit=OMIT), ground_truth_table(sc, omit=OMIT)
 st.markdown("**Predicted calls** (in order)")
 st.dataframe(predicted, hide_index=True, width="stretch",
              column_order=["#", "turn", "call", "match", "ground truth #", "action", "incorrect action",
@@ -267,8 +275,8 @@ st.dataframe(predicted, hide_index=True, width="stretch",
 st.markdown("**Ground-truth calls**")
 st.dataframe(truth, hide_index=True, width="stretch", column_order=["#", "turn", "call", "matched"],
              column_config=_config(truth, text=("call",)))
-st.caption("Calls written as `Tool(argument=value, …)` (`Tool(?)`: arguments that could not be parsed); "
-           "the CSVs also hold the arguments as JSON.")
+st.caption("Calls written as `Tool(argument=value, …)` without the session token (`Tool(?)`: arguments "
+           "that could not be parsed); the CSVs also hold every argument as JSON.")
 c_pred, c_truth = st.columns(2)
 with c_pred:
     _download("Download the predicted calls (CSV)", predicted, "tooltalk_predicted_calls.csv")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import pandas as pd
@@ -46,7 +46,7 @@ def format_value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def format_call(api_name: str, parameters: dict | None) -> str:
+def format_call(api_name: str, parameters: dict | None, *, omit: Collection[str] = ()) -> str:
     """A tool call as ``Tool(arg=value, ...)``, arguments in their recorded order.
 
     Parameters
@@ -54,6 +54,8 @@ def format_call(api_name: str, parameters: dict | None) -> str:
     api_name : str
     parameters : dict or None
         ``None`` for a prediction whose arguments could not be parsed.
+    omit : collection of str, default=()
+        Argument names left out (e.g. ``("session_token",)``, the same in nearly every call).
 
     Returns
     -------
@@ -65,7 +67,8 @@ def format_call(api_name: str, parameters: dict | None) -> str:
         return f"{api_name}(?)"
     if not isinstance(parameters, dict):
         return f"{api_name}({format_value(parameters)})"
-    return f"{api_name}(" + ", ".join(f"{k}={format_value(v)}" for k, v in parameters.items()) + ")"
+    return f"{api_name}(" + ", ".join(f"{k}={format_value(v)}" for k, v in parameters.items()
+                                      if k not in omit) + ")"
 
 
 def conversation_table(scores: Sequence[ConversationScore]) -> pd.DataFrame:
@@ -137,16 +140,17 @@ def action_breakdown(scores: Sequence[ConversationScore]) -> pd.DataFrame:
     return df.reset_index()
 
 
-def incorrect_actions(scores: Sequence[ConversationScore]) -> pd.DataFrame:
+def incorrect_actions(scores: Sequence[ConversationScore], *, omit: Collection[str] = ()) -> pd.DataFrame:
     """Every incorrect action: conversation, source, turn, prediction #, tool, the call as
-    ``Tool(arg=value, ...)``, its arguments as JSON, why it matched no ground-truth call."""
+    ``Tool(arg=value, ...)`` (without the arguments named in ``omit``), its arguments as JSON
+    (all of them), why it matched no ground-truth call."""
     rows = []
     for s in scores:
         for o in s.outcomes:
             if o.bad_action:
                 rows.append({"conversation": s.name, "source": s.source, "turn": o.call.turn,
                              "prediction": o.index + 1, "tool": o.call.api_name,
-                             "call": format_call(o.call.api_name, o.call.parameters),
+                             "call": format_call(o.call.api_name, o.call.parameters, omit=omit),
                              "arguments": json.dumps(o.call.parameters, ensure_ascii=False, sort_keys=True),
                              "reason": o.reason})
     return pd.DataFrame(rows, columns=["conversation", "source", "turn", "prediction", "tool", "call", "arguments",
@@ -157,8 +161,10 @@ _PREDICTION_COLUMNS = ["#", "turn", "tool", "call", "action", "match", "ground t
                        "exception", "why unmatched", "arguments"]
 
 
-def prediction_table(score: ConversationScore) -> pd.DataFrame:
+def prediction_table(score: ConversationScore, *, omit: Collection[str] = ()) -> pd.DataFrame:
     """The predicted calls of one conversation, in order, with how each was judged.
+
+    ``omit`` names arguments left out of ``call`` (``arguments`` keeps them all).
 
     Returns
     -------
@@ -169,15 +175,18 @@ def prediction_table(score: ConversationScore) -> pd.DataFrame:
     """
     return pd.DataFrame([{
         "#": o.index + 1, "turn": o.call.turn, "tool": o.call.api_name,
-        "call": format_call(o.call.api_name, o.call.parameters), "action": o.is_action, "match": o.match,
+        "call": format_call(o.call.api_name, o.call.parameters, omit=omit), "action": o.is_action,
+        "match": o.match,
         "ground truth #": None if o.ground_truth_index is None else o.ground_truth_index + 1,
         "incorrect action": o.bad_action, "exception": o.call.exception, "why unmatched": o.reason,
         "arguments": json.dumps(o.call.parameters, ensure_ascii=False),
     } for o in score.outcomes], columns=_PREDICTION_COLUMNS)
 
 
-def ground_truth_table(score: ConversationScore) -> pd.DataFrame:
+def ground_truth_table(score: ConversationScore, *, omit: Collection[str] = ()) -> pd.DataFrame:
     """The ground-truth calls of one conversation and whether a prediction matched each.
+
+    ``omit`` names arguments left out of ``call`` (``arguments`` keeps them all).
 
     Returns
     -------
@@ -186,7 +195,7 @@ def ground_truth_table(score: ConversationScore) -> pd.DataFrame:
         ``arguments`` (JSON).
     """
     return pd.DataFrame([{
-        "#": j + 1, "turn": g.turn, "tool": g.api_name, "call": format_call(g.api_name, g.parameters),
+        "#": j + 1, "turn": g.turn, "tool": g.api_name, "call": format_call(g.api_name, g.parameters, omit=omit),
         "matched": m, "arguments": json.dumps(g.parameters, ensure_ascii=False),
     } for j, (g, m) in enumerate(zip(score.ground_truth_calls, score.ground_truth_matched))],
         columns=["#", "turn", "tool", "call", "matched", "arguments"])

@@ -192,7 +192,8 @@ def test_bare_ground_truth_is_flagged(run_page, shared_data: Path):
 
 
 def test_calls_readable_and_columns_sized(run_page):
-    """Issue 13: calls as ``Tool(arg=value, ...)`` instead of raw JSON; text columns sized."""
+    """Issue 13: calls as ``Tool(arg=value, ...)`` (session token left out) instead of raw JSON;
+    text columns sized; headers in words."""
     wrong = _pred(ALARM, time="08:00:00")
     at = run_page(PAGE, state=EXACT)
     at.file_uploader[0].set_value([("two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]),
@@ -203,23 +204,26 @@ def test_calls_readable_and_columns_sized(run_page):
     order, config = _layout(at.dataframe[3])
     assert "call" in order and "arguments" not in order
     bad = at.dataframe[3].value
-    assert list(bad["call"]) == ['AddAlarm(session_token="tok", time="08:00:00")']
-    assert config["call"]["width"] == "large" and config["turn"]["width"] == "small"
+    assert list(bad["call"]) == ['AddAlarm(time="08:00:00")']
+    assert json.loads(bad["arguments"].iloc[0]) == {"session_token": TOKEN, "time": "08:00:00"}
+    assert config["call"]["width"] == "large" and "width" not in config["turn"]
     # the detail tables of the conversation
     order, config = _layout(at.dataframe[4])
     assert order[:3] == ["#", "turn", "call"] and "arguments" not in order
     calls = at.dataframe[4].value["call"].tolist()
-    assert calls == ['AddAlarm(session_token="tok", time="08:00:00")',
-                     'SendMessage(session_token="tok", receiver="bob", message="See you at five")']
+    assert calls == ['AddAlarm(time="08:00:00")', 'SendMessage(receiver="bob", message="See you at five")']
     truth = at.dataframe[5].value
-    assert truth["call"].tolist()[0] == 'AddAlarm(session_token="tok", time="07:00:00")'
+    assert truth["call"].tolist()[0] == 'AddAlarm(time="07:00:00")'
     assert truth["matched"].tolist() == [False, True]
     assert not any(str(v).startswith("{") for df in (bad, at.dataframe[4].value, truth)
                    for v in df["call"])
     # per conversation: numbers narrow, the scenario wide, names medium
     order, config = _layout(at.dataframe[0])
     assert order[0] == "conversation" and config["conversation"]["width"] == "medium"
-    assert config["scenario"]["width"] == "large" and config["precision"]["width"] == "small"
+    assert config["scenario"]["width"] == "large"
+    assert config["bad_action_rate"]["label"] == "bad action rate"
+    assert config["bad_action_rate"]["help"] == "bad_action_rate"
+    assert any("without the session token" in t for t in _texts(at.caption))
 
 
 def test_tables_downloadable(run_page, downloads):
@@ -237,3 +241,17 @@ def test_tables_downloadable(run_page, downloads):
     assert all(json.loads(a) for a in bad["arguments"])  # the JSON stays in the download
     kinds = pd.read_csv(io.BytesIO(downloads["tooltalk_action_kinds.csv"]))
     assert list(kinds["kind"]) == ["action", "non-action"] and kinds["bad_actions"].tolist()[0] == 5
+
+
+def test_undefined_rates_read_a_dash(run_page):
+    """Issue 13: a tool without a ground-truth call has no recall: "—", not "None"."""
+    from streamlit import dataframe_util
+
+    at = run_page(PAGE, state=EXACT)
+    tools = at.dataframe[1].value.set_index("tool")
+    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
+        at.dataframe[1].proto.arrow_data.styler.display_values).set_index("tool")
+    # the demo's BookFlight is an extra prediction of a tool with no ground-truth call
+    assert tools.loc["BookFlight", "ground_truths"] == 0 and pd.isna(tools.loc["BookFlight", "recall"])
+    assert shown.loc["BookFlight", "recall"] == "—"
+    assert shown.loc["BookFlight", "precision"] == f"{tools.loc['BookFlight', 'precision']:.3f}"

@@ -52,6 +52,8 @@ def test_format_value_and_call_by_hand():
         == 'AddAlarm(session_token="tok", time="07:00:00")'
     assert format_call("SendEmail", None) == "SendEmail(?)"  # unparsed arguments
     assert format_call("LogoutUser", {}) == "LogoutUser()"
+    assert format_call("AddAlarm", {"session_token": "tok", "time": "07:00:00"}, omit=("session_token",)) \
+        == 'AddAlarm(time="07:00:00")'
 
 
 def test_detail_tables_write_calls_readably():
@@ -71,6 +73,11 @@ def test_detail_tables_write_calls_readably():
     assert truth["call"].iloc[0] == 'AddAlarm(session_token="tok", time="07:00:00")'
     bad = tt.incorrect_actions([s])
     assert list(bad["call"]) == ['AddAlarm(session_token="tok", time="08:00:00")']
+    # omit: left out of the call shown, kept in the JSON arguments
+    bad = tt.incorrect_actions([s], omit=("session_token",))
+    assert list(bad["call"]) == ['AddAlarm(time="08:00:00")'] and TOKEN in bad["arguments"].iloc[0]
+    assert ground_truth_table(s, omit=("session_token",))["call"].iloc[0] == 'AddAlarm(time="07:00:00")'
+    assert prediction_table(s, omit=("time",))["call"].iloc[0] == 'AddAlarm(session_token="tok")'
     assert json.loads(bad["arguments"].iloc[0])["time"] == "08:00:00"
 
 
