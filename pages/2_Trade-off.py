@@ -130,6 +130,13 @@ said = tradeoff_summary(res, unit=unit, machine_expected=float(inp.a.mean()))
 st.markdown(f"**{said.headline}**")
 if said.why:
     st.info(said.why)
+    if rng.pivot is not None and 0 < rng.pivot < math.inf:
+        # the largest step of the slider's grid below the pivot: all N allowed samples go there
+        below = [v for v in lambda_grid(rng.upper, lower=rng.first) if v < rng.pivot]
+        if below and below[-1] != params.lam:
+            st.button(f"Use λ = {below[-1]:g} (all N = {params.n_human:,} go to humans below "
+                      f"{rng.pivot:.4g})", key="_lam_to_pivot", on_click=ss.__setitem__,
+                      args=("lam", float(below[-1])))
 k = st.columns(4)
 for col, key, name in zip(k, ("accuracy", "f1", "precision", "recall"),
                           ("Accuracy", "F1 (macro)", "Precision (macro)", "Recall (macro)")):

@@ -183,6 +183,11 @@ def test_lambda_spans_the_range_of_the_data_in_seconds(run_page):
     # 2 < N = 4 in "at most" mode: the page says why
     assert at.info and at.info[0].value.startswith("Only 2 of the 4 samples the budget allows go "
                                                    "to humans: at λ = 0.01 (per second)")
+    # one click to the largest slider step below the pivot 0.1 / 15 = 0.00667: 0.006, where all
+    # N = 4 go (rows 1 and 2, twice)
+    at.button(key="_lam_to_pivot").click().run()
+    assert at.session_state["lam"] == 0.006 and metrics(at)["Humans"] == "4 of 8"
+    assert not at.info or not at.info[0].value.startswith("Only")
     # the units on the axes
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     assert any("per second, log scale" in sp for sp in specs)

@@ -36,3 +36,22 @@ def test_per_class_report_needs_gold():
     _, assignment = run_assignment(data, lam=0.0, n_human=1)
     with pytest.raises(DataError, match="gold labels"):
         per_class_report(data, assignment)
+
+
+def test_assignment_json_carries_the_lambda_range():
+    from core.report import assignment_json
+
+    # effort in minutes: gains (1 - c) - lam l cross 0 at 0.1 / 2, 0.8 / 0.5 = 1.6, 0.7 / 4
+    df = pd.DataFrame({"machine_label": [1, 0, 1], "machine_confidence": [0.9, 0.2, 0.3],
+                       "human_label": [1, 1, 0], "minutes": [2.0, 0.5, 4.0]})
+    data = prepare(df, {"human_effort": "minutes"}, name="t")
+    inp, assignment = run_assignment(data, lam=1.0, n_human=2)
+    out = assignment_json(data, inp, assignment)
+    assert out["lambda_range"] == {"upper": pytest.approx(1.6), "pivot": pytest.approx(0.175),
+                                   "first": pytest.approx(0.05), "effort_unit": "minutes"}
+    inp, assignment = run_assignment(data, lam=1.0, n_human=2, mode="exactly")
+    # exactly 2: at large lambda rows 1 and 0 (least effort) go; row 2 (gain 0.7 - 4 lam) beats
+    # row 0 (0.1 - 2 lam) below (0.7 - 0.1) / (4 - 2) = 0.3, and never row 1 (0.8 - 0.5 lam)
+    out = assignment_json(data, inp, assignment)
+    assert out["lambda_range"]["upper"] == pytest.approx(0.3)
+    assert out["lambda_range"]["pivot"] is None
