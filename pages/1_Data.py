@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +11,7 @@ from core.data import REQUIRED_ROLES, ROLE_NAMES, ROLES, Detection, detect_colum
 from core.errors import DataError
 from core.figures.data import histogram, histogram_counts, label_balance
 from core.summary import data_effort_unit, effort_unit
-from pages._common import _demo_frame, fingerprint, get_data, init_state, set_data, show_error
+from pages._common import _demo_frame, get_data, init_state, set_data, show_error
 
 init_state()
 st.title("Data")
@@ -43,8 +42,10 @@ def _digest(name: str, content: bytes) -> str:
     return hashlib.sha1(name.encode() + b"\0" + content).hexdigest()
 
 
-@st.cache_data(show_spinner="Reading the file…", max_entries=8)
+@st.cache_resource(show_spinner="Reading the file…", max_entries=4)
 def _read(digest: str, name: str, _content: bytes) -> pd.DataFrame:
+    """The uploaded table, shared, not copied on each rerun (pandas' copy-on-write keeps it
+    unchanged: ``prepare`` and the preview derive new frames from it)."""
     return load_table(_content, name=name)
 
 
@@ -63,11 +64,11 @@ def _figures(data_key: str, _data) -> dict:
                                            "machine_label": "machine"})}
     split = None
     if _data.has_gold:
-        split = np.where(f["machine_label"].to_numpy() == f["human_label"].to_numpy(),
-                         "machine correct", "machine wrong")
+        split = (f["machine_label"] == f["human_label"]).to_numpy(dtype=bool, na_value=False)
     figs["confidence"] = histogram(
         histogram_counts(f["machine_confidence"], value_range=(0.0, 1.0), split=split),
-        title="Machine confidence", x_title="confidence (0 to 1)")
+        title="Machine confidence", x_title="confidence (0 to 1)",
+        names={"True": "machine correct", "False": "machine wrong"})
     unit = data_effort_unit(_data)
     source = {"predicted_effort": "predicted", "human_effort": "ground truth",
               "uniform": "1 per sample"}.get(_data.effort_source, _data.effort_source)
@@ -81,26 +82,30 @@ def _figures(data_key: str, _data) -> dict:
     return figs
 
 
-def _hashable_or_refuse(data) -> None:
-    """Refuse a table whose content hash (the cache key of every page) cannot be computed,
-    naming the column, before it replaces the active dataset."""
-    try:
-        fingerprint(data.raw, data.roles)
-    except (TypeError, ValueError) as exc:
-        bad = []
-        for col in data.raw.columns:
-            try:
-                pd.util.hash_pandas_object(data.raw[[col]], index=False)
-            except (TypeError, ValueError):
-                bad.append(str(col))
-        where = f"column(s) {', '.join(bad[:5])}" if bad else "the table"
-        raise DataError(f"{where} hold values that cannot be compared ({exc}); store them as "
-                        "text or numbers") from None
+def _unhashable(data, exc: BaseException) -> DataError:
+    """The error for a table whose content hash (the cache key of every page) cannot be
+    computed, naming the columns."""
+    bad = []
+    for col in data.raw.columns:
+        try:
+            pd.util.hash_pandas_object(data.raw[[col]], index=False)
+        except (TypeError, ValueError):
+            bad.append(str(col))
+    where = f"column(s) {', '.join(bad[:5])}" if bad else "the table"
+    return DataError(f"{where} hold values that cannot be compared ({exc}); store them as "
+                     "text or numbers")
 
 
 def _activate(data, *, source: str, message: str) -> None:
-    """Make ``data`` active, then rerun so that the sidebar (drawn before this page) names it."""
-    set_data(data, source=source)
+    """Make ``data`` active, then rerun so that the sidebar (drawn before this page) names it.
+
+    ``set_data`` hashes the table first (once): when that fails, the active dataset stays and a
+    :class:`DataError` names the columns.
+    """
+    try:
+        set_data(data, source=source)
+    except (TypeError, ValueError) as exc:
+        raise _unhashable(data, exc) from None
     ss["data_flash"] = message
     st.rerun()
 
@@ -177,13 +182,11 @@ if upload:
         if apply:
             try:
                 data = prepare(raw, roles, name=upload["name"])
-                _hashable_or_refuse(data)
+                _activate(data, source="upload",
+                          message=f"{upload['name']} is now the active dataset ({data.M:,} samples).")
             except DataError as exc:
                 show_error(exc)
                 st.info("The active dataset is unchanged; fix the mapping or the file and try again.")
-            else:
-                _activate(data, source="upload",
-                          message=f"{upload['name']} is now the active dataset ({data.M:,} samples).")
 
 data = get_data()
 st.divider()

@@ -70,9 +70,8 @@ def histogram_counts(values, *, bins: int = BINS, value_range: tuple[float, floa
         raise ValueError("bins must be at least 1")
     x = np.asarray(values, dtype=float).ravel()
     ok = np.isfinite(x)
-    groups = None if split is None else np.asarray(split, dtype=object).ravel()
-    if groups is not None and len(groups) != len(x):
-        raise ValueError(f"split has {len(groups)} values for {len(x)} values")
+    if split is not None and len(split) != len(x):
+        raise ValueError(f"split has {len(split)} values for {len(x)} values")
     if value_range is not None:
         lo, hi = float(value_range[0]), float(value_range[1])
         ok &= (x >= lo) & (x <= hi)
@@ -80,20 +79,19 @@ def histogram_counts(values, *, bins: int = BINS, value_range: tuple[float, floa
         lo, hi = float(x[ok].min()), float(x[ok].max())
     else:
         lo, hi = 0.0, 1.0
-    x_ok = x[ok]
     if hi <= lo:
         lo, hi, bins = lo - 0.5, lo + 0.5, 1
     edges = np.linspace(lo, hi, bins + 1)
-
-    def count(v: np.ndarray) -> np.ndarray:
-        return np.histogram(v, bins=edges)[0].astype(np.int64)
-
-    if groups is None:
-        counts = {"all": count(x_ok)}
+    x_ok = x[ok]
+    # bin j holds edges[j] <= x < edges[j+1]; the last bin also holds x == hi (as np.histogram)
+    where = np.clip(np.searchsorted(edges, x_ok, side="right") - 1, 0, bins - 1)
+    if split is None:
+        counts = {"all": np.bincount(where, minlength=bins).astype(np.int64)}
     else:
-        g_ok = groups[ok]
-        keys = sorted(pd.unique(g_ok).tolist(), key=str)
-        counts = {str(k): count(x_ok[g_ok == k]) for k in keys}
+        codes, keys = pd.factorize(pd.Series(np.asarray(split)[ok]), sort=False)
+        table = np.bincount(codes * bins + where, minlength=len(keys) * bins).reshape(-1, bins)
+        order = sorted(range(len(keys)), key=lambda i: str(keys[i]))
+        counts = {str(keys[i]): table[i].astype(np.int64) for i in order}
     return Binned(edges=edges, counts=counts, dropped=int((~ok).sum()))
 
 
@@ -149,7 +147,9 @@ def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
     for i, col in enumerate(columns):
         if col not in frame:
             continue
-        counts = frame[col].dropna().astype(str).value_counts().sort_index()
+        counts = frame[col].value_counts(dropna=True)  # on the column's own values: fast
+        counts.index = counts.index.map(str)
+        counts = counts.groupby(level=0).sum().sort_index()
         fig.add_trace(go.Bar(x=counts.index.tolist(), y=counts.to_numpy(),
                              name=(names or {}).get(col, col),
                              marker_color=_COLORS[i % len(_COLORS)]))
