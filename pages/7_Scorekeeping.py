@@ -135,7 +135,8 @@ except DataError as exc:  # pragma: no cover - scored episodes are validated alr
 agg = report["aggregate"]
 st.subheader("Aggregate")
 m1, m2, m3, m4 = st.columns(4)
-m1.metric("Episodes", f"{agg['episodes']} ({agg['played']} played)")
+m1.metric("Episodes played", f"{agg['played']} of {agg['episodes']}",
+          help="Episodes not aborted, of all episodes shown.")
 m2.metric("% Played", fmt(agg["% Played"], 2))
 
 

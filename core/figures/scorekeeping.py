@@ -211,7 +211,7 @@ def main_score_figure(table: pd.DataFrame) -> go.Figure:
     plotly.graph_objects.Figure
         One bar per played episode (colour = model, the score written beside it), one ✕ at 0
         labelled "aborted" per aborted episode (clembench gives it no Main Score: NaN), episodes
-        top to bottom in table order, labelled by :func:`short_labels` with the full name in
+        top to bottom in table order, labelled by :func:`short_labels` (44 characters) with the full name in
         the hover text; the score axis runs from 0 to 100 with room for the labels.
     """
     for col in ("episode", "model", "Main Score", "Aborted"):
@@ -221,7 +221,7 @@ def main_score_figure(table: pd.DataFrame) -> go.Figure:
     models = sorted(model_of.unique().tolist())
     colors = _palette(models)
     names = table["episode"].astype(str).tolist()
-    labels = short_labels(names)
+    labels = short_labels(names, max_len=44)
     label_of = dict(zip(names, labels))
     scores = [float(v) for v in table["Main Score"]]
     nan = [math.isnan(v) for v in scores]
@@ -256,6 +256,6 @@ def main_score_figure(table: pd.DataFrame) -> go.Figure:
         bargap=0.25,
         template="plotly_white",
         legend_title="answerer model",
-        margin={"t": 90},
+        margin={"t": 90, "b": 20},
     )
     return fig

@@ -68,8 +68,8 @@ def test_demo_by_default(run_page):
     assert not at.error
     assert any("Simulated demo episodes" in t for t in _texts(at.info))
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Episodes"].startswith("24 (")
-    assert set(metrics) == {"Episodes", "% Played", "Quality Score", "clemscore"}
+    assert metrics["Episodes played"].endswith(" of 24")  # short enough not to be cut off (issue 13)
+    assert set(metrics) == {"Episodes played", "% Played", "Quality Score", "clemscore"}
     assert len(at.dataframe) >= 3
     # a different seed gives different simulated episodes
     first = metrics["Quality Score"]
@@ -88,7 +88,7 @@ def test_upload_zip_of_recorded_runs(run_page, shared_data: Path):
     assert not at.error
     assert at.session_state["sk_source"] == "upload"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Episodes"] == "5 (4 played)"
+    assert metrics["Episodes played"] == "4 of 5"
     assert metrics["% Played"] == "80.00"
     assert metrics["Quality Score"] == "75.92"  # mean of the four recorded Main Scores
     assert metrics["clemscore"] == "60.74"
@@ -129,7 +129,7 @@ def test_bad_upload_shows_error_and_keeps_previous(run_page, shared_data: Path):
     errors = _texts(at.error)
     assert any("broken.json: field 'probes'[2][1]['value'] must be 0 or 1, got 'maybe'" in e for e in errors)
     assert any("previously loaded" in t for t in _texts(at.info))
-    assert {m.label: m.value for m in at.metric}["Episodes"] == "5 (4 played)"
+    assert {m.label: m.value for m in at.metric}["Episodes played"] == "4 of 5"
     # the failed upload is kept in state, not dropped
     assert at.session_state["sk_upload"][0][0] == "broken.json"
 
