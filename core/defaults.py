@@ -57,3 +57,9 @@ MAX_ILP_SAMPLES = 200_000
 TRIM_TOLERANCE: float = 0.4998
 #: Largest ``min_items_per_candidate`` accepted (Fairness page and ``hmceval agreement``).
 MAX_MIN_ITEMS_PER_CANDIDATE: int = 1_000_000
+
+#: Bounds of an explicit number of slots of clembench's Scorekeeping game (``n_slots=`` of the
+#: loaders, ``--n-slots`` of the CLI). clembench's instances have 5, 10 or 15 slots; the upper
+#: bound only keeps a typo from being taken.
+MIN_N_SLOTS: int = 1
+MAX_N_SLOTS: int = 1_000

@@ -46,10 +46,9 @@ REQUIRED_FIELDS = (
     "probes", "Played Probe Rounds", "Aborted", "Filled Slots", *COUNT_FIELDS,
 )
 
-#: Bounds of an explicit number of slots (``n_slots=`` of the loaders, ``--n-slots`` of the CLI).
-#: clembench's instances have 5, 10 or 15 slots; the upper bound only keeps a typo from being taken.
-MIN_N_SLOTS = 1
-MAX_N_SLOTS = 1_000
+#: Bounds of an explicit number of slots (``n_slots=`` of the loaders, ``--n-slots`` of the CLI),
+#: kept in :mod:`core.defaults` so the CLI's help needs no numpy.
+from core.defaults import MAX_N_SLOTS, MIN_N_SLOTS  # noqa: E402
 
 #: Where an episode's number of slots came from (:attr:`Episode.slots_from`), in the order of
 #: precedence: given explicitly, the game instance (what clembench's scorer reads), the log's

@@ -6,7 +6,7 @@ import argparse
 import math
 import sys
 
-from core.clembench.model import MAX_N_SLOTS, MIN_N_SLOTS
+from core.defaults import MAX_N_SLOTS, MIN_N_SLOTS
 
 __all__ = ["register", "run", "build_report"]
 
