@@ -24,6 +24,9 @@ from pages._common import (current_assignment, get_data, get_params, init_state,
 #: Agreement columns shown first (the score distributions go to their own table).
 AGREEMENT = ("N", "exact_agr", "adj_agr", "kappa", "wtkappa", "corr", "R2", "RMSE", "SMD")
 CONSISTENCY_AGREEMENT = ("N", "exact_agr", "adj_agr", "kappa", "wtkappa", "corr", "SMD")
+#: By subgroup the DSM comes first; the error statistics go with the distributions (narrow tables).
+GROUP_AGREEMENT = ("N", "exact_agr", "adj_agr", "kappa", "wtkappa", "corr")
+GROUP_ERRORS = ("R2", "RMSE", "SMD")
 DISTRIBUTION = ("h_mean", "h_sd", "h_min", "h_max", "sys_mean", "sys_sd", "sys_min", "sys_max")
 RATER_DISTRIBUTION = ("h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max")
 #: Per-group columns of the collaborative result: header, meaning, shown as a percentage.
@@ -32,9 +35,9 @@ RATES = {
     "n_human": ("Sent to humans", "samples the assignment sends to a human", False),
     "human_ratio": ("Human ratio", "share of the group's samples sent to humans", True),
     "time_cost": ("Time cost", "share of the group's human effort spent (effort sent to humans / total)", True),
-    "accuracy": ("Accuracy (collaborative)", "accuracy of the collaborative labels against gold", True),
-    "f1": ("Macro F1 (collaborative)", "macro-averaged F1 of the collaborative labels", False),
-    "machine_accuracy": ("Accuracy (machine only)", "accuracy of the machine's labels against gold", True),
+    "accuracy": ("Accuracy, collab.", "accuracy of the collaborative labels against gold", True),
+    "f1": ("Macro F1, collab.", "macro-averaged F1 of the collaborative labels", False),
+    "machine_accuracy": ("Accuracy, machine", "accuracy of the machine's labels alone against gold", True),
 }
 
 
@@ -340,11 +343,12 @@ for col in groups:
     if missing:
         st.caption(f"DSM missing for {', '.join(missing)}: a population sd is (close to) 0 or undefined.")
 
-    table = rows_frame(rows, ("DSM",) + AGREEMENT, col)
+    table = rows_frame(rows, ("DSM",) + GROUP_AGREEMENT, col)
     table.insert(0, "flag", [{"flag": f"⚑ |DSM| > {DSM_BAND:g}", "ok": "", "missing": "DSM missing",
                               "nan": "DSM NaN"}[flags[k]] for k in rows])
     show_table(table, f"the agreement by {col}", f"eval_by_{col}")
-    with st.expander(f"Score distributions by {col}"):
+    with st.expander(f"Errors and score distributions by {col}"):
+        show_table(rows_frame(rows, GROUP_ERRORS, col), f"the errors by {col}", f"errors_by_{col}")
         show_table(rows_frame(rows, DISTRIBUTION, col), f"the score distributions by {col}", f"distributions_by_{col}")
 
     fair = report[f"fairness_by_{col}"]
@@ -379,8 +383,11 @@ for col in groups:
     if f"consistency_by_{col}" in report:
         st.markdown("**Human-human agreement by subgroup**")
         cons = report[f"consistency_by_{col}"]
-        show_table(rows_frame(cons, ("DSM",) + CONSISTENCY_AGREEMENT, col), f"the human-human agreement by {col}",
+        show_table(rows_frame(cons, ("DSM",) + GROUP_AGREEMENT, col), f"the human-human agreement by {col}",
                    f"consistency_by_{col}")
+        with st.expander(f"Rater score distributions by {col}"):
+            show_table(rows_frame(cons, ("SMD",) + RATER_DISTRIBUTION, col),
+                       f"the rater score distributions by {col}", f"consistency_distributions_by_{col}")
         empty = [str(k) for k, v in cons.items() if v["N"] == 0]
         if empty:
             st.caption(f"No double-scored sample in: {', '.join(empty)} (N = 0, as RSMTool lists them).")
