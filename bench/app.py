@@ -25,6 +25,8 @@ Interactions:
   a visited (N, lambda);
 - Turns: N to a new value (not visited on the Trade-off page either: one assignment solve is
   included);
+- Confidence, Fairness, Effort: N to a new value, and a plain rerun (the Effort page without a
+  fitted model: its model is trained on a button press, which is not timed here);
 - Data: a plain rerun (nothing changed);
 - Evaluate (``pages/2a_Evaluate.py``): first load in a new session with caches cleared and an
   empty workspace (the dataset is stored there on this load), and first load in a new session
@@ -140,6 +142,17 @@ def measure(data: EvalData, runs: int, label: str) -> dict[str, list[float]]:
         tt.session_state["share"] = 0.23 + 0.02 * i
         note("Turns, N to a new value", timed_run(tt))
 
+    # Confidence, Fairness, Effort: the pages that follow N and lambda (shares not visited above)
+    for page, name in (("3_Confidence.py", "Confidence"), ("5_Fairness.py", "Fairness"),
+                       ("4_Effort.py", "Effort")):
+        pt = new_session(page, state)
+        timed_run(pt)
+        for i in range(runs):
+            pt.session_state["share"] = 0.13 + 0.02 * i
+            note(f"{name}, N to a new value", timed_run(pt))
+        for _ in range(runs):
+            note(f"{name}, plain rerun", timed_run(pt))
+
     # Data
     dt_ = new_session("1_Data.py", state)
     timed_run(dt_)
@@ -175,7 +188,8 @@ def main() -> int:
         datasets.append((f"{m:,}", prepare(synthetic(release, m), name=f"synthetic {m:,}")))
 
     # warm-up: imports and first-use costs of every page, on the demo data
-    for page in ("2_Trade-off.py", "6_Turns.py", "1_Data.py", "2a_Evaluate.py"):
+    for page in ("2_Trade-off.py", "6_Turns.py", "3_Confidence.py", "5_Fairness.py", "4_Effort.py",
+                 "1_Data.py", "2a_Evaluate.py"):
         AppTest.from_file(str(PAGES / page), default_timeout=TIMEOUT).run()
 
     ref0 = reference()
