@@ -83,15 +83,16 @@ def histogram_counts(values, *, bins: int = BINS, value_range: tuple[float, floa
         lo, hi, bins = lo - 0.5, lo + 0.5, 1
     edges = np.linspace(lo, hi, bins + 1)
     x_ok = x[ok]
-    # bin j holds edges[j] <= x < edges[j+1]; the last bin also holds x == hi (as np.histogram)
-    where = np.clip(np.searchsorted(edges, x_ok, side="right") - 1, 0, bins - 1)
+
+    def count(v: np.ndarray) -> np.ndarray:  # numpy's fast path for equal-width bins
+        return np.histogram(v, bins=bins, range=(lo, hi))[0].astype(np.int64)
+
     if split is None:
-        counts = {"all": np.bincount(where, minlength=bins).astype(np.int64)}
+        counts = {"all": count(x_ok)}
     else:
         codes, keys = pd.factorize(pd.Series(np.asarray(split)[ok]), sort=False)
-        table = np.bincount(codes * bins + where, minlength=len(keys) * bins).reshape(-1, bins)
         order = sorted(range(len(keys)), key=lambda i: str(keys[i]))
-        counts = {str(keys[i]): table[i].astype(np.int64) for i in order}
+        counts = {str(keys[i]): count(x_ok[codes == i]) for i in order}
     return Binned(edges=edges, counts=counts, dropped=int((~ok).sum()))
 
 
