@@ -238,14 +238,13 @@ st.caption(f"On the figure, an asterisk ({ACTION_MARK.strip()}) after a tool's n
            "In the tables, — : no call of that tool, so no rate.")
 
 st.subheader("Action vs non-action tools")
-k1, k2 = st.columns([3, 2])
+st.dataframe(_rates(kinds), hide_index=True, width="stretch", column_config=_config(kinds, names=("kind",)))
+k1, k2 = st.columns([2, 3])
 with k1:
-    st.dataframe(_rates(kinds), hide_index=True, width="stretch", column_config=_config(kinds, names=("kind",)))
     st.caption("Action tools change the world (send, add, delete, modify, log in…); an unmatched action that "
                "executed is an incorrect action. Non-action tools only read (search, query, weather). "
                "— : no call of that kind.")
-    _download("Download the action vs non-action table (CSV; also the figure's data)", kinds,
-              "tooltalk_action_kinds.csv")
+    _download("Download this table (CSV; also the figure's data)", kinds, "tooltalk_action_kinds.csv")
 with k2:
     st.plotly_chart(action_figure(kinds), width="stretch")
 
