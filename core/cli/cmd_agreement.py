@@ -89,6 +89,22 @@ def _flags(specs: list[str]) -> dict[str, list[str]] | None:
     return out or None
 
 
+def _check_magnitude(s, col: str, flag: str) -> None:
+    """Refuse scores so large that their squares overflow, naming the option (the core check
+    names the column and row too; this one runs first so the message names the option)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.errors import DataError, describe_rows
+
+    vals = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(np.isfinite(vals) & (np.abs(vals) > MAX_SCORE))
+    if len(bad):
+        raise DataError(f"column '{col}' ({flag}) has scores beyond {MAX_SCORE:g} in magnitude in "
+                        f"{describe_rows(bad)} (first value {vals[bad[0]]:g}); the agreement "
+                        "statistics cannot square them")
+
+
 def run(args: argparse.Namespace) -> int:
     """Compute the report and print it as JSON."""
     from core.cli.bounds import check_float, check_int
@@ -103,6 +119,9 @@ def run(args: argparse.Namespace) -> int:
     flags = _flags(args.flag)
     table = load_evaluation_table(args.path)
     col = lambda name: resolve_column(table, name)  # noqa: E731 - a JSON lines path such as metadata.h1
+    for flag, name in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
+        if name is not None and col(name) in table.columns:
+            _check_magnitude(table[col(name)], col(name), flag)
     report = agreement_report(
         table,
         human=col(args.human),
