@@ -26,9 +26,9 @@ unit = data_effort_unit(data)  # the unit of l_i, the effort the optimiser weigh
 st.title("Trade-off")
 st.caption("HMCEval sends a sample to a human when the confidence it gains, minus λ × its "
            "effort, is positive and among the N largest (Eq. 3-4). Raise N or lower λ for "
-           "reliability; lower N or raise λ to save effort. λ weighs confidence against effort "
-           f"(it is {per_unit(unit)}), so its useful range depends on the effort's unit: the "
-           "λ slider spans exactly the values that change something on this data.")
+           "reliability; lower N or raise λ to save effort. λ weighs confidence against effort, "
+           f"so its useful range depends on the effort's unit (here: {unit}): the λ slider "
+           "spans exactly the values that change something on this data.")
 
 c1, c2, c3 = st.columns([3, 3, 2])
 with c1:
@@ -55,6 +55,9 @@ with c2:
                     + ("no sample goes to humans." if ss["mode"] == "at_most" else
                        "the assignment no longer changes (the N samples of least effort go).")
                     + " Log-like steps; type an exact value in the box.")
+        st.caption(f"0 to {rng.upper:.4g}: " + ("beyond it nobody goes to humans."
+                                                if ss["mode"] == "at_most" else
+                                                "beyond it the assignment no longer changes."))
     else:
         st.caption("λ changes nothing on this data at this N and mode (every ordering of the "
                    "samples is the same whatever λ).")
