@@ -209,3 +209,40 @@ def test_jsonlines_errors(tmp_path):
     bad.write_text('{"a": ' * 5000 + "1" + "}" * 5000 + "\n")
     with pytest.raises(DataError, match="nested too deeply"):
         read_jsonlines(bad)
+
+
+# ------------------------------------------------------------------------------------------
+# any table: a report or a DataError, never another exception; counts always add up
+# ------------------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_cells = st.one_of(
+    st.none(), st.integers(-3, 5), st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", " ", "x", "1", "2.5", "0", "1e308", "-inf"]), st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.tuples(_cells, _cells, _cells, st.sampled_from(["a", "b", "", None]), _cells),
+                     min_size=1, max_size=25),
+       exclude_zero=st.booleans(), raters=st.booleans(), trim=st.booleans(),
+       min_items=st.one_of(st.none(), st.integers(1, 4)))
+def test_any_table_gives_a_report_or_a_data_error(rows, exclude_zero, raters, trim, min_items):
+    df = pd.DataFrame(rows, columns=["h", "m", "h2", "g", "c"])
+    kwargs = dict(human="h", system="m", human2=None if raters else "h2", groups=["g"], raters=raters,
+                  exclude_zero_scores=exclude_zero, group_errors="report")
+    if trim:
+        kwargs.update(trim_min=1, trim_max=4)
+    if min_items is not None:
+        kwargs.update(candidate_column="c", min_items_per_candidate=min_items)
+    try:
+        rep = agreement_report(df, **kwargs)
+    except DataError:
+        return
+    resp = rep["responses"]
+    assert resp["N_total"] == len(df)
+    assert resp["N"] + sum(resp["excluded"].values()) == len(df)
+    assert rep["eval"]["N"] == resp["N"]
+    text = json.dumps(rep, default=str)
+    assert "Infinity" not in text
