@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from core.data.contract import EvalData, prepare
 from core.data.load import MAX_FILE_BYTES, load_table
-from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLE_NAMES, ROLES, Ask, Detection,
-                             confidence_candidates, detect_columns, detect_roles, effort_unit,
-                             name_kind, name_tokens, norm_name)
+from core.data.roles import (NOT_SUBGROUP_KINDS, REQUIRED_ROLES, ROLE_ALIASES, ROLE_NAMES, ROLES, Ask,
+                             Detection, column_kind, confidence_candidates, detect_columns,
+                             detect_roles, effort_unit, name_kind, name_tokens, norm_name)
 
 __all__ = [
     "ROLES",
@@ -55,4 +55,6 @@ __all__ = [
     "effort_unit",
     "name_kind",
     "name_tokens",
+    "column_kind",
+    "NOT_SUBGROUP_KINDS",
 ]

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["ROLES", "REQUIRED_ROLES", "ROLE_ALIASES", "ROLE_NAMES", "norm_name", "name_tokens",
-           "name_kind", "effort_unit", "confidence_candidates", "detect_roles", "detect_columns",
-           "Ask", "Detection"]
+           "name_kind", "column_kind", "NOT_SUBGROUP_KINDS", "effort_unit", "confidence_candidates",
+           "detect_roles", "detect_columns", "Ask", "Detection"]
 
 #: Roles in display order.
 ROLES: tuple[str, ...] = (
@@ -127,8 +127,9 @@ _UNITS = (("milliseconds", frozenset({"ms", "msec", "msecs", "millis", "millisec
           ("hours", frozenset({"hours", "hour", "hr", "hrs"})))
 _UNIT_LETTERS = {"s": "seconds", "m": "minutes", "h": "hours"}
 
-#: Kinds of column that are never subgroups.
-_NOT_SUBGROUP_KINDS = frozenset({"prediction", "probability", "logit", "label", "label_2", "effort",
+#: Kinds of column (:func:`column_kind`) that are never subgroups: labels, predictions,
+#: probabilities, efforts and row ids are what is evaluated, not who.
+NOT_SUBGROUP_KINDS = frozenset({"prediction", "probability", "logit", "label", "label_2", "effort",
                                  "predicted_effort", "row_id"})
 #: Most distinct values a label (or a subgroup) column may hold.
 _MAX_CLASSES = 50
@@ -323,7 +324,24 @@ _FUZZY: dict[str, tuple[frozenset, Any]] = {
 }
 
 
-def _kind_of(col: Any, s: pd.Series) -> str | None:
+def column_kind(col: Any, s: pd.Series) -> str | None:
+    """What a column holds, from its name (:func:`name_kind`) and, for a ``score``, its values:
+    a score in [0, 1] is a probability, another score a judge or model gave is a prediction
+    (a rating), any other score has no kind (e.g. ``worker_score``, a worker's quality).
+
+    Parameters
+    ----------
+    col : str
+        The column's name.
+    s : pandas.Series
+        Its values.
+
+    Returns
+    -------
+    str or None
+        As :func:`name_kind`. A column of a kind in :data:`NOT_SUBGROUP_KINDS` is never a
+        subgroup.
+    """
     kind = name_kind(col)
     if kind == "probability" and not (set(name_tokens(col)) & (_PROB_WORDS | {"p"})):
         # only "score": a probability if its values are, else a rating (a prediction if a judge
@@ -397,7 +415,7 @@ def detect_columns(df: pd.DataFrame) -> Detection:
     by_norm: dict[str, str] = {}
     for col in df.columns:
         by_norm.setdefault(norm_name(col), col)
-    kinds = {col: k for col in df.columns if (k := _kind_of(col, df[col])) is not None}
+    kinds = {col: k for col in df.columns if (k := column_kind(col, df[col])) is not None}
     roles: dict[str, Any] = {}
     used: set[str] = set()
     asks: list[Ask] = []
@@ -455,7 +473,7 @@ def detect_columns(df: pd.DataFrame) -> Detection:
         s = df[col]
         n = norm_name(col)
         text = _is_text(col, s)
-        eligible = (not text and kinds.get(col) not in _NOT_SUBGROUP_KINDS and _categorical(s))
+        eligible = (not text and kinds.get(col) not in NOT_SUBGROUP_KINDS and _categorical(s))
         if eligible:
             options.append(col)
         if s.dtype == object or isinstance(s.dtype, pd.StringDtype) or s.dtype == bool:

@@ -283,3 +283,18 @@ def test_numeric_column_names_do_not_break_detection():
     assert det.roles["human_label"] == "gold"
     assert {a.role for a in det.asks} == {"machine_label", "machine_confidence"}
     assert np.array_equal(det.asks[0].candidates, (0,))
+
+
+@pytest.mark.parametrize("name, values, kind", [
+    ("score", [0.2, 0.9, 0.5], "probability"),
+    ("worker_score", [88.2, 91.0, 75.5], None),       # a worker's quality: a possible grouping
+    ("judge_score", [1, 7, 10], "prediction"),         # a judge's rating
+    ("p_unsafe", [0.2, 0.9, 0.5], "probability"),
+    ("model_pred", ["safe", "unsafe", "safe"], "prediction"),
+    ("system", ["a", "b", "a"], None),
+])
+def test_column_kind_reads_the_values_of_a_score(name, values, kind):
+    from core.data import NOT_SUBGROUP_KINDS, column_kind
+
+    assert column_kind(name, pd.Series(values)) == kind
+    assert (kind in NOT_SUBGROUP_KINDS) == (kind is not None)
