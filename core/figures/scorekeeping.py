@@ -252,10 +252,11 @@ def main_score_figure(table: pd.DataFrame) -> go.Figure:
                "side": "top"},
         yaxis={"title": "episode", "categoryorder": "array", "categoryarray": [label_of[n] for n in names],
                "autorange": "reversed", "automargin": True},
-        height=max(320, 130 + 22 * len(table)),
+        height=max(340, 170 + 22 * len(table)),
         bargap=0.25,
         template="plotly_white",
-        legend_title="answerer model",
+        legend={"title": {"text": "answerer model"}, "orientation": "h", "x": 0, "xanchor": "left",
+                "y": 0, "yanchor": "top"},
         margin={"t": 90, "b": 20},
     )
     return fig
