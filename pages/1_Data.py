@@ -150,7 +150,7 @@ if upload:
     if raw is not None:
         st.subheader(f"Column mapping · {upload['name']}")
         st.caption(f"{len(raw):,} rows × {raw.shape[1]} columns. Roles were detected from the column "
-                   "names; change any of them, then apply.")
+                   "names and values; change any of them, then apply.")
         det = _detect(digest, upload["name"], upload["bytes"])
         detected = det.roles
         for ask in det.asks:
