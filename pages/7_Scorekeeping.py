@@ -60,7 +60,7 @@ with st.expander("Scoring rules (clembench's PrivateSharedScorer)"):
         "and from round 1 on `Slot Filled?`.\n"
         "- `Middle-Accuracy` is the accuracy of round int((n + 1) / 2) − 1 for n slots (round 2 "
         "for 5 slots): **absent** when the episode ended before that round, **NaN** when it was "
-        "aborted later.\n"
+        "aborted later (the tables show — and *aborted*).\n"
         "- Episode: `Accuracy` over all scored probes, `Kappa` (scikit-learn's "
         "`cohen_kappa_score`), `Truncated Kappa` = max(0, kappa) (Python's `max`, so an undefined "
         "kappa also gives 0), `Slot-Filling-Accuracy`, and `Main Score` = 100 · 2·sf·tk / (sf + tk) "

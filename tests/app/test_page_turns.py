@@ -98,3 +98,24 @@ def test_turns_page_figure_headers_and_download(run_page, downloads):
     got = pd.read_csv(io.BytesIO(downloads["hmceval_turns.csv"]))
     assert list(got.columns) == list(table.columns) and len(got) == len(table)
     assert np.allclose(got["accuracy"], table["accuracy"])
+
+
+def test_turns_page_without_gold_labels(run_page):
+    """Effort still shown; reliability cells read "—" and the figure says why it is empty."""
+    import json
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"machine_label": rng.integers(0, 2, 200), "machine_confidence": rng.random(200),
+                       "turn": rng.integers(1, 4, 200)})
+    at = run_page("6_Turns.py", state={"data": prepare(df), "data_key": fingerprint(df)})
+    assert not at.exception and not at.error
+    assert any("No gold labels" in w.value for w in at.warning)
+    from streamlit import dataframe_util
+
+    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
+        at.dataframe[0].proto.arrow_data.styler.display_values)
+    assert (shown["accuracy"] == "—").all() and shown["human_ratio"].str.endswith("%").all()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any("no gold labels" in a.get("text", "") for a in spec["layout"]["annotations"])
+    names = [t.get("name") for t in spec["data"]]
+    assert "Accuracy" not in names and "Samples sent to humans" in names
