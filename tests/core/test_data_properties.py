@@ -85,3 +85,41 @@ def test_integer_labels_are_never_merged(labels):
     data = _result_or_data_error(prepare, df)
     if data is not None:
         assert len(data.labels) == len(set(labels))
+
+
+# ------------------------------------------------------------------ issue 13: role detection
+NAMES = st.sampled_from(["pred", "model_pred", "llm_label", "prob", "score", "p_unsafe", "logit",
+                         "gold", "label", "target", "annot_seconds", "time_s", "duration",
+                         "system", "topic", "worker_id", "dialogue_id", "turn", "response",
+                         "notes", "x", "Model Pred", "label_2"])
+COLUMN = st.one_of(
+    st.lists(st.sampled_from(["safe", "unsafe"]), min_size=6, max_size=6),
+    st.lists(st.floats(0, 1), min_size=6, max_size=6),
+    st.lists(st.floats(-5, 500) | st.just(math.nan), min_size=6, max_size=6),
+    st.lists(st.integers(0, 3), min_size=6, max_size=6),
+    st.lists(st.text(max_size=50), min_size=6, max_size=6),
+    st.lists(st.booleans(), min_size=6, max_size=6),
+    st.lists(st.sampled_from(["a", None, 1, 2.5]), min_size=6, max_size=6))
+
+
+@PROPERTY
+@given(st.dictionaries(NAMES, COLUMN, min_size=1, max_size=7))
+def test_detection_is_consistent_on_any_table(columns):
+    from core.data import NOT_SUBGROUP_KINDS, REQUIRED_ROLES, ROLES, detect_columns
+
+    df = pd.DataFrame(columns)
+    det = detect_columns(df)
+    mapped = [det.roles[r] for r in ROLES if det.roles[r] is not None]
+    assert len(mapped) == len(set(mapped))  # one role per column
+    assert set(det.roles["subgroups"]) <= set(det.subgroup_options)
+    assert not set(det.subgroup_options) & set(mapped)
+    assert not set(det.subgroup_options) & set(det.roles["text"])
+    assert all(det.kinds.get(c) not in NOT_SUBGROUP_KINDS for c in det.subgroup_options)
+    for ask in det.asks:  # a question names real columns; the chosen one is the mapped one
+        assert set(ask.candidates) <= set(df.columns)
+        assert ask.chosen == det.roles[ask.role]
+        assert ask.chosen is None or ask.chosen == ask.candidates[0]
+    for role in REQUIRED_ROLES:  # never silent: a required role is found or asked about
+        assert det.roles[role] is not None or any(a.role == role for a in det.asks)
+    # prepare on the detected mapping: a result or a DataError, never another exception
+    _result_or_data_error(prepare, df, det.roles)
