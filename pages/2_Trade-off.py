@@ -146,7 +146,8 @@ for col, key, name in zip(k, ("accuracy", "f1", "precision", "recall"),
     if res[key] is None:
         col.metric(name, "n/a", help="No gold labels: observed reliability is unavailable.")
     else:
-        col.metric(name, pct(res[key]), delta=f"{100 * (res[key] - mo[key]):+.1f} points vs machine only",
+        col.metric(name, pct(res[key]),
+                   delta=f"{100 * (res[key] - mo[key]):+.1f} points vs machine only",
                    help=f"Machine only: {pct(mo[key])}; all human: 100% (humans are the gold).")
 e = st.columns(4)
 e[0].metric("Humans", f"{res['n_human']:,} of {M:,}",

@@ -67,7 +67,8 @@ class Params:
     @property
     def label(self) -> str:
         mode = "at most" if self.mode == "at_most" else "exactly"
-        return f"λ = {self.lam:g}, N = {self.n_human:,} ({mode}, {100 * self.share:.1f}% of the samples)"
+        return (f"λ = {self.lam:g}, N = {self.n_human:,} ({mode}, {100 * self.share:.1f}% of the "
+                "samples)")
 
 
 # ------------------------------------------------------------------------------- state
