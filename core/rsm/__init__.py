@@ -68,7 +68,7 @@ from core.rsm.report import (
     agreement_report,
 )
 from core.rsm.compare import (
-    COMPARISONS, GOLD, SECOND, SYSTEM, NOT_SUBGROUP_KINDS, label_scores, comparison_frame, subgroup_choices,
+    COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame, subgroup_choices,
 )
 
 __all__ = [
@@ -125,7 +125,6 @@ __all__ = [
     "label_scores",
     "comparison_frame",
     "subgroup_choices",
-    "NOT_SUBGROUP_KINDS",
     "GOLD",
     "SYSTEM",
     "SECOND",

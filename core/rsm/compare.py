@@ -175,19 +175,14 @@ def comparison_frame(
     return out, info
 
 
-#: Kinds of column name (:func:`core.data.name_kind`) that are never offered as subgroups:
-#: labels, predictions, probabilities, efforts and row ids are what is evaluated, not who.
-NOT_SUBGROUP_KINDS = frozenset({"prediction", "probability", "logit", "label", "label_2", "effort",
-                                "predicted_effort", "row_id"})
-
-
 def subgroup_choices(data: Any) -> list[str]:
     """The subgroup columns the Fairness page offers.
 
     The dataset's subgroup columns, less every column mapped to a role (a machine-label column
     such as ``model_pred`` is what is evaluated: as a "subgroup" it would raise a meaningless
     |DSM| alarm) and every column whose name says it holds labels, predictions, probabilities,
-    efforts or row ids (:data:`NOT_SUBGROUP_KINDS`).
+    efforts or row ids (:func:`core.data.column_kind` in :data:`core.data.NOT_SUBGROUP_KINDS`,
+    the one home of what is never a subgroup).
 
     Parameters
     ----------
@@ -199,7 +194,9 @@ def subgroup_choices(data: Any) -> list[str]:
     list of str
         Column names, in the dataset's order.
     """
-    from core.data import name_kind
+    from core.data import NOT_SUBGROUP_KINDS, column_kind
 
     mapped = {v for k, v in data.roles.items() if k not in ("subgroups", "text") and isinstance(v, str)}
-    return [c for c in data.subgroup_columns if c not in mapped and name_kind(c) not in NOT_SUBGROUP_KINDS]
+    raw = data.raw
+    return [c for c in data.subgroup_columns if c not in mapped
+            and (c not in raw.columns or column_kind(c, raw[c]) not in NOT_SUBGROUP_KINDS)]
