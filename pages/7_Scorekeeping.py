@@ -17,6 +17,7 @@ from core.clembench import (
     scores_report,
 )
 from core.csv_safe import to_csv_safe
+from core.defaults import MAX_N_SLOTS
 from core.errors import DataError
 from core.figures.scorekeeping import (
     ABORTED_TEXT,
@@ -33,6 +34,9 @@ from pages._common import fmt, init_state, show_error, synced
 #   sk_source   "demo" or "upload": which episodes are shown
 #   sk_upload   the last uploaded files: list of (name, bytes); kept when they fail to load
 #   sk_good     the last uploaded files that loaded: list of (name, bytes)
+#   sk_good_slots  the slot count sk_good loaded with (None: read from the logs)
+#   sk_n_slots  slots per game instance given by the user; 0 reads them from each log's
+#               instance.json or realised_slots, else infers them from the probes
 #   sk_seed     seed of the simulated demo episodes
 #   sk_models   the models picked for the accuracy curves; reset to every model of the episodes
 #               shown whenever those models change (a new upload, the demo)
@@ -41,6 +45,7 @@ init_state()
 ss = st.session_state
 ss.setdefault("sk_source", "demo")
 ss.setdefault("sk_seed", 0)
+ss.setdefault("sk_n_slots", 0)
 
 st.title("Scorekeeping")
 st.caption(
@@ -77,8 +82,8 @@ def _demo(seed: int):
 
 
 @st.cache_data(show_spinner="Reading and scoring the episodes…", max_entries=8)
-def _uploaded(files: tuple[tuple[str, bytes], ...]):
-    loaded = load_uploads(list(files))
+def _uploaded(files: tuple[tuple[str, bytes], ...], n_slots: int | None = None):
+    loaded = load_uploads(list(files), n_slots=n_slots)
     return score_episodes(loaded.episodes), loaded.ignored
 
 
@@ -89,6 +94,12 @@ with src_col:
         "a log is compared with the computed scores)",
         type=["zip", "json"], accept_multiple_files=True, key="_w_sk_upload",
     )
+    synced(st.number_input, "Slots per game instance (0: read them from the logs)", "sk_n_slots",
+           min_value=0, max_value=MAX_N_SLOTS, step=1,
+           help="clembench's scorer takes the slot count from the game instance: an "
+                "`instance.json` beside each `interactions.json` (or the log's `realised_slots`) "
+                "gives it, and without either it is inferred from the probes. Give it here only "
+                "when neither is present and it cannot be inferred; it must agree with the logs.")
 with demo_col:
     st.write("")
     seed = st.number_input("Demo seed", min_value=0, max_value=10_000, step=1, value=int(ss["sk_seed"]),
@@ -109,13 +120,14 @@ scored = None
 ignored: list[str] = []
 if ss["sk_source"] == "upload" and ss.get("sk_upload"):
     try:
-        scored, ignored = _uploaded(tuple(ss["sk_upload"]))
-        ss["sk_good"] = ss["sk_upload"]
+        slots = int(ss["sk_n_slots"]) or None
+        scored, ignored = _uploaded(tuple(ss["sk_upload"]), slots)
+        ss["sk_good"], ss["sk_good_slots"] = ss["sk_upload"], slots
     except DataError as exc:
         show_error(exc, context="Upload")
         if ss.get("sk_good"):
             st.info("Still showing the previously loaded episodes; the failed upload is kept above.")
-            scored, ignored = _uploaded(tuple(ss["sk_good"]))
+            scored, ignored = _uploaded(tuple(ss["sk_good"]), ss.get("sk_good_slots"))
         else:
             st.info("Showing the simulated demo episodes instead.")
 if scored is None:

@@ -73,7 +73,7 @@ def test_demo_by_default(run_page):
     assert len(at.dataframe) >= 3
     # a different seed gives different simulated episodes
     first = metrics["Quality Score"]
-    at.number_input[0].set_value(5)
+    next(n for n in at.number_input if n.label == "Demo seed").set_value(5)
     at.button[0].click().run()
     assert not at.exception
     assert at.session_state["sk_seed"] == 5
@@ -228,3 +228,27 @@ def test_tables_and_figure_data_are_downloadable(run_page, shared_data: Path, do
     by_model = pd.read_csv(io.BytesIO(downloads["scorekeeping_by_model.csv"]))
     assert sorted(by_model["model"]) == ["Llama-3.3-70B-Instruct", "Mistral-Small-24B-Instruct-2501",
                                          "mistral-large-2411"]
+
+
+def test_slot_count_given_on_the_page(run_page, shared_data: Path):
+    """A log without realised_slots: the page infers the slot count from the probes; a count
+    typed in that contradicts the log is refused with st.error (the previous result stays); the
+    right count scores as clembench recorded."""
+    ep = shared_data / "clembench" / RECORDED[2]
+    log = json.loads((ep / "interactions.json").read_text())
+    n_slots = len(log.pop("realised_slots"))
+    at = run_page(PAGE)
+    at.file_uploader[0].set_value([("interactions.json", json.dumps(log).encode(), "application/json")])
+    at.run()
+    assert not at.exception and not at.error
+    assert {m.label: m.value for m in at.metric}["Quality Score"] == "92.86"
+    at.number_input(key="_w_sk_n_slots").set_value(n_slots + 2).run()
+    assert not at.exception
+    assert at.session_state["sk_n_slots"] == n_slots + 2
+    errors = _texts(at.error)
+    assert errors and any(str(n_slots + 2) in e for e in errors), errors
+    assert any("previously loaded" in t for t in _texts(at.info))
+    assert {m.label: m.value for m in at.metric}["Quality Score"] == "92.86"
+    at.number_input(key="_w_sk_n_slots").set_value(n_slots).run()
+    assert not at.exception and not at.error
+    assert {m.label: m.value for m in at.metric}["Quality Score"] == "92.86"
