@@ -7,9 +7,10 @@ technical figures (objective, Eq. 3, expected reliability) one click away.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
+
+from core.data import effort_unit as unit_of_name
 
 __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
            "TradeoffSummary", "tradeoff_summary", "round_sentence"]
@@ -17,24 +18,16 @@ __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
 
-# (unit, whole-word tokens, substrings of longer words), the first match wins
-_UNITS = (
-    ("milliseconds", ("ms", "msec", "msecs", "millis"), ("millisecond",)),
-    ("seconds", ("s", "sec", "secs"), ("second",)),
-    ("minutes", ("min", "mins"), ("minute",)),
-    ("hours", ("h", "hr", "hrs"), ("hour",)),
-)
-
-
 def effort_unit(column: str | None) -> str:
     """The unit an effort column's name states, e.g. ``annot_seconds`` -> ``"seconds"``.
+
+    The rule lives in :func:`core.data.effort_unit` (role detection uses it too); this wrapper
+    names an unknown unit :data:`UNKNOWN_UNIT` for captions and axis titles.
 
     Parameters
     ----------
     column : str or None
-        A column name. Words are split on non-letters and on lower-to-upper case changes
-        (``timeSec``); short forms count as whole words only (``sec``, ``min``, ``ms``, ``h``),
-        long ones anywhere (``worktimeinseconds``).
+        A column name.
 
     Returns
     -------
@@ -43,12 +36,7 @@ def effort_unit(column: str | None) -> str:
     """
     if not column:
         return UNKNOWN_UNIT
-    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", str(column)).lower()
-    words = set(re.split(r"[^a-z]+", text)) - {""}
-    for unit, short, long_ in _UNITS:
-        if words & set(short) or any(part in text for part in long_):
-            return unit
-    return UNKNOWN_UNIT
+    return unit_of_name(column) or UNKNOWN_UNIT
 
 
 def data_effort_unit(data: Any) -> str:

@@ -14,7 +14,7 @@ from core.summary import (UNKNOWN_UNIT, data_effort_unit, effort_unit, pct, per_
     ("annot_seconds", "seconds"), ("WorkTimeInSeconds", "seconds"), ("time_s", "seconds"),
     ("effortSec", "seconds"), ("duration_ms", "milliseconds"), ("annotation_minutes", "minutes"),
     ("time_min", "minutes"), ("hours_spent", "hours"), ("effort_h", "hours"),
-    ("human_effort_predicted_avg", UNKNOWN_UNIT), ("admin_effort", UNKNOWN_UNIT),
+    ("human_effort_predicted_avg", UNKNOWN_UNIT), ("admin_effort", UNKNOWN_UNIT), ("secondary_effort", UNKNOWN_UNIT),
     ("session", UNKNOWN_UNIT), (None, UNKNOWN_UNIT), ("", UNKNOWN_UNIT)])
 def test_effort_unit_from_the_column_name(name, unit):
     assert effort_unit(name) == unit
