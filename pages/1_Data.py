@@ -11,7 +11,7 @@ from core.data import REQUIRED_ROLES, ROLE_NAMES, ROLES, Detection, detect_colum
 from core.errors import DataError
 from core.figures.data import histogram, histogram_counts, label_balance
 from core.summary import data_effort_unit, effort_unit
-from pages._common import _demo_frame, get_data, init_state, set_data, show_error
+from pages._common import demo_frame, get_data, init_state, next_step, set_data, show_error
 
 init_state()
 st.title("Data")
@@ -121,7 +121,7 @@ with right:
     st.write("")
     if st.button("Use the built-in demo data", width="stretch"):
         ss.pop("upload", None)
-        _activate(prepare(_demo_frame(), name="Built-in demo"), source="demo",
+        _activate(prepare(demo_frame(), name="Built-in demo"), source="demo",
                   message="The built-in demo dataset is active.")
 if flash:
     st.success(flash)
@@ -227,3 +227,6 @@ with e2:
         st.info("No ground-truth effort column: time cost is unavailable.")
 st.subheader("Preview")
 st.dataframe(data.raw.head(200), width="stretch")
+
+next_step("2_Trade-off.py", "Trade-off",
+          "Choose how many samples go to humans (N) and how much their effort weighs (λ), and see what it buys.")

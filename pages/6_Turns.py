@@ -8,7 +8,7 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.turns import TURN_NAMES, turn_figure
 from core.turns import per_turn_from, turn_base_for
-from pages._common import current_assignment, get_data, get_params, init_state, show_error
+from pages._common import current_assignment, get_data, get_params, init_state, next_step, show_error
 
 init_state()
 data = get_data()
@@ -84,3 +84,6 @@ st.caption("Shares in % (— : unavailable, e.g. without gold labels): reliabili
            "names shown in each header's tooltip.")
 st.download_button("Download the per-turn table and figure data (CSV)", csv,
                    file_name="hmceval_turns.csv", mime="text/csv")
+
+next_step("2a_Evaluate.py", "Evaluate",
+          "Run a real evaluation round with these settings: plan the queue, send it to annotators, certify the result.")

@@ -28,7 +28,7 @@ from core.figures.scorekeeping import (
     score_text,
 )
 from core.serialize import dumps
-from pages._common import fmt, init_state, show_error, synced
+from pages._common import fmt, init_state, next_step, show_error, synced
 
 # Canonical state of this page (st.session_state):
 #   sk_source   "demo" or "upload": which episodes are shown
@@ -263,3 +263,5 @@ with c2:
 
 st.download_button("Download the scores (JSON, same as `hmceval scorekeeping --json`)",
                    dumps(report), file_name="scorekeeping_scores.json", mime="application/json")
+
+next_step("8_ToolTalk.py", "ToolTalk", "The other evaluator benchmark: tool calls of assistants against ToolTalk's ground truth.")

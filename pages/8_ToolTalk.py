@@ -24,7 +24,7 @@ from core.tooltalk import (
     tooltalk_report,
 )
 from core.tooltalk.tables import ground_truth_table, prediction_table
-from pages._common import fmt, init_state, show_error
+from pages._common import fmt, init_state, next_step, show_error
 
 # Canonical state of this page (st.session_state):
 #   tt_source       "demo" or "upload": which conversations are shown
@@ -286,3 +286,5 @@ st.download_button("Download the scores (JSON, same as `hmceval tooltalk --json`
                    file_name="tooltalk_scores.json", mime="application/json")
 with st.expander("Demo perturbations"):
     st.table(pd.DataFrame({"perturbation": list(DEMO_PERTURBATIONS), "effect": list(DEMO_PERTURBATIONS.values())}))
+
+next_step("0_Home.py", "Home", "Back to the workflow: Data, Trade-off, Evaluate, Report.")

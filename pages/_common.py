@@ -73,7 +73,7 @@ class Params:
 
 # ------------------------------------------------------------------------------- state
 @st.cache_data(show_spinner=False)
-def _demo_frame() -> pd.DataFrame:
+def demo_frame() -> pd.DataFrame:
     return make_demo()
 
 
@@ -98,7 +98,7 @@ def init_state() -> None:
 
 def load_demo() -> None:
     """Make the built-in demo data the active dataset (the Home page's one-click start)."""
-    set_data(prepare(_demo_frame(), name="Built-in demo"), source="demo")
+    set_data(prepare(demo_frame(), name="Built-in demo"), source="demo")
 
 
 def set_data(data: EvalData, *, source: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -35,3 +37,21 @@ def test_unexpected_page_error_becomes_a_message(tmp_path, monkeypatch):
     at.run()
     assert not at.exception
     assert at.error and "The Broken page failed" in at.error[0].value and "boom" in at.error[0].value
+
+
+# issue 13: every page ends with the next step of the workflow (the Evaluate page once a round
+# has a result: see tests/app/test_page_evaluate.py)
+NEXT_STEPS = {
+    "0_Home.py": "Data", "1_Data.py": "Trade-off", "2_Trade-off.py": "Evaluate",
+    "5_Fairness.py": "Turns", "6_Turns.py": "Evaluate", "7_Scorekeeping.py": "ToolTalk",
+    "8_ToolTalk.py": "Home",
+}
+
+
+@pytest.mark.parametrize("page, step", sorted(NEXT_STEPS.items()))
+def test_every_page_ends_with_the_next_step(run_page, page, step):
+    at = run_page(page, timeout=300)
+    assert not at.exception
+    # run alone (no navigation) the step is shown as text instead of a page link
+    nexts = [m.value for m in at.markdown if m.value.startswith("**Next: ")]
+    assert nexts == [f"**Next: {step}**"], nexts
