@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from core.csv_safe import to_csv_safe
 from core.data import load_table
 from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS
 from core.errors import DataError
@@ -15,7 +16,9 @@ from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATU
                       ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
                       detect_column, effort_data_problems, effort_samples, estimate_effort,
                       feature_correlations, features_from_samples, load_masked_lm, per_sample_effort,
-                      resolve_feature_set)
+                      effort_notices, effort_predictions, effort_settings, resolve_feature_set)
+from core.mce.models import MODELS_ENV, available_models, models_root
+from core.serialize import dumps
 from pages._common import fingerprint, get_data, init_state, set_data, show_error, synced
 
 init_state()
@@ -27,13 +30,14 @@ ss = st.session_state
 #   eff_kind     "dialogue" (one row per dialogue with feature columns) or "turn" (turn texts)
 #   eff_map      dict of column choices for the uploaded table
 #   eff_label    "machine_label" or "human_label": turn labels used for the malevolent counts
-#   eff_lm_dir   local masked-LM folder for the perplexity feature ("" = skipped)
+#   eff_lm       name of the masked LM (a model of the models folder) for the perplexity feature
+#                ("" = skipped)
 #   eff_sets     chosen feature sets ("D", "D+W", "W", "custom")
 #   eff_custom   columns of the custom set
 #   eff_eval     "cv" or "split";  eff_folds, eff_split_col, eff_max_features (0 = paper's rule),
 #   eff_seed, eff_perm (permutation repeats), eff_send_set
 for key, value in {"eff_source": "active", "eff_kind": "dialogue", "eff_map": {},
-                   "eff_label": "machine_label", "eff_lm_dir": "", "eff_sets": ["D", "D+W"],
+                   "eff_label": "machine_label", "eff_lm": "", "eff_sets": ["D", "D+W"],
                    "eff_custom": [], "eff_eval": "cv", "eff_folds": HEE_FOLDS, "eff_split_col": None,
                    "eff_max_features": 0, "eff_seed": DEFAULT_RANDOM_STATE, "eff_perm": 3,
                    "eff_send_set": None}.items():
@@ -78,6 +82,22 @@ def _fit(key: str, _table: pd.DataFrame, time_col: str, spec: tuple | str, optio
                            n_splits=folds, split_col=split_col, max_features=max_features,
                            random_state=seed, n_jobs=2, permutation_repeats=perm,
                            optional_features=optional, id_col=id_col, turns_col=turns_col)
+
+
+def _lm_choice() -> str:
+    """The masked LM of the perplexity feature: a choice among the models folder's masked LMs
+    (never a free server path); returns its folder, or "" when none is chosen."""
+    lms = {m.name: str(m.path) for m in available_models("masked_lm")}
+    if ss["eff_lm"] not in lms:
+        ss["eff_lm"] = ""
+    synced(st.selectbox, "Masked LM (optional)", "eff_lm", options=[""] + list(lms),
+           format_func=lambda n: n or "— none: perplexity skipped —",
+           help=f"A masked language model from the models folder `{models_root()}` ({MODELS_ENV}) "
+                "for the pseudo-perplexity feature.")
+    if not lms:
+        st.caption(f"No masked language model in `{models_root()}` ({MODELS_ENV}): the perplexity "
+                   "feature is skipped.")
+    return lms.get(ss["eff_lm"], "")
 
 
 def _pick(label: str, options: list, key: str, *, default=None, allow_none: bool = True, help=None):
@@ -126,16 +146,14 @@ if ss["eff_source"] == "active":
                    help="The paper counts malevolent turns with the machine classifier's labels "
                         "when predicting. Labels must be 0/1.")
         with c3:
-            synced(st.text_input, "Masked-LM folder (optional, local)", "eff_lm_dir",
-                   help="A local folder with a masked language model (config, weights, tokenizer) "
-                        "for the pseudo-perplexity feature. Left empty, the feature is skipped.")
+            lm_dir = _lm_choice()
         prepared = effort_samples(data, text_col=text_col, label_col=ss["eff_label"])
         work, cols = prepared.samples, tuple(prepared.columns.items())
         if prepared.sources:
             st.caption("Also used from the dataset: " +
                        ", ".join(f"{k} ← `{v}`" for k, v in prepared.sources.items()))
         try:
-            fx = _extract(fingerprint(work) + ss["eff_lm_dir"], work, cols, ss["eff_lm_dir"].strip())
+            fx = _extract(fingerprint(work) + lm_dir, work, cols, lm_dir)
         except DataError as exc:
             show_error(exc, context="feature extraction")
         else:
@@ -199,7 +217,7 @@ else:
                                default=detect_column(cols_all, FEATURE_ALIASES["approval_ranking"]))
                 tn_col = _pick("Turn index (order)", cols_all, "t_turn",
                                default=detect_column(cols_all, ("turn", "turn_index", "turn_id")))
-            synced(st.text_input, "Masked-LM folder (optional, local)", "eff_lm_dir")
+            lm_dir = _lm_choice()
             chosen = [c for c in (d_col, t_col, tm_col, l_col, p_col, fs_col, ws_col, ar_col, tn_col) if c]
             if len(set(chosen)) != len(chosen):
                 st.error("Each role needs its own column: a column is chosen twice.")
@@ -210,20 +228,56 @@ else:
                         ("turn_col", tn_col))
                 try:
                     # the dialogue's time is checked constant across its turns by the core
-                    fx = _extract(fingerprint(raw) + repr(cols) + ss["eff_lm_dir"], raw,
-                                  cols, ss["eff_lm_dir"].strip())
+                    fx = _extract(fingerprint(raw) + repr(cols) + lm_dir, raw, cols, lm_dir)
                     table, notices = fx.features, list(fx.notices)
                     time_col, id_col, turns_col = "time", "dialogue_id", "total_turns"
                     optional = DIALOGUE_FEATURES
                 except DataError as exc:
                     show_error(exc, context=upload["name"])
 
+# ----------------------------------------------------------------------------- the model
+# The settings are drawn on every run, with or without a table, so that they never leave the
+# page (a widget that leaves the page loses its state) and always show the values used below.
+st.subheader("Feature sets and evaluation")
+excluded = {time_col, id_col}
+numeric_cols: list = []
+split_opts: list = []
+if table is not None:
+    numeric_cols = [c for c in table.columns if c not in excluded
+                    and pd.api.types.is_numeric_dtype(table[c])]
+    ss["eff_custom"] = [c for c in ss["eff_custom"] if c in numeric_cols]
+    split_opts = [c for c in table.columns
+                  if c not in excluded and not pd.api.types.is_float_dtype(table[c])]
+    if ss["eff_split_col"] not in split_opts:
+        ss["eff_split_col"] = detect_column(split_opts, SPLIT_ALIASES)
+c1, c2 = st.columns([3, 2])
+with c1:
+    synced(st.multiselect, "Feature sets", "eff_sets", options=["D", "D+W", "W", "custom"],
+           help="D: dialogue features; W: worker features; custom: any numeric columns.")
+    if "custom" in ss["eff_sets"] and table is not None:
+        synced(st.multiselect, "Custom feature columns", "eff_custom", options=numeric_cols)
+with c2:
+    synced(st.radio, "Evaluation", "eff_eval", options=["cv", "split"], horizontal=True,
+           format_func={"cv": "shuffled k-fold CV", "split": "train/test split column"}.get)
+    if ss["eff_eval"] == "cv":
+        synced(st.number_input, "Folds", "eff_folds", min_value=2, max_value=20, step=1)
+    elif table is not None:
+        synced(st.selectbox, "Split column (values 'train' / 'test')", "eff_split_col",
+               options=[None] + split_opts, format_func=lambda c: "— choose —" if c is None else c)
+with st.expander("Model settings"):
+    s1, s2, s3 = st.columns(3)
+    with s1:
+        synced(st.number_input, f"max_features (0 = {DEFAULT_MAX_FEATURES}, or all when fewer)",
+               "eff_max_features", min_value=0, max_value=100, step=1)
+    with s2:
+        synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, step=1)
+    with s3:
+        synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
+               min_value=0, max_value=20, step=1)
+
 if table is None:
     st.stop()
 table_key = fingerprint(table)
-
-# ----------------------------------------------------------------------------- the model
-st.subheader("Feature sets and evaluation")
 avail = {}
 for spec in ("D", "D+W", "W"):
     try:
@@ -231,40 +285,6 @@ for spec in ("D", "D+W", "W"):
                                           optional=optional)
     except DataError as exc:
         avail[spec] = exc
-excluded = {time_col, id_col}
-numeric_cols = [c for c in table.columns if c not in excluded
-                and pd.api.types.is_numeric_dtype(table[c])]
-ss["eff_custom"] = [c for c in ss["eff_custom"] if c in numeric_cols]
-c1, c2 = st.columns([3, 2])
-with c1:
-    synced(st.multiselect, "Feature sets", "eff_sets", options=["D", "D+W", "W", "custom"],
-           help="D: dialogue features; W: worker features; custom: any numeric columns.")
-    if "custom" in ss["eff_sets"]:
-        synced(st.multiselect, "Custom feature columns", "eff_custom", options=numeric_cols)
-with c2:
-    split_opts = [c for c in table.columns if c not in excluded and not pd.api.types.is_float_dtype(table[c])]
-    if ss["eff_split_col"] not in split_opts:
-        ss["eff_split_col"] = detect_column(split_opts, SPLIT_ALIASES)
-    synced(st.radio, "Evaluation", "eff_eval", options=["cv", "split"], horizontal=True,
-           format_func={"cv": "shuffled k-fold CV", "split": "train/test split column"}.get)
-    if ss["eff_eval"] == "cv":
-        synced(st.number_input, "Folds", "eff_folds", min_value=2, max_value=20, step=1)
-    else:
-        synced(st.selectbox, "Split column (values 'train' / 'test')", "eff_split_col",
-               options=[None] + split_opts, format_func=lambda c: "— choose —" if c is None else c)
-with st.expander("Model settings"):
-    s1, s2, s3 = st.columns(3)
-    with s1:
-        synced(st.number_input, "max_features (0 = 8, or all when fewer)", "eff_max_features",
-               min_value=0, max_value=100, step=1)
-    with s2:
-        synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, step=1)
-    with s3:
-        synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
-               min_value=0, max_value=20, step=1)
-
-if notices:
-    st.info("Feature extraction: " + "; ".join(notices) + ".")
 
 specs: dict[str, object] = {}
 for name in ss["eff_sets"]:
@@ -281,6 +301,8 @@ if ss["eff_eval"] == "split" and ss["eff_split_col"] is None:
     st.warning("Choose the split column, or switch to cross-validation.")
     st.stop()
 if not specs:
+    if notices:
+        st.info("Notes: " + "; ".join(dict.fromkeys(notices)) + ".")
     st.stop()
 
 results: dict[str, EffortResult] = {}
@@ -292,6 +314,10 @@ for name, spec in specs.items():
                              id_col, turns_col)
     except DataError as exc:
         show_error(exc, context=f"feature set {name}")
+# one note per fact: the extraction's and every model's notes, each shown once
+all_notices = effort_notices(notices, results)
+if all_notices:
+    st.info("Notes: " + "; ".join(all_notices) + ".")
 if not results:
     st.stop()
 
@@ -305,19 +331,34 @@ st.caption(f"{mode}; normalised time (min-max over all {len(table):,} dialogues)
            "Paper Table 4 on the HMCEval release: D MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; "
            "D+W 0.004, 0.059, 0.033, 0.763.")
 metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"],
-                               "MAE": r.metrics["mae"], "R²": r.metrics["r2"],
-                               "features": float(len(r.features)),
-                               "max_features": float(r.params["max_features"])}
+                               "MAE": r.metrics["mae"], "R²": r.metrics["r2"]}
                         for name, r in results.items()})
 st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.4f")
                                       for name in metrics.columns})
-for name, r in results.items():
-    if r.notices:
-        st.caption(f"{name}: " + "; ".join(r.notices) + ".")
+# the settings each model was fitted with, read from the results (not from the widgets)
+settings = effort_settings(results)
+st.caption("Settings used: " + " · ".join(
+    f"**{name}** {row.features} features, {row.evaluation}, {row.trees} trees, max_features "
+    f"{row.max_features}, seed {row.seed}" for name, row in settings.iterrows()))
+st.dataframe(settings.rename(columns={"max_features": "features per split"}))
+d1, d2 = st.columns(2)
+slug = "_".join(name.replace("+", "") for name in results)
+d1.download_button("Download the predictions (CSV)", to_csv_safe(effort_predictions(results)).encode(),
+                   file_name=f"effort_predictions_{slug}.csv", mime="text/csv", key="eff_dl_pred",
+                   help="One row per dialogue and feature set: fold, real and predicted time "
+                        "(normalised and in the table's unit).")
+d2.download_button("Download the metrics (JSON)", dumps({name: r.summary() for name, r in results.items()}),
+                   file_name=f"effort_metrics_{slug}.json", mime="application/json", key="eff_dl_metrics",
+                   help="Per feature set: the metrics, per-fold metrics, correlations, importances "
+                        "and settings (the form of hmceval effort --json).")
 with st.expander("Per-fold metrics"):
     folds = pd.concat([r.folds.assign(features=name) for name, r in results.items()], ignore_index=True)
-    st.dataframe(folds[["features", "fold", "n_train", "n_test", "mse", "rmse", "mae", "r2"]],
-                 hide_index=True)
+    folds = folds[["features", "fold", "n_train", "n_test", "mse", "rmse", "mae", "r2"]].rename(columns={
+        "features": "feature set", "n_train": "training dialogues", "n_test": "test dialogues",
+        "mse": "MSE", "rmse": "RMSE", "mae": "MAE", "r2": "R²"})
+    st.dataframe(folds, hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                for c in ("MSE", "RMSE", "MAE", "R²")})
 
 st.plotly_chart(predicted_vs_real_figure({name: (r.predictions["time_norm"], r.predictions["predicted_norm"])
                                           for name, r in results.items()}), key="eff_scatter")

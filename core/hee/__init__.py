@@ -123,7 +123,8 @@ from core.hee.metrics import minmax_normalise, regression_metrics, significance_
 from core.hee.model import EffortResult, cross_validate_effort, split_effort, estimate_effort
 from core.hee.effort import (
     per_sample_effort, sample_effort_table, dialogue_table_from_samples, features_from_samples,
-    effort_data_problems, EffortSamples, effort_samples,
+    effort_data_problems, EffortSamples, effort_samples, effort_settings, effort_predictions,
+    effort_notices,
 )
 
 __all__ = [
@@ -163,6 +164,9 @@ __all__ = [
     "split_effort",
     "estimate_effort",
     "per_sample_effort",
+    "effort_settings",
+    "effort_predictions",
+    "effort_notices",
     "sample_effort_table",
     "dialogue_table_from_samples",
     "TURN_PARAPHRASED_ALIASES",

@@ -3,7 +3,8 @@ built from sample tables; a dataset's samples as the effort model's input."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -313,3 +314,101 @@ def effort_samples(data: Any, *, text_col: str, label_col: str = "machine_label"
     for name, _ in _OPTIONAL_SAMPLE_COLUMNS:
         columns[f"{name}_col"] = name if name in sources else None
     return EffortSamples(work, columns, sources)
+
+
+def effort_settings(results: Mapping[str, EffortResult]) -> pd.DataFrame:
+    """The settings each fitted model used, one row per feature set (what the Effort page shows).
+
+    Parameters
+    ----------
+    results : mapping of str to EffortResult
+        Feature-set name -> its result.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: the feature-set names. Columns ``features`` (number of features), ``evaluation``
+        (``"5-fold shuffled CV"`` or ``"split on <column>"``), ``folds`` (cross-validation folds,
+        NA in split mode), ``trees``, ``max_features`` and ``seed``; counts are integers.
+    """
+    rows = {}
+    for name, r in results.items():
+        p = r.params
+        cv = r.mode == "cv"
+        mf = p.get("max_features")
+        rows[name] = {
+            "features": len(r.features),
+            "evaluation": (f"{p['n_splits']}-fold shuffled CV" if cv else f"split on {p.get('split_column')}"),
+            "folds": int(p["n_splits"]) if cv else pd.NA,
+            "trees": int(p["n_estimators"]),
+            "max_features": int(mf) if isinstance(mf, (int, np.integer)) else mf,
+            "seed": p.get("random_state"),
+        }
+    out = pd.DataFrame.from_dict(rows, orient="index",
+                                 columns=["features", "evaluation", "folds", "trees", "max_features", "seed"])
+    for c in ("features", "folds", "trees"):
+        out[c] = out[c].astype("Int64")
+    if all(isinstance(v, (int, np.integer)) for v in out["max_features"]):
+        out["max_features"] = out["max_features"].astype("Int64")
+    if all(v is not None for v in out["seed"]):
+        out["seed"] = out["seed"].astype("Int64")
+    return out
+
+
+def effort_predictions(results: Mapping[str, EffortResult]) -> pd.DataFrame:
+    """Every result's per-dialogue predictions in one table, with a first column ``feature_set``."""
+    if not results:
+        return pd.DataFrame(columns=["feature_set"])
+    return pd.concat([r.predictions.assign(feature_set=name)[["feature_set", *r.predictions.columns]]
+                      for name, r in results.items()], ignore_index=True)
+
+
+_MISSING_FEATURE = re.compile(r"^feature (?P<key>\S+) \((?P<label>.*)\) has no column: (?P<set>.+) is used without it$")
+
+
+def _plain(text: str) -> str:
+    return text.lower().replace("_", " ").replace("-", " ")
+
+
+def effort_notices(extraction_notices: Sequence[str], results: Mapping[str, EffortResult]) -> list[str]:
+    """The notes of a feature extraction and of its models, each fact once.
+
+    Identical notes are kept once; a feature set's "feature X has no column" note is dropped when
+    an extraction note already names that feature (e.g. the skipped perplexity), else the notes
+    of several sets about one feature become one (``"...: D and D+W are used without it"``).
+
+    Parameters
+    ----------
+    extraction_notices : sequence of str
+        Notes of :func:`features_from_samples` (empty for a table with feature columns).
+    results : mapping of str to EffortResult
+        Feature-set name -> its result (its ``notices``).
+
+    Returns
+    -------
+    list of str
+        In first-seen order: the extraction's notes, then the models'.
+    """
+    said = [_plain(n) for n in extraction_notices]
+    out: list[str] = list(dict.fromkeys(extraction_notices))
+    missing: dict[tuple[str, str], list[str]] = {}
+    for r in results.values():
+        for note in r.notices:
+            m = _MISSING_FEATURE.match(note)
+            if m is None:
+                if note not in out:
+                    out.append(note)
+                continue
+            key, label = m["key"], m["label"]
+            if any(_plain(key) in s or _plain(label) in s for s in said):
+                continue
+            sets = missing.setdefault((key, label), [])
+            if not sets:
+                out.append(f"\0{key}")  # placeholder: keeps the first-seen position
+            if m["set"] not in sets:
+                sets.append(m["set"])
+    for (key, label), sets in missing.items():
+        names = sets[0] if len(sets) == 1 else ", ".join(sets[:-1]) + " and " + sets[-1]
+        verb = "is" if len(sets) == 1 else "are"
+        out[out.index(f"\0{key}")] = f"feature {key} ({label}) has no column: {names} {verb} used without it"
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 
 import numpy as np
@@ -32,6 +33,10 @@ def _frames(at) -> list[pd.DataFrame]:
 
 def _metrics(at) -> pd.DataFrame:
     return next(d for d in _frames(at) if "RMSE" in d.index)
+
+
+def _settings(at) -> pd.DataFrame:
+    return next(d for d in _frames(at) if "evaluation" in d.columns)
 
 
 def _corr(at) -> pd.DataFrame:
@@ -118,7 +123,8 @@ def test_turn_log_upload_and_errors(run_page):
                                            "t_time": "seconds", "t_label": "label"}})
     assert not at.exception and not at.error
     m = _metrics(at)
-    assert m.loc["features", "D"] == 7
+    assert list(m.index) == ["MSE", "RMSE", "MAE", "R²"]
+    assert _settings(at).loc["D", "features"] == 7
     corr = _corr(at).set_index("column")
     # malevolent turns per dialogue 1,1,0,1,0 against 30,55,20,60,15 s
     r = stats.pearsonr([1, 1, 0, 1, 0], [30, 55, 20, 60, 15]).statistic
@@ -160,3 +166,112 @@ def test_active_dataset_without_texts_warns(run_page):
                                "data_source": "upload"})
     assert not at.exception and not at.error
     assert any("no free-text column" in w.value for w in at.warning)
+
+
+# ------------------------------------------------------------------ issue 13 item 5, issue 12
+@pytest.fixture
+def downloads(monkeypatch):
+    """file name -> bytes of every download button's data in the run (the media storage)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    got: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, data, mimetype, kind, filename=None):
+        if filename:
+            got[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return got
+
+
+TURN_LOG = pd.DataFrame({
+    "conv": ["=1+1", "=1+1", "+b", "+b", "+b", "c", "c", "@d", "@d", "@d", "e", "e"],
+    "utterance": ["hi there friend", "you are stupid", "how are you today", "fine thanks",
+                  "go away loser", "nice weather today", "I agree with you",
+                  "shut up", "that is rude", "sorry about that", "see you", "bye now"],
+    "label": [0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0],
+    "seconds": [30, 30, 55, 55, 55, 20, 20, 60, 60, 60, 15, 15],
+})
+TURN_STATE = {"eff_source": "upload", "eff_kind": "turn", "eff_perm": 0, "eff_folds": 2,
+              "eff_sets": ["D"],
+              "eff_map": {"t_dialogue": "conv", "t_text": "utterance", "t_time": "seconds", "t_label": "label"}}
+
+
+def test_settings_shown_are_the_ones_used_after_an_upload(run_page, shared_data):
+    """Before a file is there the settings are already drawn, and after the upload the widgets and
+    the 'Settings used' table both say D, D+W and 5 folds (the values the models were fitted with)."""
+    at = run_page(PAGE, state={"eff_perm": 0, "eff_source": "upload"})
+    assert not at.exception and not at.error
+    assert at.multiselect(key="_w_eff_sets").value == ["D", "D+W"]
+    assert at.number_input(key="_w_eff_folds").value == 5
+    content = (shared_data / "hmceval" / "data_per_dialogue.tsv").read_bytes()
+    at.session_state["eff_upload"] = {"name": "data_per_dialogue.tsv", "bytes": content}
+    at.run()
+    assert not at.exception and not at.error
+    assert at.multiselect(key="_w_eff_sets").value == ["D", "D+W"]
+    assert at.number_input(key="_w_eff_folds").value == 5
+    s = _settings(at)
+    # the paper's Table 5: 10 dialogue features, plus 2 worker features
+    assert s.loc["D"].tolist() == [10, "5-fold shuffled CV", 5, 100, 8, 397]
+    assert s.loc["D+W"].tolist() == [12, "5-fold shuffled CV", 5, 100, 8, 397]
+    assert str(s["features"].dtype) == "Int64" and str(s["folds"].dtype) == "Int64"
+    assert any(c.value.startswith("Settings used: **D** 10 features, 5-fold shuffled CV, 100 trees, "
+                                  "max_features 8, seed 397") for c in at.caption)
+    assert list(_metrics(at).index) == ["MSE", "RMSE", "MAE", "R²"]  # no counts among the metrics
+
+
+def test_a_note_is_said_once(run_page):
+    at = run_page(PAGE, state={"eff_perm": 0})
+    assert not at.exception and not at.error
+    # the skipped perplexity was said by the extraction, then by the D and D+W models: now once
+    notes = [e.value for e in at.info if e.value.startswith("Notes:")]
+    assert len(notes) == 1 and notes[0].count("perplexity") == 1
+    assert notes[0].count("first submission") == 1
+    texts = [e.value for e in [*at.info, *at.caption, *at.warning]]
+    assert not any("used without it" in t for t in texts)
+
+
+def test_predictions_and_metrics_downloads(run_page, downloads):
+    at = run_page(PAGE, state={**TURN_STATE,
+                               "eff_upload": {"name": "log.csv", "bytes": TURN_LOG.to_csv(index=False).encode()}})
+    assert not at.exception and not at.error
+    labels = {b.proto.label for b in at.get("download_button")}
+    assert labels == {"Download the predictions (CSV)", "Download the metrics (JSON)"}
+    pred = pd.read_csv(io.BytesIO(downloads["effort_predictions_D.csv"]), keep_default_na=False)
+    assert pred["feature_set"].tolist() == ["D"] * 5
+    # the dialogue's time is the value repeated on its turns
+    assert pred["time"].tolist() == [30, 55, 20, 60, 15]
+    # formula-like dialogue ids are neutralised with a leading quote (OWASP)
+    assert pred["dialogue_id"].tolist() == ["'=1+1", "'+b", "c", "'@d", "e"]
+    metrics = json.loads(downloads["effort_metrics_D.json"])
+    assert list(metrics) == ["D"]
+    shown = _metrics(at)
+    assert metrics["D"]["rmse"] == pytest.approx(shown.loc["RMSE", "D"])
+    assert metrics["D"]["params"]["n_splits"] == 2 and len(metrics["D"]["folds"]) == 2
+
+
+def test_masked_lm_is_a_choice_among_the_models_folder(run_page, tmp_path, monkeypatch):
+    """Issue 12: no free server path for the masked LM; the models folder's masked LMs only."""
+    from tests.core.test_models_folders import build_tiny_mlm
+
+    build_tiny_mlm(tmp_path / "tiny-mlm")
+    monkeypatch.setenv("HMCEVAL_MODELS", str(tmp_path))
+    state = {**TURN_STATE, "eff_upload": {"name": "log.csv", "bytes": TURN_LOG.to_csv(index=False).encode()}}
+    at = run_page(PAGE, state=state)
+    assert not at.exception and not at.error
+    assert not at.text_input  # no path box at all
+    box = at.selectbox(key="_w_eff_lm")
+    assert box.options == ["— none: perplexity skipped —", "tiny-mlm"] and box.value == ""
+    assert _settings(at).loc["D", "features"] == 7
+    box.set_value("tiny-mlm").run()
+    assert not at.exception and not at.error
+    assert _settings(at).loc["D", "features"] == 8  # the perplexity joins D
+    assert not any("perplexity" in i.value for i in at.info)
+    # an empty models folder: the feature is skipped and the page says where models go
+    monkeypatch.setenv("HMCEVAL_MODELS", str(tmp_path / "none"))
+    at = run_page(PAGE, state=state)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="_w_eff_lm").options == ["— none: perplexity skipped —"]
+    assert any("No masked language model in" in c.value and "HMCEVAL_MODELS" in c.value for c in at.caption)
