@@ -153,7 +153,7 @@ def extract_dialogue_features(
     if first is None:
         notices.append("no first-submission column: first submission was not computed")
     if scorer is None:
-        notices.append("no masked-LM directory given: the perplexity feature was skipped "
+        notices.append("no masked language model chosen: the perplexity feature was skipped "
                        "(D uses the other dialogue features)")
 
     rows = []

@@ -38,7 +38,7 @@ def test_predictions_of_every_set_in_one_table():
 def test_notes_are_said_once():
     cv = cross_validate_effort(X, T, n_splits=2)
     extraction = ["no first-submission column: first submission was not computed",
-                  "no masked-LM directory given: the perplexity feature was skipped (D uses the other "
+                  "no masked language model chosen: the perplexity feature was skipped (D uses the other "
                   "dialogue features)"]
     d = replace(cv, notices=[
         "feature first_submission (first submission) has no column: D is used without it",
