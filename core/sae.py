@@ -44,6 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 import numpy as np
@@ -54,6 +55,7 @@ from core.reliability import RELIABILITY_KEYS, assignment_metrics, scores_from_c
 
 __all__ = [
     "SAEInputs",
+    "LabelCodes",
     "Constraints",
     "constraints_from_settings",
     "Assignment",
@@ -76,6 +78,26 @@ Mode = Literal["at_most", "exactly"]
 #: Metric columns of :func:`sweep` and of :func:`evaluate`'s flat result.
 METRIC_COLUMNS = ("M", "n_human", "human_ratio", "time_cost", "time_cost_predicted", "precision",
                   "recall", "f1", "accuracy", "objective", "expected_reliability")
+
+
+@dataclass(frozen=True)
+class LabelCodes:
+    """Labels of a dataset as class indices (:attr:`SAEInputs.label_codes`).
+
+    Attributes
+    ----------
+    gold, machine : int arrays of shape (M,)
+        Index in ``classes`` of each sample's gold and machine label.
+    classes : tuple
+        The class order.
+    machine_cm : int array of shape (C, C)
+        Confusion counts of the machine alone (gold in rows).
+    """
+
+    gold: np.ndarray
+    machine: np.ndarray
+    classes: tuple
+    machine_cm: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -113,6 +135,39 @@ class SAEInputs:
     @property
     def M(self) -> int:
         return len(self.a)
+
+    @cached_property
+    def label_codes(self) -> LabelCodes | None:
+        """The gold and machine labels as class indices, encoded once (None without gold).
+
+        The classes are ``labels`` when given, else the sorted union of both label arrays
+        (sorted by type name, then value). None also when a label is missing or outside
+        ``labels``: the callers then take their label-by-label path, which names the problem.
+        """
+        if self.human_label is None or self.machine_label is None:
+            return None
+        if self.labels is not None:
+            classes = list(self.labels)
+        else:
+            try:
+                classes = sorted(set(self.human_label.tolist()) | set(self.machine_label.tolist()),
+                                 key=lambda v: (str(type(v)), v))
+            except TypeError:
+                return None
+        try:
+            index = pd.Index(classes, dtype=object)
+            if not index.is_unique:
+                return None
+            t = index.get_indexer(pd.Index(self.human_label, dtype=object))
+            p = index.get_indexer(pd.Index(self.machine_label, dtype=object))
+        except (TypeError, ValueError):
+            return None
+        if (t < 0).any() or (p < 0).any():
+            return None
+        c = len(classes)
+        t, p = t.astype(np.int64), p.astype(np.int64)
+        machine_cm = np.bincount(t * c + p, minlength=c * c).reshape(c, c)
+        return LabelCodes(gold=t, machine=p, classes=tuple(classes), machine_cm=machine_cm)
 
     @classmethod
     def from_arrays(cls, a, l=None, *, b=None, k=None, machine_label=None, human_label=None,
@@ -439,10 +494,14 @@ def evaluate(inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
         ``time_cost``, ``time_cost_predicted``, ``precision``, ``recall``, ``f1``, ``accuracy``,
         ``objective``, ``expected_reliability`` and ``machine_only``.
     """
-    met = assignment_metrics(assignment.human, machine_label=inp.machine_label,
-                             machine_confidence=inp.a, human_label=inp.human_label,
-                             human_confidence=inp.b, human_effort=inp.human_effort,
-                             predicted_effort=inp.l, labels=inp.labels)
+    codes = inp.label_codes
+    if codes is None or len(assignment.human) != inp.M:
+        met = assignment_metrics(assignment.human, machine_label=inp.machine_label,
+                                 machine_confidence=inp.a, human_label=inp.human_label,
+                                 human_confidence=inp.b, human_effort=inp.human_effort,
+                                 predicted_effort=inp.l, labels=inp.labels)
+    else:
+        met = _metrics_from_codes(inp, codes, np.asarray(assignment.human, dtype=bool))
     out: dict[str, Any] = {"M": inp.M, "N": assignment.n_budget, "lambda": assignment.lam,
                            "mode": assignment.mode, "method": assignment.method}
     out.update({k: met[k] for k in ("n_human", "human_ratio", "time_cost", "time_cost_predicted")})
@@ -453,11 +512,110 @@ def evaluate(inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
     return out
 
 
+def _metrics_from_codes(inp: SAEInputs, codes: LabelCodes, human: np.ndarray) -> dict[str, Any]:
+    """:func:`core.reliability.assignment_metrics` of an assignment, from labels encoded once
+    (the same confusion counts, so the same scores; the machine alone's counts are the
+    dataset's)."""
+    m = len(human)
+    out: dict[str, Any] = {"M": m, "n_human": int(human.sum()),
+                           "human_ratio": float(human.mean()) if m else float("nan")}
+    out["expected_reliability"] = float(np.where(human, inp.b, inp.a).mean())
+    for key, effort in (("time_cost", inp.human_effort), ("time_cost_predicted", inp.l)):
+        if effort is None:
+            out[key] = None
+        else:
+            total = effort.sum()
+            out[key] = float("nan") if total == 0 else float(effort[human].sum() / total)
+    c = len(codes.classes)
+    final = np.where(human, codes.gold, codes.machine)
+    cm = np.bincount(codes.gold * c + final, minlength=c * c).reshape(c, c)
+    sc = scores_from_confusion(cm)
+    out.update({k: float(sc[k]) for k in RELIABILITY_KEYS})
+    mo = scores_from_confusion(codes.machine_cm)
+    out["machine_only"] = {k: float(mo[k]) for k in RELIABILITY_KEYS}
+    return out
+
+
 def _grid_values(values, name: str) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     if arr.size == 0:
         raise DataError(f"the {name} grid is empty")
     return arr
+
+
+def _bracketed_ok(inp: SAEInputs, lams: np.ndarray, n: int) -> bool:
+    """Whether :func:`_single_budget_bracketed` applies: 0 < N < M, several lambdas, and gains
+    that never rise with lambda, also in floating point (k_i = 0 and l_i >= 0)."""
+    return 0 < n < inp.M and len(lams) > 2 and bool(np.all(inp.k == 0)) and bool(
+        np.all(inp.l >= 0))
+
+
+def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str, summarise):
+    """The human set at each lambda for one budget N, exactly as :func:`solve_fast` picks it.
+
+    With k_i = 0 and l_i >= 0 every gain ``g_i(lambda) = (b_i - lambda l_i) - a_i`` is
+    non-increasing in lambda, also as computed in floating point, and so is the threshold v
+    (the N-th largest gain; in "at most" mode the N-th largest positive gain, 0 when fewer
+    than N are positive). For lambda in [lo, hi] (grid points where v is known exactly):
+
+    * a sample with g_i(hi) > v(lo) is above the threshold at every lambda between: it goes to
+      a human (strictly above, so no tie rule is involved);
+    * a sample with g_i(lo) < v(hi) (or, "at most", g_i(lo) <= 0) never goes;
+    * only the rest (U, few when the lambdas are close) is ranked at each lambda: the
+      N - |sure| first of U by the stable rule (:func:`_top_k`; U keeps the row order, so ties
+      go as in the full ranking), "at most" among the positive gains only.
+
+    An interval whose U is large is split at a grid point in between (one more exact
+    threshold). Yields ``(position in lams, summarise(sure mask), row indices from U)``.
+    """
+    m = inp.M
+    order = np.argsort(lams, kind="stable")
+    sl = np.asarray(lams, float)[order]
+    at_most = mode == "at_most"
+
+    def gain(lam: float, idx=None) -> np.ndarray:
+        if idx is None:
+            return (inp.b - lam * inp.l) - (inp.a - lam * inp.k)  # as gains(): same values
+        return (inp.b[idx] - lam * inp.l[idx]) - (inp.a[idx] - lam * inp.k[idx])
+
+    thresholds: dict[int, float] = {}
+    g_at: dict[int, np.ndarray] = {}
+
+    def point(j: int) -> tuple[float, np.ndarray]:
+        if j in thresholds and j not in g_at:
+            g_at[j] = gain(float(sl[j]))
+        if j not in thresholds:
+            g = gain(float(sl[j]))
+            if at_most and int(np.count_nonzero(g > 0)) < n:
+                v = 0.0  # fewer than N positive gains: every positive one goes
+            else:
+                v = float(np.partition(g, m - n)[m - n])
+            thresholds[j], g_at[j] = v, g
+        return thresholds[j], g_at[j]
+
+    stack = [(0, len(sl) - 1)]
+    while stack:
+        j0, j1 = stack.pop()
+        v_hi, g_lo_lam = point(j0)  # at the smaller lambda: larger gains and threshold
+        v_lo, g_hi_lam = point(j1)
+        sure = g_hi_lam > v_hi
+        never = g_lo_lam < v_lo
+        if at_most:
+            never |= g_lo_lam <= 0
+        u = np.flatnonzero(~(sure | never))
+        last = j1 == len(sl) - 1
+        pts = range(j0, j1 + 1 if last else j1)
+        if j1 - j0 >= 2 and len(u) * len(pts) > 3 * m:
+            mid = (j0 + j1) // 2
+            stack += [(mid, j1), (j0, mid)]
+            continue
+        fixed = summarise(sure)
+        room = n - fixed["count"]
+        for j in pts:
+            gu = gain(float(sl[j]), u)
+            kk = min(room, int(np.count_nonzero(gu > 0))) if at_most else room
+            yield int(order[j]), fixed, u[_top_k(gu, kk)]
+        g_at.pop(j0, None)  # keep memory bounded (recomputed if a neighbour needs it)
 
 
 def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_most") -> pd.DataFrame:
@@ -506,9 +664,13 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
     if gold:
         labels = list(inp.labels) if inp.labels is not None else sorted(
             set(inp.human_label.tolist()) | set(inp.machine_label.tolist()), key=lambda v: (str(type(v)), v))
-        index = {v: i for i, v in enumerate(labels)}
-        t = np.array([index[v] for v in inp.human_label.tolist()], dtype=np.int64)
-        p = np.array([index[v] for v in inp.machine_label.tolist()], dtype=np.int64)
+        codes = inp.label_codes
+        if codes is not None:
+            t, p = codes.gold, codes.machine
+        else:
+            index = {v: i for i, v in enumerate(labels)}
+            t = np.array([index[v] for v in inp.human_label.tolist()], dtype=np.int64)
+            p = np.array([index[v] for v in inp.machine_label.tolist()], dtype=np.int64)
         c = len(labels)
         cm0 = np.bincount(t * c + p, minlength=c * c).astype(float)
         # Moving a correctly labelled sample to a human changes nothing; moving a wrong one with
@@ -525,7 +687,45 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                                                   "objective", "expected_reliability",
                                                   *RELIABILITY_KEYS)}
     a_sum = inp.a.sum()
-    if n_n == 1:
+    if n_n == 1 and _bracketed_ok(inp, lams, int(ns[0])):
+        # one budget over many lambdas (the "against lambda" curve at the current N): the top-N
+        # sets of neighbouring lambdas share most samples, so each lambda only ranks the few
+        # whose place can change (:func:`_single_budget_bracketed`)
+        def summarise(mask: np.ndarray) -> dict[str, Any]:
+            out = {"count": int(mask.sum()), "c": float((inp.b - inp.a)[mask].sum()),
+                   "d": float((inp.l - inp.k)[mask].sum()), "l": float(inp.l[mask].sum()),
+                   "he": float(he[mask].sum()) if he is not None else 0.0}
+            if gold:
+                w = mask & wrong
+                out["pairs"] = np.bincount(pair[w], minlength=c * c)
+                out["gold"] = np.bincount(t[w], minlength=c)
+            return out
+
+        conf_sum = float(inp.a.sum())
+        k_sum = float(inp.k.sum())
+        for i, fixed, idx in _single_budget_bracketed(inp, lams, int(ns[0]), mode, summarise):
+            lam = float(lams[i])
+            cols["n_human"][i] = fixed["count"] + len(idx)
+            g_idx = (inp.b[idx] - lam * inp.l[idx]) - (inp.a[idx] - lam * inp.k[idx])  # gains()
+            cols["objective"][i] = (conf_sum - lam * k_sum) + (fixed["c"] - lam * fixed["d"]) \
+                + float(g_idx.sum())
+            cols["expected_reliability"][i] = (a_sum + fixed["c"]
+                                               + float((inp.b - inp.a)[idx].sum())) / m
+            cols["time_cost_predicted"][i] = ((fixed["l"] + float(inp.l[idx].sum())) / l_total
+                                              if l_total > 0 else np.nan)
+            cols["time_cost"][i] = ((fixed["he"] + float(he[idx].sum())) / he_total
+                                    if he is not None else np.nan)
+            if gold:
+                w = idx[wrong[idx]]
+                cm = cm0 - fixed["pairs"] - np.bincount(pair[w], minlength=c * c)
+                cm[np.arange(c) * (c + 1)] += fixed["gold"] + np.bincount(t[w], minlength=c)
+                sc = scores_from_confusion(cm.reshape(1, c, c))
+                for key in RELIABILITY_KEYS:
+                    cols[key][i] = sc[key]
+            else:
+                for key in RELIABILITY_KEYS:
+                    cols[key][i] = np.nan
+    elif n_n == 1:
         # one budget (the "against lambda" curve at the current N): no ranking is needed, only
         # the N samples the sort would put first, found in O(M) per lambda (:func:`_top_k`)
         n0 = int(ns[0])

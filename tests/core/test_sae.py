@@ -372,3 +372,92 @@ def test_lambda_grid():
                                                     6.0, 8.0, 9.0]
     with pytest.raises(DataError, match="finite number >= 0"):
         lambda_grid(float("inf"))
+
+
+# ------------------------------------------------------------------------------- fast paths
+def _reference_metrics(inp: SAEInputs, human: np.ndarray) -> dict:
+    """The label-by-label metrics of core.reliability (the reference of the encoded paths)."""
+    from core.reliability import assignment_metrics
+
+    return assignment_metrics(human, machine_label=inp.machine_label, machine_confidence=inp.a,
+                              human_label=inp.human_label, human_confidence=inp.b,
+                              human_effort=inp.human_effort, predicted_effort=inp.l,
+                              labels=inp.labels)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("mode", ["at_most", "exactly"])
+def test_single_budget_sweep_over_many_lambdas_picks_the_exact_top_n(seed, mode):
+    """The bracketed one-budget path (only the samples whose place can change between two
+    lambdas are ranked) picks at every lambda the set solve_fast picks, ties included: rounded
+    confidences and efforts repeat a lot, lambdas come unsorted and repeated, and every
+    sample's ground-truth effort is a distinct power of two, so the time cost names the set."""
+    rng = np.random.default_rng(seed)
+    m = 48
+    a = np.round(rng.uniform(0, 1, m), 1)
+    l = np.round(rng.uniform(0, 1, m), 1)
+    gold = rng.integers(0, 3, m)
+    mach = np.where(rng.random(m) < 0.3, (gold + 1) % 3, gold)
+    he = 2.0 ** np.arange(m)  # a set's sum identifies the set
+    inp = SAEInputs.from_arrays(a, l, machine_label=mach, human_label=gold, human_effort=he,
+                                labels=(0, 1, 2))
+    lams = np.r_[np.geomspace(0.01, 30, 70), [0.0, 1.0, 1.0, 0.5, 2.0]]
+    rng.shuffle(lams)
+    for n in (1, 5, 24, 47):
+        table = sweep(inp, lams=lams, n_values=[n], mode=mode)
+        assert table["lambda"].tolist() == lams.tolist()
+        for lam, row in zip(lams, table.itertuples()):
+            fast = solve_fast(inp, lam=float(lam), n_human=n, mode=mode)
+            ref = _reference_metrics(inp, fast.human)
+            assert row.n_human == fast.n_human
+            assert row.time_cost * he.sum() == pytest.approx(he[fast.human].sum(), rel=1e-15)
+            assert row.objective == pytest.approx(fast.objective, abs=1e-9)
+            for key in ("accuracy", "f1", "precision", "recall", "expected_reliability"):
+                assert getattr(row, key) == pytest.approx(ref[key], abs=1e-12), key
+
+
+def test_single_budget_sweep_with_machine_effort_takes_the_plain_path():
+    """With a machine effort k_i > 0 the gains need not fall with lambda: the per-lambda path
+    is used and still agrees with solve_fast."""
+    rng = np.random.default_rng(9)
+    m = 60
+    inp = SAEInputs.from_arrays(rng.uniform(0, 1, m), rng.uniform(0, 1, m),
+                                k=rng.uniform(0, 0.5, m), human_effort=2.0 ** np.arange(m))
+    lams = np.geomspace(0.01, 10, 30)
+    for mode in ("at_most", "exactly"):
+        table = sweep(inp, lams=lams, n_values=[20], mode=mode)
+        for lam, row in zip(lams, table.itertuples()):
+            fast = solve_fast(inp, lam=float(lam), n_human=20, mode=mode)
+            assert row.n_human == fast.n_human
+            assert row.time_cost * inp.human_effort.sum() == pytest.approx(
+                inp.human_effort[fast.human].sum(), rel=1e-15)
+
+
+@pytest.mark.parametrize("labels", [None, ("x", "y", "z", "w")])
+def test_evaluate_from_encoded_labels_equals_the_label_by_label_metrics(labels):
+    """evaluate encodes the labels once per dataset; its metrics equal core.reliability's
+    label-by-label ones (text labels, a class only the machine uses, a class nobody uses)."""
+    rng = np.random.default_rng(2)
+    m = 200
+    gold = rng.choice(["x", "y", "z"], m)
+    mach = np.where(rng.random(m) < 0.25, "w", gold)
+    inp = SAEInputs.from_arrays(rng.uniform(0, 1, m), rng.uniform(0, 1, m), machine_label=mach,
+                                human_label=gold, human_effort=rng.uniform(1, 2, m),
+                                labels=labels)
+    assert inp.label_codes is not None
+    for lam, n in ((0.0, 50), (0.5, 120), (3.0, 200)):
+        a = solve_fast(inp, lam=lam, n_human=n)
+        got, ref = evaluate(inp, a), _reference_metrics(inp, a.human)
+        for key in ("n_human", "human_ratio", "time_cost", "time_cost_predicted", "precision",
+                    "recall", "f1", "accuracy", "expected_reliability"):
+            assert got[key] == pytest.approx(ref[key], abs=1e-15), key
+        assert got["machine_only"] == pytest.approx(ref["machine_only"], abs=1e-15)
+
+
+def test_evaluate_names_a_label_outside_the_classes():
+    """A label outside ``labels`` leaves the encoded path: the DataError names it as before."""
+    inp = SAEInputs.from_arrays([0.2, 0.9], [1.0, 1.0], machine_label=["a", "q"],
+                                human_label=["a", "b"], labels=("a", "b"))
+    assert inp.label_codes is None
+    with pytest.raises(DataError, match="'q'"):
+        evaluate(inp, solve_fast(inp, lam=0.0, n_human=1))
