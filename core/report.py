@@ -13,9 +13,9 @@ import pandas as pd
 
 from core.data import EvalData
 from core.errors import DataError
-from core.reliability import collaborative_labels, per_class_table
-from core.sae import (Assignment, Constraints, SAEInputs, evaluate, lambda_range, n_from_share,
-                      solve)
+from core.reliability import collaborative_labels, per_class_table, scores_from_confusion
+from core.sae import (Assignment, Constraints, LambdaRange, SAEInputs, evaluate, lambda_range,
+                      n_from_share, solve)
 from core.summary import data_effort_unit
 
 __all__ = ["run_assignment", "assignment_json", "assignment_table", "per_class_report",
@@ -53,12 +53,14 @@ def run_assignment(data: EvalData, *, lam: float, share: float | None = None,
     return inp, solve(inp, lam=lam, n_human=n, mode=mode, constraints=constraints)
 
 
-def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
+def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment, *,
+                    lam_range: LambdaRange | None = None) -> dict[str, Any]:
     """The metrics object of ``hmceval assign --json`` (keys :data:`ASSIGN_KEYS` first).
 
     Observed reliability is ``None`` (JSON ``null``) without gold labels, and so is the time
     cost without ground-truth effort. ``lambda_range`` is :func:`lambda_range_json` at the
-    assignment's N and mode.
+    assignment's N and mode; ``lam_range``, when given, is that range already computed (a page
+    caches it per dataset, N and mode) and must be :func:`core.sae.lambda_range` at them.
     """
     res = evaluate(inp, assignment)
     out = {k: res[k] for k in ASSIGN_KEYS}
@@ -67,12 +69,13 @@ def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment) -> d
     out["effort_source"] = data.effort_source
     out["confidence_column"] = data.roles.get("machine_confidence")
     out["lambda_range"] = lambda_range_json(data, inp, n_human=assignment.n_budget,
-                                            mode=assignment.mode)
+                                            mode=assignment.mode, lam_range=lam_range)
     return out
 
 
 def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
-                      mode: str = "at_most") -> dict[str, Any]:
+                      mode: str = "at_most", lam_range: LambdaRange | None = None
+                      ) -> dict[str, Any]:
     """The range of lambda that changes the assignment (:func:`core.sae.lambda_range`), as JSON.
 
     Returns
@@ -84,7 +87,9 @@ def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
         gain/effort ratio) and ``effort_unit`` (from the effort column's name, else "effort
         units"), all for the problem without extra constraints.
     """
-    r = lambda_range(inp, n_human=n_human, mode=mode)  # type: ignore[arg-type]
+    r = lam_range
+    if r is None or r.n_human != int(n_human) or r.mode != mode:
+        r = lambda_range(inp, n_human=n_human, mode=mode)  # type: ignore[arg-type]
     return {"upper": r.upper, "pivot": r.pivot, "first": r.first,
             "effort_unit": data_effort_unit(data)}
 
@@ -121,7 +126,8 @@ def assignment_table(data: EvalData, assignment: Assignment) -> pd.DataFrame:
     return out
 
 
-def per_class_report(data: EvalData, assignment: Assignment) -> pd.DataFrame:
+def per_class_report(data: EvalData, assignment: Assignment, *,
+                     inputs: SAEInputs | None = None) -> pd.DataFrame:
     """Per-class precision, recall and F1 of the collaborative labels and of the machine alone.
 
     Parameters
@@ -129,6 +135,10 @@ def per_class_report(data: EvalData, assignment: Assignment) -> pd.DataFrame:
     data : EvalData
         A dataset with gold labels.
     assignment : Assignment
+    inputs : SAEInputs, optional
+        The dataset's inputs (:meth:`core.sae.SAEInputs.from_data`): their labels, encoded once
+        (:attr:`core.sae.SAEInputs.label_codes`), give the same table without re-reading the
+        labels one by one.
 
     Returns
     -------
@@ -144,6 +154,21 @@ def per_class_report(data: EvalData, assignment: Assignment) -> pd.DataFrame:
     """
     if not data.has_gold:
         raise DataError("per-class scores need gold labels (map a human_label column)")
+    codes = inputs.label_codes if inputs is not None else None
+    if (codes is not None and list(codes.classes) == list(data.labels)
+            and len(assignment.human) == len(codes.gold)):
+        c = len(codes.classes)
+        final = np.where(np.asarray(assignment.human, dtype=bool), codes.gold, codes.machine)
+        tables = []
+        for cm in (np.bincount(codes.gold * c + final, minlength=c * c).reshape(c, c),
+                   codes.machine_cm):
+            # the table core.reliability.per_class_table builds from the same counts
+            s = scores_from_confusion(cm)
+            tables.append(pd.DataFrame({"label": list(codes.classes),
+                                        "precision": s["precision_per_class"],
+                                        "recall": s["recall_per_class"], "f1": s["f1_per_class"],
+                                        "support": s["support"].astype(int)}))
+        return tables[0].merge(tables[1], on=["label", "support"], suffixes=("", " (machine)"))
     f = data.frame
     gold = f["human_label"].to_numpy()
     final = collaborative_labels(f["machine_label"].to_numpy(), gold, assignment.human)
