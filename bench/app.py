@@ -109,7 +109,11 @@ def fresh_workspace() -> None:
     os.environ["HMCEVAL_WORKSPACE"] = tempfile.mkdtemp(prefix="hmceval-bench-ws-")
 
 
-def measure(data: EvalData, runs: int, label: str) -> dict[str, list[float]]:
+PAGE_NAMES = ("tradeoff", "turns", "confidence", "fairness", "effort", "data", "evaluate")
+
+
+def measure(data: EvalData, runs: int, label: str,
+            pages: tuple[str, ...] = PAGE_NAMES) -> dict[str, list[float]]:
     state = state_for(data)
     res: dict[str, list[float]] = {}
 
@@ -119,32 +123,41 @@ def measure(data: EvalData, runs: int, label: str) -> dict[str, list[float]]:
 
     # Trade-off
     at = None
-    for _ in range(runs):
+    for _ in range(runs if "tradeoff" in pages else 0):
         st.cache_data.clear()
         at = new_session("2_Trade-off.py", state)
         note("Trade-off, first load", timed_run(at))
-    shares = [0.41 - 0.02 * i for i in range(runs)]
+    shares = [0.41 - 0.02 * i for i in range(runs)] if at is not None else []
     for s in shares:
         at.session_state["share"] = s
         note("Trade-off, N to a new value", timed_run(at))
-    lams = [5.1 + 0.6 * i for i in range(runs)]
+    lams = [5.1 + 0.6 * i for i in range(runs)] if at is not None else []
     for lam in lams:
         at.session_state["lam"] = lam
         note("Trade-off, lambda to a new value", timed_run(at))
-    for i in range(runs):
+    for i in range(runs if at is not None else 0):
         at.session_state["lam"] = lams[i % len(lams)]
         note("Trade-off, rerun at a visited value", timed_run(at))
 
+    if "turns" not in pages:
+        return _more(data, runs, label, pages, res, note)
     # Turns (same data; shares not visited above)
     tt = new_session("6_Turns.py", state)
     timed_run(tt)
     for i in range(runs):
         tt.session_state["share"] = 0.23 + 0.02 * i
         note("Turns, N to a new value", timed_run(tt))
+    return _more(data, runs, label, pages, res, note)
 
+
+def _more(data: EvalData, runs: int, label: str, pages: tuple[str, ...], res: dict,
+          note) -> dict[str, list[float]]:
+    state = state_for(data)
     # Confidence, Fairness, Effort: the pages that follow N and lambda (shares not visited above)
     for page, name in (("3_Confidence.py", "Confidence"), ("5_Fairness.py", "Fairness"),
                        ("4_Effort.py", "Effort")):
+        if name.lower() not in pages:
+            continue
         pt = new_session(page, state)
         timed_run(pt)
         for i in range(runs):
@@ -153,13 +166,21 @@ def measure(data: EvalData, runs: int, label: str) -> dict[str, list[float]]:
         for _ in range(runs):
             note(f"{name}, plain rerun", timed_run(pt))
 
-    # Data
+    if "data" in pages:
+        _data_page(state, runs, note)
+    if "evaluate" in pages:
+        _evaluate_page(state, runs, note)
+    return res
+
+
+def _data_page(state: dict, runs: int, note) -> None:
     dt_ = new_session("1_Data.py", state)
     timed_run(dt_)
     for _ in range(runs):
         note("Data, plain rerun", timed_run(dt_))
 
-    # Evaluate
+
+def _evaluate_page(state: dict, runs: int, note) -> None:
     for _ in range(runs):
         st.cache_data.clear()
         fresh_workspace()
@@ -168,7 +189,6 @@ def measure(data: EvalData, runs: int, label: str) -> dict[str, list[float]]:
     for _ in range(runs):
         ev = new_session("2a_Evaluate.py", state)
         note("Evaluate, first load (dataset stored)", timed_run(ev))
-    return res
 
 
 def main() -> int:
@@ -177,6 +197,8 @@ def main() -> int:
     ap.add_argument("--million", action="store_true", help="also 1,000,000 rows (slow)")
     ap.add_argument("--sizes", type=int, nargs="*", default=None,
                     help="synthetic row counts (default 100000, plus 1000000 with --million)")
+    ap.add_argument("--pages", nargs="*", choices=PAGE_NAMES, default=list(PAGE_NAMES),
+                    help="pages to time (default: all)")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     fresh_workspace()
@@ -188,8 +210,9 @@ def main() -> int:
         datasets.append((f"{m:,}", prepare(synthetic(release, m), name=f"synthetic {m:,}")))
 
     # warm-up: imports and first-use costs of every page, on the demo data
-    for page in ("2_Trade-off.py", "6_Turns.py", "3_Confidence.py", "5_Fairness.py", "4_Effort.py",
-                 "1_Data.py", "2a_Evaluate.py"):
+    files = dict(zip(PAGE_NAMES, ("2_Trade-off.py", "6_Turns.py", "3_Confidence.py",
+                                   "5_Fairness.py", "4_Effort.py", "1_Data.py", "2a_Evaluate.py")))
+    for page in (files[p] for p in args.pages):
         AppTest.from_file(str(PAGES / page), default_timeout=TIMEOUT).run()
 
     ref0 = reference()
@@ -197,7 +220,7 @@ def main() -> int:
     results = {}
     for label, data in datasets:
         print(f"  {label} rows", flush=True)
-        results[label] = measure(data, args.runs, label)
+        results[label] = measure(data, args.runs, label, tuple(args.pages))
     ref1 = reference()
     ref = statistics.median([ref0, ref1])
     print(f"reference after the pages: {ref1 * 1e3:.3f} ms; used: {ref * 1e3:.3f} ms")

@@ -10,13 +10,14 @@ import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
-from core.figures.tradeoff import EFFORT_METRICS, RELIABILITY_METRICS, curves, frontier
-from core.report import assignment_json, assignment_table, per_class_report
+from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_figure,
+                                   frontier_figure)
+from core.report import assignment_table, per_class_report
 from core.sae import lambda_grid
 from core.serialize import dumps
 from core.summary import data_effort_unit, effort_unit, pct, per_unit, tradeoff_summary
-from pages._common import (current_assignment, current_lambda_range, current_sweep, fmt, get_data,
-                           get_params, init_state, next_step, show_error, synced)
+from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
+                           fmt, get_data, get_params, init_state, next_step, show_error, synced)
 
 init_state()
 ss = st.session_state
@@ -119,11 +120,10 @@ with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
 
 params = get_params()
 try:
-    inp, assignment = current_assignment()
+    inp, assignment, res = current_result()  # cached per (data, λ, N, mode, constraints)
 except DataError as exc:
     show_error(exc)
     st.stop()
-res = assignment_json(data, inp, assignment)
 mo = res["machine_only"]
 
 st.subheader("Result at " + params.label)
@@ -163,7 +163,7 @@ if res["time_cost"] is None:
                 help=f"Predicted effort of the samples sent to humans, of {inp.l.sum():,.4g} {unit} "
                      "for all samples.")
 else:
-    he = data.frame["human_effort"].to_numpy(float)
+    he = inp.human_effort
     e[2].metric("Time cost", pct(res["time_cost"]),
                 delta=f"{100 * (res['time_cost'] - 1):+.1f} points vs all human",
                 delta_color="inverse",
@@ -195,12 +195,14 @@ with st.expander("Technical figures (Eq. 3, expected reliability, λ range)"):
     st.caption(" ".join(lines))
 
 share_grid = np.round(np.arange(0, 1.0001, 0.01), 10)
+# the curve against λ at the current N: a grid that depends on the data, N and mode only (not
+# on the current λ, which is the dashed line), so moving λ finds it in the cache
 if rng.upper > 0:
     low = max(rng.first or rng.upper / 1e5, rng.upper / 1e5) / 2
-    lam_grid = np.unique(np.r_[lambda_grid(rng.upper, lower=rng.first, include=[params.lam]),
+    lam_grid = np.unique(np.r_[lambda_grid(rng.upper, lower=rng.first),
                                np.geomspace(low, rng.upper, 120)])
 else:
-    lam_grid = np.array([0.0, params.lam]) if params.lam > 0 else np.array([0.0, 1.0])
+    lam_grid = np.array([0.0, 1.0])
 by_share = current_sweep([params.lam], shares=share_grid)
 by_lam = current_sweep(lam_grid, n_values=[params.n_human])
 rel = [m for m in RELIABILITY_METRICS if data.has_gold] or ["expected_reliability"]
@@ -213,18 +215,18 @@ eff_title = f"share of all samples / of all effort ({unit})"
 t1, t2 = st.tabs(["Against N / M (Figure 2)", "Against λ (Figure 3)"])
 with t1:
     a, b = st.columns(2)
-    a.plotly_chart(curves(by_share, x="human_share", metrics=rel, current=params.share,
+    a.plotly_chart(curves_figure(by_share, x="human_share", metrics=rel, current=params.share,
                           title=f"Reliability at λ = {params.lam:g}", y_title="score",
                           x_title="N / M (share of samples humans may label)"), width="stretch")
-    b.plotly_chart(curves(by_share, x="human_share", metrics=eff, current=params.share,
+    b.plotly_chart(curves_figure(by_share, x="human_share", metrics=eff, current=params.share,
                           title=f"Effort at λ = {params.lam:g}", y_title=eff_title,
                           x_title="N / M (share of samples humans may label)"), width="stretch")
 with t2:
     a, b = st.columns(2)
-    a.plotly_chart(curves(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
+    a.plotly_chart(curves_figure(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
                           title=f"Reliability at N = {params.n_human:,}", y_title="score",
                           x_title=lam_title), width="stretch")
-    b.plotly_chart(curves(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
+    b.plotly_chart(curves_figure(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
                           title=f"Effort at N = {params.n_human:,}", y_title=eff_title,
                           x_title=lam_title), width="stretch")
     st.caption(f"λ from {lam_grid[lam_grid > 0].min():.3g} to {lam_grid.max():.4g} on a log "
@@ -232,9 +234,13 @@ with t2:
 
 st.subheader("Accuracy against time cost")
 if data.has_gold and data.has_effort:
-    grid_lams = lambda_grid(rng.upper, lower=rng.first) if rng.upper > 0 else np.array([0.0])
+    # a grid that does not move with N or λ (computed once per dataset and mode): λ up to where
+    # nobody goes to humans whatever N
+    whole = data_lambda_range()
+    grid_lams = (lambda_grid(whole.upper, lower=whole.first) if whole.upper > 0
+                 else np.array([0.0]))
     grid = current_sweep(grid_lams, shares=np.round(np.arange(0, 1.0001, 0.05), 10))
-    st.plotly_chart(frontier(grid, current=res, machine_only=mo["accuracy"], log_lambda=True,
+    st.plotly_chart(frontier_figure(grid, current=res, machine_only=mo["accuracy"], log_lambda=True,
                              x_title=f"Time cost (share of the total effort in {gt_unit})"),
                     width="stretch")
     st.caption(f"{len(grid):,} grid points (λ 0–{grid_lams.max():.4g}, log-like steps × N/M "
@@ -244,7 +250,7 @@ else:
 
 if data.has_gold:
     st.subheader("Per class")
-    table = per_class_report(data, assignment)
+    table = per_class_report(data, assignment, inputs=inp)
     table["label"] = table["label"].astype(str)
     st.dataframe(table, hide_index=True, width="stretch")
 

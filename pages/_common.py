@@ -159,8 +159,10 @@ def _solve_cached(data_key: str, _inp: SAEInputs, lam: float, n_human: int, mode
     return solve(_inp, lam=lam, n_human=n_human, mode=mode, constraints=_constraints)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def _inputs_cached(data_key: str, _data: EvalData) -> SAEInputs:
+    # a resource, not a copy per call: the arrays are only read, and the labels' encoding
+    # (SAEInputs.label_codes) is computed once per dataset on this one object
     return SAEInputs.from_data(_data)
 
 
@@ -196,6 +198,45 @@ def current_lambda_range() -> LambdaRange:
     """:func:`core.sae.lambda_range` of the active data at the current N and mode (cached)."""
     p = get_params()
     return _lambda_range_cached(st.session_state["data_key"], sae_inputs(), p.n_human, p.mode)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _data_lambda_range_cached(data_key: str, _inp: SAEInputs) -> LambdaRange:
+    return lambda_range(_inp, n_human=_inp.M, mode="at_most")
+
+
+def data_lambda_range() -> LambdaRange:
+    """:func:`core.sae.lambda_range` of the active data with every sample allowed to humans
+    ("at most" M): a range that does not move with N or the mode (the Trade-off page's
+    frontier grid); cached on the data."""
+    return _data_lambda_range_cached(st.session_state["data_key"], sae_inputs())
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _result_cached(data_key: str, lam: float, n_human: int, mode: str, cons_key: str,
+                   _data: EvalData, _inp: SAEInputs, _assignment: Assignment,
+                   _lam_range: LambdaRange) -> dict:
+    from core.report import assignment_json
+
+    return assignment_json(_data, _inp, _assignment, lam_range=_lam_range)
+
+
+def current_result() -> tuple[SAEInputs, Assignment, dict]:
+    """The assignment at the current parameters and its metrics object
+    (:func:`core.report.assignment_json`, with the cached λ range), cached like
+    :func:`current_assignment`.
+
+    Raises
+    ------
+    DataError
+        As :func:`current_assignment`.
+    """
+    inp, assignment = current_assignment()
+    p = get_params()
+    cons_key = json.dumps(st.session_state["constraints"], sort_keys=True, default=str)
+    res = _result_cached(st.session_state["data_key"], p.lam, p.n_human, p.mode, cons_key,
+                         get_data(), inp, assignment, current_lambda_range())
+    return inp, assignment, res
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

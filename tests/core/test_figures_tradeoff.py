@@ -1,0 +1,64 @@
+"""core.figures.tradeoff: what the Trade-off page's curves and frontier draw, worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.figures.tradeoff import TEMPLATE, curves_figure, frontier_figure
+
+
+def test_curves_figure_draws_available_metrics_and_the_current_setting():
+    df = pd.DataFrame({"lambda": [0.0, 0.5, 2.0], "accuracy": [0.9, 0.8, 0.7],
+                       "f1": [np.nan] * 3, "human_ratio": [0.5, 0.3, 0.1]})
+    fig = curves_figure(df, x="lambda", metrics=["accuracy", "f1", "missing"], current=0.5,
+                        log_x=True, title="t", y_title="score")
+    names = [t.name for t in fig.data]
+    assert names == ["Accuracy", "current"]  # f1 all NaN and an absent column are skipped
+    # a log axis cannot show lambda = 0: that row is left out
+    assert list(fig.data[0].x) == [0.5, 2.0] and list(fig.data[0].y) == [0.8, 0.7]
+    assert list(fig.data[1].x) == [0.5, 0.5]
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.tickformat == ".0%"
+    assert fig.layout.title.text == "t" and fig.layout.yaxis.title.text == "score"
+    assert fig.layout.xaxis.title.text == "λ"
+    # at lambda = 0 on a log axis there is no place for the marker
+    assert [t.name for t in curves_figure(df, x="lambda", metrics=["accuracy"], current=0.0,
+                                          log_x=True).data] == ["Accuracy"]
+
+
+def test_curves_figure_linear_axis_keeps_zero_and_plain_ticks():
+    df = pd.DataFrame({"human_share": [0.0, 0.5, 1.0], "human_ratio": [0.0, 0.4, 0.6]})
+    fig = curves_figure(df, x="human_share", metrics=["human_ratio"], percent=False,
+                        x_title="share")
+    assert list(fig.data[0].x) == [0.0, 0.5, 1.0]
+    assert fig.layout.xaxis.type is None and fig.layout.yaxis.tickformat is None
+    assert fig.layout.xaxis.title.text == "share"
+
+
+def test_frontier_figure_is_the_best_accuracy_reached_at_each_time_cost():
+    # points (time cost, accuracy): the frontier is the running maximum by time cost, drawn
+    # where it rises: (0.1, 0.7), (0.2, 0.8), (0.5, 0.9); (0.3, 0.75) and (0.6, 0.85) are below
+    grid = pd.DataFrame({"time_cost": [0.3, 0.1, 0.5, 0.2, 0.6, np.nan],
+                         "accuracy": [0.75, 0.7, 0.9, 0.8, 0.85, 0.99],
+                         "lambda": [1.0, 10.0, 0.1, 2.0, 0.0, 1.0],
+                         "human_share": [0.2, 0.1, 0.5, 0.3, 0.6, 0.9]})
+    fig = frontier_figure(grid, current={"time_cost": 0.2, "accuracy": 0.8}, machine_only=0.6,
+                          log_lambda=True)
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name) == ["grid points", "frontier", "machine only", "all human", "current"]
+    assert len(by_name["grid points"].x) == 5  # the row without a time cost is left out
+    assert list(by_name["frontier"].x) == [0.1, 0.2, 0.5]
+    assert list(by_name["frontier"].y) == pytest.approx([0.7, 0.8, 0.9])
+    assert list(by_name["machine only"].y) == [0.6] and list(by_name["all human"].x) == [1]
+    # colour by log10(lambda), lambda = 0 at the smallest positive lambda's colour
+    assert list(by_name["grid points"].marker.color) == pytest.approx([0, 1, -1, np.log10(2), -1])
+    assert by_name["grid points"].marker.colorbar.ticktext == ("0.1", "1", "10")
+
+
+def test_figures_share_the_small_white_template():
+    fig = curves_figure(pd.DataFrame({"human_share": [0.0, 1.0], "accuracy": [0.5, 1.0]}),
+                        x="human_share", metrics=["accuracy"])
+    assert fig.layout.template.layout.plot_bgcolor == "white"
+    assert fig.layout.template.layout.xaxis.gridcolor == TEMPLATE.layout.xaxis.gridcolor
+    assert not fig.layout.template.data.bar  # not the whole plotly_white tree
