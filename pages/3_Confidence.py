@@ -120,6 +120,8 @@ with tab_cmp:
                                width="stretch", key="mce_risk")
                 if cmp.bins:
                     st.plotly_chart(reliability_figure(cmp.bins), width="stretch", key="mce_rel")
+                    st.caption("Reliability diagram: one marker per non-empty bin, its area growing with "
+                               "the number of samples in the bin; the dotted diagonal is perfect calibration.")
 
                 st.subheader("Effect on the sample assignment (paper Figure 4)")
                 params = get_params()
@@ -133,14 +135,25 @@ with tab_cmp:
                 if points is not None:
                     x = "time_cost" if data.has_effort else "time_cost_predicted"
                     st.caption(f"At {params.label}, each column in turn as the machine confidence (no extra "
-                               "constraints). Lines: λ from 0 to 50 at this N. Change N and λ on the Trade-off page."
+                               "constraints). Lines: λ from 0 to 50 at this N. Change N and λ on the Trade-off page. "
+                               "F1, precision and recall are macro averages over the classes."
                                + ("" if data.has_effort else " No ground-truth effort: the x axis is the "
                                   "predicted time cost."))
                     show = points[["confidence", "n_human", "human_ratio", x, "accuracy", "f1", "precision",
-                                   "recall"]].rename(columns={"confidence": "confidence column", "n_human": "humans"})
+                                   "recall"]].rename(columns={
+                        "confidence": "confidence column", "n_human": "to humans",
+                        "human_ratio": "human share", "time_cost": "time cost",
+                        "time_cost_predicted": "predicted time cost", "f1": "F1",
+                        "precision": "precision", "recall": "recall"})
                     st.dataframe(show, hide_index=True, width="stretch",
-                                 column_config={k: st.column_config.NumberColumn(format="%.4f")
-                                                for k in show.columns[2:]})
+                                 column_config={
+                                     "to humans": st.column_config.NumberColumn(
+                                         format="%d", help="Samples the assignment sends to humans"),
+                                     "human share": st.column_config.NumberColumn(format="percent"),
+                                     "accuracy": st.column_config.NumberColumn(format="percent"),
+                                     **{k: st.column_config.NumberColumn(format="%.4f")
+                                        for k in show.columns[4:] if k != "accuracy"},
+                                     show.columns[3]: st.column_config.NumberColumn(format="%.4f")})
                     st.plotly_chart(sae_estimators_figure(points, curves, x=x, machine_only=cmp.accuracy),
                                     width="stretch", key="mce_sae")
 
@@ -217,7 +230,9 @@ with tab_train:
             ts_alpha = h3.number_input("Trust score α", 0.0, 0.99, 0.0, step=0.05, key="mce_ts_alpha")
             tcp_epochs = h4.number_input("TCP max epochs", 1, 500, 30, key="mce_tcp_epochs")
         n_train = len(frames["train"])
-        st.caption(f"{n_train:,} training rows × {int(epochs)} epochs, {len(frames['eval']):,} rows to score"
+        n_epochs = int(epochs)
+        st.caption(f"{n_train:,} training rows × {n_epochs} epoch{'' if n_epochs == 1 else 's'}, "
+                   f"{len(frames['eval']):,} rows to score"
                    + (f", {len(frames['val']):,} validation rows" if "val" in frames else
                       " (TCP holds out 10% of the training rows for early stopping)") + ".")
         b1, b2 = st.columns([1, 1])

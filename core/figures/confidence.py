@@ -8,11 +8,22 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of"]
+__all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of",
+           "title"]
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-_LAYOUT = {"template": "plotly_white", "height": 380, "margin": {"t": 50, "b": 10},
+_LAYOUT = {"template": "plotly_white", "height": 400, "margin": {"t": 75, "b": 10},
            "legend": {"orientation": "h", "y": -0.25}}
+
+
+def title(main: str, sub: str = "") -> dict:
+    """A title that fits a half-width chart: a short first line and a smaller second line.
+
+    Keep ``main`` within about 40 characters and ``sub`` within about 60 (the Confidence page
+    draws two charts side by side).
+    """
+    text = main if not sub else f"{main}<br><sup>{sub}</sup>"
+    return {"text": text, "x": 0.0, "xanchor": "left"}
 
 
 def color_of(i: int) -> str:
@@ -52,7 +63,7 @@ def roc_figure(curves: Mapping[str, pd.DataFrame], *, aucs: Mapping[str, float] 
                                  line={"color": color_of(i), "width": 2}))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line={"dash": "dot", "color": "grey"}))
-    fig.update_layout(title="ROC: confidence as a predictor of a correct machine label",
+    fig.update_layout(title=title("ROC curve", "confidence as a predictor of a correct machine label"),
                       xaxis_title="false positive rate (wrong labels kept)",
                       yaxis_title="true positive rate (correct labels kept)", **_LAYOUT)
     fig.update_xaxes(range=[0, 1])
@@ -86,8 +97,8 @@ def risk_coverage_figure(curves: Mapping[str, pd.DataFrame], *, aurcs: Mapping[s
     if top is not None:
         fig.add_vline(x=top, line={"dash": "dash", "color": "grey"}, annotation_text=f"top {top:.0%}",
                       annotation_position="top")
-    fig.update_layout(title="Risk-coverage: error rate of the machine on its most confident samples",
-                      xaxis_title="coverage (share kept by the machine, most confident first)",
+    fig.update_layout(title=title("Risk-coverage", "machine error rate on its most confident samples"),
+                      xaxis_title="coverage (share kept, most confident first)",
                       yaxis_title="risk (error rate)", **_LAYOUT)
     fig.update_xaxes(range=[0, 1])
     return fig
@@ -99,7 +110,8 @@ def reliability_figure(bins: Mapping[str, pd.DataFrame]) -> go.Figure:
     Parameters
     ----------
     bins : mapping name -> DataFrame of :func:`core.mce.metrics.reliability_bins`
-        Empty bins are skipped; marker size grows with the bin's sample count.
+        Empty bins are skipped; a marker's area grows with the bin's sample count (said in the
+        legend and the subtitle).
 
     Returns
     -------
@@ -118,7 +130,12 @@ def reliability_figure(bins: Mapping[str, pd.DataFrame]) -> go.Figure:
             customdata=np.c_[d["lower"], d["upper"], d["count"]],
             hovertemplate="bin (%{customdata[0]:.2f}, %{customdata[1]:.2f}]: %{customdata[2]} samples<br>"
                           "mean confidence %{x:.3f}<br>accuracy %{y:.3f}<extra>" + name + "</extra>"))
-    fig.update_layout(title="Reliability diagram", xaxis_title="mean confidence in the bin",
+    # a legend entry for what the marker size means (no data: drawn in the legend only)
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="marker size: samples in the bin",
+                             marker={"size": 12, "color": "rgba(0,0,0,0)", "line": {"width": 1, "color": "grey"}},
+                             hoverinfo="skip"))
+    fig.update_layout(title=title("Reliability diagram", "marker area grows with the samples in the bin"),
+                      xaxis_title="mean confidence in the bin",
                       yaxis_title="accuracy of the machine in the bin", **_LAYOUT)
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(range=[0, 1.02])
@@ -169,6 +186,6 @@ def sae_estimators_figure(points: pd.DataFrame, curves: pd.DataFrame | None = No
         fig.add_hline(y=machine_only, line={"dash": "dot", "color": "grey"}, annotation_text="machine only",
                       annotation_position="bottom right")
     x_title = "time cost" if x == "time_cost" else "predicted time cost"
-    fig.update_layout(title="SAE result per confidence estimator (stars: current λ; lines: λ varies)",
+    fig.update_layout(title=title("SAE result per confidence estimator", "stars: current λ · lines: λ from 0 to 50"),
                       xaxis_title=x_title, yaxis_title=y, **_LAYOUT)
     return fig

@@ -52,9 +52,9 @@ def test_sae_points_follow_lambda(run_page, hmceval_tsv):
     at = run_page(PAGE, state={**_state(data), "lam": 4.6, "share": 0.5})
     sae = _table(at, 1).set_index("confidence column").loc["machine_confidence"]
     # the authors' released SAE output at lambda 4.6, N/M 0.5
-    assert round(sae["accuracy"], 5) == 0.98484 and round(sae["time_cost"], 5) == 0.50556
+    assert round(sae["accuracy"], 5) == 0.98484 and round(sae["time cost"], 5) == 0.50556
     at2 = run_page(PAGE, state={**_state(data), "lam": 30.0, "share": 0.5})
-    assert _table(at2, 1).set_index("confidence column").loc["machine_confidence", "time_cost"] < 0.5
+    assert _table(at2, 1).set_index("confidence column").loc["machine_confidence", "time cost"] < 0.5
 
 
 def test_top_slider_changes_the_table(run_page):
@@ -234,3 +234,36 @@ def test_no_encoder_found_says_where_to_put_one(run_page, tmp_path, monkeypatch)
     assert not at.exception and not at.error
     assert any("No encoder found" in w.value and "HMCEVAL_MODELS" in w.value for w in at.warning)
     assert at.button(key="mce_start").disabled
+
+
+# ------------------------------------------------------------------------------ issue 13 item 5
+def test_tables_have_plain_headers_and_titles_fit(run_page):
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    for i in (0, 1):
+        headers = list(_table(at, i).columns)
+        assert not [h for h in headers if "_" in str(h)], headers
+    assert list(_table(at, 1).columns) == [
+        "confidence column", "to humans", "human share", "time cost", "accuracy", "F1", "precision",
+        "recall"]
+    titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert titles[1].startswith("Risk-coverage<br>")  # was one 69-character line, cut at "sampl"
+    for t in titles:
+        main, _, sub = t.partition("<br>")
+        assert len(main) <= 40 and len(sub.replace("<sup>", "").replace("</sup>", "")) <= 60, t
+
+
+def test_reliability_marker_sizes_are_explained(run_page):
+    at = run_page(PAGE)
+    spec = json.loads(at.get("plotly_chart")[2].proto.spec)
+    assert "marker size: samples in the bin" in [t.get("name") for t in spec["data"]]
+    assert any("area growing with the number of samples in the bin" in c.value for c in at.caption)
+
+
+def test_one_epoch_is_singular(run_page, tiny_dir):
+    at = run_page(PAGE, state={"mce_files": _files()})
+    at.number_input(key="mce_epochs").set_value(1).run()
+    assert any("× 1 epoch," in c.value for c in at.caption)
+    assert not any("1 epochs" in c.value for c in at.caption)
+    at.number_input(key="mce_epochs").set_value(2).run()
+    assert any("× 2 epochs," in c.value for c in at.caption)

@@ -75,7 +75,12 @@ def test_figures():
     fig = risk_coverage_figure(cmp.risk, top=0.5)
     assert list(fig.data[0].y) == pytest.approx([0, 0, 1 / 3, 1 / 4, 2 / 5, 2 / 6])
     fig = reliability_figure(cmp.bins)
-    assert len(fig.data) == 3 and list(fig.data[1].y) == [1.0, 0.0, 1.0, 0.0, 1.0]
+    # perfect calibration, two estimators, and the legend entry saying what the marker size means
+    assert len(fig.data) == 4 and list(fig.data[1].y) == [1.0, 0.0, 1.0, 0.0, 1.0]
+    assert fig.data[3].name == "marker size: samples in the bin" and list(fig.data[3].x) == [None]
+    for f in (fig, roc_figure(cmp.roc), risk_coverage_figure(cmp.risk)):
+        main, _, sub = f.layout.title.text.partition("<br>")
+        assert len(main) <= 40 and len(sub.replace("<sup>", "").replace("</sup>", "")) <= 60
     # long curves are thinned to at most max_points (+ the last point)
     big = {"c": pd.DataFrame({"fpr": np.linspace(0, 1, 10_001), "tpr": np.linspace(0, 1, 10_001)})}
     thin = roc_figure(big, max_points=100)
