@@ -7,6 +7,7 @@ functions behind ``hmceval report``), and everything saved lives in the workspac
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pandas as pd
@@ -20,10 +21,9 @@ from core.evaluation.planner import audit_size_for_half_width, expected_half_wid
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, progress_figure
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
-from core.report import assignment_json
 from core.summary import data_effort_unit, per_unit, round_sentence, tradeoff_summary
-from pages._common import (current_assignment, get_data, get_params, get_workspace, init_state,
-                           next_step, save_scenario, show_error)
+from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
+                           init_state, next_step, save_scenario, show_error)
 
 init_state()
 ss = st.session_state
@@ -82,12 +82,12 @@ if kind == "budget":
                "random sample of the rows the machine keeps; humans label it too, so the final "
                "result gets an unbiased correction and a confidence interval.")
     try:
-        inp, assignment = current_assignment()
+        inp, assignment, res = current_result()  # cached, as on the Trade-off page
     except DataError as exc:
         show_error(exc)
         st.stop()
     # the routing in plain words (the Trade-off page's sentence), the numbers one click away
-    said = tradeoff_summary(assignment_json(data, inp, assignment), unit=data_effort_unit(data),
+    said = tradeoff_summary(res, unit=data_effort_unit(data),
                             machine_expected=float(inp.a.mean()))
     st.markdown(f"**{said.headline}**")
     if said.why:
@@ -137,10 +137,16 @@ else:
     with c2:
         ev_widget(st.number_input, "Calibration size", "calibration", min_value=1,
                   max_value=data.M, step=100)
+        # no cap beyond what core accepts (any finite λ >= 0): the useful range depends on the
+        # effort's unit (about 805 on the HMCEval release), so it is named, not imposed
+        upper = data_lambda_range().upper
         ev_widget(st.number_input, f"λ of the ranking ({per_unit(data_effort_unit(data))})",
-                  "cert_lam", min_value=0.0, max_value=100.0, step=0.5, format="%g",
+                  "cert_lam", min_value=0.0, format="%g",
+                  step=10.0 ** (math.floor(math.log10(upper)) - 2) if upper > 0 else 0.5,
                   help="0 ranks rows by confidence alone; larger values put cheap rows first "
-                       "(the same λ as on the Trade-off page, in the same effort unit).")
+                       "(the same λ as on the Trade-off page, in the same effort unit)."
+                       + (f" On this data λ changes who goes to humans up to about {upper:.4g}."
+                          if upper > 0 else ""))
     with c3:
         ev_widget(st.number_input, "Audit after certifying", "audit", min_value=0,
                   max_value=data.M, step=10)

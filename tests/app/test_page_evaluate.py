@@ -249,3 +249,20 @@ def test_plan_says_the_routing_in_plain_words(run_page, fresh_workspace):
     at = run_page(PAGE, state={"lam": 20.0})
     why = [i.value for i in at.info if i.value.startswith("Only ")]
     assert why and "of the 1,778 samples the budget allows go to humans: at λ = 20" in why[0]
+
+
+def test_ranking_lambda_takes_the_release_range_end(run_page, fresh_workspace, hmceval_data):
+    """The guarantee's λ box is not capped at 100: on the HMCEval release the λ range ends at
+    about 805 (its effort is normalised to [0, 1]; the largest (1 - a) / l), and the box takes
+    it and names that end."""
+    from pages._common import fingerprint
+
+    at = run_page(PAGE, state={"data": hmceval_data, "data_source": "test",
+                               "data_key": fingerprint(hmceval_data.raw, hmceval_data.roles)})
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    box = at.number_input(key="_w_ev_cert_lam")
+    assert box.max is None or box.max >= 805
+    assert "up to about 804.7" in box.help
+    box.set_value(804.7).run()
+    assert not at.exception
+    assert at.session_state["evaluate"]["cert_lam"] == pytest.approx(804.7)
