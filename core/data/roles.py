@@ -243,22 +243,27 @@ def confidence_candidates(df: pd.DataFrame) -> list[str]:
     (conf/confidence, trust, mcp/tcp, prob/proba/probability, likelihood, a leading ``p`` as in
     ``p_unsafe``, score).
 
+    Columns named as a confidence (conf/confidence, trust, mcp/tcp) come first; columns named
+    only as a probability (``model_prob``, ``proba_Unsafe``) are candidates only when no column
+    is named as a confidence: a class probability such as the machine evaluator's
+    ``proba_<class>`` is not the confidence in the label when a confidence column is there.
+
     Returns
     -------
     list of str
         In the frame's column order; ``human_confidence`` (and any name with the word ``human``)
         is excluded.
     """
-    out = []
+    named, probabilities = [], []
     for col in df.columns:
         n = norm_name(col)
         if n == "human_confidence" or "human" in name_tokens(col):
             continue
-        named = ("conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust")
-                 or name_kind(col) == "probability")
-        if named and _in_unit_interval(df[col]):
-            out.append(col)
-    return out
+        is_conf = "conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust")
+        is_prob = not is_conf and name_kind(col) == "probability"
+        if (is_conf or is_prob) and _in_unit_interval(df[col]):
+            (named if is_conf else probabilities).append(col)
+    return named or probabilities
 
 
 @dataclass(frozen=True)

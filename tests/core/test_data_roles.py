@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.data import (detect_columns, detect_roles, effort_unit, load_table, name_kind,
+from core.data import (confidence_candidates, detect_columns, detect_roles, effort_unit, load_table, name_kind,
                        name_tokens, prepare)
 from core.demo import make_demo
 from core.errors import DataError
@@ -298,3 +298,14 @@ def test_column_kind_reads_the_values_of_a_score(name, values, kind):
 
     assert column_kind(name, pd.Series(values)) == kind
     assert (kind in NOT_SUBGROUP_KINDS) == (kind is not None)
+
+
+def test_class_probabilities_are_not_confidences_beside_a_confidence_column():
+    """The machine evaluator's scored output has proba_<class> columns beside confidence_*:
+    only the confidence columns are candidates; alone, a probability column is one."""
+    scored = pd.DataFrame({"label": [0, 1, 1], "machine_label": [0, 1, 0],
+                           "proba_Safe": [0.9, 0.2, 0.6], "proba_Unsafe": [0.1, 0.8, 0.4],
+                           "confidence_mcp": [0.9, 0.8, 0.6], "confidence_ts": [0.7, 0.5, 0.2]})
+    assert confidence_candidates(scored) == ["confidence_mcp", "confidence_ts"]
+    alone = pd.DataFrame({"model_pred": [0, 1, 1], "model_prob": [0.9, 0.8, 0.6]})
+    assert confidence_candidates(alone) == ["model_prob"]
