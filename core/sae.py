@@ -543,6 +543,78 @@ def _grid_values(values, name: str) -> np.ndarray:
     return arr
 
 
+def _ranked_sums(g: np.ndarray, ks: np.ndarray, weights: list[np.ndarray],
+                 cats: np.ndarray | None, n_cats: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sums over the k first samples of the ranking by gain, for several k at once.
+
+    The ranking is :func:`_order`'s (gain descending, ties to the earlier row), but it is never
+    built: one ``argpartition`` at the k places splits the samples into blocks whose members
+    are right whatever their order inside, and block sums add up to the sums at each k. Where
+    gains tie at a k-th place, the rows the partition put first are swapped for the earliest
+    rows of that gain.
+
+    Parameters
+    ----------
+    g : array of shape (M,)
+    ks : int array of shape (K,)
+        Numbers of first samples, each in [0, M].
+    weights : list of arrays of shape (M,)
+    cats : int array of shape (M,), optional
+        A category per sample (-1: none) to count.
+    n_cats : int
+        Number of categories.
+
+    Returns
+    -------
+    sums : array of shape (len(weights), K)
+    counts : array of shape (K, n_cats)
+    """
+    m = len(g)
+    ks = np.asarray(ks, dtype=np.int64)
+    sums = np.zeros((len(weights), len(ks)))
+    counts = np.zeros((len(ks), n_cats))
+    full = ks >= m
+    if full.any():
+        sums[:, full] = np.array([float(w.sum()) for w in weights])[:, None]
+        if cats is not None:
+            counts[full] = np.bincount(cats[cats >= 0], minlength=n_cats)
+    inner = np.unique(ks[(ks > 0) & (ks < m)])
+    if not len(inner):
+        return sums, counts
+    order = np.argpartition(-g, inner - 1)
+    mark = np.zeros(m, dtype=np.int64)
+    mark[inner] = 1
+    block = np.cumsum(mark)  # the block of each place: the first k are blocks 0 .. (its index)
+    nb = len(inner) + 1
+    pref = np.empty((len(weights), len(inner)))
+    for w_i, w in enumerate(weights):
+        pref[w_i] = np.cumsum(np.bincount(block, weights=w[order], minlength=nb))[:-1]
+    cpref = np.zeros((len(inner), n_cats))
+    if cats is not None:
+        co = cats[order]
+        ok = co >= 0
+        cb = np.bincount(block[ok] * n_cats + co[ok], minlength=nb * n_cats).reshape(nb, n_cats)
+        cpref = np.cumsum(cb, axis=0)[:-1].astype(float)
+    for t, k in enumerate(inner):
+        v = g[order[k - 1]]
+        if np.count_nonzero(g == v) > 1:
+            head = order[:k]
+            have = head[g[head] == v]
+            want = np.flatnonzero(g == v)[:len(have)]  # the stable sort's choice among ties
+            if not np.array_equal(np.sort(have), want):
+                for w_i, w in enumerate(weights):
+                    pref[w_i, t] += float(w[want].sum()) - float(w[have].sum())
+                if cats is not None:
+                    cw, ch = cats[want], cats[have]
+                    cpref[t] += (np.bincount(cw[cw >= 0], minlength=n_cats)
+                                 - np.bincount(ch[ch >= 0], minlength=n_cats))
+    where = np.searchsorted(inner, ks)
+    sel = (ks > 0) & (ks < m)
+    sums[:, sel] = pref[:, where[sel]]
+    counts[sel] = cpref[where[sel]]
+    return sums, counts
+
+
 def _bracketed_ok(inp: SAEInputs, lams: np.ndarray, n: int) -> bool:
     """Whether :func:`_single_budget_bracketed` applies: 0 < N < M, several lambdas, and gains
     that never rise with lambda, also in floating point (k_i = 0 and l_i >= 0)."""
@@ -691,9 +763,11 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
         # one budget over many lambdas (the "against lambda" curve at the current N): the top-N
         # sets of neighbouring lambdas share most samples, so each lambda only ranks the few
         # whose place can change (:func:`_single_budget_bracketed`)
+        b_minus_a, l_minus_k = inp.b - inp.a, inp.l - inp.k
+
         def summarise(mask: np.ndarray) -> dict[str, Any]:
-            out = {"count": int(mask.sum()), "c": float((inp.b - inp.a)[mask].sum()),
-                   "d": float((inp.l - inp.k)[mask].sum()), "l": float(inp.l[mask].sum()),
+            out = {"count": int(mask.sum()), "c": float(b_minus_a[mask].sum()),
+                   "d": float(l_minus_k[mask].sum()), "l": float(inp.l[mask].sum()),
                    "he": float(he[mask].sum()) if he is not None else 0.0}
             if gold:
                 w = mask & wrong
@@ -710,7 +784,7 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
             cols["objective"][i] = (conf_sum - lam * k_sum) + (fixed["c"] - lam * fixed["d"]) \
                 + float(g_idx.sum())
             cols["expected_reliability"][i] = (a_sum + fixed["c"]
-                                               + float((inp.b - inp.a)[idx].sum())) / m
+                                               + float((inp.b[idx] - inp.a[idx]).sum())) / m
             cols["time_cost_predicted"][i] = ((fixed["l"] + float(inp.l[idx].sum())) / l_total
                                               if l_total > 0 else np.nan)
             cols["time_cost"][i] = ((fixed["he"] + float(he[idx].sum())) / he_total
@@ -752,36 +826,37 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                 for key in RELIABILITY_KEYS:
                     cols[key][i] = np.nan
     else:
-        # ranking for many lambdas at once, in chunks that bound the memory
+        # many budgets: per lambda, one partial ordering at the budgets' places (O(M log K)
+        # rather than a full sort; :func:`_ranked_sums`), in chunks that bound the memory
+        b_minus_a = inp.b - inp.a
+        conf_sum, k_sum = float(inp.a.sum()), float(inp.k.sum())
+        weights = [inp.l] + ([he] if he is not None else [])
+        cats = pair if gold else None
         chunk = max(1, int(4_000_000 // max(m, 1)))
         for c0 in range(0, n_l, chunk):
             lam_chunk = lams[c0:c0 + chunk]
             # the same expression as gains(), so ties are broken identically to solve_fast
             g_all = (inp.b[None, :] - lam_chunk[:, None] * inp.l[None, :]) - \
                 (inp.a[None, :] - lam_chunk[:, None] * inp.k[None, :])
-            orders = np.argsort(-g_all, axis=1, kind="stable")
             for j, lam in enumerate(lam_chunk):
                 i = c0 + j
                 lam = float(lam)
-                order = orders[j]
-                gs = g_all[j, order]
-                n_pos = int((gs > 0).sum())
+                g = g_all[j]
+                n_pos = int(np.count_nonzero(g > 0))
                 kk = ns.copy() if mode == "exactly" else np.minimum(ns, n_pos)
                 cols["n_human"][i] = kk
-                cols["objective"][i] = float((inp.a - lam * inp.k).sum()) + np.r_[0.0, np.cumsum(gs)][kk]
-                cols["expected_reliability"][i] = (a_sum + np.r_[0.0, np.cumsum((inp.b - inp.a)[order])][kk]) / m
-                cols["time_cost_predicted"][i] = (np.r_[0.0, np.cumsum(inp.l[order])][kk] / l_total
-                                                  if l_total > 0 else np.nan)
-                cols["time_cost"][i] = (np.r_[0.0, np.cumsum(he[order])][kk] / he_total
-                                        if he is not None else np.nan)
+                sums, counts = _ranked_sums(g, kk, [g, b_minus_a, *weights], cats,
+                                            c * c if gold else 0)
+                cols["objective"][i] = (conf_sum - lam * k_sum) + sums[0]
+                cols["expected_reliability"][i] = (a_sum + sums[1]) / m
+                cols["time_cost_predicted"][i] = sums[2] / l_total if l_total > 0 else np.nan
+                cols["time_cost"][i] = sums[3] / he_total if he is not None else np.nan
                 if gold:
-                    cms = np.repeat(cm0[None, :], n_n, axis=0)
-                    po = pair[order]
+                    cms = cm0[None, :] - counts
+                    diag = np.arange(c) * (c + 1)
                     for e in err_types:
-                        moved = np.r_[0, np.cumsum(po == e)][kk]
                         tt = e // c
-                        cms[:, e] -= moved
-                        cms[:, tt * c + tt] += moved
+                        cms[:, diag[tt]] += counts[:, e]
                     sc = scores_from_confusion(cms.reshape(n_n, c, c))
                     for key in RELIABILITY_KEYS:
                         cols[key][i] = sc[key]

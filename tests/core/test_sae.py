@@ -461,3 +461,31 @@ def test_evaluate_names_a_label_outside_the_classes():
     assert inp.label_codes is None
     with pytest.raises(DataError, match="'q'"):
         evaluate(inp, solve_fast(inp, lam=0.0, n_human=1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("mode", ["at_most", "exactly"])
+def test_many_budget_sweep_picks_the_stable_top_n_at_each_budget(seed, mode):
+    """The many-budget path (one partial ordering per lambda at the budgets' places) gives, at
+    every (lambda, N), the set solve_fast picks: efforts of distinct powers of two name the
+    set, and rounded gains tie at the budgets' places."""
+    rng = np.random.default_rng(10 + seed)
+    m = 50
+    a = np.round(rng.uniform(0, 1, m), 1)
+    l = np.round(rng.uniform(0, 1, m), 1)
+    gold = rng.integers(0, 3, m)
+    mach = np.where(rng.random(m) < 0.3, (gold + 1) % 3, gold)
+    he = 2.0 ** np.arange(m)
+    inp = SAEInputs.from_arrays(a, l, machine_label=mach, human_label=gold, human_effort=he,
+                                labels=(0, 1, 2))
+    lams = [0.0, 0.3, 1.0, 2.5]
+    ns = list(range(0, m + 1, 3)) + [m]
+    table = sweep(inp, lams=lams, n_values=ns, mode=mode)
+    for lam, row in zip(table["lambda"], table.itertuples()):
+        fast = solve_fast(inp, lam=float(lam), n_human=row.N, mode=mode)
+        ref = _reference_metrics(inp, fast.human)
+        assert row.n_human == fast.n_human
+        assert row.time_cost * he.sum() == pytest.approx(he[fast.human].sum(), rel=1e-15)
+        assert row.objective == pytest.approx(fast.objective, abs=1e-9)
+        for key in ("accuracy", "f1", "expected_reliability"):
+            assert getattr(row, key) == pytest.approx(ref[key], abs=1e-12), key
