@@ -382,13 +382,13 @@ def objective_value(inp: SAEInputs, human: np.ndarray, lam: float) -> float:
 
 
 def solve_fast(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most") -> Assignment:
-    """Exact O(M log M) solution without extra constraints (see the module docstring)."""
+    """Exact solution without extra constraints (see the module docstring), in O(M): the n
+    first samples of the stable ranking by gain, found by :func:`_top_k` without sorting."""
     _check(inp, lam, n_human, mode)
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-    order = _order(g)
     n = n_human if mode == "exactly" else min(n_human, int((g > 0).sum()))
-    human = np.zeros(inp.M, dtype=bool)
-    human[order[:n]] = True
+    # the n first of the stable ranking (:func:`_order`), found in O(M) without sorting
+    human = _top_k(g, n)
     return Assignment(human=human, objective=objective_value(inp, human, lam), lam=float(lam),
                       n_budget=int(n_human), mode=mode, method="fast")
 

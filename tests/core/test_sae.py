@@ -489,3 +489,20 @@ def test_many_budget_sweep_picks_the_stable_top_n_at_each_budget(seed, mode):
         assert row.objective == pytest.approx(fast.objective, abs=1e-9)
         for key in ("accuracy", "f1", "expected_reliability"):
             assert getattr(row, key) == pytest.approx(ref[key], abs=1e-12), key
+
+
+@pytest.mark.parametrize("mode", ["at_most", "exactly"])
+def test_solve_fast_is_the_head_of_the_stable_ranking(mode):
+    """solve_fast selects without sorting; its set is the first n of a stable descending sort of
+    the gains (the documented tie rule), on gains that tie a lot."""
+    rng = np.random.default_rng(4)
+    m = 300
+    inp = SAEInputs.from_arrays(np.round(rng.uniform(0, 1, m), 1), np.round(rng.uniform(0, 1, m), 1))
+    for lam in (0.0, 0.5, 1.0, 3.0):
+        g = gains(inp.a, inp.l, lam=lam)
+        order = np.argsort(-g, kind="stable")
+        for n in (0, 1, 77, 150, 299, 300):
+            k = n if mode == "exactly" else min(n, int((g > 0).sum()))
+            want = np.zeros(m, dtype=bool)
+            want[order[:k]] = True
+            assert solve_fast(inp, lam=lam, n_human=n, mode=mode).human.tolist() == want.tolist()
