@@ -12,7 +12,7 @@ from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
 from core.mce.compare import compare_confidences, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
-from pages._common import fmt, get_data, get_params, init_state, set_data, show_error, synced
+from pages._common import fmt, get_data, get_params, init_state, next_step, set_data, show_error, synced
 
 init_state()
 ss = st.session_state
@@ -296,3 +296,6 @@ with tab_train:
             st.download_button("Download the scored table (CSV)", ss["mce_scored"]["csv"],
                                file_name=f"scored_{ss['mce_scored']['name'].rsplit('.', 1)[0]}.csv",
                                mime="text/csv", key="mce_download")
+
+next_step("2_Trade-off.py", "Trade-off",
+          "Assign samples to humans and the machine with the confidence chosen here.")

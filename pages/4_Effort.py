@@ -19,7 +19,7 @@ from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATU
                       effort_notices, effort_predictions, effort_settings, resolve_feature_set)
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.serialize import dumps
-from pages._common import fingerprint, get_data, init_state, set_data, show_error, synced
+from pages._common import fingerprint, get_data, init_state, next_step, set_data, show_error, synced
 
 init_state()
 ss = st.session_state
@@ -430,3 +430,6 @@ if st.button(f"Send the {ss['eff_send_set']} predicted effort to the active data
         st.success(f"The active dataset now uses the {ss['eff_send_set']} predicted effort "
                    f"(column predicted_effort_hee, {new.M:,} samples, total "
                    f"{float(effort.sum()):.3f}). Open the Trade-off page to use it.")
+
+next_step("2_Trade-off.py", "Trade-off",
+          "Optimise the assignment with the predicted effort sent to the active dataset.")

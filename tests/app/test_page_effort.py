@@ -275,3 +275,8 @@ def test_masked_lm_is_a_choice_among_the_models_folder(run_page, tmp_path, monke
     assert not at.exception and not at.error
     assert at.selectbox(key="_w_eff_lm").options == ["— none: perplexity skipped —"]
     assert any("No masked language model in" in c.value and "HMCEVAL_MODELS" in c.value for c in at.caption)
+
+
+def test_page_ends_with_the_next_step(run_page):
+    at = run_page(PAGE, state={"eff_perm": 0})
+    assert any(m.value == "**Next: Trade-off**" for m in at.markdown)
