@@ -255,12 +255,13 @@ if data.has_gold:
     st.dataframe(table, hide_index=True, width="stretch")
 
 d1, d2 = st.columns(2)
-# built when clicked (not on every rerun), formula cells neutralised
+# built when clicked (not on every rerun), formula cells neutralised; a download does not rerun
+# the page (on_click="ignore"): nothing on it changes
 d1.download_button("Download the assignment (CSV)",
                    lambda: to_csv_safe(assignment_table(data, assignment)).encode(),
-                   file_name="hmceval_assignment.csv", mime="text/csv")
+                   file_name="hmceval_assignment.csv", mime="text/csv", on_click="ignore")
 d2.download_button("Download the metrics (JSON)", dumps(res).encode(),
-                   file_name="hmceval_metrics.json", mime="application/json")
+                   file_name="hmceval_metrics.json", mime="application/json", on_click="ignore")
 
 next_step("2a_Evaluate.py", "Evaluate",
           "Run a real round at this setting: plan who labels what, send the queue, take the "

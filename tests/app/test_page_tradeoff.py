@@ -226,3 +226,41 @@ def test_page_and_cli_agree_in_seconds(run_page, tmp_path, capsys):
 def test_ends_with_the_next_step(run_page):
     at = run_page("2_Trade-off.py")
     assert at.markdown[-1].value == "**Next: Evaluate**"
+
+
+def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_page, monkeypatch):
+    """Moving λ re-solves and redraws the curve against N at the new λ; the curve against λ
+    (its grid follows the data, N and mode only), the λ range and the frontier come from the
+    cache. A move of N recomputes the curve against λ and the range, once."""
+    import streamlit as st
+
+    import core.report
+    import pages._common as common
+
+    st.cache_data.clear()  # other tests of this process ran the page at these settings
+    calls = []
+    real_sweep, real_range = common.sweep, common.lambda_range
+
+    def sweep(inp, **kw):
+        calls.append(("sweep", "lambda curve" if kw.get("n_values") is not None else
+                      "N curve" if len(kw["lams"]) == 1 else "frontier"))
+        return real_sweep(inp, **kw)
+
+    def lambda_range(inp, **kw):
+        calls.append(("range", kw["n_human"]))
+        return real_range(inp, **kw)
+
+    monkeypatch.setattr(common, "sweep", sweep)
+    monkeypatch.setattr(common, "lambda_range", lambda_range)
+    monkeypatch.setattr(core.report, "lambda_range", lambda_range)
+    at = run_page("2_Trade-off.py")
+    assert {c[1] for c in calls if c[0] == "sweep"} == {"lambda curve", "N curve", "frontier"}
+    for lam in (5.1, 7.3, 5.1):
+        calls.clear()
+        at.number_input(key="_w_lam_box").set_value(lam).run()
+        assert not at.exception and at.session_state["lam"] == lam
+        assert all(c == ("sweep", "N curve") for c in calls), calls
+    assert calls == []  # 5.1 again: everything from the cache
+    calls.clear()
+    at.number_input(key="_w_count").set_value(123).run()
+    assert sorted(calls) == [("range", 123), ("sweep", "lambda curve")]
