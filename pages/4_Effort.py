@@ -17,6 +17,7 @@ from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATU
                       detect_column, effort_data_problems, effort_samples, estimate_effort,
                       feature_correlations, features_from_samples, load_masked_lm, per_sample_effort,
                       effort_notices, effort_predictions, effort_settings, resolve_feature_set)
+from core.hee.model import SEED_MAX
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.serialize import dumps
 from pages._common import fingerprint, get_data, init_state, next_step, set_data, show_error, synced
@@ -270,7 +271,8 @@ with st.expander("Model settings"):
         synced(st.number_input, f"max_features (0 = {DEFAULT_MAX_FEATURES}, or all when fewer)",
                "eff_max_features", min_value=0, max_value=100, step=1)
     with s2:
-        synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, step=1)
+        synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, max_value=SEED_MAX, step=1,
+               help=f"0 to {SEED_MAX:,}")
     with s3:
         synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
                min_value=0, max_value=20, step=1)

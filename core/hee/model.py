@@ -120,6 +120,44 @@ def _forest(n_estimators: int, max_features: int | float, random_state: int | No
                                  random_state=random_state, n_jobs=n_jobs)
 
 
+#: Bounds of the forest's settings (app and CLI alike): the seed is NumPy's 32-bit seed range.
+SEED_MAX = 2**32 - 1
+MAX_TREES = 10_000
+MAX_JOBS = 256
+MAX_PERMUTATION_REPEATS = 1_000
+
+
+def check_model_settings(*, n_estimators: Any, random_state: Any, n_jobs: Any,
+                         permutation_repeats: Any) -> None:
+    """Refuse forest settings outside their bounds, naming the setting.
+
+    Trees 1 to :data:`MAX_TREES`; seed None or 0 to :data:`SEED_MAX`; parallel jobs None, -1
+    (every processor) or 1 to :data:`MAX_JOBS`; permutation repeats 0 to
+    :data:`MAX_PERMUTATION_REPEATS`.
+
+    Raises
+    ------
+    DataError
+    """
+    def whole(v: Any) -> bool:
+        return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+    checks = [
+        ("number of trees", n_estimators, whole(n_estimators) and 1 <= n_estimators <= MAX_TREES,
+         f"a whole number from 1 to {MAX_TREES:,}"),
+        ("seed", random_state, random_state is None or (whole(random_state) and 0 <= random_state <= SEED_MAX),
+         f"a whole number from 0 to {SEED_MAX:,}"),
+        ("parallel jobs", n_jobs, n_jobs is None or (whole(n_jobs) and (n_jobs == -1 or 1 <= n_jobs <= MAX_JOBS)),
+         f"-1 (every processor) or a whole number from 1 to {MAX_JOBS}"),
+        ("permutation-importance repeats", permutation_repeats,
+         whole(permutation_repeats) and 0 <= permutation_repeats <= MAX_PERMUTATION_REPEATS,
+         f"a whole number from 0 to {MAX_PERMUTATION_REPEATS:,}"),
+    ]
+    for name, value, ok, rule in checks:
+        if not ok:
+            raise DataError(f"the {name} must be {rule}, got {value!r}")
+
+
 def _check_xy(X: np.ndarray, y: np.ndarray) -> None:
     if X.ndim != 2 or X.shape[1] == 0:
         raise DataError("no feature column chosen")
@@ -258,6 +296,8 @@ def cross_validate_effort(
     """
     from sklearn.model_selection import KFold
 
+    check_model_settings(n_estimators=n_estimators, random_state=random_state, n_jobs=n_jobs,
+                         permutation_repeats=permutation_repeats)
     Xa, ta, feats = _as_xy(X, time, features)
     _check_xy(Xa, ta)
     n_splits = int(n_splits)
@@ -309,6 +349,8 @@ def split_effort(
     EffortResult
         One fold; ``predictions.predicted_norm`` is NaN for training rows.
     """
+    check_model_settings(n_estimators=n_estimators, random_state=random_state, n_jobs=n_jobs,
+                         permutation_repeats=permutation_repeats)
     Xa, ta, feats = _as_xy(X, time, features)
     _check_xy(Xa, ta)
     s = pd.Series(np.asarray(split, dtype=object))

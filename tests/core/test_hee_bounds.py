@@ -76,3 +76,28 @@ def test_effort_sum_that_overflows_names_the_dialogue():
                       "eff": [1e308, 1e308, 1.0]})
     with pytest.raises(DataError, match="effort column 'eff': the total effort of dialogue 1 exceeds"):
         features_from_samples(s, dialogue_col="dlg", text_col="text", effort_col="eff")
+
+
+@pytest.mark.parametrize("setting, value, message", [
+    ("random_state", 2**32, "the seed must be a whole number from 0 to 4,294,967,295, got 4294967296"),
+    ("random_state", -1, "the seed must be"),
+    ("n_estimators", 0, "the number of trees must be a whole number from 1 to 10,000, got 0"),
+    ("n_estimators", 10_001, "the number of trees must be"),
+    ("n_jobs", 0, "the parallel jobs must be -1 (every processor) or a whole number from 1 to 256, got 0"),
+    ("permutation_repeats", -1, "the permutation-importance repeats must be a whole number from 0 to 1,000"),
+    ("n_estimators", 5.0, "the number of trees must be"),
+])
+def test_forest_settings_out_of_bounds_are_refused_by_name(setting, value, message):
+    X = np.arange(20.0).reshape(10, 2)
+    for fit in (lambda **kw: cross_validate_effort(X, np.arange(10.0), n_splits=2, **kw),
+                lambda **kw: split_effort(X, np.arange(10.0), np.array(["train"] * 6 + ["test"] * 4), **kw)):
+        with pytest.raises(DataError) as err:
+            fit(**{setting: value})
+        assert message in str(err.value)
+
+
+def test_forest_settings_at_their_bounds_are_accepted():
+    X = np.arange(20.0).reshape(10, 2)
+    res = cross_validate_effort(X, np.arange(10.0), n_splits=2, random_state=2**32 - 1, n_estimators=1,
+                                n_jobs=-1, permutation_repeats=0)
+    assert res.params["random_state"] == 2**32 - 1 and res.params["n_estimators"] == 1
