@@ -638,7 +638,8 @@ def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str
       go as in the full ranking), "at most" among the positive gains only.
 
     An interval whose U is large is split at a grid point in between (one more exact
-    threshold). Yields ``(position in lams, summarise(sure mask), row indices from U)``.
+    threshold). Yields ``(position in lams, summarise(sure mask), U's rows, mask over U's rows of
+    those that go)``; U's rows are one array per interval, so callers can gather per interval.
     """
     m = inp.M
     order = np.argsort(lams, kind="stable")
@@ -683,10 +684,12 @@ def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str
             continue
         fixed = summarise(sure)
         room = n - fixed["count"]
+        bu, lu, au, ku = inp.b[u], inp.l[u], inp.a[u], inp.k[u]  # gathered once per interval
         for j in pts:
-            gu = gain(float(sl[j]), u)
+            lam = float(sl[j])
+            gu = (bu - lam * lu) - (au - lam * ku)  # as gains(): same values
             kk = min(room, int(np.count_nonzero(gu > 0))) if at_most else room
-            yield int(order[j]), fixed, u[_top_k(gu, kk)]
+            yield int(order[j]), fixed, u, _top_k(gu, kk)
         g_at.pop(j0, None)  # keep memory bounded (recomputed if a neighbour needs it)
 
 
@@ -763,12 +766,13 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
         # one budget over many lambdas (the "against lambda" curve at the current N): the top-N
         # sets of neighbouring lambdas share most samples, so each lambda only ranks the few
         # whose place can change (:func:`_single_budget_bracketed`)
-        b_minus_a, l_minus_k = inp.b - inp.a, inp.l - inp.k
+        # the sums every lambda needs, as rows of one matrix: a mask's sums are one product
+        # (k_i = 0 on this path, so a gain's sum is sum(b - a) - lambda sum(l))
+        rows = np.vstack([inp.b - inp.a, inp.l] + ([he] if he is not None else []))
 
         def summarise(mask: np.ndarray) -> dict[str, Any]:
-            out = {"count": int(mask.sum()), "c": float(b_minus_a[mask].sum()),
-                   "d": float(l_minus_k[mask].sum()), "l": float(inp.l[mask].sum()),
-                   "he": float(he[mask].sum()) if he is not None else 0.0}
+            sums = rows @ mask.astype(float)
+            out = {"count": int(np.count_nonzero(mask)), "sums": sums}
             if gold:
                 w = mask & wrong
                 out["pairs"] = np.bincount(pair[w], minlength=c * c)
@@ -776,23 +780,25 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
             return out
 
         conf_sum = float(inp.a.sum())
-        k_sum = float(inp.k.sum())
-        for i, fixed, idx in _single_budget_bracketed(inp, lams, int(ns[0]), mode, summarise):
+        u_rows = None
+        for i, fixed, u, sel in _single_budget_bracketed(inp, lams, int(ns[0]), mode, summarise):
+            if u is not u_rows:  # a new interval: gather its rows once
+                u_rows = u
+                rows_u = rows[:, u]
+                if gold:
+                    wu = wrong[u]
+                    pu, tu = pair[u], t[u]
             lam = float(lams[i])
-            cols["n_human"][i] = fixed["count"] + len(idx)
-            g_idx = (inp.b[idx] - lam * inp.l[idx]) - (inp.a[idx] - lam * inp.k[idx])  # gains()
-            cols["objective"][i] = (conf_sum - lam * k_sum) + (fixed["c"] - lam * fixed["d"]) \
-                + float(g_idx.sum())
-            cols["expected_reliability"][i] = (a_sum + fixed["c"]
-                                               + float((inp.b[idx] - inp.a[idx]).sum())) / m
-            cols["time_cost_predicted"][i] = ((fixed["l"] + float(inp.l[idx].sum())) / l_total
-                                              if l_total > 0 else np.nan)
-            cols["time_cost"][i] = ((fixed["he"] + float(he[idx].sum())) / he_total
-                                    if he is not None else np.nan)
+            cols["n_human"][i] = fixed["count"] + int(np.count_nonzero(sel))
+            c_sum, l_sum, *he_sum = fixed["sums"] + rows_u @ sel.astype(float)
+            cols["objective"][i] = conf_sum + (c_sum - lam * l_sum)
+            cols["expected_reliability"][i] = (a_sum + c_sum) / m
+            cols["time_cost_predicted"][i] = l_sum / l_total if l_total > 0 else np.nan
+            cols["time_cost"][i] = he_sum[0] / he_total if he is not None else np.nan
             if gold:
-                w = idx[wrong[idx]]
-                cm = cm0 - fixed["pairs"] - np.bincount(pair[w], minlength=c * c)
-                cm[np.arange(c) * (c + 1)] += fixed["gold"] + np.bincount(t[w], minlength=c)
+                w = sel & wu
+                cm = cm0 - fixed["pairs"] - np.bincount(pu[w], minlength=c * c)
+                cm[np.arange(c) * (c + 1)] += fixed["gold"] + np.bincount(tu[w], minlength=c)
                 sc = scores_from_confusion(cm.reshape(1, c, c))
                 for key in RELIABILITY_KEYS:
                     cols[key][i] = sc[key]
