@@ -115,7 +115,7 @@ flash = ss.pop("data_flash", None)
 left, right = st.columns([2, 1])
 with left:
     up = st.file_uploader("Upload an evaluation table", type=["csv", "tsv", "txt", "parquet", "pq",
-                                                              "json", "jsonl"])
+                                                              "json", "jsonl", "jsonlines", "ndjson"])
 with right:
     st.write("")
     st.write("")

@@ -80,7 +80,7 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
     is_text = False
     if ext in (".parquet", ".pq") or data[:4] == b"PAR1":
         df = _read_parquet(data, label)
-    elif ext in (".json", ".jsonl") or (not ext and data.lstrip()[:1] in (b"[", b"{")):
+    elif ext in (".json", ".jsonl", ".jsonlines", ".ndjson") or (not ext and data.lstrip()[:1] in (b"[", b"{")):
         df = _read_json(data, label)
     else:
         if ext in (".tsv", ".tab"):

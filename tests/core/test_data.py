@@ -65,6 +65,15 @@ def test_parquet_and_json(tmp_path):
     assert load_table(js, name="t.json")["machine_label"].tolist() == ["a", "b"]
 
 
+@pytest.mark.parametrize("name", ["t.jsonl", "t.jsonlines", "t.ndjson", "t.JSONLINES"])
+def test_json_lines_by_any_of_their_names(name):
+    # RSMTool writes .jsonlines; read as CSV it would give one garbled column per key fragment
+    lines = b'{"machine_label": "a", "machine_confidence": 0.1}\n{"machine_label": "b", "machine_confidence": 0.9}\n'
+    df = load_table(lines, name=name)
+    assert list(df.columns) == ["machine_label", "machine_confidence"]
+    assert df["machine_confidence"].tolist() == [0.1, 0.9]
+
+
 @pytest.mark.parametrize("content, name, match", [
     (b"", "e.csv", "empty"),
     (b"   \n", "e.csv", "empty"),
