@@ -63,3 +63,16 @@ MAX_MIN_ITEMS_PER_CANDIDATE: int = 1_000_000
 #: bound only keeps a typo from being taken.
 MIN_N_SLOTS: int = 1
 MAX_N_SLOTS: int = 1_000
+
+#: Bounds of the HEE forest's settings (Effort page and ``hmceval effort``): seeds are NumPy's
+#: 32-bit range, then trees, parallel jobs and permutation-importance repeats.
+SEED_MAX: int = 2**32 - 1
+MAX_TREES: int = 10_000
+MAX_JOBS: int = 256
+MAX_PERMUTATION_REPEATS: int = 1_000
+#: Largest magnitude the random forest holds (it stores features as float32).
+FLOAT32_MAX: float = 3.4028234663852886e38  # float(numpy.finfo(numpy.float32).max)
+
+#: Largest score magnitude of the agreement report (Fairness page and ``hmceval agreement``):
+#: squares and products of scores stay finite.
+MAX_SCORE: float = 1e15

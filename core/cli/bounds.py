@@ -16,8 +16,6 @@ __all__ = ["SEED_MAX", "MAX_GRID_POINTS", "MAX_SWEEP_POINTS", "MAX_BOOTSTRAP", "
            "MAX_TREES", "MAX_JOBS", "MAX_PERMUTATION_REPEATS", "MAX_ILP_SAMPLES",
            "FLOAT32_MAX", "MAX_SCORE", "check_int", "check_float", "parse_range"]
 
-#: Largest seed numpy and scikit-learn accept (seeds are 0 .. 2**32 - 1).
-SEED_MAX = 2**32 - 1
 #: Points of one axis of a ``START:STOP:STEP`` grid.
 MAX_GRID_POINTS = 10_001
 #: Points of a whole ``sweep`` grid (lambda values x human shares).
@@ -26,18 +24,12 @@ MAX_SWEEP_POINTS = 250_000
 MAX_BOOTSTRAP = 10_000
 #: Bins of the expected calibration error (``confidence --bins``).
 MAX_BINS = 10_000
-#: Trees of the effort forest.
-MAX_TREES = 10_000
-#: Parallel jobs of the effort forest.
-MAX_JOBS = 256
-#: Permutation-importance repeats of ``effort``.
-MAX_PERMUTATION_REPEATS = 1_000
-#: Samples of the general ILP: one home, core.defaults (the app's solver checks it too).
-from core.defaults import MAX_ILP_SAMPLES  # noqa: E402
-#: Largest score magnitude of ``agreement`` (squares and products of scores stay finite).
-MAX_SCORE = 1e15
-#: Largest magnitude the random forest holds (it stores features as float32).
-FLOAT32_MAX = 3.4028234663852886e38  # float(numpy.finfo(numpy.float32).max)
+#: Shared with the app, one home each in core.defaults: the seed range, the effort forest's
+#: trees, jobs and permutation repeats, the general ILP's samples, the agreement report's largest
+#: score and the forest's float32 range.
+from core.defaults import (  # noqa: E402
+    FLOAT32_MAX, MAX_ILP_SAMPLES, MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_SCORE, MAX_TREES, SEED_MAX,
+)
 
 
 def check_int(value: int | None, name: str, lo: int, hi: int | None = None) -> int | None:

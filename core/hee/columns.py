@@ -14,6 +14,7 @@ from core.data import norm_name
 from core.defaults import HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
 from core.errors import DataError, describe_rows
 from core.validate import TABLE, numeric_values
+from core.defaults import FLOAT32_MAX
 
 
 DIALOGUE_FEATURES: tuple[str, ...] = (
@@ -97,7 +98,7 @@ DEFAULT_N_ESTIMATORS = HEE_N_ESTIMATORS
 #: Largest magnitude of a feature value (``numpy.finfo(numpy.float32).max``, about 3.4e38).
 #: scikit-learn's forest stores its input in 32-bit floats; a larger value would become
 #: infinite there, so it is refused (naming the column and rows) before the forest runs.
-MAX_FEATURE_MAGNITUDE = float(np.finfo(np.float32).max)
+MAX_FEATURE_MAGNITUDE = FLOAT32_MAX  # one home: core.defaults (the CLI's help names it)
 
 #: Largest number of turns of a dialogue (2**31 - 1: it must fit a 32-bit integer).
 MAX_TURNS = 2**31 - 1

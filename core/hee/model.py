@@ -120,11 +120,9 @@ def _forest(n_estimators: int, max_features: int | float, random_state: int | No
                                  random_state=random_state, n_jobs=n_jobs)
 
 
-#: Bounds of the forest's settings (app and CLI alike): the seed is NumPy's 32-bit seed range.
-SEED_MAX = 2**32 - 1
-MAX_TREES = 10_000
-MAX_JOBS = 256
-MAX_PERMUTATION_REPEATS = 1_000
+#: Bounds of the forest's settings (app and CLI alike), kept in core.defaults: the seed is
+#: NumPy's 32-bit seed range.
+from core.defaults import MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_TREES, SEED_MAX  # noqa: E402
 
 
 def check_model_settings(*, n_estimators: Any, random_state: Any, n_jobs: Any,

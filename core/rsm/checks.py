@@ -16,8 +16,9 @@ from core.validate import REPORT, numeric_values
 
 #: Most distinct labels a subgroup column may have (more is most likely an id column).
 MAX_GROUPS = 100
-#: Largest score magnitude the report takes: squares and products of scores stay finite.
-MAX_SCORE = 1e15
+#: Largest score magnitude the report takes (squares and products of scores stay finite),
+#: kept in core.defaults with the CLI's bound.
+from core.defaults import MAX_SCORE  # noqa: E402
 
 
 try:  # scikit-learn's dependency; optional here
