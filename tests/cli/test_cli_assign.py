@@ -235,3 +235,19 @@ def test_sweep_without_output_prints_a_summary(capsys, hmceval_tsv):
     with pytest.raises(SystemExit) as exit_:  # argparse: one of -o and --all
         main(["sweep", str(hmceval_tsv), "--all", "-o", "x.csv"])
     assert exit_.value.code == 2 and "not allowed with" in capsys.readouterr().err
+
+
+def test_unsure_role_detection_is_a_note_on_stderr(capsys, tmp_path):
+    """Two columns could be the machine confidence: the CLI says which it used and how to
+    choose (the Data page asks the same); mapping it with --col silences the note."""
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"model_pred": [0, 1, 1, 0], "model_prob": [0.9, 0.8, 0.6, 0.7],
+                  "p_unsafe": [0.1, 0.8, 0.6, 0.3], "gold": [0, 1, 0, 0]}).to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", str(path), "--json")
+    assert code == 0
+    assert json.loads(out)["confidence_column"] == "model_prob"
+    assert ("note: several columns could be the machine confidence: using 'model_prob', not "
+            "'p_unsafe'; choose with --col machine_confidence=NAME") in err
+    code, out, err = run_cli(capsys, "assign", str(path), "--json", "--col", "machine_confidence=p_unsafe")
+    assert code == 0 and json.loads(out)["confidence_column"] == "p_unsafe"
+    assert "note:" not in err
