@@ -21,14 +21,18 @@ constraint the optimum is therefore:
 **Tie rule** (deterministic): samples are ranked by gain, descending, with a *stable* sort, so
 among equal gains the earlier row goes to a human first; in ``at_most`` mode a sample whose gain
 is exactly 0 stays with the machine (it does not change the objective and saves effort).
-This fast path costs one O(M log M) sort and is exact.
+The fast path never sorts: the N first samples of that ranking are found in O(M) (the N-th
+largest gain splits them; ties at it go to the earliest rows), and it is exact.
 
 Extra constraints (a budget on total predicted human effort, a minimum/maximum human share per
 subgroup) break that structure: :func:`solve` then builds the same objective as a boolean
 program in cvxpy and solves it with HiGHS at zero optimality gap. Without extra constraints the
 fast path is always used (``method="auto"``); ``method="ilp"`` forces the solver.
 
-:func:`sweep` evaluates a whole grid of lambda x N with one sort per lambda and prefix sums over N.
+:func:`sweep` evaluates a whole grid of lambda x N: per lambda one partial ordering at the
+budgets' places and sums over its blocks; for one budget over many lambdas (a curve against
+lambda), only the samples whose place can change between two lambdas are ranked. Both give the
+sets of the ranking above, ties included.
 
 **What lambda means depends on the effort unit.** A gain is ``(b_i - a_i) - lambda (l_i - k_i)``:
 with l_i in seconds (a median of 43 s) lambda = 1 already outweighs every confidence gap, while on
@@ -696,12 +700,14 @@ def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str
 def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_most") -> pd.DataFrame:
     """Every metric at every point of a lambda x N grid, vectorised.
 
-    One stable sort per lambda ranks the samples by gain; the metrics at each N come from
-    prefix sums over that ranking (the confusion matrix after moving the first n samples to
-    humans, their efforts, confidences and gains). With a single budget (the curve against
-    lambda at the current N) no ranking is needed: the N samples the sort would put first are
-    found in O(M) per lambda, with the same tie rule. The result equals :func:`solve_fast` +
-    :func:`evaluate` at every grid point.
+    Per lambda, one partial ordering of the samples by gain at the budgets' places
+    (:func:`_ranked_sums`) gives the metrics at each N from sums over its blocks (the confusion
+    matrix after moving the first n samples to humans, their efforts, confidences and gains).
+    With a single budget (the curve against lambda at the current N) no ordering is needed: the
+    N samples the ranking puts first are found per lambda among the few whose place can change
+    since the neighbouring lambdas (:func:`_single_budget_bracketed`; in O(M) per lambda when
+    gains may rise with lambda). Ties follow the module's rule throughout, so the result
+    equals :func:`solve_fast` + :func:`evaluate` at every grid point.
 
     Parameters
     ----------

@@ -114,7 +114,7 @@ with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
         cons["group_column"], cons["group_bounds"] = None, {}
     if cons != ss["constraints"]:
         ss["constraints"] = cons
-    st.caption("With no extra constraint the exact O(M log M) path is used; with any, the same "
+    st.caption("With no extra constraint the exact O(M) path is used; with any, the same "
                "objective is solved by cvxpy + HiGHS at zero gap. Curves below always show the "
                "problem without extra constraints.")
 
