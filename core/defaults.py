@@ -76,3 +76,8 @@ FLOAT32_MAX: float = 3.4028234663852886e38  # float(numpy.finfo(numpy.float32).m
 #: Largest score magnitude of the agreement report (Fairness page and ``hmceval agreement``):
 #: squares and products of scores stay finite.
 MAX_SCORE: float = 1e15
+
+#: Largest effort value of a table (human, predicted or machine effort, any unit): a time in
+#: milliseconds over three decades stays below it, sums over 10^7 rows and lambda times effort
+#: stay finite and exact enough; beyond it a value is a unit or typing error, refused by name.
+MAX_EFFORT: float = 1e12

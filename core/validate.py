@@ -111,6 +111,7 @@ def numeric_values(s: pd.Series, *, label: str, wording: Wording = TABLE,
         if len(bad):
             rng = f"[{lo:g}, {hi:g}]" if lo is not None and hi is not None else (
                 f">= {lo:g}" if lo is not None else f"<= {hi:g}")
-            raise DataError(f"{label} must be in {rng}; {describe_rows(bad)} are outside "
+            verb = "is" if len(bad) == 1 else "are"
+            raise DataError(f"{label} must be in {rng}; {describe_rows(bad)} {verb} outside "
                             f"(first value {arr[bad[0]]:g})")
     return arr

@@ -10,6 +10,7 @@ import pandas as pd
 
 from core.data.roles import REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles
 from core.errors import DataError, describe_rows
+from core.defaults import MAX_EFFORT
 from core.validate import numeric_values
 
 __all__ = ["EvalData", "prepare"]
@@ -254,12 +255,12 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
     out["human_confidence"] = (_numeric(df, merged["human_confidence"], "human_confidence",
                                         lo=0.0, hi=1.0)
                                if merged.get("human_confidence") else 1.0)
-    out["machine_effort"] = (_numeric(df, merged["machine_effort"], "machine_effort", lo=0.0)
+    out["machine_effort"] = (_numeric(df, merged["machine_effort"], "machine_effort", lo=0.0, hi=MAX_EFFORT)
                              if merged.get("machine_effort") else 0.0)
     if merged.get("human_effort"):
-        out["human_effort"] = _numeric(df, merged["human_effort"], "human_effort", lo=0.0)
+        out["human_effort"] = _numeric(df, merged["human_effort"], "human_effort", lo=0.0, hi=MAX_EFFORT)
     if merged.get("predicted_effort"):
-        out["predicted_effort"] = _numeric(df, merged["predicted_effort"], "predicted_effort", lo=0.0)
+        out["predicted_effort"] = _numeric(df, merged["predicted_effort"], "predicted_effort", lo=0.0, hi=MAX_EFFORT)
         effort_source = "predicted_effort"
     elif "human_effort" in out:
         out["predicted_effort"] = out["human_effort"]

@@ -127,3 +127,16 @@ def test_numeric_confidence_still_accepted():
     data = prepare(pd.DataFrame({"machine_label": [0, 1], "confidence": [0, 1]}))
     assert data.frame["machine_confidence"].tolist() == [0.0, 1.0]
     assert np.issubdtype(data.frame["machine_confidence"].dtype, np.floating)
+
+
+@pytest.mark.parametrize("role_col", ["annot_seconds", "predicted_effort", "machine_effort"])
+def test_absurd_effort_is_refused_naming_the_row(role_col):
+    """An effort of 1e308 (a unit or typing error) made the Data page's histogram fail and the
+    lambda range read 1e-309; it is refused by name, bound core.defaults.MAX_EFFORT."""
+    df = pd.DataFrame({"machine_label": [0, 1, 0, 1], "machine_confidence": [0.9, 0.8, 0.7, 0.6],
+                       "human_label": [0, 1, 1, 1], role_col: [1.0, 2.0, 3.0, 1e308]})
+    with pytest.raises(DataError, match=rf"^column '{role_col}' \(\w+\) must be in \[0, 1e\+12\]; "
+                                        r"row 4 is outside \(first value 1e\+308\)$"):
+        prepare(df)
+    df[role_col] = [1.0, 2.0, 3.0, 1e12]  # the bound itself is a valid effort
+    assert prepare(df).frame.shape[0] == 4

@@ -40,5 +40,5 @@ def test_bounds():
     with pytest.raises(DataError,
                        match=r"^column 'c' \(effort\) must be in >= 0; rows 2, 3 are outside \(first value -1\)$"):
         numeric_values(pd.Series([0, -1, -2]), label="column 'c' (effort)", lo=0.0)
-    with pytest.raises(DataError, match=r"must be in \[0, 1\]; row 1 are outside \(first value 1.5\)"):
+    with pytest.raises(DataError, match=r"must be in \[0, 1\]; row 1 is outside \(first value 1.5\)"):
         numeric_values(pd.Series([1.5, 0.5]), label="column 'c'", lo=0.0, hi=1.0)
