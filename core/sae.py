@@ -768,6 +768,7 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                                                   "objective", "expected_reliability",
                                                   *RELIABILITY_KEYS)}
     a_sum = inp.a.sum()
+    conf = np.zeros((n_l, n_n, c * c)) if gold else None  # confusion counts per grid point
     if n_n == 1 and _bracketed_ok(inp, lams, int(ns[0])):
         # one budget over many lambdas (the "against lambda" curve at the current N): the top-N
         # sets of neighbouring lambdas share most samples, so each lambda only ranks the few
@@ -805,12 +806,7 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                 w = sel & wu
                 cm = cm0 - fixed["pairs"] - np.bincount(pu[w], minlength=c * c)
                 cm[np.arange(c) * (c + 1)] += fixed["gold"] + np.bincount(tu[w], minlength=c)
-                sc = scores_from_confusion(cm.reshape(1, c, c))
-                for key in RELIABILITY_KEYS:
-                    cols[key][i] = sc[key]
-            else:
-                for key in RELIABILITY_KEYS:
-                    cols[key][i] = np.nan
+                conf[i] = cm
     elif n_n == 1:
         # one budget (the "against lambda" curve at the current N): no ranking is needed, only
         # the N samples the sort would put first, found in O(M) per lambda (:func:`_top_k`)
@@ -831,12 +827,7 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                 moved = human & wrong
                 cm = cm0 - np.bincount(pair[moved], minlength=c * c)
                 cm[np.arange(c) * (c + 1)] += np.bincount(t[moved], minlength=c)
-                sc = scores_from_confusion(cm.reshape(1, c, c))
-                for key in RELIABILITY_KEYS:
-                    cols[key][i] = sc[key]
-            else:
-                for key in RELIABILITY_KEYS:
-                    cols[key][i] = np.nan
+                conf[i] = cm
     else:
         # many budgets: per lambda, one partial ordering at the budgets' places (O(M log K)
         # rather than a full sort; :func:`_ranked_sums`), in chunks that bound the memory
@@ -869,12 +860,15 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                     for e in err_types:
                         tt = e // c
                         cms[:, diag[tt]] += counts[:, e]
-                    sc = scores_from_confusion(cms.reshape(n_n, c, c))
-                    for key in RELIABILITY_KEYS:
-                        cols[key][i] = sc[key]
-                else:
-                    for key in RELIABILITY_KEYS:
-                        cols[key][i] = np.nan
+                    conf[i] = cms
+    # the scores of every grid point's confusion counts at once
+    if gold:
+        sc = scores_from_confusion(conf.reshape(n_l * n_n, c, c))
+        for key in RELIABILITY_KEYS:
+            cols[key] = np.asarray(sc[key], dtype=float).reshape(n_l, n_n)
+    else:
+        for key in RELIABILITY_KEYS:
+            cols[key] = np.full((n_l, n_n), np.nan)
     out = pd.DataFrame({
         "lambda": np.repeat(lams, n_n), "human_share": np.tile(np.asarray(shares, float), n_l),
         "N": np.tile(ns, n_l), "M": m, "n_human": cols["n_human"].ravel().astype(np.int64),

@@ -216,19 +216,21 @@ t1, t2 = st.tabs(["Against N / M (Figure 2)", "Against λ (Figure 3)"])
 with t1:
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_share, x="human_share", metrics=rel, current=params.share,
-                          title=f"Reliability at λ = {params.lam:g}", y_title="score",
-                          x_title="N / M (share of samples humans may label)"), width="stretch")
+                                 title=f"Reliability at λ = {params.lam:g}", y_title="score",
+                                 x_title="N / M (share of samples humans may label)"),
+                   width="stretch")
     b.plotly_chart(curves_figure(by_share, x="human_share", metrics=eff, current=params.share,
-                          title=f"Effort at λ = {params.lam:g}", y_title=eff_title,
-                          x_title="N / M (share of samples humans may label)"), width="stretch")
+                                 title=f"Effort at λ = {params.lam:g}", y_title=eff_title,
+                                 x_title="N / M (share of samples humans may label)"),
+                   width="stretch")
 with t2:
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
-                          title=f"Reliability at N = {params.n_human:,}", y_title="score",
-                          x_title=lam_title), width="stretch")
+                                 title=f"Reliability at N = {params.n_human:,}", y_title="score",
+                                 x_title=lam_title), width="stretch")
     b.plotly_chart(curves_figure(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
-                          title=f"Effort at N = {params.n_human:,}", y_title=eff_title,
-                          x_title=lam_title), width="stretch")
+                                 title=f"Effort at N = {params.n_human:,}", y_title=eff_title,
+                                 x_title=lam_title), width="stretch")
     st.caption(f"λ from {lam_grid[lam_grid > 0].min():.3g} to {lam_grid.max():.4g} on a log "
                "scale (a log scale cannot show λ = 0).")
 
@@ -240,8 +242,9 @@ if data.has_gold and data.has_effort:
     grid_lams = (lambda_grid(whole.upper, lower=whole.first) if whole.upper > 0
                  else np.array([0.0]))
     grid = current_sweep(grid_lams, shares=np.round(np.arange(0, 1.0001, 0.05), 10))
-    st.plotly_chart(frontier_figure(grid, current=res, machine_only=mo["accuracy"], log_lambda=True,
-                             x_title=f"Time cost (share of the total effort in {gt_unit})"),
+    st.plotly_chart(frontier_figure(grid, current=res, machine_only=mo["accuracy"],
+                                    log_lambda=True,
+                                    x_title=f"Time cost (share of the total effort in {gt_unit})"),
                     width="stretch")
     st.caption(f"{len(grid):,} grid points (λ 0–{grid_lams.max():.4g}, log-like steps × N/M "
                "0–100% step 5%); the black line is the best accuracy reachable at each time cost.")
