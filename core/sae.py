@@ -586,22 +586,28 @@ def _ranked_sums(g: np.ndarray, ks: np.ndarray, weights: list[np.ndarray],
     if not len(inner):
         return sums, counts
     order = np.argpartition(-g, inner - 1)
-    mark = np.zeros(m, dtype=np.int64)
-    mark[inner] = 1
-    block = np.cumsum(mark)  # the block of each place: the first k are blocks 0 .. (its index)
     nb = len(inner) + 1
+    # the block of each sample (the first k places are blocks 0 .. k's index): one scatter,
+    # then every sum reads its array in row order
+    block = np.empty(m, dtype=np.int64)
+    block[order] = np.repeat(np.arange(nb), np.diff(np.r_[0, inner, m]))
     pref = np.empty((len(weights), len(inner)))
     for w_i, w in enumerate(weights):
-        pref[w_i] = np.cumsum(np.bincount(block, weights=w[order], minlength=nb))[:-1]
+        pref[w_i] = np.cumsum(np.bincount(block, weights=w, minlength=nb))[:-1]
     cpref = np.zeros((len(inner), n_cats))
     if cats is not None:
-        co = cats[order]
-        ok = co >= 0
-        cb = np.bincount(block[ok] * n_cats + co[ok], minlength=nb * n_cats).reshape(nb, n_cats)
-        cpref = np.cumsum(cb, axis=0)[:-1].astype(float)
+        ok = cats >= 0
+        cb = np.bincount(block[ok] * n_cats + cats[ok], minlength=nb * n_cats)
+        cpref = np.cumsum(cb.reshape(nb, n_cats), axis=0)[:-1].astype(float)
+    # gains at the k-th places that other samples share (one pass for all places)
+    at_k = g[order[inner - 1]]
+    vals = np.unique(at_k)
+    pos = np.minimum(np.searchsorted(vals, g), len(vals) - 1)
+    hit = vals[pos] == g
+    tied = set(vals[np.bincount(pos[hit], minlength=len(vals)) > 1].tolist())
     for t, k in enumerate(inner):
-        v = g[order[k - 1]]
-        if np.count_nonzero(g == v) > 1:
+        v = at_k[t]
+        if v in tied:
             head = order[:k]
             have = head[g[head] == v]
             want = np.flatnonzero(g == v)[:len(have)]  # the stable sort's choice among ties
