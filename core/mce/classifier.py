@@ -39,7 +39,7 @@ import numpy as np
 from core.errors import DataError
 from core.mce.confidence import TrainingStopped
 from core.mce.encoder import build_network, check_model_dir, default_model_dir, load_encoder, load_tokenizer
-from core.mce.inference import score_encoded
+from core.mce.inference import inference_precision, quantized_network, score_encoded
 from core.mce.inputs import Encoded, encode_labels, encode_pairs, normalize_context, pad_batch, text_pairs
 from core.mce.persistence import (
     FORMAT_NAME,
@@ -176,6 +176,21 @@ class TextClassifier:
         if not hasattr(self, "net_"):
             raise DataError("the classifier is not trained: call fit or load first")
 
+    def _inference_net(self) -> tuple[Any, bool]:
+        """``(network, bf16)``: what scores under the setting ``cpu_precision`` on this device.
+
+        ``"int8"``: the int8 copy of ``net_`` (made once per network and kept; ``net_`` itself
+        where this torch cannot quantize); ``"bfloat16"``: ``net_`` under bfloat16 autocast.
+        """
+        precision = inference_precision(self.config.cpu_precision, self.device_)
+        if precision != "int8":
+            return self.net_, precision == "bfloat16"
+        cached = getattr(self, "_int8_", None)
+        if cached is None or cached[0] is not self.net_:
+            cached = (self.net_, quantized_network(self.net_))
+            self._int8_ = cached
+        return (cached[1] if cached[1] is not None else self.net_), False
+
     def predict_output(
         self,
         texts: Sequence[str],
@@ -201,6 +216,10 @@ class TextClassifier:
             severalfold when it is busy. Outputs agree across thread counts up to float
             rounding.
 
+        On a CPU the precision is the setting ``cpu_precision`` (:mod:`core.mce.inference`):
+        by default bfloat16 autocast where the CPU has native bfloat16 instructions (about 2.5x
+        faster than float32, probabilities within about 0.001), else float32.
+
         Returns
         -------
         ClassifierOutput
@@ -208,10 +227,11 @@ class TextClassifier:
         self._require_fitted()
         encoded = self._encoded(texts, contexts)
         n = len(encoded)
+        net, bf16 = self._inference_net()
         proba, feats = score_encoded(
-            self.net_, encoded, n_classes=len(self.classes_), batch=self._batch,
+            net, encoded, n_classes=len(self.classes_), batch=self._batch,
             batch_size=self.config.eval_batch_size, device=self.device_, progress=progress,
-            should_stop=should_stop, n_threads=n_threads,
+            should_stop=should_stop, n_threads=n_threads, bf16=bf16,
         )
         label_index = proba.argmax(axis=1) if n else np.empty(0, dtype=int)
         return ClassifierOutput(

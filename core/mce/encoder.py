@@ -73,7 +73,8 @@ def check_model_dir(model_dir: str | Path | None) -> Path:
 def build_network(encoder: Any, n_classes: int, dropout: float) -> Any:
     """The classifier network: ``encoder`` + dropout + a linear softmax head on the first token.
 
-    Its ``forward(**inputs)`` returns ``(logits, features)``; torch is imported here, not at
+    Its ``forward(**inputs)`` returns ``(logits, features)`` and ``features(**inputs)`` the
+    features alone (``forward`` is ``head(dropout(features))``); torch is imported here, not at
     module import.
     """
     import torch.nn as nn
@@ -87,9 +88,12 @@ def build_network(encoder: Any, n_classes: int, dropout: float) -> Any:
             self.dropout = nn.Dropout(dropout)
             self.head = nn.Linear(encoder.config.hidden_size, n_classes)
 
+        def features(self, **inputs: Any) -> Any:
+            """The last hidden state of the first token."""
+            return self.encoder(**inputs).last_hidden_state[:, 0]
+
         def forward(self, **inputs: Any) -> tuple[Any, Any]:
-            hidden = self.encoder(**inputs).last_hidden_state
-            features = hidden[:, 0]
+            features = self.features(**inputs)
             return self.head(self.dropout(features)), features
 
     return SequenceClassifier()

@@ -1,10 +1,26 @@
 """Inference of the machine evaluator: class probabilities and encoder features, batch by batch.
 
 Used by :meth:`core.mce.classifier.TextClassifier.predict_output`; torch is imported inside.
+
+The precision of CPU inference (the setting ``cpu_precision`` of
+:class:`~core.mce.settings.ClassifierConfig`, resolved by :func:`inference_precision`):
+
+- ``"bfloat16"``: the encoder runs under ``torch.autocast`` in bfloat16 (matrix products in
+  bfloat16, normalisations and softmax in float32); the head runs in float32 on the features.
+  On a CPU with native bfloat16 instructions (AVX512-BF16 or AMX) about 2.5x faster than
+  float32; on DiaSafety's test set with a fine-tuned MiniLM no predicted label changed and no
+  probability moved by more than 0.001 (``bench/mce_quantized.py``).
+- ``"int8"``: the encoder's ``Linear`` layers quantized to int8 (:func:`quantized_network`),
+  about 3x faster, but less exact: labels of 5-10% of DiaSafety's test pairs changed, accuracy
+  fell by 0.5-1.6 points. Opt-in only.
+- ``"float32"``: the trained network as it is.
+- ``"auto"`` (default): ``"bfloat16"`` where the CPU has native bfloat16, else ``"float32"``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -14,9 +30,87 @@ import numpy as np
 from core.mce.confidence import TrainingStopped, stop_requested
 from core.mce.inputs import Encoded
 from core.mce.runtime import free_cores, torch_threads
-from core.mce.settings import ProgressCallback
+from core.mce.settings import CPU_PRECISIONS, ProgressCallback
 
-__all__ = ["score_encoded"]
+__all__ = [
+    "QUANTIZED_ENGINES",
+    "cpu_has_native_bf16",
+    "inference_precision",
+    "quantized_network",
+    "score_encoded",
+]
+
+#: Torch quantized engines with int8 dynamic ``Linear`` kernels on the CPU.
+QUANTIZED_ENGINES = ("x86", "fbgemm", "onednn", "qnnpack")
+
+#: CPU flags (``/proc/cpuinfo``) of native bfloat16 matrix instructions.
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+
+
+@functools.cache
+def cpu_has_native_bf16() -> bool:
+    """Whether this CPU has native bfloat16 matrix instructions (AVX512-BF16 or AMX-BF16, read
+    from ``/proc/cpuinfo``) and torch's oneDNN backend can use them. False where unknown (not
+    Linux): bfloat16 emulated in software is slower than float32."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            flags = set()
+            for line in fh:
+                if line.startswith("flags"):
+                    flags.update(line.partition(":")[2].split())
+                    break
+    except OSError:
+        return False
+    if not flags.intersection(BF16_FLAGS):
+        return False
+    import torch
+
+    return bool(torch.backends.mkldnn.is_available())
+
+
+def inference_precision(precision: str, device: str) -> str:
+    """The precision ``"float32"``, ``"bfloat16"`` or ``"int8"`` that scores on ``device``.
+
+    ``precision`` is the setting ``cpu_precision``: on a GPU (any device but ``"cpu..."``) the
+    answer is always ``"float32"``; ``"auto"`` is ``"bfloat16"`` where
+    :func:`cpu_has_native_bf16`, else ``"float32"``.
+    """
+    if precision not in CPU_PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; one of {', '.join(CPU_PRECISIONS)}")
+    if not str(device).startswith("cpu"):
+        return "float32"
+    if precision == "auto":
+        return "bfloat16" if cpu_has_native_bf16() else "float32"
+    return precision
+
+
+def quantized_network(net: Any) -> Any | None:
+    """A copy of the classifier network ``net`` for CPU inference, its encoder's ``Linear``
+    layers quantized to int8 (dynamic quantization: int8 weights, activations quantized per
+    tensor over each batch, so a sample's output depends slightly on its batch); the
+    classification head stays float. ``net`` is left unchanged.
+
+    Returns None when this torch build has no quantized CPU engine or quantization fails (the
+    caller then keeps the float network).
+    """
+    import copy
+    import warnings
+
+    import torch
+
+    engines = set(getattr(torch.backends.quantized, "supported_engines", ()))
+    if not engines.intersection(QUANTIZED_ENGINES):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch >= 2.10 warns that torch.ao moves to torchao
+            qnet = copy.deepcopy(net).cpu()
+            qnet.encoder = torch.ao.quantization.quantize_dynamic(
+                qnet.encoder, {torch.nn.Linear}, dtype=torch.qint8, inplace=True
+            )
+    except (RuntimeError, AttributeError, NotImplementedError, AssertionError):
+        return None
+    return qnet.eval()
 
 
 def score_encoded(
@@ -30,14 +124,18 @@ def score_encoded(
     progress: ProgressCallback | None = None,
     should_stop: Callable[[], bool] | Any = None,
     n_threads: int | None = None,
+    bf16: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(proba, features)`` of the encoded samples, in their order.
 
-    Batches are cut from the samples sorted by length (less padding). ``proba`` has shape
-    (n_samples, n_classes), softmax in float64; ``features`` (n_samples, hidden_size), float32.
+    Batches are cut from the samples sorted by length and padded to their longest sample
+    (``batch``, :func:`~core.mce.inputs.pad_batch`). ``proba`` has shape (n_samples, n_classes),
+    softmax in float64; ``features`` (n_samples, hidden_size), float32. ``net`` is a network of
+    :func:`~core.mce.encoder.build_network` (``features(**inputs)`` and ``head``).
     ``n_threads`` torch threads on the CPU for this call (restored after); default: the
     processors idle now (:func:`~core.mce.runtime.free_cores`) when there is more than one
-    batch on the CPU, else the current count.
+    batch on the CPU, else the current count. ``bf16``: the encoder runs under
+    ``torch.autocast("cpu", torch.bfloat16)``, the head in float32 on the features.
 
     Raises
     ------
@@ -57,14 +155,18 @@ def score_encoded(
     if n_threads is None:
         on_cpu = str(device).startswith("cpu")
         n_threads = free_cores() if on_cpu and total > 1 else torch.get_num_threads()
+    cast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if bf16 else contextlib.nullcontext
     with torch_threads(n_threads), torch.inference_mode():
         for b, start in enumerate(range(0, n, bs), start=1):
             if stop_requested(should_stop):
                 raise TrainingStopped("inference stopped")
             idx = order[start : start + bs]
-            logits, f = net(**batch(encoded, idx))
+            with cast():
+                f = net.features(**batch(encoded, idx))
+            f = f.float()
+            logits = net.head(f)  # float32 (dropout is the identity in eval mode)
             proba[idx] = torch.softmax(logits.double(), dim=-1).cpu().numpy()
-            feats[idx] = f.float().cpu().numpy()
+            feats[idx] = f.cpu().numpy()
             if progress is not None:
                 progress(b, total, f"scoring batch {b}/{total}")
     return proba, feats

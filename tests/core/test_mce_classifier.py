@@ -115,9 +115,20 @@ def test_fit_predict_outputs(fitted):
     assert fitted.history_[-1]["train_loss"] < fitted.history_[0]["train_loss"]
 
 
-def test_features_are_the_first_token_hidden_state(fitted):
+@pytest.fixture()
+def float_path(fitted):
+    """``fitted`` scoring in float32 (``cpu_precision="float32"``); the bfloat16 and int8 paths
+    are checked against it in tests/core/test_mce_inference.py."""
+    before = fitted.config.cpu_precision
+    fitted.config.cpu_precision = "float32"
+    yield fitted
+    fitted.config.cpu_precision = before
+
+
+def test_features_are_the_first_token_hidden_state(float_path):
     import torch
 
+    fitted = float_path
     enc = fitted.tokenize(["i love you"])
     ids = torch.tensor([enc[0]["input_ids"]])
     with torch.no_grad():
@@ -128,7 +139,9 @@ def test_features_are_the_first_token_hidden_state(fitted):
     assert np.allclose(out.proba[0], torch.softmax(logits, -1)[0].numpy(), atol=1e-5)
 
 
-def test_batching_and_order_do_not_change_outputs(fitted):
+def test_batching_and_order_do_not_change_outputs(float_path):
+    # float32; int8 activations are quantized per batch (test_mce_inference.py)
+    fitted = float_path
     texts, _, contexts = toy(1)
     a = fitted.predict_output(texts, contexts=contexts).proba
     before = fitted.config.eval_batch_size
