@@ -625,6 +625,33 @@ def _ranked_sums(g: np.ndarray, ks: np.ndarray, weights: list[np.ndarray],
     return sums, counts
 
 
+def _top_k_rows(g: np.ndarray, k: int, *, positive: bool = False) -> np.ndarray:
+    """:func:`_top_k` of every row of ``g`` (shape (R, n)) with the same k; with ``positive``,
+    among the strictly positive values only (the k first of those, or all when fewer)."""
+    r, n = g.shape
+    if k <= 0:
+        return np.zeros((r, n), dtype=bool)
+    if k >= n:
+        return g > 0 if positive else np.ones((r, n), dtype=bool)
+    v = np.partition(g, n - k, axis=1)[:, n - k][:, None]  # each row's k-th largest
+    sel = g > v
+    need = k - sel.sum(axis=1)
+    ties = g == v
+    n_ties = ties.sum(axis=1)
+    all_go = n_ties == need  # the usual case: only the k-th value itself
+    sel[all_go] |= ties[all_go]
+    some = np.flatnonzero(~all_go)
+    if len(some):
+        # among ties at the k-th value, the earliest columns (rows of the table) go first
+        t_some = ties[some]
+        sel[some] |= t_some & (np.cumsum(t_some, axis=1) <= need[some, None])
+    if positive:
+        few = np.count_nonzero(g > 0, axis=1) <= k  # then every positive one goes
+        sel[few] = g[few] > 0
+        sel &= g > 0
+    return sel
+
+
 def _bracketed_ok(inp: SAEInputs, lams: np.ndarray, n: int) -> bool:
     """Whether :func:`_single_budget_bracketed` applies: 0 < N < M, several lambdas, and gains
     that never rise with lambda, also in floating point (k_i = 0 and l_i >= 0)."""
@@ -648,8 +675,8 @@ def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str
       go as in the full ranking), "at most" among the positive gains only.
 
     An interval whose U is large is split at a grid point in between (one more exact
-    threshold). Yields ``(position in lams, summarise(sure mask), U's rows, mask over U's rows of
-    those that go)``; U's rows are one array per interval, so callers can gather per interval.
+    threshold). Yields per interval ``(positions in lams, summarise(sure mask), U's rows, mask of
+    shape (positions, U) of U's rows that go at each of these lambdas)``.
     """
     m = inp.M
     order = np.argsort(lams, kind="stable")
@@ -694,12 +721,11 @@ def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str
             continue
         fixed = summarise(sure)
         room = n - fixed["count"]
-        bu, lu, au, ku = inp.b[u], inp.l[u], inp.a[u], inp.k[u]  # gathered once per interval
-        for j in pts:
-            lam = float(sl[j])
-            gu = (bu - lam * lu) - (au - lam * ku)  # as gains(): same values
-            kk = min(room, int(np.count_nonzero(gu > 0))) if at_most else room
-            yield int(order[j]), fixed, u, _top_k(gu, kk)
+        lam_pts = sl[j0:pts.stop][:, None]
+        # the interval's lambdas at once, one row each; as gains(): same values
+        gu = (inp.b[u][None, :] - lam_pts * inp.l[u][None, :]) - \
+            (inp.a[u][None, :] - lam_pts * inp.k[u][None, :])
+        yield order[j0:pts.stop], fixed, u, _top_k_rows(gu, room, positive=at_most)
         g_at.pop(j0, None)  # keep memory bounded (recomputed if a neighbour needs it)
 
 
@@ -793,26 +819,26 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
             return out
 
         conf_sum = float(inp.a.sum())
-        u_rows = None
-        for i, fixed, u, sel in _single_budget_bracketed(inp, lams, int(ns[0]), mode, summarise):
-            if u is not u_rows:  # a new interval: gather its rows once
-                u_rows = u
-                rows_u = rows[:, u]
-                if gold:
-                    wu = wrong[u]
-                    pu, tu = pair[u], t[u]
-            lam = float(lams[i])
-            cols["n_human"][i] = fixed["count"] + int(np.count_nonzero(sel))
-            c_sum, l_sum, *he_sum = fixed["sums"] + rows_u @ sel.astype(float)
-            cols["objective"][i] = conf_sum + (c_sum - lam * l_sum)
-            cols["expected_reliability"][i] = (a_sum + c_sum) / m
-            cols["time_cost_predicted"][i] = l_sum / l_total if l_total > 0 else np.nan
-            cols["time_cost"][i] = he_sum[0] / he_total if he is not None else np.nan
+        for pos, fixed, u, sel in _single_budget_bracketed(inp, lams, int(ns[0]), mode,
+                                                          summarise):
+            sel_f = sel.astype(float)
+            cols["n_human"][pos, 0] = fixed["count"] + sel.sum(axis=1)
+            sums = fixed["sums"][None, :] + sel_f @ rows[:, u].T  # one row per lambda
+            c_sum, l_sum = sums[:, 0], sums[:, 1]
+            cols["objective"][pos, 0] = conf_sum + (c_sum - lams[pos] * l_sum)
+            cols["expected_reliability"][pos, 0] = (a_sum + c_sum) / m
+            cols["time_cost_predicted"][pos, 0] = l_sum / l_total if l_total > 0 else np.nan
+            cols["time_cost"][pos, 0] = sums[:, 2] / he_total if he is not None else np.nan
             if gold:
-                w = sel & wu
-                cm = cm0 - fixed["pairs"] - np.bincount(pu[w], minlength=c * c)
-                cm[np.arange(c) * (c + 1)] += fixed["gold"] + np.bincount(tu[w], minlength=c)
-                conf[i] = cm
+                wpos = np.flatnonzero(wrong[u])  # U's samples the machine gets wrong
+                onehot_pair = np.zeros((len(wpos), c * c))
+                onehot_pair[np.arange(len(wpos)), pair[u][wpos]] = 1.0
+                onehot_gold = np.zeros((len(wpos), c))
+                onehot_gold[np.arange(len(wpos)), t[u][wpos]] = 1.0
+                moved = sel_f[:, wpos]
+                cm = cm0[None, :] - fixed["pairs"][None, :] - moved @ onehot_pair
+                cm[:, np.arange(c) * (c + 1)] += fixed["gold"][None, :] + moved @ onehot_gold
+                conf[pos, 0] = cm
     elif n_n == 1:
         # one budget (the "against lambda" curve at the current N): no ranking is needed, only
         # the N samples the sort would put first, found in O(M) per lambda (:func:`_top_k`)
