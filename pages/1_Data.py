@@ -135,8 +135,11 @@ upload = ss.get("upload")
 if upload and "digest" not in upload:
     upload = ss["upload"] = {**upload, "digest": _digest(upload["name"], upload["bytes"])}
 if upload:
-    # the mapping widgets belong to one file: a new file starts from its own detected roles
+    # the mapping widgets belong to one file: their keys carry the file's digest, so a new file
+    # starts from its own detected roles (the browser keeps a form's widget values across
+    # reruns: with one key for every file, the next file showed the previous file's mapping)
     digest = upload["digest"]
+    wkey = f"@{digest[:12]}"
     if ss.get("map_for") != digest:
         for key in [k for k in ss if isinstance(k, str) and k.startswith("map_")]:
             del ss[key]
@@ -164,20 +167,20 @@ if upload:
             cols = st.columns(3)
             for i, role in enumerate(ROLES):
                 default = detected.get(role)
-                label = role + (" *" if role in REQUIRED_ROLES else "")
+                label = ROLE_NAMES[role].capitalize() + (" *" if role in REQUIRED_ROLES else "")
                 choice = cols[i % 3].selectbox(label, options,
                                                index=options.index(default) if default in options else 0,
-                                               help=ROLE_HELP[role], key=f"map_{role}")
+                                               help=ROLE_HELP[role], key=f"map_{role}{wkey}")
                 roles[role] = None if choice == "—" else choice
             roles["subgroups"] = st.multiselect(
                 "Subgroup columns", list(det.subgroup_options), default=detected["subgroups"],
-                key="map_subgroups",
+                key=f"map_subgroups{wkey}",
                 help="Columns that split the samples into groups (system, topic, annotator...): "
                      "2 to 50 values, and not a label, prediction, probability, effort, "
                      "identifier or free text. A column mapped to a role above is not used as "
                      "a subgroup.")
             roles["text"] = st.multiselect("Free-text columns", list(raw.columns),
-                                           default=detected["text"], key="map_text")
+                                           default=detected["text"], key=f"map_text{wkey}")
             apply = st.form_submit_button("Validate and make active", type="primary")
         if apply:
             try:
@@ -199,12 +202,12 @@ c1.metric("Samples", f"{data.M:,}")
 c2.metric("Classes", len(data.labels))
 c3.metric("Dialogues", f"{f['dialogue_id'].nunique():,}" if "dialogue_id" in f else "n/a")
 c4.metric("Machine accuracy",
-          f"{(f['machine_label'] == f['human_label']).mean():.4f}" if data.has_gold else "n/a",
+          f"{(f['machine_label'] == f['human_label']).mean():.1%}" if data.has_gold else "n/a",
           help="Share of samples where the machine label equals the gold label.")
 if not data.has_gold:
     st.warning("No gold labels: assignments, effort and expected reliability are computed, but "
                "observed precision/recall/F1/accuracy are unavailable.")
-mapping = pd.DataFrame([{"role": r, "column": data.roles.get(r) or "—"} for r in ROLES])
+mapping = pd.DataFrame([{"role": ROLE_NAMES[r], "column": data.roles.get(r) or "—"} for r in ROLES])
 with st.expander("Column mapping in use", expanded=False):
     st.dataframe(mapping, hide_index=True, width="stretch")
     st.caption(f"Subgroups: {', '.join(data.subgroup_columns) or '—'} · text: "

@@ -10,6 +10,13 @@ from core.data import prepare
 from pages._common import fingerprint
 
 
+
+def mapping(widgets, role: str):
+    """The Data page's mapping widget of ``role`` (its key is ``map_<role>@<file digest>``)."""
+    found = [w for w in widgets if (w.key or "").split("@")[0] == f"map_{role}"]
+    assert len(found) == 1, [w.key for w in widgets]
+    return found[0]
+
 def _activate(at, name: str, content: bytes):
     """Simulate an upload: the page keeps the last upload in session state."""
     at.session_state["upload"] = {"name": name, "bytes": content}
@@ -30,8 +37,8 @@ def test_upload_map_and_activate(run_page, hmceval_tsv):
     at = run_page("1_Data.py")
     _activate(at, "release.tsv", Path(hmceval_tsv).read_bytes())
     assert not at.exception and not at.error
-    assert at.selectbox(key="map_machine_label").value == "machine_predict"
-    assert at.selectbox(key="map_human_label").value == "target"
+    assert mapping(at.selectbox, "machine_label").value == "machine_predict"
+    assert mapping(at.selectbox, "human_label").value == "target"
     submit = [b for b in at.button if "Validate" in str(b.label)]
     submit[0].click().run()
     assert not at.exception and not at.error
@@ -83,12 +90,12 @@ def _validate(at):
 def test_next_upload_gets_its_own_detected_mapping(run_page):
     at = run_page("1_Data.py")
     _activate(at, "first.csv", NO_GOLD)
-    assert at.selectbox(key="map_human_label").value == "—"
-    assert at.selectbox(key="map_turn").value == "—"
+    assert mapping(at.selectbox, "human_label").value == "—"
+    assert mapping(at.selectbox, "turn").value == "—"
     _activate(at, "second.csv", WITH_GOLD)
     assert not at.exception and not at.error
-    assert at.selectbox(key="map_human_label").value == "gold"
-    assert at.selectbox(key="map_turn").value == "turn"
+    assert mapping(at.selectbox, "human_label").value == "gold"
+    assert mapping(at.selectbox, "turn").value == "turn"
     _validate(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     data = at.session_state["data"]
@@ -98,11 +105,11 @@ def test_next_upload_gets_its_own_detected_mapping(run_page):
 def test_a_user_choice_does_not_leak_into_the_next_file(run_page):
     at = run_page("1_Data.py")
     _activate(at, "first.csv", WITH_GOLD)
-    at.selectbox(key="map_human_label").set_value("—")
+    mapping(at.selectbox, "human_label").set_value("—")
     _validate(at)
     assert not at.session_state["data"].has_gold
     _activate(at, "second.csv", WITH_GOLD.replace(b"0,0.2,0,1", b"0,0.25,0,1"))
-    assert at.selectbox(key="map_human_label").value == "gold"
+    assert mapping(at.selectbox, "human_label").value == "gold"
 
 
 def test_unhashable_table_is_refused_and_the_active_dataset_kept(run_page, monkeypatch):
@@ -156,11 +163,11 @@ def test_issue_13_upload_maps_prediction_probability_and_seconds(run_page):
     at = run_page("1_Data.py")
     _activate(at, "mine.csv", ISSUE_13)
     assert not at.exception and not at.error
-    assert at.selectbox(key="map_machine_label").value == "model_pred"
-    assert at.selectbox(key="map_machine_confidence").value == "model_prob"
-    assert at.selectbox(key="map_human_effort").value == "annot_seconds"
-    assert at.selectbox(key="map_human_label").value == "gold"
-    sub = at.multiselect(key="map_subgroups")
+    assert mapping(at.selectbox, "machine_label").value == "model_pred"
+    assert mapping(at.selectbox, "machine_confidence").value == "model_prob"
+    assert mapping(at.selectbox, "human_effort").value == "annot_seconds"
+    assert mapping(at.selectbox, "human_label").value == "gold"
+    sub = mapping(at.multiselect, "subgroups")
     assert sub.options == ["system"] and sub.value == ["system"]
     assert not any("Check the" in w for w in _warnings(at))
     assert any("'annot_seconds' is in **seconds**" in c.value for c in at.caption)
@@ -180,8 +187,8 @@ def test_unsure_detection_is_shown_with_its_candidates(run_page):
     assert not at.exception and not at.error
     [w] = [w for w in _warnings(at) if "Check the machine label" in w]
     assert "'pred' (chosen)" in w and "'llm_label'" in w
-    assert at.selectbox(key="map_machine_label").value == "pred"
-    assert at.multiselect(key="map_subgroups").options == []  # both are predictions
+    assert mapping(at.selectbox, "machine_label").value == "pred"
+    assert mapping(at.multiselect, "subgroups").options == []  # both are predictions
 
 
 def test_a_missing_required_role_is_asked_not_guessed(run_page):
@@ -192,7 +199,7 @@ def test_a_missing_required_role_is_asked_not_guessed(run_page):
     assert any("No column was recognised as the machine label" in w and "'a'" in w for w in ws)
     assert any("No column was recognised as the machine confidence" in w and "'b'" in w
                for w in ws)
-    assert at.selectbox(key="map_machine_label").value == "—"
+    assert mapping(at.selectbox, "machine_label").value == "—"
 
 
 def test_the_next_upload_gets_its_own_questions_and_subgroup_options(run_page):
@@ -201,8 +208,8 @@ def test_the_next_upload_gets_its_own_questions_and_subgroup_options(run_page):
     assert any("No column was recognised" in w for w in _warnings(at))
     _activate(at, "mine.csv", ISSUE_13)
     assert not any("Check the" in w for w in _warnings(at))
-    assert at.multiselect(key="map_subgroups").options == ["system"]
-    assert at.selectbox(key="map_machine_label").value == "model_pred"
+    assert mapping(at.multiselect, "subgroups").options == ["system"]
+    assert mapping(at.selectbox, "machine_label").value == "model_pred"
 
 
 # ------------------------------------------------------------------ issue 11: what is sent
@@ -287,11 +294,11 @@ def test_the_uploader_path_reads_each_file_once_and_maps_it(run_page, monkeypatc
     at = run_page("1_Data.py")
     current["file"] = first = Uploaded("first.csv", NO_GOLD, "f1")
     at.run()
-    assert at.selectbox(key="map_human_label").value == "—"
+    assert mapping(at.selectbox, "human_label").value == "—"
     current["file"] = second = Uploaded("second.csv", ISSUE_13, "f2")
     at.run()
-    assert at.selectbox(key="map_human_label").value == "gold"
-    assert at.selectbox(key="map_machine_label").value == "model_pred"
+    assert mapping(at.selectbox, "human_label").value == "gold"
+    assert mapping(at.selectbox, "machine_label").value == "model_pred"
     at.run()
     at.run()
     assert first.reads == 1 and second.reads == 1  # read once, not on every rerun

@@ -135,3 +135,41 @@ def test_the_app_fetches_nothing_from_outside(app_url, browser):
         page.wait_for_timeout(1500)
     assert outside == []
     page.close()
+
+
+def test_a_new_upload_gets_its_own_detected_mapping(app_url, browser, tmp_path):
+    """The browser keeps a form's widget values across reruns: after one file was validated,
+    the next file showed the previous file's mapping (no effort, turn or dialogue column) until
+    the mapping widgets were keyed by the file (issue 12)."""
+    import json
+
+    first = tmp_path / "first.json"
+    first.write_text(json.dumps([{"model_pred": ["safe", "unsafe"][i % 2], "model_prob": 0.9,
+                                  "gold": "unsafe"} for i in range(40)]))
+    second = tmp_path / "second.csv"
+    rows = ["model_pred,model_prob,annot_seconds,gold,dialogue_id,turn,system"]
+    rows += [f"{['safe', 'unsafe'][i % 2]},0.{50 + i % 40},{20 + i % 50}.5,{['safe', 'unsafe'][i % 3 == 0]},"
+             f"{i // 4},{i % 4 + 1},{['bot_a', 'bot_b', 'bot_c'][i % 3]}" for i in range(200)]
+    second.write_text("\n".join(rows) + "\n")
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    page.goto(app_url, wait_until="domcontentloaded")
+    page.locator('[data-testid="stSidebarNav"] a', has_text="Data").first.click()
+    page.locator("h1", has_text="Data").wait_for()
+    page.locator('input[type="file"]').first.set_input_files(str(first))
+    page.get_by_text("Column mapping · first.json").wait_for()
+    page.get_by_role("button", name="Validate and make active").click()
+    page.get_by_text("first.json is now the active dataset").wait_for()
+    page.locator('input[type="file"]').first.set_input_files(str(second))
+    page.get_by_text("Column mapping · second.csv").wait_for()
+    page.wait_for_timeout(1500)
+
+    def shown(label: str) -> str:  # the value a select box shows is its input's value
+        return page.get_by_role("combobox", name=label, exact=True).first.input_value()
+
+    assert shown("Human effort") == "annot_seconds"
+    assert shown("Turn") == "turn"
+    assert shown("Dialogue id") == "dialogue_id"
+    assert page.locator('[data-testid="stMultiSelect"]', has_text="Subgroup columns").first.inner_text().count("system")
+    page.close()
