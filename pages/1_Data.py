@@ -147,7 +147,7 @@ if upload:
     try:
         raw = _read(digest, upload["name"], upload["bytes"])
     except DataError as exc:
-        show_error(exc, context=upload["name"])
+        show_error(exc)  # the loader names the file in its message
         st.info("The active dataset is unchanged.")
         raw = None
     if raw is not None:

@@ -242,7 +242,7 @@ def round_summary(ws: Workspace, round_id: int, *,
         out["estimate_error"] = ("the round is not decided yet: label the calibration sample "
                                  "and certify")
     elif missing:
-        out["estimate_error"] = (f"{missing} calibration/routed rows still need a human label")
+        out["estimate_error"] = (f"{missing:,} calibration/routed rows still need a human label")
     else:
         out["groups"] = default_groups(design) if groups is None else list(groups)
         out["estimate"] = estimate(design, groups=out["groups"])
