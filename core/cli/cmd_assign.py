@@ -30,7 +30,7 @@ def _has_constraints(args: argparse.Namespace) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.common import assignment_from_args, load_dataset, print_json
+    from core.cli.common import assignment_from_args, load_dataset, note_nothing_routed, print_json
     from core.csv_safe import to_csv_safe
     from core.errors import DataError
     from core.report import assignment_json, assignment_table
@@ -47,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
                             "constraints or split the table")
     data, inp, assignment = assignment_from_args(args)
     result = assignment_json(data, inp, assignment)
+    rng = result.get("lambda_range") or {}
+    if result["n_human"] == 0 and result["N"] > 0:
+        note_nothing_routed(args.lam, rng.get("upper"), rng.get("effort_unit", "effort units"))
     if args.output:
         to_csv_safe(assignment_table(data, assignment), args.output)
     if args.json:

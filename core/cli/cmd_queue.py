@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import math
     from pathlib import Path
 
-    from core.cli.common import check_fraction, load_round
+    from core.cli.common import check_fraction, load_round, note_nothing_routed
     from core.errors import DataError
     from core.evaluation import labelstudio
     from core.csv_safe import to_csv_safe
@@ -70,6 +70,15 @@ def run(args: argparse.Namespace) -> int:
         out.with_suffix(".xml").write_text(
             labelstudio.labelling_config(design.data.labels, design.data.text_columns),
             encoding="utf-8")
+    if budget and not plan.counts.get("routed") and (args.human_share or args.human_count):
+        from core.sae import SAEInputs, lambda_range, n_from_share
+        from core.summary import data_effort_unit
+
+        inp = SAEInputs.from_data(design.data)
+        n = args.human_count if args.human_count is not None else n_from_share(args.human_share, inp.M)
+        if n > 0:
+            rng = lambda_range(inp, n_human=min(n, inp.M), mode="exactly" if args.exactly else "at_most")
+            note_nothing_routed(args.lam, rng.upper, data_effort_unit(design.data))
     counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
     print(f"{plan.n_to_label} rows to label ({counts}); queue written to {out}")
     return 0

@@ -195,3 +195,15 @@ def check_fraction(value: float, name: str, *, open_interval: bool = True) -> fl
         bounds = "strictly between 0 and 1" if open_interval else "in [0, 1]"
         raise DataError(f"{name} must be {bounds}, got {value}")
     return value
+
+
+def note_nothing_routed(lam: float, upper: float | None, unit: str) -> None:
+    """A note on stderr when lambda is so large for the table's effort unit that no sample goes
+    to humans (a lambda tuned on a normalised effort, used on seconds): names the value where
+    the assignment stops changing. The Trade-off page shows the same range on its slider."""
+    if upper is None or not lam >= upper:
+        return
+    print(f"note: at lambda {lam:g} no sample goes to humans: with effort in {unit}, the "
+          f"assignment on this table stops changing at lambda {upper:.4g}; use a smaller --lam "
+          "(hmceval assign --json prints lambda_range)", file=sys.stderr)
+

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -250,4 +251,28 @@ def test_unsure_role_detection_is_a_note_on_stderr(capsys, tmp_path):
             "'p_unsafe'; choose with --col machine_confidence=NAME") in err
     code, out, err = run_cli(capsys, "assign", str(path), "--json", "--col", "machine_confidence=p_unsafe")
     assert code == 0 and json.loads(out)["confidence_column"] == "p_unsafe"
-    assert "note:" not in err
+    assert "several columns" not in err
+
+
+def _seconds_table(path):
+    rng = np.random.default_rng(3)
+    m = 400
+    pd.DataFrame({"model_pred": rng.integers(0, 2, m), "model_prob": rng.uniform(0.5, 1.0, m),
+                  "annot_seconds": rng.uniform(10, 80, m), "gold": rng.integers(0, 2, m)}
+                 ).to_csv(path, index=False)
+
+
+def test_a_lambda_too_large_for_the_effort_unit_is_a_note(capsys, tmp_path):
+    """lambda = 4.6 (the paper's, on a normalised effort) with effort in seconds routes nothing:
+    the CLI says so and names where the assignment stops changing (issue 13)."""
+    path = tmp_path / "seconds.csv"
+    _seconds_table(path)
+    code, out, err = run_cli(capsys, "assign", str(path), "--json")
+    res = json.loads(out)
+    assert code == 0 and res["n_human"] == 0
+    upper = res["lambda_range"]["upper"]
+    assert 0 < upper < 0.05  # (b - a) / l <= 0.5 / 10 s
+    assert (f"note: at lambda 4.6 no sample goes to humans: with effort in seconds, the assignment "
+            f"on this table stops changing at lambda {upper:.4g}") in err
+    code, out, err = run_cli(capsys, "assign", str(path), "--json", "--lam", f"{upper / 2}")
+    assert code == 0 and json.loads(out)["n_human"] > 0 and "note:" not in err

@@ -191,3 +191,23 @@ def test_certify_with_an_audit_then_estimate(capsys, hmceval_tsv, tmp_path):
     est = json.loads(out)
     assert est["n_audit"] == 150 and est["n_calibration"] == 1000
     assert est["class_shares"]["1"]["ci_low"] <= 0.2463 <= est["class_shares"]["1"]["ci_high"]
+
+
+def test_queue_notes_when_lambda_routes_nothing(capsys, tmp_path):
+    """hmceval queue with the default lambda on effort in seconds: nothing is routed, and the
+    command says why instead of writing an audit-only queue silently (issue 13)."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    m = 400
+    path = tmp_path / "seconds.csv"
+    pd.DataFrame({"model_pred": rng.integers(0, 2, m), "model_prob": rng.uniform(0.5, 1.0, m),
+                  "annot_seconds": rng.uniform(10, 80, m)}).to_csv(path, index=False)
+    code = main(["queue", str(path), "--human-share", "0.5", "--audit", "5", "-o", str(tmp_path / "q.csv")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "5 rows to label (audit 5" in out
+    assert "note: at lambda 4.6 no sample goes to humans: with effort in seconds" in err
+    code = main(["queue", str(path), "--human-share", "0.5", "--lam", "0.001", "--audit", "5",
+                 "-o", str(tmp_path / "q2.csv")])
+    out, err = capsys.readouterr()
+    assert code == 0 and "routed" in out and "note:" not in err
