@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.data.roles import REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles
+from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles,
+                             name_kind, norm_name)
 from core.errors import DataError, describe_rows
 from core.defaults import MAX_EFFORT
 from core.validate import numeric_values
@@ -227,6 +228,7 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         merged[key] = cols
     for role in REQUIRED_ROLES:
         if merged.get(role) is None:
+            _refuse_near_miss(df, role)
             raise DataError(f"no column for the required role '{role}'; recognised names are "
                             f"{', '.join(ROLE_ALIASES[role][:6])}; available columns: "
                             f"{', '.join(map(str, df.columns))}")
@@ -319,6 +321,23 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
     return EvalData(frame=out, raw=df, roles=merged, labels=labels, effort_source=effort_source,
                     confidence_columns=_ordered_conf(df, merged["machine_confidence"]),
                     notices=notices, name=name)
+
+
+def _refuse_near_miss(df: pd.DataFrame, role: str) -> None:
+    """When no column was detected for a required confidence, a column named like one whose
+    values are not confidences is the likely culprit: refuse naming it and its rows (the Data
+    page's message when the user maps it), rather than listing alias names."""
+    if role != "machine_confidence":
+        return
+    for col in df.columns:
+        n = norm_name(col)
+        if "human" in n:
+            continue
+        if "conf" in n or n.startswith("trust") or name_kind(col) == "probability":
+            try:
+                _numeric(df, col, role, lo=0.0, hi=1.0)
+            except DataError as exc:
+                raise DataError(f"no usable column for the required role '{role}': {exc}") from None
 
 
 def _ordered_conf(df: pd.DataFrame, chosen: str) -> list[str]:

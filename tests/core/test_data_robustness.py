@@ -140,3 +140,15 @@ def test_absurd_effort_is_refused_naming_the_row(role_col):
         prepare(df)
     df[role_col] = [1.0, 2.0, 3.0, 1e12]  # the bound itself is a valid effort
     assert prepare(df).frame.shape[0] == 4
+
+
+def test_a_confidence_named_column_with_bad_values_is_named():
+    """Detection skips a confidence-named column whose values are not in [0, 1]; the error then
+    names that column and its rows (as the Data page does when it is mapped), not alias names."""
+    df = pd.DataFrame({"model_pred": [0, 1, 1, 0, 1, 0], "model_prob": [0.9, 0.8, 0.7, 0.6, 0.9, 1e308]})
+    with pytest.raises(DataError, match=r"^no usable column for the required role 'machine_confidence': "
+                                        r"column 'model_prob' \(machine_confidence\) must be in \[0, 1\]; "
+                                        r"row 6 is outside \(first value 1e\+308\)$"):
+        prepare(df)
+    with pytest.raises(DataError, match="no column for the required role 'machine_confidence'; recognised"):
+        prepare(df.rename(columns={"model_prob": "weight"}))
