@@ -60,6 +60,8 @@ def main() -> int:
     ap.add_argument("--max-length", type=int, default=128)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--model-dir", default=None, help="encoder folder (default: packaged MiniLM)")
+    ap.add_argument("--cpu-precision", default="auto", choices=["auto", "float32", "bfloat16", "int8"],
+                    help="precision of inference on the CPU (default auto: bfloat16 where the CPU has it)")
     args = ap.parse_args()
 
     t_all = time.perf_counter()
@@ -72,7 +74,8 @@ def main() -> int:
     print(f"DiaSafety: train {len(train)} of {len(train_full)} rows ({how}), val {len(val)}, test {len(test)}")
     print(f"encoder: {model_dir}")
     print(f"settings: epochs {args.epochs}, batch {args.batch_size}, lr 5e-5, max length {args.max_length}, "
-          f"dropout 0.1, context = the user utterance, TS k=10 alpha=0, TCP 5 layers max 30 epochs patience 10")
+          f"dropout 0.1, context = the user utterance, TS k=10 alpha=0, TCP 5 layers max 30 epochs patience 10, "
+          f"inference precision {args.cpu_precision}")
     sys.stdout.flush()
 
     last = {"stage": None, "pct": -1}
@@ -87,7 +90,7 @@ def main() -> int:
         last["stage"], last["pct"] = stage, pct
 
     config = ClassifierConfig(model_dir=model_dir, epochs=args.epochs, batch_size=args.batch_size,
-                              max_length=args.max_length, seed=args.seed)
+                              max_length=args.max_length, seed=args.seed, cpu_precision=args.cpu_precision)
     res = train_and_score(train, test, text_col="response", label_col="label", context_col="context", val=val,
                           config=config, ts_k=10, ts_alpha=0.0, tcp=TCP(seed=args.seed), progress=progress)
     sc = res.scored

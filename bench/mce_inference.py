@@ -6,9 +6,15 @@ classification head is freshly initialised: its size does not change the speed) 
 first ``--n`` (context, response) pairs of ``../shared/data/diasafety/test.json``, median of
 ``--runs`` runs (the settings interleaved), in samples/s:
 
-- batch 128 with torch's default thread count (what the code did before issue 11);
-- as configured (the default batch size and thread choice of the code under test);
-- batch 128 / 32 with 1 thread and batch 32 with 2 threads (forced).
+- float32, batch 128, torch's default thread count (what the code did before issue 11);
+- as configured (the default batch size, thread choice and ``cpu_precision`` of the code);
+- float32: batch 128 / 32 with 1 thread, batch 32 with 2 threads (forced);
+- bfloat16 autocast: batch 32 / 64 with 1 thread, batch 32 with 2 threads;
+- int8 dynamic quantization: batch 32 with 1 thread.
+
+Batches are cut from the inputs sorted by length and padded to their longest input
+(``core.mce.inputs.pad_batch``); the mean and longest token counts are printed. The accuracy of
+the bfloat16 and int8 paths on a fine-tuned classifier is checked by ``bench/mce_quantized.py``.
 
 Each figure is also printed as its time over a numpy reference timed in the same run (one
 stable argsort of 100,000 floats, median of many calls). The machine is shared: read the
@@ -32,6 +38,7 @@ import numpy as np  # noqa: E402
 
 from core.data import load_table  # noqa: E402
 from core.mce.classifier import ClassifierConfig, TextClassifier  # noqa: E402
+from core.mce.encoder import build_network, check_model_dir, load_encoder, load_tokenizer  # noqa: E402
 from _timing import argsort_reference as reference  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "diasafety" / "test.json"
@@ -50,19 +57,38 @@ def main() -> int:
     clf = TextClassifier(ClassifierConfig(seed=0, device="cpu"))
     clf.device_ = "cpu"
     clf.classes_ = np.asarray([0, 1], dtype=object)
-    clf._build_from_pretrained(2)
-    clf.net_.eval()
+    path = check_model_dir(None)
+    clf.tokenizer_, clf.model_dir_ = load_tokenizer(path), str(path)
+    torch.manual_seed(0)
+    clf.net_ = build_network(load_encoder(path, 0.1), 2, 0.1).eval()
     has_threads = "n_threads" in inspect.signature(clf.predict_output).parameters
+    has_precision = hasattr(clf.config, "cpu_precision")
     default_bs = clf.config.eval_batch_size
-    print(f"{len(texts)} DiaSafety test pairs, encoder {clf.model_dir_}; torch {torch.__version__}, "
+    default_precision = getattr(clf.config, "cpu_precision", "float32")
+    lengths = [len(e["input_ids"]) for e in clf.tokenize(texts, contexts=contexts)]
+    print(f"{len(texts)} DiaSafety test pairs ({np.mean(lengths):.1f} tokens on average, longest "
+          f"{max(lengths)}), encoder {clf.model_dir_}; torch {torch.__version__}, "
           f"{torch.get_num_threads()} threads by default, {os.cpu_count()} CPUs; load average "
           f"{os.getloadavg()[0]:.2f}")
-    clf.predict_output(texts[:64], contexts=contexts[:64])  # warm-up
+    if has_precision:
+        from core.mce.inference import cpu_has_native_bf16, inference_precision
+
+        print(f"cpu_precision {default_precision!r} = {inference_precision(default_precision, 'cpu')} here "
+              f"(native bfloat16: {cpu_has_native_bf16()})")
+    precisions = ["float32", "bfloat16", "int8"] if has_precision else ["float32"]
+    for precision in precisions:  # warm-up (and the int8 copy, made once)
+        if has_precision:
+            clf.config.cpu_precision = precision
+        t0 = time.perf_counter()
+        clf.predict_output(texts[:64], contexts=contexts[:64])
+        print(f"warm-up, {precision}: {time.perf_counter() - t0:.2f} s")
 
     default_threads = torch.get_num_threads()
 
-    def once(batch: int | None, threads: int | None) -> float:
+    def once(batch: int | None, threads: int | None, precision: str | None) -> float:
         clf.config.eval_batch_size = default_bs if batch is None else batch
+        if has_precision:
+            clf.config.cpu_precision = default_precision if precision is None else precision
         before = torch.get_num_threads()
         kwargs = {}
         if threads is not None:
@@ -78,25 +104,33 @@ def main() -> int:
             torch.set_num_threads(before)
 
     settings = [
-        (f"batch 128, {default_threads} threads (torch's default; the code before issue 11)",
-         128, default_threads),
-        (f"as configured (batch {default_bs}, threads: the code's choice)", None, None),
-        ("batch 128, 1 thread", 128, 1),
-        ("batch 32, 1 thread", 32, 1),
-        ("batch 32, 2 threads", 32, 2),
+        (f"float32, batch 128, {default_threads} threads (torch's default; before issue 11)",
+         128, default_threads, "float32"),
+        (f"as configured (batch {default_bs}, {default_precision}, the code's threads)", None, None, None),
+        ("float32, batch 128, 1 thread", 128, 1, "float32"),
+        ("float32, batch 32, 1 thread", 32, 1, "float32"),
+        ("float32, batch 32, 2 threads", 32, 2, "float32"),
     ]
+    if has_precision:
+        settings += [
+            ("bfloat16, batch 32, 1 thread", 32, 1, "bfloat16"),
+            ("bfloat16, batch 64, 1 thread", 64, 1, "bfloat16"),
+            ("bfloat16, batch 32, 2 threads", 32, 2, "bfloat16"),
+            ("int8, batch 32, 1 thread", 32, 1, "int8"),
+        ]
     ref0 = reference()
-    times: dict[str, list[float]] = {name: [] for name, _, _ in settings}
+    times: dict[str, list[float]] = {name: [] for name, *_ in settings}
     for _ in range(args.runs):  # interleaved, so a change of load hits every setting alike
-        for name, batch, threads in settings:
-            times[name].append(once(batch, threads))
+        for name, batch, threads, precision in settings:
+            times[name].append(once(batch, threads, precision))
     ref = statistics.median([ref0, reference()])
     print(f"reference: one stable argsort of 100,000 floats = {ref * 1e3:.3f} ms")
     print(f"{'setting (median of ' + str(args.runs) + ' interleaved runs)':<72} {'samples/s':>10} "
-          f"{'s per run':>10} {'x ref':>8}")
-    for name, _, _ in settings:
+          f"{'s per run':>10} {'x ref':>8} {'speed-up':>9}")
+    base = statistics.median(times[settings[0][0]])
+    for name, *_ in settings:
         t = statistics.median(times[name])
-        print(f"{name:<72} {len(texts) / t:>10.1f} {t:>10.2f} {t / ref:>8.0f}")
+        print(f"{name:<72} {len(texts) / t:>10.1f} {t:>10.2f} {t / ref:>8.0f} {base / t:>8.2f}x")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     return 0
 
