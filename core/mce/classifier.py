@@ -217,7 +217,7 @@ class TextClassifier:
             rounding.
 
         On a CPU the precision is the setting ``cpu_precision`` (:mod:`core.mce.inference`):
-        by default bfloat16 autocast where the CPU has native bfloat16 instructions (about 2.5x
+        by default bfloat16 autocast where the CPU has native bfloat16 instructions (1.8-2.5x
         faster than float32, probabilities within about 0.001), else float32.
 
         Returns

@@ -42,11 +42,11 @@ class ClassifierConfig:
     cpu_precision : {"auto", "float32", "bfloat16", "int8"}, default="auto"
         Precision of inference on a CPU (:mod:`core.mce.inference`; training and the saved
         weights are always float32, a GPU always scores in float32). ``"bfloat16"``: the
-        encoder under bfloat16 autocast, about 2.5x faster than float32 on a CPU with native
-        bfloat16 (AVX512-BF16 or AMX), labels and probabilities as float32's up to about 0.001.
-        ``"int8"``: the encoder's Linear layers quantized to int8, about 3x faster but labels
-        of 5-10% of the samples change (opt-in). ``"auto"``: ``"bfloat16"`` where the CPU has
-        native bfloat16, else ``"float32"``.
+        encoder under bfloat16 autocast, 1.8-2.5x faster than float32 on a CPU with native
+        bfloat16 (AVX512-BF16 or AMX); on DiaSafety's test set the same labels as float32 and
+        probabilities within 0.001. ``"int8"``: the encoder's Linear layers quantized to int8,
+        about 3x faster, but about 10% of the labels change (opt-in). ``"auto"``:
+        ``"bfloat16"`` where the CPU has native bfloat16, else ``"float32"``.
     dropout : float, default=0.1
         Dropout of the classification head and of the encoder's hidden/attention layers.
     learning_rate : float, default=5e-5
