@@ -35,6 +35,13 @@ def _white_template() -> go.layout.Template:
 #: The figures' template (see the module docstring).
 TEMPLATE = _white_template()
 
+
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    """One figure from trace and layout dicts, in one constructor call and unvalidated: the
+    builders below write them from fixed keys (tested in tests/core/test_figures_tradeoff.py),
+    and plotly's validation of every property cost more than the rest of a page's rerun."""
+    return go.Figure(data=traces, layout={**layout, "template": TEMPLATE}, _validate=False)
+
 RELIABILITY_METRICS = ("precision", "recall", "f1", "accuracy")
 EFFORT_METRICS = ("human_ratio", "time_cost", "time_cost_predicted")
 _NAMES = {"precision": "Precision (macro)", "recall": "Recall (macro)", "f1": "F1 (macro)",
@@ -80,23 +87,22 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
     for m in metrics:
         if m not in df or df[m].isna().all():
             continue
-        traces.append(go.Scatter(x=xs, y=df[m].to_numpy(), mode="lines", name=_NAMES.get(m, m),
-                                 line={"color": _COLORS.get(m), "width": 2}))
+        traces.append({"type": "scatter", "x": xs, "y": df[m].to_numpy(), "mode": "lines",
+                       "name": _NAMES.get(m, m), "line": {"color": _COLORS.get(m), "width": 2}})
     if current is not None and (current > 0 or not log_x):
         # a trace rather than a shape: it has a legend entry and works on a log axis
-        traces.append(go.Scatter(x=[current, current], y=[0, 1], mode="lines", name="current",
-                                 line={"dash": "dash", "color": "grey"}, hoverinfo="skip"))
+        traces.append({"type": "scatter", "x": [current, current], "y": [0, 1], "mode": "lines",
+                       "name": "current", "line": {"dash": "dash", "color": "grey"},
+                       "hoverinfo": "skip"})
     yaxis: dict = {"title": {"text": y_title}, "range": [-0.02, 1.05]}
     if percent:
         yaxis["tickformat"] = ".0%"
     xaxis: dict = {"title": {"text": x_title or _NAMES.get(x, x)}}
     if log_x:
         xaxis["type"] = "log"
-    # one constructor call: each update_* call walks and copies the layout again
-    return go.Figure(data=traces, layout={
-        "title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
-        "legend": {"orientation": "h", "y": -0.3}, "margin": {"t": 50, "b": 10}, "height": 380,
-        "template": TEMPLATE})
+    return _figure(traces, {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
+                            "legend": {"orientation": "h", "y": -0.3},
+                            "margin": {"t": 50, "b": 10}, "height": 380})
 
 
 def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
@@ -135,31 +141,34 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
             ticks = 10.0 ** np.arange(np.floor(colour.min()), np.ceil(colour.max()) + 1)
             bar = {"title": "λ", "tickvals": np.log10(ticks).tolist(),
                    "ticktext": [f"{t:g}" for t in ticks]}
-        traces.append(go.Scattergl(x=g[x].to_numpy(), y=g[y].to_numpy(), mode="markers", name="grid points",
-                                   marker={"size": 5, "color": colour, "colorscale": "Viridis",
-                                           "showscale": True, "colorbar": bar,
-                                           "opacity": 0.6},
-                                   customdata=np.c_[g["lambda"], g["human_share"]],
-                                   hovertemplate="time cost %{x:.3f}<br>" + y +
-                                   " %{y:.4f}<br>λ %{customdata[0]:.2f}, N/M %{customdata[1]:.2f}"
-                                   "<extra></extra>"))
+        traces.append({"type": "scattergl", "x": g[x].to_numpy(), "y": g[y].to_numpy(),
+                       "mode": "markers", "name": "grid points",
+                       "marker": {"size": 5, "color": np.asarray(colour, float),
+                                  "colorscale": "Viridis", "showscale": True, "colorbar": bar,
+                                  "opacity": 0.6},
+                       "customdata": np.c_[g["lambda"], g["human_share"]],
+                       "hovertemplate": "time cost %{x:.3f}<br>" + y + " %{y:.4f}<br>λ "
+                                        "%{customdata[0]:.2f}, N/M %{customdata[1]:.2f}"
+                                        "<extra></extra>"})
         order = g.sort_values([x, y], ascending=[True, False])
         best = np.maximum.accumulate(order[y].to_numpy())
         keep = np.r_[True, best[1:] > best[:-1]]
-        traces.append(go.Scatter(x=order[x].to_numpy()[keep], y=best[keep], mode="lines",
-                                 line={"shape": "hv", "color": "black"}, name="frontier"))
+        traces.append({"type": "scatter", "x": order[x].to_numpy()[keep], "y": best[keep],
+                       "mode": "lines", "line": {"shape": "hv", "color": "black"},
+                       "name": "frontier"})
     if machine_only is not None:
-        traces.append(go.Scatter(x=[0], y=[machine_only], mode="markers+text", name="machine only",
-                                 text=["machine only"], textposition="top right",
-                                 marker={"size": 12, "symbol": "square", "color": "#7f7f7f"}))
-    traces.append(go.Scatter(x=[1], y=[all_human], mode="markers+text", name="all human",
-                             text=["all human"], textposition="bottom left",
-                             marker={"size": 12, "symbol": "diamond", "color": "#2ca02c"}))
+        traces.append({"type": "scatter", "x": [0], "y": [machine_only],
+                       "mode": "markers+text", "name": "machine only", "text": ["machine only"],
+                       "textposition": "top right",
+                       "marker": {"size": 12, "symbol": "square", "color": "#7f7f7f"}})
+    traces.append({"type": "scatter", "x": [1], "y": [all_human], "mode": "markers+text",
+                   "name": "all human", "text": ["all human"], "textposition": "bottom left",
+                   "marker": {"size": 12, "symbol": "diamond", "color": "#2ca02c"}})
     if current is not None and current.get(x) is not None and current.get(y) is not None:
-        traces.append(go.Scatter(x=[current[x]], y=[current[y]], mode="markers", name="current",
-                                 marker={"size": 16, "symbol": "star", "color": "#d62728"}))
-    return go.Figure(data=traces, layout={
+        traces.append({"type": "scatter", "x": [current[x]], "y": [current[y]],
+                       "mode": "markers", "name": "current",
+                       "marker": {"size": 16, "symbol": "star", "color": "#d62728"}})
+    return _figure(traces, {
         "xaxis": {"title": {"text": x_title or _NAMES.get(x, x)}, "tickformat": ".0%"},
         "yaxis": {"title": {"text": _NAMES.get(y, y)}, "tickformat": ".0%"}, "height": 420,
-        "template": TEMPLATE, "legend": {"orientation": "h", "y": -0.2},
-        "margin": {"t": 30, "b": 10}})
+        "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 30, "b": 10}})
