@@ -84,13 +84,15 @@ def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
         ``upper`` (beyond it nothing changes; "at most N" with effort above the machine's: no
         sample goes to humans from it on), ``pivot`` (N samples go to humans below it; ``null``
         in "exactly" mode, ``Infinity`` when N go at every lambda), ``first`` (the smallest
-        gain/effort ratio) and ``effort_unit`` (from the effort column's name, else "effort
+        gain/effort ratio), ``n_beyond`` (how many samples go to humans at every lambda above
+        ``upper``: usually 0 in "at most" mode, more when some samples' effort is not above the
+        machine's, e.g. 0) and ``effort_unit`` (from the effort column's name, else "effort
         units"), all for the problem without extra constraints.
     """
     r = lam_range
     if r is None or r.n_human != int(n_human) or r.mode != mode:
         r = lambda_range(inp, n_human=n_human, mode=mode)  # type: ignore[arg-type]
-    return {"upper": r.upper, "pivot": r.pivot, "first": r.first,
+    return {"upper": r.upper, "pivot": r.pivot, "first": r.first, "n_beyond": r.n_beyond,
             "effort_unit": data_effort_unit(data)}
 
 

@@ -44,6 +44,11 @@ class LambdaRange:
         The smallest positive ratio ``(b_i - a_i) / (l_i - k_i)`` (over l_i > k_i): where the
         first sample's gain stops paying for its effort; None when no sample has one. A
         sensible lower end of a log-scaled lambda axis.
+    n_beyond : int
+        How many samples go to humans for every lambda > ``upper``: N in ``"exactly"`` mode;
+        in ``"at_most"`` mode the samples whose gain never falls (human effort not above the
+        machine's, l_i <= k_i, e.g. a predicted effort of 0, with a positive confidence gap),
+        at most N. Usually 0: then no sample goes to humans beyond ``upper``.
     """
 
     upper: float
@@ -51,6 +56,7 @@ class LambdaRange:
     n_human: int
     mode: str
     first: float | None = None
+    n_beyond: int = 0
 
 
 def _hull(x: np.ndarray, y: np.ndarray, *, lower: bool) -> np.ndarray:
@@ -168,7 +174,10 @@ def lambda_range(inp: SAEInputs, *, n_human: int, mode: Mode = "at_most") -> Lam
     first = float(ratios.min()) if len(ratios) else None
     if mode == "exactly":
         return LambdaRange(upper=_last_change(c, d, n), pivot=None, n_human=n, mode=mode,
-                           first=first)
+                           first=first, n_beyond=n)
+    # beyond every ratio, a gain c_i - lambda d_i is positive exactly when d_i < 0, or d_i = 0
+    # and c_i > 0: those samples go to humans at every large lambda (at most N of them)
+    n_beyond = min(n, int((d < 0).sum() + ((d == 0) & (c > 0)).sum()))
     pivot = None
     nonneg = bool((d >= 0).all())
     always = int(((d == 0) & (c > 0)).sum()) if nonneg else -1
@@ -195,7 +204,8 @@ def lambda_range(inp: SAEInputs, *, n_human: int, mode: Mode = "at_most") -> Lam
             pivot = 0.0
         else:
             pivot = float(ratios[need - 1])
-    return LambdaRange(upper=upper, pivot=pivot, n_human=n, mode=mode, first=first)
+    return LambdaRange(upper=upper, pivot=pivot, n_human=n, mode=mode, first=first,
+                       n_beyond=n_beyond)
 
 
 #: Steps of :func:`lambda_grid` within a decade (1, 1.2, 1.5, 2, ... 8).

@@ -13,7 +13,7 @@ from typing import Any
 from core.data import effort_unit as unit_of_name
 
 __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
-           "TradeoffSummary", "tradeoff_summary", "round_sentence"]
+           "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range"]
 
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
@@ -186,3 +186,21 @@ def round_sentence(summary: dict[str, Any]) -> str:
         if acc.get("ci_low") is not None:
             text += f" (at least {pct(acc['ci_low'])} with 95% confidence)"
     return text + "."
+
+
+def beyond_lambda_range(n_beyond: int, mode: str) -> str:
+    """What happens for lambda above the range's end (:class:`core.sae.LambdaRange`), in words.
+
+    >>> beyond_lambda_range(0, "at_most")
+    'no sample goes to humans'
+    >>> beyond_lambda_range(38, "at_most")
+    "only the 38 samples whose effort is not above the machine's (e.g. 0) go to humans"
+    """
+    if mode == "exactly":
+        return "the assignment no longer changes (the N samples of least effort go)"
+    if n_beyond == 0:
+        return "no sample goes to humans"
+    one = n_beyond == 1
+    return (f"only the {n_beyond:,} sample{'' if one else 's'} whose effort is not above the "
+            f"machine's (e.g. 0) go{'es' if one else ''} to humans")
+

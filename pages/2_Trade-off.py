@@ -15,7 +15,8 @@ from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_f
 from core.report import assignment_table, per_class_report
 from core.sae import lambda_grid
 from core.serialize import dumps
-from core.summary import data_effort_unit, effort_unit, pct, per_unit, tradeoff_summary
+from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, pct, per_unit,
+                          tradeoff_summary)
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
                            fmt, get_data, get_params, init_state, next_step, show_error, synced)
 
@@ -53,12 +54,9 @@ with c2:
         synced(st.select_slider, f"λ (effort weight, {per_unit(unit)})", "lam",
                options=sorted(options), format_func=lambda v: f"{v:g}",
                help=f"From 0 (effort ignored) to {rng.upper:.4g}, beyond which "
-                    + ("no sample goes to humans." if ss["mode"] == "at_most" else
-                       "the assignment no longer changes (the N samples of least effort go).")
-                    + " Log-like steps; type an exact value in the box.")
-        st.caption(f"0 to {rng.upper:.4g}: " + ("beyond it nobody goes to humans."
-                                                if ss["mode"] == "at_most" else
-                                                "beyond it the assignment no longer changes."))
+                    + beyond_lambda_range(rng.n_beyond, ss["mode"])
+                    + ". Log-like steps; type an exact value in the box.")
+        st.caption(f"0 to {rng.upper:.4g}: beyond it {beyond_lambda_range(rng.n_beyond, ss['mode'])}.")
     else:
         st.caption("λ changes nothing on this data at this N and mode (every ordering of the "
                    "samples is the same whatever λ).")
@@ -184,8 +182,7 @@ with st.expander("Technical figures (Eq. 3, expected reliability, λ range)"):
              f"(`{data.roles.get(data.effort_source, '1 per sample')}`), in {unit}."]
     if rng.upper > 0:
         lines.append(f"λ changes the assignment between 0 and {rng.upper:.6g} "
-                     + ("(from there on no sample goes to humans)." if params.mode == "at_most"
-                        else "(from there on the N samples of least effort go)."))
+                     f"(from there on {beyond_lambda_range(rng.n_beyond, params.mode)}).")
     if rng.pivot is not None and 0 < rng.pivot < math.inf:
         lines.append(f"All N = {params.n_human:,} allowed samples go to humans while λ < "
                      f"{rng.pivot:.6g}; fewer from there on.")

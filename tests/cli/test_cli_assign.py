@@ -200,12 +200,13 @@ def test_lambda_in_seconds(capsys, tmp_path):
     res = json.loads(out)
     assert code == 0 and res["n_human"] == 0
     assert res["lambda_range"] == {"upper": pytest.approx(0.04), "pivot": pytest.approx(0.1 / 15),
-                                   "first": pytest.approx(0.1 / 30), "effort_unit": "seconds"}
+                                   "first": pytest.approx(0.1 / 30), "n_beyond": 0,
+                                  "effort_unit": "seconds"}
     code, out, err = run_cli(capsys, "assign", path, "--json", "--lam", "0.01", *col)
     assert json.loads(out)["n_human"] == 2
     code, out, err = run_cli(capsys, "assign", path, "--lam", "0.01", *col)  # the text form
     assert re.search(r"lambda_range: upper 0\.04, pivot 0\.0066667, first 0\.0033333, "
-                     r"effort_unit seconds", out)
+                     r"n_beyond 0, effort_unit seconds", out)
     # the sweep's summary says the same and points at --lam auto (0:45:0.1 is all beyond 0.04)
     code, out, err = run_cli(capsys, "sweep", path, *col)
     assert code == 0, err

@@ -52,7 +52,8 @@ def test_assignment_json_carries_the_lambda_range():
     inp, assignment = run_assignment(data, lam=1.0, n_human=2)
     out = assignment_json(data, inp, assignment)
     assert out["lambda_range"] == {"upper": pytest.approx(1.6), "pivot": pytest.approx(0.175),
-                                   "first": pytest.approx(0.05), "effort_unit": "minutes"}
+                                   "first": pytest.approx(0.05), "n_beyond": 0,
+                                  "effort_unit": "minutes"}
     inp, assignment = run_assignment(data, lam=1.0, n_human=2, mode="exactly")
     # exactly 2: at large lambda rows 1 and 0 (least effort) go; row 2 (gain 0.7 - 4 lam) beats
     # row 0 (0.1 - 2 lam) below (0.7 - 0.1) / (4 - 2) = 0.3, and never row 1 (0.8 - 0.5 lam)

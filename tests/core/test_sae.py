@@ -506,3 +506,27 @@ def test_solve_fast_is_the_head_of_the_stable_ranking(mode):
             want = np.zeros(m, dtype=bool)
             want[order[:k]] = True
             assert solve_fast(inp, lam=lam, n_human=n, mode=mode).human.tolist() == want.tolist()
+
+
+def test_lambda_range_counts_the_samples_that_go_beyond_it():
+    """Samples whose effort is not above the machine's keep a positive gain at every lambda:
+    "beyond the range nobody goes to humans" was false on the demo (38 samples of predicted
+    effort 0 still went at lambda = 3,000)."""
+    from core.data import prepare
+    from core.demo import make_demo
+    from core.sae import lambda_range, solve_fast
+
+    # a = confidence, l = effort: sample 2 costs nothing, sample 3 has no gap (b - a = 0)
+    inp = SAEInputs.from_arrays([0.6, 0.7, 0.8, 1.0], [0.5, 0.2, 0.0, 0.0])
+    r = lambda_range(inp, n_human=3, mode="at_most")
+    assert r.upper == pytest.approx(1.5)  # max of 0.4 / 0.5 = 0.8 and 0.3 / 0.2 = 1.5
+    assert r.n_beyond == 1  # sample 2 (gap 0.2, effort 0); sample 3's gain is exactly 0
+    for lam in (1.6, 10.0, 1e6):
+        assert solve_fast(inp, lam=lam, n_human=3).human.tolist() == [False, False, True, False]
+    assert lambda_range(inp, n_human=0, mode="at_most").n_beyond == 0
+    assert lambda_range(inp, n_human=2, mode="exactly").n_beyond == 2
+    demo = SAEInputs.from_data(prepare(make_demo()))
+    r = lambda_range(demo, n_human=n_from_share(0.5, demo.M))
+    n_zero = int(((demo.l - demo.k) <= 0).sum())
+    assert r.n_beyond == n_zero == 38
+    assert int(solve_fast(demo, lam=r.upper * 2 + 1, n_human=n_from_share(0.5, demo.M)).human.sum()) == 38

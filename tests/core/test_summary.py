@@ -86,3 +86,14 @@ def test_round_sentence_hand_worked():
     s["effort"].update(effort_share=None)
     s["estimate"] = None
     assert round_sentence(s) == "Humans labelled 1,900 of 5,673 samples."
+
+
+def test_beyond_lambda_range_in_words():
+    from core.summary import beyond_lambda_range
+
+    assert beyond_lambda_range(0, "at_most") == "no sample goes to humans"
+    assert beyond_lambda_range(1, "at_most") == ("only the 1 sample whose effort is not above the "
+                                                 "machine's (e.g. 0) goes to humans")
+    assert beyond_lambda_range(1234, "at_most").startswith("only the 1,234 samples")
+    assert beyond_lambda_range(5, "exactly") == ("the assignment no longer changes (the N samples of "
+                                                 "least effort go)")
