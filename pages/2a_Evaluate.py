@@ -47,7 +47,18 @@ def _ev_set(field: str, wkey: str) -> None:
 
 
 def ev_widget(widget, label: str, field: str, **kwargs):
-    """A widget as a view of ``st.session_state["evaluate"][field]``."""
+    """A widget as a view of ``st.session_state["evaluate"][field]``.
+
+    A number kept from a bigger dataset (the default audit of 200 on a 50-row table) is brought
+    within the widget's bounds first: Streamlit refuses a value outside them.
+    """
+    value = ss["evaluate"][field]
+    lo, hi = kwargs.get("min_value"), kwargs.get("max_value")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        clipped = min(value, hi) if hi is not None else value
+        clipped = max(clipped, lo) if lo is not None else clipped
+        if clipped != value:
+            ss["evaluate"] = {**ss["evaluate"], field: type(value)(clipped)}
     wkey = f"_w_ev_{field}"
     if ss.get(wkey) != ss["evaluate"][field]:
         ss[wkey] = ss["evaluate"][field]

@@ -413,7 +413,8 @@ def workspace_sidebar() -> None:
         return
     with st.sidebar:
         st.markdown("**Workspace**")
-        st.caption(f"`{ws.root}` · {len(datasets)} datasets · {len(scenarios)} scenarios")
+        st.caption(f"`{ws.root}` · {len(datasets)} dataset{'' if len(datasets) == 1 else 's'} · "
+                   f"{len(scenarios)} scenario{'' if len(scenarios) == 1 else 's'}")
         if len(scenarios):
             options = [f"#{r.id} {r.name} ({r.dataset})" for r in scenarios.itertuples()]
             st.selectbox("Saved scenarios", options, key="_w_restore_choice")

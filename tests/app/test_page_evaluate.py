@@ -266,3 +266,25 @@ def test_ranking_lambda_takes_the_release_range_end(run_page, fresh_workspace, h
     box.set_value(804.7).run()
     assert not at.exception
     assert at.session_state["evaluate"]["cert_lam"] == pytest.approx(804.7)
+
+
+def test_a_small_table_keeps_the_page_working(run_page, fresh_workspace):
+    """The default audit (200) and calibration (1,000) exceed a 50-row table: they are brought
+    within the table's bounds instead of the page failing (Streamlit refuses a number input
+    value above its maximum)."""
+    import pandas as pd
+
+    from core.data import prepare
+    from core.demo import make_demo
+    from pages._common import fingerprint
+
+    data = prepare(pd.DataFrame(make_demo().head(50)), name="small")
+    state = {"data": data, "data_key": fingerprint(data.raw, data.roles), "data_source": "test"}
+    at = run_page(PAGE, state=state)
+    assert not at.exception and not at.error, (at.exception, [e.value for e in at.error])
+    kept = at.number_input(key="_w_ev_audit")
+    assert 0 < kept.value < 50  # at most the rows the machine keeps
+    assert at.session_state["evaluate"]["audit"] == kept.value
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    assert not at.exception and not at.error
+    assert at.session_state["evaluate"]["calibration"] == 50
