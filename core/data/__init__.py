@@ -32,7 +32,7 @@ Parts: :mod:`core.data.load` (reading files, size limit), :mod:`core.data.roles`
 from __future__ import annotations
 
 from core.data.contract import EvalData, prepare
-from core.data.load import MAX_FILE_BYTES, load_table
+from core.data.load import MAX_COLUMNS, MAX_FILE_BYTES, load_table
 from core.data.roles import (NOT_SUBGROUP_KINDS, REQUIRED_ROLES, ROLE_ALIASES, ROLE_NAMES, ROLES, Ask,
                              Detection, column_kind, confidence_candidates, detect_columns,
                              detect_roles, effort_unit, name_kind, name_tokens, norm_name)
@@ -42,6 +42,7 @@ __all__ = [
     "REQUIRED_ROLES",
     "ROLE_ALIASES",
     "MAX_FILE_BYTES",
+    "MAX_COLUMNS",
     "EvalData",
     "load_table",
     "detect_roles",

@@ -20,10 +20,14 @@ import pandas as pd
 
 from core.errors import DataError, describe_rows
 
-__all__ = ["MAX_FILE_BYTES", "load_table"]
+__all__ = ["MAX_FILE_BYTES", "MAX_COLUMNS", "load_table"]
 
 #: Largest file accepted by :func:`load_table` (bytes).
 MAX_FILE_BYTES = 200 * 1024 * 1024
+#: Most columns of a table: an evaluation table has a handful (roles, subgroups, text); tens of
+#: thousands (a transposed or wide export) would make role detection and the mapping form slow
+#: (a 50,000-column upload took 50 s to show), so they are refused with the count.
+MAX_COLUMNS = 2_000
 
 
 def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | None = None,
@@ -94,6 +98,10 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
         is_text = True
     if df.shape[1] == 0:
         raise DataError(f"{label} has no columns")
+    if df.shape[1] > MAX_COLUMNS:
+        raise DataError(f"{label} has {df.shape[1]:,} columns; at most {MAX_COLUMNS:,} are read "
+                        "(one row per evaluated response, one column per field: is the table "
+                        "transposed?)")
     if len(df) == 0:
         raise DataError(f"{label} has a header but no data rows")
     if not is_text:  # JSON and Parquet cells may be nested or bytes; CSV cells are text

@@ -75,6 +75,18 @@ def test_many_columns_with_a_duplicate_are_refused():
         load_table(data, name="wide.csv")
 
 
+def test_a_table_wider_than_max_columns_is_refused_with_the_count():
+    from core.data import MAX_COLUMNS
+
+    n = 50_000
+    data = (",".join(f"c{i}" for i in range(n)) + "\n" + ",".join("1" for _ in range(n)) + "\n").encode()
+    with pytest.raises(DataError, match=r"^wide\.csv has 50,000 columns; at most 2,000 are read"):
+        load_table(data, name="wide.csv")
+    ok = MAX_COLUMNS
+    data = (",".join(f"c{i}" for i in range(ok)) + "\n" + ",".join("1" for _ in range(ok)) + "\n").encode()
+    assert load_table(data, name="ok.csv").shape == (1, ok)
+
+
 BIG_CSV = (b"machine_label,confidence,human_label\n"
            b"9007199254740993,0.5,9007199254740993\n"
            b"9007199254740992,0.5,9007199254740993\n"
