@@ -34,3 +34,20 @@ def run_page():
         return at
 
     return _run
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """file name -> bytes of every download button's data in the run (the media storage)."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    got: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def record(self, data, mimetype, kind, filename=None):
+        if filename:
+            got[filename] = data
+        return original(self, data, mimetype, kind, filename)
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    return got

@@ -169,22 +169,6 @@ def test_active_dataset_without_texts_warns(run_page):
 
 
 # ------------------------------------------------------------------ issue 13 item 5, issue 12
-@pytest.fixture
-def downloads(monkeypatch):
-    """file name -> bytes of every download button's data in the run (the media storage)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    got: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, data, mimetype, kind, filename=None):
-        if filename:
-            got[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return got
-
 
 TURN_LOG = pd.DataFrame({
     "conv": ["=1+1", "=1+1", "+b", "+b", "+b", "c", "c", "@d", "@d", "@d", "e", "e"],

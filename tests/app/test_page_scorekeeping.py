@@ -44,24 +44,6 @@ def _shown(element) -> pd.DataFrame:
 def _charts(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """file name -> bytes of every download button's data in the run (the media storage)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    got: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, data, mimetype, kind, filename=None):
-        if filename:
-            got[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return got
-
-
 def test_demo_by_default(run_page):
     at = run_page(PAGE)
     assert not at.exception

@@ -47,24 +47,6 @@ def _metrics(at) -> dict[str, str]:
 def _texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
 
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """file name -> bytes of every download button's data in the run (the media storage)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    got: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, data, mimetype, kind, filename=None):
-        if filename:
-            got[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return got
-
-
 def _layout(element) -> tuple[list[str], dict]:
     """The shown columns (in order) and the column configuration of an st.dataframe."""
     config = json.loads(element.proto.columns)

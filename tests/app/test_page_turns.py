@@ -50,24 +50,6 @@ def test_turns_page_table_is_the_core_table(run_page):
     at.run()
     assert at.dataframe[0].value.equals(got)
 
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """file name -> bytes of every download button's data in the run (the media storage)."""
-    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-
-    got: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def record(self, data, mimetype, kind, filename=None):
-        if filename:
-            got[filename] = data
-        return original(self, data, mimetype, kind, filename)
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
-    return got
-
-
 def test_turns_page_figure_headers_and_download(run_page, downloads):
     """Issue 13: round sample ticks with headroom, a 0-100% reliability axis, friendly headers
     (the column name in the tooltip), shares in %, and the table downloadable."""
