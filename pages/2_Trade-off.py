@@ -252,7 +252,18 @@ if data.has_gold:
     st.subheader("Per class")
     table = per_class_report(data, assignment, inputs=inp)
     table["label"] = table["label"].astype(str)
-    st.dataframe(table, hide_index=True, width="stretch")
+    # shown as percentages with headers in words; the values (and the CSV) stay fractions
+    names = {"precision": "Precision", "recall": "Recall", "f1": "F1"}
+    config = {"label": st.column_config.TextColumn("Class"),
+              "support": st.column_config.NumberColumn("Gold count", format="%d",
+                                                       help="Samples of this class in the gold labels")}
+    for col in table.columns:
+        base, _, who = col.partition(" (")
+        if base in names:
+            config[col] = st.column_config.NumberColumn(
+                names[base] + (" (machine alone)" if who else " (collaborative)"), format="percent",
+                help=f"{names[base]} of the {'machine labels' if who else 'final labels'} for this class ({col})")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
 
 d1, d2 = st.columns(2)
 # built when clicked (not on every rerun), formula cells neutralised; a download does not rerun
