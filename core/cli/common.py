@@ -67,17 +67,13 @@ def load_dataset(path: str, specs: list[str] | None = None):
     with ``--col``), a note on stderr names the candidates and the column used, as the Data
     page asks.
     """
-    from core.data import detect_columns, load_table, prepare
+    from core.data import load_table, prepare
 
-    df = load_table(path)
-    given = parse_roles(specs)
-    data = prepare(df, given, name=str(path))
-    for ask in detect_columns(df).asks:
-        if ask.role not in given and ask.chosen is not None and data.roles.get(ask.role) == ask.chosen:
-            others = ", ".join(repr(c) for c in ask.candidates if c != ask.chosen)
-            print(f"note: several columns could be the {ask.role.replace('_', ' ')}: using "
-                  f"{ask.chosen!r}, not {others}; choose with --col {ask.role}=NAME",
-                  file=sys.stderr)
+    data = prepare(load_table(path), parse_roles(specs), name=str(path))
+    for ask in data.asks:
+        others = ", ".join(repr(c) for c in ask.candidates if c != ask.chosen)
+        print(f"note: several columns could be the {ask.role.replace('_', ' ')}: using "
+              f"{ask.chosen!r}, not {others}; choose with --col {ask.role}=NAME", file=sys.stderr)
     return data
 
 

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, confidence_candidates, detect_roles,
-                             name_kind, norm_name)
+from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, Ask, confidence_candidates,
+                             confidence_name, detect_columns)
 from core.errors import DataError, describe_rows
 from core.defaults import MAX_EFFORT
 from core.validate import numeric_values
@@ -44,6 +44,9 @@ class EvalData:
         Non-fatal remarks the UI should show (fallbacks, derived columns).
     name : str
         Display name of the dataset.
+    asks : tuple of Ask
+        Where detection was unsure about a role the caller did not map and used its own
+        choice (:class:`core.data.Ask`); the CLI names them, the Data page asks before mapping.
     """
 
     frame: pd.DataFrame
@@ -54,6 +57,7 @@ class EvalData:
     confidence_columns: list[str]
     notices: list[str] = field(default_factory=list)
     name: str = "dataset"
+    asks: tuple[Ask, ...] = ()
 
     @property
     def M(self) -> int:
@@ -187,7 +191,7 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         The loaded table.
     roles : dict, optional
         role -> column name (``None`` to leave a role unmapped), plus optional ``"subgroups"``
-        and ``"text"`` lists. Roles not given are auto-detected with :func:`detect_roles`; pass
+        and ``"text"`` lists. Roles not given are auto-detected with :func:`detect_columns`; pass
         ``None`` explicitly to switch detection off for a role. A subgroup column that is also
         mapped to a role is dropped from the subgroups (with a notice).
     name : str, default="dataset"
@@ -210,8 +214,8 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
     if df is None or len(df) == 0:
         raise DataError("the table has no rows")
     df = df.reset_index(drop=True)
-    detected = detect_roles(df)
-    merged: dict[str, Any] = dict(detected)
+    detection = detect_columns(df)
+    merged: dict[str, Any] = dict(detection.roles)
     if roles:
         merged.update(roles)
     columns = set(df.columns)
@@ -318,9 +322,12 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         if col in out.columns:
             continue
         out[col] = df[col].to_numpy()
+    # detection's doubts that stand: a role the caller left to it, where its choice was used
+    asks = tuple(a for a in detection.asks
+                 if a.chosen is not None and a.role not in (roles or {}) and merged.get(a.role) == a.chosen)
     return EvalData(frame=out, raw=df, roles=merged, labels=labels, effort_source=effort_source,
                     confidence_columns=_ordered_conf(df, merged["machine_confidence"]),
-                    notices=notices, name=name)
+                    notices=notices, name=name, asks=asks)
 
 
 def _refuse_near_miss(df: pd.DataFrame, role: str) -> None:
@@ -330,10 +337,7 @@ def _refuse_near_miss(df: pd.DataFrame, role: str) -> None:
     if role != "machine_confidence":
         return
     for col in df.columns:
-        n = norm_name(col)
-        if "human" in n:
-            continue
-        if "conf" in n or n.startswith("trust") or name_kind(col) == "probability":
+        if confidence_name(col) is not None:
             try:
                 _numeric(df, col, role, lo=0.0, hi=1.0)
             except DataError as exc:

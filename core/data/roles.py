@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["ROLES", "REQUIRED_ROLES", "ROLE_ALIASES", "ROLE_NAMES", "norm_name", "name_tokens",
-           "name_kind", "column_kind", "NOT_SUBGROUP_KINDS", "effort_unit", "confidence_candidates",
+           "name_kind", "column_kind", "NOT_SUBGROUP_KINDS", "effort_unit", "confidence_candidates", "confidence_name",
            "detect_roles", "detect_columns", "Ask", "Detection"]
 
 #: Roles in display order.
@@ -256,14 +256,23 @@ def confidence_candidates(df: pd.DataFrame) -> list[str]:
     """
     named, probabilities = [], []
     for col in df.columns:
-        n = norm_name(col)
-        if n == "human_confidence" or "human" in name_tokens(col):
-            continue
-        is_conf = "conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust")
-        is_prob = not is_conf and name_kind(col) == "probability"
-        if (is_conf or is_prob) and _in_unit_interval(df[col]):
-            (named if is_conf else probabilities).append(col)
+        how = confidence_name(col)
+        if how is not None and _in_unit_interval(df[col]):
+            (named if how == "confidence" else probabilities).append(col)
     return named or probabilities
+
+
+def confidence_name(col: Any) -> str | None:
+    """How a column's name says it holds a machine confidence, whatever its values:
+    ``"confidence"`` (conf/confidence, trust, mcp/tcp), ``"probability"`` (named only as a
+    probability: ``model_prob``, ``proba_Unsafe``, ``p_unsafe``) or ``None`` (not named so, or a
+    human's: any name with the word ``human``)."""
+    n = norm_name(col)
+    if n == "human_confidence" or "human" in name_tokens(col):
+        return None
+    if "conf" in n or n in ("mcp", "tcp", "trust_score") or n.startswith("trust"):
+        return "confidence"
+    return "probability" if name_kind(col) == "probability" else None
 
 
 @dataclass(frozen=True)

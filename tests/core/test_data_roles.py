@@ -309,3 +309,17 @@ def test_class_probabilities_are_not_confidences_beside_a_confidence_column():
     assert confidence_candidates(scored) == ["confidence_mcp", "confidence_ts"]
     alone = pd.DataFrame({"model_pred": [0, 1, 1], "model_prob": [0.9, 0.8, 0.6]})
     assert confidence_candidates(alone) == ["model_prob"]
+
+
+def test_prepare_keeps_the_doubts_about_roles_it_chose():
+    """prepare carries detection's asks for the roles the caller left to it (the CLI prints
+    them without detecting twice); a role the caller mapped has no ask."""
+    from core.data import prepare
+
+    df = pd.DataFrame({"model_pred": [0, 1, 1, 0], "model_prob": [0.9, 0.8, 0.6, 0.7],
+                       "p_unsafe": [0.1, 0.8, 0.6, 0.3]})
+    data = prepare(df)
+    assert [(a.role, a.chosen, a.candidates) for a in data.asks] == [
+        ("machine_confidence", "model_prob", ("model_prob", "p_unsafe"))]
+    assert prepare(df, {"machine_confidence": "p_unsafe"}).asks == ()
+    assert prepare(df, {"machine_confidence": "model_prob"}).asks == ()
