@@ -25,6 +25,16 @@ def _table(at, i=0) -> pd.DataFrame:
     return at.dataframe[i].value
 
 
+
+def _train_quickly(at) -> None:
+    """Pick the tiny model and the shortest training, then press Start."""
+    at.selectbox(key="mce_model").set_value("tiny-bert")
+    at.number_input(key="mce_epochs").set_value(1)
+    at.number_input(key="mce_batch").set_value(8)
+    at.number_input(key="mce_ts_k").set_value(3)
+    at.number_input(key="mce_tcp_epochs").set_value(1)
+    at.button(key="mce_start").click().run()
+
 def test_demo_data_compares_three_estimators(run_page):
     at = run_page(PAGE)
     assert not at.exception and not at.error
@@ -173,12 +183,7 @@ def test_scored_table_download_neutralises_formulas(run_page, tiny_dir):
     rows[1]["context"] = "+SUM(A1:A9)"
     files["eval"] = {"name": "test.json", "bytes": json.dumps(rows).encode()}
     at = run_page(PAGE, state={"mce_files": files})
-    at.selectbox(key="mce_model").set_value("tiny-bert")
-    at.number_input(key="mce_epochs").set_value(1)
-    at.number_input(key="mce_batch").set_value(8)
-    at.number_input(key="mce_ts_k").set_value(3)
-    at.number_input(key="mce_tcp_epochs").set_value(1)
-    at.button(key="mce_start").click().run()
+    _train_quickly(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     scored = pd.read_csv(io.BytesIO(at.session_state["mce_scored"]["csv"]))
     assert scored["response"].iloc[0] == "'=HYPERLINK(\"http://evil\",\"x\")"
@@ -197,12 +202,7 @@ def test_sidebar_names_the_scored_table_right_after_training(tiny_dir):
     at.switch_page("pages/3_Confidence.py")
     at.session_state["mce_files"] = _files()
     at.run()
-    at.selectbox(key="mce_model").set_value("tiny-bert")
-    at.number_input(key="mce_epochs").set_value(1)
-    at.number_input(key="mce_batch").set_value(8)
-    at.number_input(key="mce_ts_k").set_value(3)
-    at.number_input(key="mce_tcp_epochs").set_value(1)
-    at.button(key="mce_start").click().run()
+    _train_quickly(at)
     assert not at.exception and not at.error, [e.value for e in at.error]
     captions = [c.value for c in at.sidebar.caption]
     assert any(c.startswith("test.json (scored) · 24 samples") for c in captions), captions

@@ -93,15 +93,7 @@ def test_recorded_episode_reproduced_exactly(shared_data: Path, rel: str):
     recorded = json.loads((folder / "scores.json").read_text())
     log = sk.parse_interactions((folder / "interactions.json").read_bytes(), source=rel)
     s = sk.score_episode(sk.parse_episode(log, source=rel))
-    rec_turns, rec_ep = recorded["turn scores"], recorded["episode scores"]
-    assert list(s.turn_scores) == list(rec_turns)
-    for t, ts in rec_turns.items():
-        assert list(s.turn_scores[t]) == list(ts), t
-        for k, v in ts.items():
-            assert same(s.turn_scores[t][k], v), (t, k, s.turn_scores[t][k], v)
-    assert list(s.episode_scores) == list(rec_ep)
-    for k, v in rec_ep.items():
-        assert same(s.episode_scores[k], v), (k, s.episode_scores[k], v)
+    _assert_equals_recorded(s, recorded)
 
 
 def test_recorded_published_values(shared_data: Path):
