@@ -55,3 +55,15 @@ def streamlit_server(log: Path, *, env: dict | None = None, port: int | None = N
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def app_nav(page, *, timeout: float = 90_000):
+    """The sidebar navigation once it is the app's own (``st.navigation`` in app.py).
+
+    Before the script has run, Streamlit shows a listing of the ``pages/`` folder with other
+    addresses (``/a_Evaluate``, ``/common``); a click there opens "Page not found". The app's
+    links are recognised by their lowercase address (``/trade-off``).
+    """
+    nav = page.locator('[data-testid="stSidebarNav"]')
+    nav.locator('a[href$="/trade-off"]').wait_for(timeout=timeout)
+    return nav

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.e2e.servers import streamlit_server
+from tests.e2e.servers import app_nav, streamlit_server
 
 pytestmark = pytest.mark.e2e
 
@@ -82,8 +82,7 @@ def test_every_page_renders_without_error_or_empty_figure(app_url, browser, tmp_
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(90_000)
     page.goto(app_url, wait_until="domcontentloaded")
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
-    links = page.locator('[data-testid="stSidebarNav"] a')
+    links = app_nav(page).locator("a")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert len(hrefs) >= 9
     shots = tmp_path / "screenshots"
@@ -124,8 +123,7 @@ def test_the_app_fetches_nothing_from_outside(app_url, browser):
     page.on("request", lambda r: outside.append(r.url)
             if not (r.url.startswith(app_url) or r.url.startswith(("data:", "blob:"))) else None)
     page.goto(app_url, wait_until="domcontentloaded")
-    page.locator('[data-testid="stSidebarNav"]').wait_for()
-    links = page.locator('[data-testid="stSidebarNav"] a')
+    links = app_nav(page).locator("a")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
     assert len(hrefs) >= 9
     for href in hrefs:
@@ -155,7 +153,7 @@ def test_a_new_upload_gets_its_own_detected_mapping(app_url, browser, tmp_path):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.set_default_timeout(90_000)
     page.goto(app_url, wait_until="domcontentloaded")
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Data").first.click()
+    app_nav(page).locator("a", has_text="Data").first.click()
     page.locator("h1", has_text="Data").wait_for()
     page.locator('input[type="file"]').first.set_input_files(str(first))
     page.get_by_text("Column mapping · first.json").wait_for()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.servers import streamlit_server
+from tests.e2e.servers import app_nav, streamlit_server
 
 pytestmark = pytest.mark.e2e
 
@@ -23,9 +23,9 @@ def _click(page, name: str) -> None:
 def _open_evaluate(page, url: str) -> None:
     """Open the app and go to the Evaluate page through the sidebar, as a user does."""
     page.goto(url, wait_until="domcontentloaded")
-    page.locator('[data-testid="stSidebarNav"]').wait_for(timeout=90_000)
+    nav = app_nav(page)
     _wait_idle(page)
-    page.locator('[data-testid="stSidebarNav"] a', has_text="Evaluate").click()
+    nav.locator("a", has_text="Evaluate").click()
     page.get_by_role("heading", name="1 · Plan the round").wait_for()
     _wait_idle(page)
 
