@@ -179,3 +179,39 @@ def test_demo_is_deterministic_and_valid():
     acc = (d.frame["machine_label"] == d.frame["human_label"]).mean()
     assert 0.8 < acc < 0.95  # informative but imperfect
     assert len(d.confidence_columns) == 3
+
+
+def test_prepare_keeps_text_and_id_columns_as_read():
+    csv = ("machine_label,machine_confidence,dialogue_id,system,response\n"
+           "1,0.9,d1,plato,hello there\n0,0.2,d1,,fine\n1,0.7,d2,blender,\n").encode()
+    df = load_table(csv, name="t.csv")
+    data = prepare(df, {"subgroups": ["system"], "text": ["response"]})
+    f = data.frame
+    assert f["dialogue_id"].tolist() == ["d1", "d1", "d2"]
+    assert f["system"].iloc[0] == "plato" and pd.isna(f["system"].iloc[1])
+    assert f["response"].iloc[1] == "fine" and pd.isna(f["response"].iloc[2])
+    assert f["system"].dtype == df["system"].dtype == "str"
+
+
+def test_prepare_with_the_callers_detection_is_the_same():
+    from core.data import detect_columns
+
+    df = load_table(GOOD.encode(), name="g.csv")
+    det = detect_columns(df)
+    a, b = prepare(df), prepare(df, detection=det)
+    assert a.roles == b.roles and a.labels == b.labels == (0, 1)
+    pd.testing.assert_frame_equal(a.frame, b.frame)
+    assert b.frame["machine_confidence"].tolist() == [0.9, 0.2, 0.7]
+
+
+def test_integer_efforts_and_confidences_are_checked_as_numbers():
+    df = pd.DataFrame({"machine_label": [0, 1, 1], "machine_confidence": [0, 1, 1],
+                       "human_effort": [3, 0, 7]})
+    data = prepare(df)
+    assert data.frame["human_effort"].tolist() == [3.0, 0.0, 7.0]
+    assert data.frame["human_effort"].dtype == float
+    with pytest.raises(DataError, match=r"column 'human_effort' \(human_effort\) must be in "
+                                        r"\[0, .*row 2 is outside \(first value -1\)"):
+        prepare(df.assign(human_effort=[3, -1, 7]))
+    with pytest.raises(DataError, match=r"'machine_confidence' .* has infinite values in row 3"):
+        prepare(df.assign(machine_confidence=[0.5, 1.0, np.inf]))
