@@ -22,7 +22,7 @@ labelstudio: .venv-labelstudio/bin/label-studio
 	.venv-labelstudio/bin/pip install --quiet 'label-studio==1.23.*'
 
 app: install
-	$(PYTHON) -m streamlit run app.py --server.address 127.0.0.1 --server.headless true --server.port $(PORT)
+	$(PYTHON) app.py --server.port $(PORT)
 
 test: install browser labelstudio
 	$(PYTHON) -m pytest

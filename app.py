@@ -1,7 +1,15 @@
 """HMCEval Studio: the Streamlit entry point.
 
-Run with ``streamlit run app.py --server.address 127.0.0.1 --server.headless true``
-(``make app`` does that). Pages are discovered from ``pages/<digit>_<Title>.py``.
+Run with ``python app.py`` (``make app`` does that; Streamlit options may follow, e.g.
+``python app.py --server.port 8502``): it starts ``streamlit run app.py`` on 127.0.0.1, headless.
+Pages are discovered from ``pages/<digit>_<Title>.py`` and declared with ``st.navigation``.
+
+Why a launcher: a folder named ``pages/`` beside the main script makes Streamlit run the first
+script of a new server in its old multipage mode, which lists every file of ``pages/`` in the
+sidebar (``/a_Evaluate``, ``/common``) and answers a link to one of the app's own pages
+(``/trade-off``) with "Page not found" until ``st.navigation`` has run once. The launcher tells
+Streamlit before it starts that the pages are declared by the app. ``streamlit run app.py``
+works too, with that first-run glitch.
 """
 
 from __future__ import annotations
@@ -13,6 +21,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+
+def launch(argv: list[str]) -> None:
+    """Start the Streamlit server on this script (``python app.py [streamlit options]``)."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.web import cli as streamlit_cli
+
+    # the pages are declared by st.navigation below: skip Streamlit's pages/-folder mode, which
+    # otherwise answers the first script run of the server (see the module docstring)
+    PagesManager.uses_pages_directory = False
+    sys.argv = ["streamlit", "run", str(Path(__file__).resolve()),
+                "--server.address", "127.0.0.1", "--server.headless", "true", *argv]
+    streamlit_cli.main()
+
+
+if __name__ == "__main__":
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx() is None:  # run by python, not by a Streamlit script runner
+        launch(sys.argv[1:])
+        raise SystemExit(0)
 
 import streamlit as st  # noqa: E402
 

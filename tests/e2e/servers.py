@@ -28,13 +28,13 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def streamlit_server(log: Path, *, env: dict | None = None, port: int | None = None):
-    """Run ``streamlit run app.py`` on 127.0.0.1; yields its URL; stops it on exit."""
+    """Run ``python app.py`` (the launcher: Streamlit on 127.0.0.1, headless); yields its URL;
+    stops it on exit."""
     port = port or free_port()
     full_env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **(env or {}))
     with open(log, "w") as fh:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-             "--server.address", "127.0.0.1", "--server.headless", "true",
+            [sys.executable, str(ROOT / "app.py"),  # the launcher README's make app runs
              "--server.port", str(port), "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT, env=full_env)
     url = f"http://127.0.0.1:{port}"
@@ -58,12 +58,8 @@ def streamlit_server(log: Path, *, env: dict | None = None, port: int | None = N
 
 
 def app_nav(page, *, timeout: float = 90_000):
-    """The sidebar navigation once it is the app's own (``st.navigation`` in app.py).
-
-    Before the script has run, Streamlit shows a listing of the ``pages/`` folder with other
-    addresses (``/a_Evaluate``, ``/common``); a click there opens "Page not found". The app's
-    links are recognised by their lowercase address (``/trade-off``).
-    """
+    """The sidebar navigation once the app's first script run has declared it
+    (``st.navigation`` in app.py; its links have lowercase addresses such as ``/trade-off``)."""
     nav = page.locator('[data-testid="stSidebarNav"]')
     nav.locator('a[href$="/trade-off"]').wait_for(timeout=timeout)
     return nav

@@ -171,3 +171,31 @@ def test_a_new_upload_gets_its_own_detected_mapping(app_url, browser, tmp_path):
     assert shown("Dialogue id") == "dialogue_id"
     assert page.locator('[data-testid="stMultiSelect"]', has_text="Subgroup columns").first.inner_text().count("system")
     page.close()
+
+
+def test_a_fresh_server_answers_a_deep_link_with_the_apps_own_pages(browser, tmp_path):
+    """The first page view of a new server is a link to a page (``/trade-off``): it opens that
+    page, with no "Page not found" dialog, and the sidebar only ever lists the app's pages. With
+    ``streamlit run app.py`` the first script run of a server listed every file of ``pages/``
+    (``/common``, ``/a_Evaluate``) and answered ``/trade-off`` with "Page not found"; ``python
+    app.py`` (the launcher ``make app`` runs) switches that mode off."""
+    with streamlit_server(tmp_path / "server.log") as url:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(90_000)
+        page.goto(url + "/trade-off", wait_until="domcontentloaded")
+        seen: set[str] = set()
+        not_found = False
+        start = time.time()
+        # sample what the page shows while the first run settles: at least 8 s, and until the
+        # app's navigation is there (a loaded machine may take longer)
+        while time.time() < start + 8 or ("/trade-off" not in seen and time.time() < start + 90):
+            seen.update(page.locator('[data-testid="stSidebarNav"] a').evaluate_all(
+                "els => els.map(e => new URL(e.href).pathname)"))
+            not_found = not_found or page.get_by_text("Page not found").count() > 0
+            page.wait_for_timeout(250)
+        assert page.locator("h1").first.inner_text().strip() == "Trade-off"
+        assert not not_found
+        expected = {"/", "/data", "/trade-off", "/evaluate", "/confidence", "/effort",
+                    "/fairness", "/turns", "/scorekeeping", "/tooltalk"}
+        assert seen == expected, sorted(seen ^ expected)
+        page.close()
