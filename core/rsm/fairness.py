@@ -229,6 +229,29 @@ def estimates_frame(result: dict[str, Any], analysis: str) -> pd.DataFrame:
     return pd.DataFrame.from_dict(est, orient="index", columns=list(ESTIMATE_COLUMNS))
 
 
+def _label_codes(values: np.ndarray) -> tuple[np.ndarray, list]:
+    """Codes of labels in the order :func:`core.reliability.classification_scores` sorts them
+    (by type name, then value), and the sorted labels."""
+    codes, uniques = pd.factorize(values)
+    classes = sorted(uniques.tolist(), key=lambda v: (str(type(v)), v))
+    rank = np.empty(len(uniques), dtype=np.int64)
+    position = {v: i for i, v in enumerate(classes)}
+    for i, v in enumerate(uniques.tolist()):
+        rank[i] = position[v]
+    return rank[codes], classes
+
+
+def _scores(t: np.ndarray, p: np.ndarray, c: int) -> dict[str, float]:
+    """:func:`core.reliability.classification_scores` of coded labels ``t`` (gold) and ``p``
+    over the classes that occur in them (as it counts them: the same confusion matrix)."""
+    from core.reliability import RELIABILITY_KEYS, scores_from_confusion
+
+    cm = np.bincount(t * c + p, minlength=c * c).reshape(c, c)
+    present = (cm.sum(axis=0) > 0) | (cm.sum(axis=1) > 0)
+    s = scores_from_confusion(cm[np.ix_(present, present)])
+    return {k: float(s[k]) for k in RELIABILITY_KEYS}
+
+
 def assignment_by_group(
     human: npt.ArrayLike,
     groups: npt.ArrayLike,
@@ -281,9 +304,19 @@ def assignment_by_group(
         if effort.shape != (n,):
             raise DataError(f"human_effort: expected {n} values, got shape {effort.shape}")
     final = None if gold is None else collaborative_labels(ml, gold, hum)
+    fast = gold is not None and not (pd.isna(gold).any() or pd.isna(ml).any())
+    if fast:  # labels coded once; each group's confusion counted, not its labels re-encoded
+        codes, classes = _label_codes(np.concatenate([gold, ml]))
+        t, m = codes[:n], codes[n:]
+        c = len(classes)
+        f = np.where(hum, t, m)
+    gcodes, guniques = pd.factorize(g)
+    code_of = {}
+    for i, v in enumerate(guniques):
+        code_of.setdefault(v, i)
     rows = {}
     for label in group_levels(g, "groups"):
-        mask = g == label
+        mask = gcodes == code_of[label]
         size = int(mask.sum())
         row: dict[str, Any] = {"N": size, "n_human": int(hum[mask].sum())}
         row["human_ratio"] = row["n_human"] / size
@@ -294,7 +327,13 @@ def assignment_by_group(
             row["time_cost"] = float(effort[mask & hum].sum()) / total if total > 0 else math.nan
         if gold is None:
             row["accuracy"] = row["f1"] = row["machine_accuracy"] = None
-        else:
+        elif fast:
+            tg = t[mask]
+            collab = _scores(tg, f[mask], c)
+            row["accuracy"] = collab["accuracy"]
+            row["f1"] = collab["f1"]
+            row["machine_accuracy"] = _scores(tg, m[mask], c)["accuracy"]
+        else:  # missing labels: classification_scores names them
             collab = classification_scores(gold[mask], final[mask])
             row["accuracy"] = collab["accuracy"]
             row["f1"] = collab["f1"]

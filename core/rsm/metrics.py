@@ -64,6 +64,22 @@ def adjacent_agreement(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> float:
     return agreement(y_true, y_pred, tolerance=1)
 
 
+def _dense_codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """The codes 0..k-1 of integer ``values`` in ascending order of value, and k (the number of
+    distinct values): ``np.unique(values, return_inverse=True)``'s inverse, counted with a
+    bincount over the values' range when it is small (scores are a handful of points), without
+    sorting all the values."""
+    if values.shape[0] == 0:
+        return values.astype(np.int64), 0
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo > 4 * values.shape[0] + 1024:  # a sparse range: sorting is cheaper
+        labels, inverse = np.unique(values, return_inverse=True)
+        return inverse.reshape(-1), int(labels.shape[0])
+    present = np.bincount(values - lo, minlength=hi - lo + 1) > 0
+    code = np.cumsum(present) - 1
+    return code[values - lo], int(present.sum())
+
+
 def cohen_kappa(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, *, single_label: float = 1.0) -> float:
     """Unweighted Cohen's kappa (``kappa``): SKLL's convention, scikit-learn's arithmetic.
 
@@ -94,9 +110,7 @@ def cohen_kappa(y_true: npt.ArrayLike, y_pred: npt.ArrayLike, *, single_label: f
     """
     h, m = check_pair(y_true, y_pred)
     n = h.shape[0]
-    labels, inverse = np.unique(np.concatenate([np.rint(h), np.rint(m)]).astype(np.int64),
-                                return_inverse=True)
-    k = labels.shape[0]
+    inverse, k = _dense_codes(np.concatenate([np.rint(h), np.rint(m)]).astype(np.int64))
     if k == 1:
         return float(single_label)
     confusion = np.bincount(inverse[:n] * k + inverse[n:], minlength=k * k).reshape(k, k).astype(np.float64)

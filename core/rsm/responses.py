@@ -288,7 +288,11 @@ def select_responses(
     for g in groups:
         s = frame[g]
         if s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
-            blank = s.map(lambda v: isinstance(v, str) and bool(_BLANK.match(v))).to_numpy(dtype=bool)
+            # tested once per distinct value (a group column has a handful), not once per row
+            codes, uniques = pd.factorize(s, use_na_sentinel=True)
+            blank_u = np.fromiter((isinstance(v, str) and bool(_BLANK.match(v)) for v in uniques),
+                                  dtype=bool, count=len(uniques))
+            blank = np.r_[blank_u, False][codes]
             if blank.any():
                 frame = frame.copy()
                 frame[g] = s.astype(object).where(~blank, NO_INFO)
