@@ -215,3 +215,23 @@ def test_integer_efforts_and_confidences_are_checked_as_numbers():
         prepare(df.assign(human_effort=[3, -1, 7]))
     with pytest.raises(DataError, match=r"'machine_confidence' .* has infinite values in row 3"):
         prepare(df.assign(machine_confidence=[0.5, 1.0, np.inf]))
+
+
+@pytest.mark.parametrize("content, columns, first", [
+    (b"a,b\n1,x\n2,y\n", ["a", "b"], [1, "x"]),  # ASCII: read without decoding
+    ("\ufeffé,b\r\n1,ü\r\n2,y\r\n".encode(), ["é", "b"], [1, "ü"]),  # BOM, UTF-8, CRLF
+    (b'"a\nb",c\n1,2\n', ["a\nb", "c"], [1, 2]),  # a header field over two lines
+])
+def test_text_tables_are_read_from_their_bytes(content, columns, first):
+    df = load_table(content, name="t.csv")
+    assert list(df.columns) == columns and df.iloc[0].tolist() == first and len(df) == (
+        1 if columns == ["a\nb", "c"] else 2)
+
+
+def test_duplicate_header_after_a_bom_and_undecodable_bytes_are_named():
+    with pytest.raises(DataError, match="duplicate column name"):
+        load_table("\ufeffé,é\n1,2\n".encode(), name="d.csv")
+    with pytest.raises(DataError, match=r"u.csv is not UTF-8 text \(undecodable byte at offset 6\)"):
+        load_table(b"a,b\n1,\xff\n", name="u.csv")
+    with pytest.raises(DataError, match="w.csv is empty"):
+        load_table(b" \n\t\r\n ", name="w.csv")
