@@ -56,11 +56,11 @@ def downloads(monkeypatch):
 def shown_cells(element) -> "pd.DataFrame":
     """The text the browser shows in each visible column of an ``st.dataframe`` element.
 
-    Streamlit's grid (1.67, ``DataFrame.js``) shows a Styler's display value in a text cell, and
-    in a number cell only when the column's ``column_config`` has no ``format``; otherwise it
-    formats the raw value and a missing one reads "None". A Styler's ``na_rep`` on a number
-    column with a ``format`` is therefore never seen: this helper applies the same rule, so a
-    test of the display values cannot pass while the browser shows "None".
+    Streamlit's grid (1.67, ``DataFrame.js``) draws a missing value (None, NaN) as the
+    dataframe's ``placeholder`` ("None" without one), whatever a Styler's ``na_rep`` says; it
+    shows a Styler's display value in a text cell, and in a number cell only when the column's
+    ``column_config`` has no ``format`` (otherwise it formats the raw value). This helper applies
+    the same rules, so a test of the display values cannot pass while the browser shows "None".
     """
     import json
 
@@ -74,17 +74,18 @@ def shown_cells(element) -> "pd.DataFrame":
     styled = (dataframe_util.convert_arrow_bytes_to_pandas_df(arrow.styler.display_values)
               if arrow.HasField("styler") else None)
 
-    def raw_text(v) -> str:
-        return "None" if v is None or (isinstance(v, float) and v != v) else str(v)
+    placeholder = element.proto.placeholder if element.proto.HasField("placeholder") else "None"
+
+    def missing(v) -> bool:
+        return v is None or (isinstance(v, float) and v != v) or v is pd.NA
 
     out = {}
     for col in order:
         type_config = config.get(str(col), {}).get("type_config", {})
         kind = type_config.get("type") or ("checkbox" if data[col].dtype.kind == "b" else
                                            "number" if data[col].dtype.kind in "iuf" else "text")
-        if kind == "checkbox" or styled is None or (kind in ("number", "progress")
-                                                    and type_config.get("format")):
-            out[col] = [raw_text(v) for v in data[col]]
-        else:
-            out[col] = [raw_text(v) for v in styled[col]]
+        use_styler = not (kind == "checkbox" or styled is None
+                          or (kind in ("number", "progress") and type_config.get("format")))
+        out[col] = [placeholder if missing(v) else str(styled[col].iloc[i] if use_styler else v)
+                    for i, v in enumerate(data[col])]
     return pd.DataFrame(out, columns=order)
