@@ -10,7 +10,7 @@ from core.csv_safe import to_csv_safe
 from core.data import load_table, prepare
 from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
-from core.mce.compare import compare_confidences, sae_by_estimator
+from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
 from pages._common import fmt, get_data, get_params, init_state, next_step, set_data, show_error, synced
 
@@ -35,9 +35,26 @@ def _compare(data_key: str, _data, columns: tuple, top: float, n_bins: int):
                                {c: _data.raw[c].to_numpy(dtype=float) for c in columns}, top=top, n_bins=n_bins)
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _inputs(data_key: str, _data, columns: tuple) -> dict:
+    # once per dataset and columns, not per N or λ (a resource: the arrays are only read)
+    return estimator_inputs(_data, list(columns))
+
+
 @st.cache_data(show_spinner="Solving the SAE for each estimator…", max_entries=32)
 def _sae(data_key: str, _data, columns: tuple, lam: float, n_human: int, mode: str, lams: tuple):
-    return sae_by_estimator(_data, list(columns), lam=lam, n_human=n_human, mode=mode, lams=list(lams))
+    return sae_by_estimator(_data, list(columns), lam=lam, n_human=n_human, mode=mode, lams=list(lams),
+                            inputs=_inputs(data_key, _data, columns))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _quality_figures(data_key: str, columns: tuple, top: float, n_bins: int, _cmp):
+    # built once per comparison (as _compare is cached), not on every N or λ move: a resource,
+    # since st.plotly_chart only reads a figure
+    aucs = dict(zip(_cmp.table["confidence"], _cmp.table["auc"]))
+    aurcs = dict(zip(_cmp.table["confidence"], _cmp.table["aurc"]))
+    return (roc_figure(_cmp.roc, aucs=aucs), risk_coverage_figure(_cmp.risk, aurcs=aurcs, top=top),
+            reliability_figure(_cmp.bins) if _cmp.bins else None)
 
 
 @st.cache_data(show_spinner="Reading the file…", max_entries=8)
@@ -112,14 +129,13 @@ with tab_cmp:
                     else:
                         st.rerun()
 
-                aucs = dict(zip(cmp.table["confidence"], cmp.table["auc"]))
-                aurcs = dict(zip(cmp.table["confidence"], cmp.table["aurc"]))
+                roc, risk, rel = _quality_figures(ss["data_key"], tuple(chosen), float(ss["mce_top"]),
+                                                  int(ss["mce_bins"]), cmp)
                 a, b = st.columns(2)
-                a.plotly_chart(roc_figure(cmp.roc, aucs=aucs), width="stretch", key="mce_roc")
-                b.plotly_chart(risk_coverage_figure(cmp.risk, aurcs=aurcs, top=float(ss["mce_top"])),
-                               width="stretch", key="mce_risk")
-                if cmp.bins:
-                    st.plotly_chart(reliability_figure(cmp.bins), width="stretch", key="mce_rel")
+                a.plotly_chart(roc, width="stretch", key="mce_roc")
+                b.plotly_chart(risk, width="stretch", key="mce_risk")
+                if rel is not None:
+                    st.plotly_chart(rel, width="stretch", key="mce_rel")
                     st.caption("Reliability diagram: one marker per non-empty bin, its area growing with "
                                "the number of samples in the bin; the dotted diagonal is perfect calibration.")
 

@@ -8,11 +8,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.figures.tradeoff import TEMPLATE
+
 __all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of",
            "title"]
 
 _PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-_LAYOUT = {"template": "plotly_white", "height": 400, "margin": {"t": 75, "b": 10},
+#: ``TEMPLATE`` is the small "plotly_white" of :mod:`core.figures.tradeoff` (the registered one
+#: by name costs tens of milliseconds per figure and rerun).
+_LAYOUT = {"template": TEMPLATE, "height": 400, "margin": {"t": 75, "b": 10},
            "legend": {"orientation": "h", "y": -0.25}}
 
 

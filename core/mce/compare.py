@@ -16,7 +16,7 @@ import pandas as pd
 from core.errors import DataError
 from core.mce.metrics import confidence_report, confidence_roc_curve, reliability_bins, risk_coverage_curve
 
-__all__ = ["ConfidenceComparison", "compare_confidences", "sae_by_estimator"]
+__all__ = ["ConfidenceComparison", "compare_confidences", "estimator_inputs", "sae_by_estimator"]
 
 
 @dataclass
@@ -75,8 +75,38 @@ def compare_confidences(y_true: Any, y_pred: Any, confidences: Mapping[str, Any]
     return ConfidenceComparison(table=pd.DataFrame(rows), roc=roc, risk=risk, bins=bins, accuracy=accuracy)
 
 
+def estimator_inputs(data: Any, columns: Sequence[str]) -> dict[str, Any]:
+    """The SAE's inputs with each confidence column as the machine confidence.
+
+    They depend on the dataset only, not on N or lambda: a caller that solves at many
+    parameters builds them once and passes them to :func:`sae_by_estimator`.
+
+    Parameters
+    ----------
+    data : core.data.EvalData
+    columns : sequence of str
+        Source columns of ``data.raw``.
+
+    Returns
+    -------
+    dict
+        Column -> :class:`core.sae.SAEInputs` of ``data.with_confidence(column)``.
+
+    Raises
+    ------
+    DataError
+        No column, or a column that is not a confidence (as :meth:`EvalData.with_confidence`).
+    """
+    from core.sae import SAEInputs
+
+    if not columns:
+        raise DataError("no confidence column to compare")
+    return {col: SAEInputs.from_data(data.with_confidence(col)) for col in columns}
+
+
 def sae_by_estimator(data: Any, columns: Sequence[str], *, lam: float, n_human: int, mode: str = "at_most",
-                     lams: Sequence[float] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     lams: Sequence[float] | None = None,
+                     inputs: Mapping[str, Any] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The SAE result with each confidence column as the machine confidence (paper Figure 4).
 
     Parameters
@@ -92,6 +122,8 @@ def sae_by_estimator(data: Any, columns: Sequence[str], *, lam: float, n_human: 
     mode : {"at_most", "exactly"}
     lams : sequence of float, optional
         A lambda grid for curves at this N (accuracy against time cost as lambda varies).
+    inputs : mapping, optional
+        :func:`estimator_inputs` of ``data`` (built here for the columns it lacks).
 
     Returns
     -------
@@ -102,14 +134,17 @@ def sae_by_estimator(data: Any, columns: Sequence[str], *, lam: float, n_human: 
         The :func:`core.sae.sweep` rows over ``lams`` at N, with a ``confidence`` column (empty
         without ``lams``).
     """
-    from core.sae import SAEInputs, evaluate, solve, sweep
+    from core.sae import evaluate, solve, sweep
 
     if not columns:
         raise DataError("no confidence column to compare")
+    inputs = dict(inputs or {})
+    missing = [c for c in columns if c not in inputs]
+    if missing:
+        inputs.update(estimator_inputs(data, missing))
     points, curves = [], []
     for col in columns:
-        d = data.with_confidence(col)
-        inp = SAEInputs.from_data(d)
+        inp = inputs[col]
         res = evaluate(inp, solve(inp, lam=float(lam), n_human=int(n_human), mode=mode))
         res.pop("machine_only", None)
         points.append({"confidence": col, **res})

@@ -10,7 +10,7 @@ import pytest
 from core.data import load_table, prepare
 from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
-from core.mce.compare import compare_confidences, sae_by_estimator
+from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 
 Y_TRUE = ["a", "b", "a", "b", "a", "b"]
 OK = [True, True, False, True, False, True]  # by decreasing confidence
@@ -53,17 +53,24 @@ def test_sae_by_estimator_lambda0_sends_the_least_confident():
     data = prepare(df)
     points, curves = sae_by_estimator(data, ["conf_a", "conf_b"], lam=0.0, n_human=60, mode="exactly")
     assert curves.empty
+    # the inputs built once per dataset (the page's cache), given for one column of the two
+    inputs = estimator_inputs(data, ["conf_a"])
+    np.testing.assert_array_equal(inputs["conf_a"].a, df["conf_a"].to_numpy())
+    given, _ = sae_by_estimator(data, ["conf_a", "conf_b"], lam=0.0, n_human=60, mode="exactly", inputs=inputs)
     for col in ("conf_a", "conf_b"):
         human = np.zeros(m, dtype=bool)
         human[np.argsort(df[col].to_numpy(), kind="stable")[:60]] = True
         expected = float(np.mean(np.where(human, gold, pred) == gold))
-        got = points.set_index("confidence").loc[col]
-        assert got["accuracy"] == pytest.approx(expected) and got["n_human"] == 60
+        for table in (points, given):
+            got = table.set_index("confidence").loc[col]
+            assert got["accuracy"] == pytest.approx(expected) and got["n_human"] == 60
     # conf_b separates right from wrong machine labels perfectly: 60 humans fix 60 errors at most
     n_wrong = int((pred != gold).sum())
     assert points.set_index("confidence").loc["conf_b", "accuracy"] == pytest.approx(1 - max(n_wrong - 60, 0) / m)
     with pytest.raises(DataError):
         sae_by_estimator(data, [], lam=0.0, n_human=10)
+    with pytest.raises(DataError):
+        estimator_inputs(data, [])
 
 
 def test_figures():
