@@ -2,7 +2,8 @@
 
 A histogram is counted here with numpy (:func:`histogram_counts`) and drawn as bars
 (:func:`histogram`): what a page sends to the browser is one count per bin, whatever the number
-of rows (plotly's own ``go.Histogram`` ships every raw value).
+of rows (plotly's own ``go.Histogram`` ships every raw value). The figures use the small white
+template of :mod:`core.figures.tradeoff`, built once.
 """
 
 from __future__ import annotations
@@ -14,11 +15,22 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.figures.tradeoff import TEMPLATE
+
 __all__ = ["BINS", "Binned", "histogram_counts", "histogram", "label_balance"]
 
 #: Default number of bins.
 BINS = 40
 _COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+_LEGEND = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
+
+
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    """One figure from trace and layout dicts in one unvalidated constructor call, with the
+    small white template built once (:data:`core.figures.tradeoff.TEMPLATE`): plotly's
+    validation and its copy of the "plotly_white" template by name cost more than counting a
+    million rows (the builders' fixed keys are tested in tests/core/test_figures_data.py)."""
+    return go.Figure(data=traces, layout={**layout, "template": TEMPLATE}, _validate=False)
 
 
 @dataclass(frozen=True)
@@ -113,23 +125,21 @@ def histogram(binned: Binned, *, title: str, x_title: str, y_title: str = "sampl
     centers = (edges[:-1] + edges[1:]) / 2
     width = float(edges[1] - edges[0])
     ranges = np.column_stack([edges[:-1], edges[1:]])
-    fig = go.Figure()
+    traces = []
     split = len(binned.counts) > 1 or next(iter(binned.counts)) != "all"
     for i, (group, counts) in enumerate(binned.counts.items()):
         name = (names or {}).get(group, group if split else x_title)
-        fig.add_trace(go.Bar(
-            x=centers, y=counts, width=width, name=name, customdata=ranges,
-            marker_color=_COLORS[i % len(_COLORS)], marker_line_width=0,
-            hovertemplate=(f"{name}<br>" if split else "")
+        traces.append({
+            "type": "bar", "x": centers, "y": counts, "width": width, "name": name,
+            "customdata": ranges,
+            "marker": {"color": _COLORS[i % len(_COLORS)], "line": {"width": 0}},
+            "hovertemplate": (f"{name}<br>" if split else "")
             + "%{customdata[0]:.4g} to %{customdata[1]:.4g}: %{y:,} " + y_title
-            + "<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, height=300,
-                      template="plotly_white", margin={"t": 40, "b": 10}, bargap=0,
-                      barmode="stack", showlegend=split,
-                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1,
-                              "xanchor": "right"})
-    return fig
-
+            + "<extra></extra>"})
+    return _figure(traces, {"title": {"text": title}, "xaxis": {"title": {"text": x_title}},
+                            "yaxis": {"title": {"text": y_title}}, "height": 300,
+                            "margin": {"t": 40, "b": 10}, "bargap": 0, "barmode": "stack",
+                            "showlegend": split, "legend": _LEGEND})
 
 def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
                   names: dict[str, str] | None = None) -> go.Figure:
@@ -144,19 +154,17 @@ def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
     names : dict, optional
         column -> legend name.
     """
-    fig = go.Figure()
+    traces = []
     for i, col in enumerate(columns):
         if col not in frame:
             continue
         counts = frame[col].value_counts(dropna=True)  # on the column's own values: fast
         counts.index = counts.index.map(str)
         counts = counts.groupby(level=0).sum().sort_index()
-        fig.add_trace(go.Bar(x=counts.index.tolist(), y=counts.to_numpy(),
-                             name=(names or {}).get(col, col),
-                             marker_color=_COLORS[i % len(_COLORS)]))
-    fig.update_layout(title="Labels", barmode="group", xaxis_title="label",
-                      yaxis_title="samples", height=300, template="plotly_white",
-                      margin={"t": 40, "b": 10}, xaxis_type="category",
-                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1,
-                              "xanchor": "right"})
-    return fig
+        traces.append({"type": "bar", "x": counts.index.tolist(), "y": counts.to_numpy(),
+                       "name": (names or {}).get(col, col),
+                       "marker": {"color": _COLORS[i % len(_COLORS)]}})
+    return _figure(traces, {"title": {"text": "Labels"}, "barmode": "group",
+                            "xaxis": {"title": {"text": "label"}, "type": "category"},
+                            "yaxis": {"title": {"text": "samples"}}, "height": 300,
+                            "margin": {"t": 40, "b": 10}, "legend": _LEGEND})

@@ -59,3 +59,23 @@ def test_label_balance_counts():
     assert [t.name for t in fig.data] == ["gold", "machine_label"]
     assert list(fig.data[0].x) == ["a", "b"] and list(fig.data[0].y) == [1, 2]
     assert list(fig.data[1].x) == ["a", "b"] and list(fig.data[1].y) == [1, 3]
+
+
+def test_figures_are_valid_plotly_with_the_small_white_template():
+    import plotly.graph_objects as go
+
+    b = histogram_counts([0.1, 0.2, 0.9], bins=2, value_range=(0, 1), split=[True, False, True])
+    figs = [histogram(b, title="Machine confidence", x_title="confidence (0 to 1)",
+                      names={"True": "machine correct"}),
+            label_balance(pd.DataFrame({"machine_label": [0, 1, 1]}), ["machine_label"])]
+    for fig in figs:
+        go.Figure(fig.to_dict())  # plotly's validation accepts every key the builders write
+        assert fig.layout.template.layout.plot_bgcolor == "white"
+        assert not fig.layout.template.data.bar  # not the whole plotly_white tree
+    hist, labels = figs
+    assert hist.layout.title.text == "Machine confidence"
+    assert hist.layout.xaxis.title.text == "confidence (0 to 1)"
+    assert [t.name for t in hist.data] == ["False", "machine correct"]
+    assert [list(t.y) for t in hist.data] == [[1, 0], [1, 1]]
+    assert hist.layout.barmode == "stack" and hist.layout.showlegend is True
+    assert labels.layout.xaxis.type == "category" and list(labels.data[0].y) == [1, 2]
