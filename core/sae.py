@@ -173,6 +173,15 @@ class SAEInputs:
         machine_cm = np.bincount(t * c + p, minlength=c * c).reshape(c, c)
         return LabelCodes(gold=t, machine=p, classes=tuple(classes), machine_cm=machine_cm)
 
+    @cached_property
+    def gain_cells(self) -> Any:
+        """The samples in cells of similar effort and confidence gap
+        (:class:`core.sae_sweep.GainCells`), built once and kept with the inputs: the curve
+        against lambda computes only the gains of the cells its threshold crosses."""
+        from core.sae_sweep import GainCells  # a part that imports this module
+
+        return GainCells.build(self.a, self.b, self.l)
+
     @classmethod
     def from_arrays(cls, a, l=None, *, b=None, k=None, machine_label=None, human_label=None,
                     human_effort=None, labels=None) -> "SAEInputs":

@@ -9,6 +9,8 @@ Imported as ``from core.sae import sweep``.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -106,108 +108,186 @@ def _ranked_sums(g: np.ndarray, ks: np.ndarray, weights: list[np.ndarray],
     return sums, counts
 
 
-def _top_k_rows(g: np.ndarray, k: int, *, positive: bool = False) -> np.ndarray:
-    """:func:`top_k_mask` of every row of ``g`` (shape (R, n)) with the same k; with ``positive``,
-    among the strictly positive values only (the k first of those, or all when fewer)."""
-    r, n = g.shape
-    if k <= 0:
-        return np.zeros((r, n), dtype=bool)
-    if k >= n:
-        return g > 0 if positive else np.ones((r, n), dtype=bool)
-    v = np.partition(g, n - k, axis=1)[:, n - k][:, None]  # each row's k-th largest
-    sel = g > v
-    need = k - sel.sum(axis=1)
-    ties = g == v
-    n_ties = ties.sum(axis=1)
-    all_go = n_ties == need  # the usual case: only the k-th value itself
-    sel[all_go] |= ties[all_go]
-    some = np.flatnonzero(~all_go)
-    if len(some):
-        # among ties at the k-th value, the earliest columns (rows of the table) go first
-        t_some = ties[some]
-        sel[some] |= t_some & (np.cumsum(t_some, axis=1) <= need[some, None])
-    if positive:
-        few = np.count_nonzero(g > 0, axis=1) <= k  # then every positive one goes
-        sel[few] = g[few] > 0
-        sel &= g > 0
-    return sel
-
-
 def _bracketed_ok(inp: SAEInputs, lams: np.ndarray, n: int) -> bool:
-    """Whether :func:`_single_budget_bracketed` applies: 0 < N < M, several lambdas, and gains
-    that never rise with lambda, also in floating point (k_i = 0 and l_i >= 0)."""
+    """Whether :func:`single_budget_sets` applies: 0 < N < M, several lambdas, and gains that
+    never rise with lambda, also in floating point (k_i = 0 and l_i >= 0)."""
     return 0 < n < inp.M and len(lams) > 2 and bool(np.all(inp.k == 0)) and bool(
         np.all(inp.l >= 0))
 
 
-def _single_budget_bracketed(inp: SAEInputs, lams: np.ndarray, n: int, mode: str, summarise):
-    """The human set at each lambda for one budget N, exactly as :func:`solve_fast` picks it.
+@dataclass(frozen=True)
+class GainCells:
+    """The samples in cells of similar effort and confidence gap, for gain bounds per cell.
 
-    With k_i = 0 and l_i >= 0 every gain ``g_i(lambda) = (b_i - lambda l_i) - a_i`` is
-    non-increasing in lambda, also as computed in floating point, and so is the threshold v
-    (the N-th largest gain; in "at most" mode the N-th largest positive gain, 0 when fewer
-    than N are positive). For lambda in [lo, hi] (grid points where v is known exactly):
+    The samples are cut into slabs of equal count by effort l, and each slab into cells of equal
+    count by ``c = b - a``. Every cell keeps the least and greatest a, b and l of its samples, so
+    at any lambda, with k = 0 and l >= 0, the gain ``(b_i - lambda l_i) - a_i`` of each of its
+    samples lies, as computed in floating point (each operation rounds monotonically), between
 
-    * a sample with g_i(hi) > v(lo) is above the threshold at every lambda between: it goes to
-      a human (strictly above, so no tie rule is involved);
-    * a sample with g_i(lo) < v(hi) (or, "at most", g_i(lo) <= 0) never goes;
-    * only the rest (U, few when the lambdas are close) is ranked at each lambda: the
-      N - |sure| first of U by the stable rule (:func:`top_k_mask`; U keeps the row order, so ties
-      go as in the full ranking), "at most" among the positive gains only.
+        ``lo = (b_min - lambda l_max) - a_max``  and  ``hi = (b_max - lambda l_min) - a_min``.
 
-    An interval whose U is large is split at a grid point in between (one more exact
-    threshold). Yields per interval ``(positions in lams, summarise(sure mask), U's rows, mask of
-    shape (positions, U) of U's rows that go at each of these lambdas)``.
+    A line ``c - lambda l = t`` crosses about as many cells as there are slabs plus cells per
+    slab, so at any lambda only those cells' samples need their gains.
+
+    Attributes
+    ----------
+    perm : int array of shape (M,)
+        The samples, cell after cell.
+    starts : int array of shape (B + 1,)
+        Where each cell starts in ``perm`` (and the end).
+    cell : int array of shape (M,)
+        The cell of each sample.
+    a, b, l : arrays of shape (M,)
+        The inputs in the order of ``perm``.
+    a_lo, a_hi, b_lo, b_hi, l_lo, l_hi : arrays of shape (B,)
+        Each cell's least and greatest a, b and l.
     """
-    m = inp.M
-    order = np.argsort(lams, kind="stable")
-    sl = np.asarray(lams, float)[order]
-    at_most = mode == "at_most"
 
-    def gain(lam: float, idx=None) -> np.ndarray:
-        if idx is None:
-            return (inp.b - lam * inp.l) - (inp.a - lam * inp.k)  # as gains(): same values
-        return (inp.b[idx] - lam * inp.l[idx]) - (inp.a[idx] - lam * inp.k[idx])
+    perm: np.ndarray
+    starts: np.ndarray
+    cell: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    l: np.ndarray
+    a_lo: np.ndarray
+    a_hi: np.ndarray
+    b_lo: np.ndarray
+    b_hi: np.ndarray
+    l_lo: np.ndarray
+    l_hi: np.ndarray
 
-    thresholds: dict[int, float] = {}
-    g_at: dict[int, np.ndarray] = {}
+    @classmethod
+    def build(cls, a: np.ndarray, b: np.ndarray, l: np.ndarray, *, size: int = 64) -> "GainCells":
+        """Cells of about ``size`` samples on a square grid of slabs x cells (two sorts)."""
+        m = len(a)
+        n_slab = max(1, int(round(math.sqrt(m / size))))
+        edges = (np.arange(n_slab + 1) * m) // n_slab
+        slab = np.empty(m, dtype=np.int16 if n_slab < 2**15 else np.int64)
+        slab[np.argsort(l, kind="stable")] = np.repeat(np.arange(n_slab), np.diff(edges))
+        by_c = np.argsort(b - a, kind="stable")
+        perm = by_c[np.argsort(slab[by_c], kind="stable")]  # slab after slab, c ascending
+        sizes = np.diff(edges)
+        n_cell = max(1, min(n_slab, int(sizes.min())))
+        starts = np.r_[(edges[:-1, None] + (np.arange(n_cell)[None, :] * sizes[:, None])
+                        // n_cell).ravel(), m]
+        cell = np.empty(m, dtype=np.int64)
+        cell[perm] = np.repeat(np.arange(len(starts) - 1), np.diff(starts))
+        ap, bp, lp = a[perm], b[perm], l[perm]
+        first = starts[:-1]
+        return cls(perm=perm, starts=starts, cell=cell, a=ap, b=bp, l=lp,
+                   a_lo=np.minimum.reduceat(ap, first), a_hi=np.maximum.reduceat(ap, first),
+                   b_lo=np.minimum.reduceat(bp, first), b_hi=np.maximum.reduceat(bp, first),
+                   l_lo=np.minimum.reduceat(lp, first), l_hi=np.maximum.reduceat(lp, first))
 
-    def point(j: int) -> tuple[float, np.ndarray]:
-        if j in thresholds and j not in g_at:
-            g_at[j] = gain(float(sl[j]))
-        if j not in thresholds:
-            g = gain(float(sl[j]))
-            if at_most and int(np.count_nonzero(g > 0)) < n:
-                v = 0.0  # fewer than N positive gains: every positive one goes
-            else:
-                v = float(np.partition(g, m - n)[m - n])
-            thresholds[j], g_at[j] = v, g
-        return thresholds[j], g_at[j]
+    def positions(self, cells: np.ndarray) -> np.ndarray:
+        """The positions in ``perm`` of the samples of ``cells`` (indices, ascending)."""
+        cs, ce = self.starts[cells], self.starts[cells + 1]
+        lengths = ce - cs
+        if not len(lengths):
+            return np.empty(0, dtype=np.int64)
+        shift = cs - np.r_[0, np.cumsum(lengths)[:-1]]
+        return np.arange(int(lengths.sum())) + np.repeat(shift, lengths)
 
-    stack = [(0, len(sl) - 1)]
-    while stack:
-        j0, j1 = stack.pop()
-        v_hi, g_lo_lam = point(j0)  # at the smaller lambda: larger gains and threshold
-        v_lo, g_hi_lam = point(j1)
-        sure = g_hi_lam > v_hi
-        never = g_lo_lam < v_lo
-        if at_most:
-            never |= g_lo_lam <= 0
-        u = np.flatnonzero(~(sure | never))
-        last = j1 == len(sl) - 1
-        pts = range(j0, j1 + 1 if last else j1)
-        if j1 - j0 >= 2 and len(u) * len(pts) > 3 * m:
-            mid = (j0 + j1) // 2
-            stack += [(mid, j1), (j0, mid)]
+
+def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool,
+                sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The human set at one lambda (k = 0, 0 < n < M), as :func:`top_k_mask` picks it.
+
+    Returns ``(sure, taken)``: a bool mask of the cells all of whose samples go, and the positions
+    in ``cells.perm`` of the other samples that go.
+    """
+    lo = (cells.b_lo - lam * cells.l_hi) - cells.a_hi  # every gain of a cell is within [lo, hi]
+    hi = (cells.b_hi - lam * cells.l_lo) - cells.a_lo
+    n_cells = len(lo)
+    # the n-th largest gain t: at least n gains are >= the k-th largest lo when k cells hold n
+    # samples, and fewer than n gains exceed the k2-th largest hi when k2 - 1 cells hold fewer
+    k = -(-n // int(sizes.min()))
+    t_low = float(np.partition(lo, n_cells - k)[n_cells - k]) if k <= n_cells else -math.inf
+    k2 = (n - 1) // int(sizes.max()) + 1
+    t_high = float(np.partition(hi, n_cells - k2)[n_cells - k2]) if k2 <= n_cells else math.inf
+    for threshold_zero in (False, True):
+        if threshold_zero:  # "at most" with fewer than n positive gains: every positive one goes
+            t_low = t_high = 0.0
+        sure = lo > t_high
+        cand = np.flatnonzero(~sure & (hi >= t_low))
+        pos = cells.positions(cand)
+        g = (cells.b[pos] - lam * cells.l[pos]) - cells.a[pos]  # as gains(): the same values
+        if threshold_zero:
+            return sure, pos[g > 0]
+        room = n - int(sizes[sure].sum())  # 1 <= room <= len(g): t is among these gains
+        t = float(np.partition(g, len(g) - room)[len(g) - room])
+        if at_most and not t > 0:
             continue
-        fixed = summarise(sure)
-        room = n - fixed["count"]
-        lam_pts = sl[j0:pts.stop][:, None]
-        # the interval's lambdas at once, one row each; as gains(): same values
-        gu = (inp.b[u][None, :] - lam_pts * inp.l[u][None, :]) - \
-            (inp.a[u][None, :] - lam_pts * inp.k[u][None, :])
-        yield order[j0:pts.stop], fixed, u, _top_k_rows(gu, room, positive=at_most)
-        g_at.pop(j0, None)  # keep memory bounded (recomputed if a neighbour needs it)
+        take = g > t
+        need = room - int(np.count_nonzero(take))
+        if need > 0:  # ties at t: the earliest rows of the table first
+            tied = pos[g == t]
+            take_pos = np.r_[pos[take], tied[np.argsort(cells.perm[tied], kind="stable")[:need]]]
+            return sure, take_pos
+        return sure, pos[take]
+    raise AssertionError("unreachable")
+
+
+def single_budget_sets(inp: SAEInputs, lams: np.ndarray, n: int, mode: str,
+                       weights: np.ndarray, cats: np.ndarray | None = None,
+                       n_cats: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sums over the human set at each lambda for one budget N, exactly as :func:`solve_fast`
+    picks it, without an O(M) pass per lambda.
+
+    With k_i = 0 and l_i >= 0 (:func:`_bracketed_ok`) the samples' gains are bounded per cell of
+    :class:`GainCells` (built once per inputs and kept with them). At each lambda, the bounds
+    give a range for the N-th largest gain t; the cells entirely above it go to humans whole,
+    the cells entirely below stay, and only the samples of the cells that straddle it get their
+    gains computed: t is among those, and the human set is the cells above plus those samples
+    above t, then ties at t by earliest row (the stable rule; "at most" mode among the positive
+    gains only). The selection is exact, whatever the cells; they only decide how many gains
+    are computed.
+
+    Parameters
+    ----------
+    inp : SAEInputs
+        With k_i = 0 and l_i >= 0.
+    lams : array of shape (L,)
+    n : int
+        The budget, 0 < n < M.
+    mode : {"at_most", "exactly"}
+    weights : array of shape (q, M)
+        Per-sample values to sum over each human set.
+    cats : int array of shape (M,), optional
+        A category per sample (-1: none) to count in each human set.
+    n_cats : int
+
+    Returns
+    -------
+    counts : int array of shape (L,)
+    sums : array of shape (L, q)
+    cat_counts : array of shape (L, n_cats)
+    """
+    cells = inp.gain_cells
+    at_most = mode == "at_most"
+    sizes = np.diff(cells.starts)
+    w_perm = weights[:, cells.perm]
+    first = cells.starts[:-1]
+    cell_sums = np.add.reduceat(w_perm, first, axis=1).T  # (B, q)
+    n_b = len(first)
+    if cats is not None:
+        ok = cats >= 0
+        cell_cats = np.bincount(cells.cell[ok] * n_cats + cats[ok],
+                                minlength=n_b * n_cats).reshape(n_b, n_cats).astype(float)
+        c_perm = cats[cells.perm]
+    lams = np.asarray(lams, dtype=float)
+    counts = np.empty(len(lams), dtype=np.int64)
+    sums = np.empty((len(lams), weights.shape[0]))
+    cat_counts = np.zeros((len(lams), n_cats))
+    for i, lam in enumerate(lams):
+        sure, pos = _cells_pick(cells, float(lam), n, at_most, sizes)
+        sf = sure.astype(float)
+        counts[i] = int(sizes[sure].sum()) + len(pos)
+        sums[i] = sf @ cell_sums + w_perm[:, pos].sum(axis=1)
+        if cats is not None:
+            cp = c_perm[pos]
+            cat_counts[i] = sf @ cell_cats + np.bincount(cp[cp >= 0], minlength=n_cats)
+    return counts, sums, cat_counts
 
 
 def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_most") -> pd.DataFrame:
@@ -218,7 +298,7 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
     matrix after moving the first n samples to humans, their efforts, confidences and gains).
     With a single budget (the curve against lambda at the current N) no ordering is needed: the
     N samples the ranking puts first are found per lambda among the few whose place can change
-    since the neighbouring lambdas (:func:`_single_budget_bracketed`; in O(M) per lambda when
+    since the neighbouring lambdas (:func:`single_budget_sets`; in O(M) per lambda when
     gains may rise with lambda). Ties follow the module's rule throughout, so the result
     equals :func:`solve_fast` + :func:`evaluate` at every grid point.
 
@@ -285,41 +365,22 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
     if n_n == 1 and _bracketed_ok(inp, lams, int(ns[0])):
         # one budget over many lambdas (the "against lambda" curve at the current N): the top-N
         # sets of neighbouring lambdas share most samples, so each lambda only ranks the few
-        # whose place can change (:func:`_single_budget_bracketed`)
-        # the sums every lambda needs, as rows of one matrix: a mask's sums are one product
-        # (k_i = 0 on this path, so a gain's sum is sum(b - a) - lambda sum(l))
+        # whose place can change (:func:`single_budget_sets`); k_i = 0 on this path, so a
+        # gain's sum is sum(b - a) - lambda sum(l)
         rows = np.vstack([inp.b - inp.a, inp.l] + ([he] if he is not None else []))
-
-        def summarise(mask: np.ndarray) -> dict[str, Any]:
-            sums = rows @ mask.astype(float)
-            out = {"count": int(np.count_nonzero(mask)), "sums": sums}
-            if gold:
-                w = mask & wrong
-                out["pairs"] = np.bincount(pair[w], minlength=c * c)
-                out["gold"] = np.bincount(t[w], minlength=c)
-            return out
-
-        conf_sum = float(inp.a.sum())
-        for pos, fixed, u, sel in _single_budget_bracketed(inp, lams, int(ns[0]), mode,
-                                                          summarise):
-            sel_f = sel.astype(float)
-            cols["n_human"][pos, 0] = fixed["count"] + sel.sum(axis=1)
-            sums = fixed["sums"][None, :] + sel_f @ rows[:, u].T  # one row per lambda
-            c_sum, l_sum = sums[:, 0], sums[:, 1]
-            cols["objective"][pos, 0] = conf_sum + (c_sum - lams[pos] * l_sum)
-            cols["expected_reliability"][pos, 0] = (a_sum + c_sum) / m
-            cols["time_cost_predicted"][pos, 0] = l_sum / l_total if l_total > 0 else np.nan
-            cols["time_cost"][pos, 0] = sums[:, 2] / he_total if he is not None else np.nan
-            if gold:
-                wpos = np.flatnonzero(wrong[u])  # U's samples the machine gets wrong
-                onehot_pair = np.zeros((len(wpos), c * c))
-                onehot_pair[np.arange(len(wpos)), pair[u][wpos]] = 1.0
-                onehot_gold = np.zeros((len(wpos), c))
-                onehot_gold[np.arange(len(wpos)), t[u][wpos]] = 1.0
-                moved = sel_f[:, wpos]
-                cm = cm0[None, :] - fixed["pairs"][None, :] - moved @ onehot_pair
-                cm[:, np.arange(c) * (c + 1)] += fixed["gold"][None, :] + moved @ onehot_gold
-                conf[pos, 0] = cm
+        count, sums, moved = single_budget_sets(inp, lams, int(ns[0]), mode, rows,
+                                                pair if gold else None, c * c if gold else 0)
+        c_sum, l_sum = sums[:, 0], sums[:, 1]
+        cols["n_human"][:, 0] = count
+        cols["objective"][:, 0] = float(inp.a.sum()) + (c_sum - lams * l_sum)
+        cols["expected_reliability"][:, 0] = (a_sum + c_sum) / m
+        cols["time_cost_predicted"][:, 0] = l_sum / l_total if l_total > 0 else np.nan
+        cols["time_cost"][:, 0] = sums[:, 2] / he_total if he is not None else np.nan
+        if gold:
+            # the machine's errors sent to humans, by (gold, machine) pair
+            cm = cm0[None, :] - moved
+            cm[:, np.arange(c) * (c + 1)] += moved.reshape(-1, c, c).sum(axis=2)
+            conf[:, 0] = cm
     elif n_n == 1:
         # one budget (the "against lambda" curve at the current N): no ranking is needed, only
         # the N samples the sort would put first, found in O(M) per lambda (:func:`top_k_mask`)
