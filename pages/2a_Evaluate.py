@@ -187,13 +187,21 @@ if st.button("Plan the round", type="primary"):
 rounds = ws.list_rounds(dsid)
 if rounds.empty:
     st.info("No round for this dataset yet: plan one above.")
+    next_step(None, "plan a round (1 · Plan the round, above)",
+              "Choose budget mode (N and λ from the Trade-off page, plus an audit) or guarantee "
+              "mode (a certified accuracy), then press Plan the round. The queue to send to "
+              "annotators appears here once the round is planned.")
     st.stop()
 ids = rounds["id"].tolist()
 if ss["evaluate"].get("round_id") not in ids:
     ss["evaluate"] = {**ss["evaluate"], "round_id": ids[0]}
-labels_of = {r.id: f"#{r.id} · {r.kind} · {r.n_labelled:,} of {r.n_to_label:,} labelled · {r.created}"
-             for r in rounds.itertuples()}
+# option labels that do not change while a round is labelled: the browser kept a selectbox's
+# old option text after the labels moved on; the progress is a caption below it
+labels_of = {r.id: f"#{r.id} · {r.kind} · {r.created}" for r in rounds.itertuples()}
 rid = ev_widget(st.selectbox, "Round", "round_id", options=ids, format_func=labels_of.get)
+chosen = rounds.loc[rounds["id"] == rid].iloc[0]
+st.caption(f"Round #{rid}: {int(chosen['n_labelled']):,} of {int(chosen['n_to_label']):,} "
+           "labelled")
 try:
     rnd, design = R.round_design(ws, rid)
 except DataError as exc:
@@ -420,6 +428,9 @@ except DataError as exc:
     st.stop()
 if summary["estimate_error"]:
     st.info(f"No result yet: {summary['estimate_error']}.")
+    next_step(None, "label the queue and take the labels back (sections 2 and 3, above)",
+              "Send the queue to annotators (CSV or Label Studio), then import their labels; "
+              "the result, its interval and the report appear here as soon as the labels allow.")
     st.stop()
 est = summary["estimate"]
 effort = summary["effort"]

@@ -272,18 +272,22 @@ def synced(widget, label: str, state_key: str, *, wkey: str | None = None, **kwa
     return widget(label, key=wkey, on_change=_copy, args=(wkey, state_key), **kwargs)
 
 
-def next_step(page: str, label: str, why: str = "") -> None:
-    """End a page with the next step of the workflow: a link to ``pages/<page>``.
+def next_step(page: str | None, label: str, why: str = "") -> None:
+    """End a page with the next step of the workflow: a link to ``pages/<page>``, or, when
+    ``page`` is None, a step on this same page (shown as text).
 
     Run on its own (a page test, without the app's navigation) the page shows the step as text.
     """
     from streamlit.errors import StreamlitAPIException
 
     st.divider()
-    try:
-        st.page_link(f"pages/{page}", label=f"Next: {label}", icon="➡️")
-    except StreamlitAPIException:
+    if page is None:
         st.markdown(f"**Next: {label}**")
+    else:
+        try:
+            st.page_link(f"pages/{page}", label=f"Next: {label}", icon="➡️")
+        except StreamlitAPIException:
+            st.markdown(f"**Next: {label}**")
     if why:
         st.caption(why)
 

@@ -39,17 +39,19 @@ def test_unexpected_page_error_becomes_a_message(tmp_path, monkeypatch):
     assert at.error and "The Broken page failed" in at.error[0].value and "boom" in at.error[0].value
 
 
-# issue 13: every page ends with the next step of the workflow (the Evaluate page once a round
-# has a result: see tests/app/test_page_evaluate.py)
+# issue 13: every page ends with the next step of the workflow (Confidence and Effort: their page
+# tests; the Evaluate page's steps before and after a result: tests/app/test_page_evaluate.py)
 NEXT_STEPS = {
     "0_Home.py": "Data", "1_Data.py": "Trade-off", "2_Trade-off.py": "Evaluate",
+    "2a_Evaluate.py": "plan a round (1 · Plan the round, above)",
     "5_Fairness.py": "Turns", "6_Turns.py": "Evaluate", "7_Scorekeeping.py": "ToolTalk",
     "8_ToolTalk.py": "Home",
 }
 
 
 @pytest.mark.parametrize("page, step", sorted(NEXT_STEPS.items()))
-def test_every_page_ends_with_the_next_step(run_page, page, step):
+def test_every_page_ends_with_the_next_step(run_page, page, step, tmp_path, monkeypatch):
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))  # Evaluate: no round yet
     at = run_page(page, timeout=300)
     assert not at.exception
     # run alone (no navigation) the step is shown as text instead of a page link

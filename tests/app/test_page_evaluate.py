@@ -33,14 +33,16 @@ def test_budget_round_plan_simulate_result(run_page, fresh_workspace):
     assert not at.exception and not at.error
     assert any("Expected interval on a class share" in i.value for i in at.info)
     assert any("No round for this dataset yet" in i.value for i in at.info)
+    # before a result the page still ends with the next step, on this page
+    assert at.markdown[-1].value == "**Next: plan a round (1 · Plan the round, above)**"
     click(at, "Plan the round")
     assert any("Round #1 planned and saved" in s.value for s in at.success)
     assert any("still need a human label" in i.value for i in at.info)
+    assert at.markdown[-1].value.startswith("**Next: label the queue and take the labels back")
     # partial import first: progress shows it
     at.slider[0].set_value(0.5).run()
     click(at, "Fill labels from gold")
-    rounds = at.selectbox(key="_w_ev_round_id")
-    assert "989 of 1,978 labelled" in rounds.format_func(rounds.value)
+    assert _round_progress(at) == "Round #1: 989 of 1,978 labelled"
     at.slider[0].set_value(1.0).run()
     click(at, "Fill labels from gold")
     labels = [m.label for m in at.metric]
@@ -69,8 +71,8 @@ def test_work_survives_a_new_session(run_page, fresh_workspace):
     click(at, "Fill labels from gold")
     second = run_page(PAGE)  # a new session over the same workspace
     assert not second.exception
-    box = second.selectbox(key="_w_ev_round_id")
-    assert box.value == 1 and "1,978 of 1,978 labelled" in box.format_func(1)
+    assert second.selectbox(key="_w_ev_round_id").value == 1
+    assert _round_progress(second) == "Round #1: 1,978 of 1,978 labelled"
     assert [m.label for m in second.metric][-1] == "Accuracy of the final labels"
 
 
@@ -157,6 +159,11 @@ def _queue_labels(at: AppTest):
     return demo.iloc[rows][["sample_id", "human_label"]].rename(columns={"human_label": "label"})
 
 
+def _round_progress(at: AppTest) -> str:
+    """The caption under the round selector (its option labels do not carry the progress)."""
+    return next(c.value for c in at.caption if c.value.startswith("Round #"))
+
+
 def test_csv_import_partial_then_complete(run_page, fresh_workspace):
     at = run_page(PAGE)
     click(at, "Plan the round")
@@ -166,11 +173,11 @@ def test_csv_import_partial_then_complete(run_page, fresh_workspace):
         ("first.csv", first.to_csv(index=False).encode(), "text/csv")).run()
     click(at, "Import these labels")
     assert any("412 rows labelled from first.csv" in s.value for s in at.success)
-    assert "412 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+    assert _round_progress(at) == "Round #1: 412 of 1,978 labelled"
     at.file_uploader(key="_w_labels_csv").set_value(
         ("rest.csv", rest.to_csv(index=False).encode(), "text/csv")).run()
     click(at, "Import these labels")
-    assert "1,978 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+    assert _round_progress(at) == "Round #1: 1,978 of 1,978 labelled"
     assert [m.label for m in at.metric][-1] == "Accuracy of the final labels"
 
 
@@ -195,7 +202,7 @@ def test_bad_label_files_are_refused_and_nothing_is_lost(run_page, fresh_workspa
     errors = [e.value for e in at.error]
     assert any(message in e and "bad.csv" in e for e in errors), errors
     assert any("Nothing was imported" in i.value for i in at.info)
-    assert "10 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+    assert _round_progress(at) == "Round #1: 10 of 1,978 labelled"
 
 
 def test_wrong_file_for_a_label_studio_export(run_page, fresh_workspace):
@@ -206,7 +213,7 @@ def test_wrong_file_for_a_label_studio_export(run_page, fresh_workspace):
         ("export.json", b'{"not": "an export"}', "application/json")).run()
     click(at, "Import these labels")
     assert any("export.json" in e.value for e in at.error)
-    assert "0 of 1,978 labelled" in at.selectbox(key="_w_ev_round_id").format_func(1)
+    assert _round_progress(at) == "Round #1: 0 of 1,978 labelled"
 
 
 def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
