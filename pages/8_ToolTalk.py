@@ -95,8 +95,10 @@ with opt_col:
     sim_choice = st.radio("Text similarity", list(SIMILARITIES), format_func=SIMILARITIES.get,
                           index=list(SIMILARITIES).index(ss["tt_similarity"]), key="_w_tt_similarity")
     ss["tt_similarity"] = sim_choice
-    strict = st.checkbox("Also require the same SendMessage receiver (not ToolTalk's rule)",
-                         value=bool(ss["tt_strict"]), key="_w_tt_strict")
+    strict = st.checkbox("Check the SendMessage receiver", value=bool(ss["tt_strict"]), key="_w_tt_strict",
+                         help="Not ToolTalk's rule: ToolTalk's receiver check compares the prediction with "
+                              "itself, so it never checks the receiver. Tick to also require the same "
+                              "receiver as the ground truth.")
     ss["tt_strict"] = bool(strict)
 
 if uploads:
@@ -189,61 +191,128 @@ st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground
            f"matches, {agg['actions']} predicted actions ({agg['bad_actions']} incorrect); mean soft success "
            f"{fmt(agg['soft_success_rate'], 3)}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
 
-# Column widths: names medium, free text (scenario, calls, reasons) large, numbers and flags sized by
-# their header; headers in words (the CSV's column name in the tooltip); rates with 3 decimals.
-def _config(df: pd.DataFrame, text=(), names=()) -> dict:
-    """One column configuration per column: text and name columns as given, then by type."""
+# Tables: short headers in words (the CSV's column name and its meaning in the tooltip), widths in
+# pixels that add up to at most TABLE_WIDTH (the page's content at a 1,400 px window with the
+# sidebar open), long text wrapped over several lines, every row shown up to MAX_ROWS. Numbers are
+# written by a Styler (no number column has a column_config format: the grid would ignore the
+# Styler's text); a missing value (an undefined rate, no exception) is drawn as the grid's
+# placeholder "—", whatever the Styler says (without a placeholder it reads "None").
+TABLE_WIDTH = 900
+MISSING = "—"
+WRAP = 70  # row height (px) from which the grid wraps text: 3 lines
+MAX_ROWS = 15
+RATE_HELP = {
+    "precision": "precision: matched predictions / predictions (— : no prediction of this tool, so "
+                 "precision is undefined)",
+    "recall": "recall: matched ground-truth calls / ground-truth calls (— : no reference call of this "
+              "tool in the ground truth, so recall is undefined)",
+}
+COLUMNS = {  # column -> (header, tooltip, width in px, kind)
+    "conversation": ("Conversation", "conversation: the conversation's name", 180, "text"),
+    "source": ("File", "source: the file the conversation was read from", 180, "text"),
+    "scenario": ("Scenario", "scenario: the conversation's scenario (the demo: its perturbation)", 200,
+                 "text"),
+    "success": ("Success", "success: recall 1 and no incorrect action", 75, "check"),
+    "precision": ("Precision", RATE_HELP["precision"], 85, "number"),
+    "recall": ("Recall", RATE_HELP["recall"], 70, "number"),
+    "soft_success": ("Soft success", "soft_success: recall × (1 − incorrect-action rate)", 90, "number"),
+    "action_precision": ("Action prec.", "action_precision: valid actions / actions (1 without actions)",
+                         95, "number"),
+    "bad_action_rate": ("Incorrect rate", "bad_action_rate: incorrect actions / actions (0 without "
+                        "actions)", 105, "number"),
+    "predictions": ("Predicted", "predictions: predicted calls", 85, "number"),
+    "ground_truths": ("Truth calls", "ground_truths: ground-truth (reference) calls", 95, "number"),
+    "matches": ("Matches", "matches: predictions matched to a ground-truth call", 80, "number"),
+    "actions": ("Actions", "actions: predicted calls of action tools", 75, "number"),
+    "valid_actions": ("Valid", "valid_actions: predicted actions that matched or failed with an "
+                      "exception", 60, "number"),
+    "bad_actions": ("Incorrect", "bad_actions: incorrect actions (unmatched actions that executed)", 85,
+                    "number"),
+    "has_predictions": ("With predictions", "has_predictions: the file carries `predictions` (unticked: "
+                        "bare ground truth)", 120, "check"),
+    "tool": ("Tool", "tool: the tool's api_name", 140, "text"),
+    "kind": ("Kind of tool", "kind: action tools change the world, non-action tools only read", 110,
+             "text"),
+    "is_action": ("Action", "is_action: one of ToolTalk's action tools", 65, "check"),
+    "matched_ground_truths": ("Matched", "matched_ground_truths: ground-truth calls a prediction matched",
+                              80, "number"),
+    "matched_predictions": ("Correct", "matched_predictions: predictions that matched a ground-truth call",
+                            80, "number"),
+    "failed_predictions": ("Failed", "failed_predictions: predictions that raised an exception", 70,
+                           "number"),
+    "turn": ("Turn", "turn: the conversation turn", 55, "number"),
+    "prediction": ("Call #", "prediction: the prediction's position in the conversation (1 = first)", 70,
+                   "number"),
+    "call": ("Call", "call: Tool(argument=value, …) without the session token; the CSV holds every "
+             "argument as JSON", 330, "text"),
+    "reason": ("Why incorrect", "reason: why the call matched no ground-truth call", 265, "text"),
+    "#": ("#", "#: the call's position (1 = first)", 40, "number"),
+    "match": ("Matched", "match: matched a ground-truth call", 70, "check"),
+    "ground truth #": ("Truth #", "ground truth #: the ground-truth call it matched (— : none)", 70,
+                       "number"),
+    "action": ("Action", "action: a call of an action tool", 60, "check"),
+    "incorrect action": ("Incorrect", "incorrect action: an unmatched action that executed", 80, "check"),
+    "exception": ("Exception", "exception: the error the call raised (— : none)", 80, "text"),
+    "why unmatched": ("Why unmatched", "why unmatched: the first reason the comparator gave (empty: "
+                      "matched)", 185, "text"),
+    "matched": ("Matched", "matched: a prediction matched this call", 80, "check"),
+}
+KINDS = {"text": st.column_config.TextColumn, "number": st.column_config.NumberColumn,
+         "check": st.column_config.CheckboxColumn}
+
+
+def _show(df: pd.DataFrame, order: list[str], *, widths: dict | None = None, wrap: int = 35) -> None:
+    """One table: the columns in ``order`` with their header, tooltip and width (``widths``
+    overrides), numbers written by a Styler (rates with 3 decimals, whole numbers without),
+    every missing value as "—"."""
     config = {}
-    for col in df.columns:
-        kind, label = df[col].dtype.kind, str(col).replace("_", " ")
-        if col in text:
-            config[col] = st.column_config.TextColumn(label, help=col, width="large")
-        elif col in names or kind not in "biuf":
-            config[col] = st.column_config.TextColumn(label, help=col, width="medium")
-        elif kind == "b":
-            config[col] = st.column_config.CheckboxColumn(label, help=col)
-        else:
-            config[col] = st.column_config.NumberColumn(label, help=col, format="%.3f" if kind == "f" else "%d")
-    return config
-
-
-def _rates(df: pd.DataFrame):
-    """A table whose undefined rates (no call of that kind) read "—", not "None"."""
-    return df.style.format("{:.3f}", subset=[c for c in ("recall", "precision") if c in df], na_rep="—")
+    for col in order:
+        label, help_, width, kind = COLUMNS[col]
+        config[col] = KINDS[kind](label, help=help_, width=(widths or {}).get(col, width))
+    floats = [c for c in df.columns if df[c].dtype.kind == "f"]
+    whole = [c for c in floats if c in ("ground truth #",)]
+    styled = (df.style.format("{:.3f}", subset=[c for c in floats if c not in whole], na_rep=MISSING)
+              .format("{:.0f}", subset=whole, na_rep=MISSING)
+              .format(None, subset=[c for c in df.columns if df[c].dtype.kind == "O"], na_rep=MISSING))
+    st.dataframe(styled, hide_index=True, width="stretch", column_order=order, column_config=config,
+                 row_height=wrap, height=min(len(df), MAX_ROWS) * wrap + 38, placeholder=MISSING)
 
 
 def _download(label: str, df: pd.DataFrame, file_name: str) -> None:
     st.download_button(label, to_csv_safe(df).encode(), file_name=file_name, mime="text/csv")
 
 
+BREAKDOWN = ["ground_truths", "matched_ground_truths", "recall", "predictions", "matched_predictions",
+             "precision", "failed_predictions", "bad_actions"]
+
 # ------------------------------------------------------------------ per conversation
 st.subheader("Per conversation")
-st.dataframe(table, hide_index=True, width="stretch",
-             column_order=["conversation", "scenario", "success", "precision", "recall", "soft_success",
-                           "action_precision", "bad_action_rate", "predictions", "ground_truths", "matches",
-                           "actions", "valid_actions", "bad_actions", "has_predictions", "source"],
-             column_config=_config(table, text=("scenario",), names=("conversation", "source")))
-_download("Download the per-conversation table (CSV; also the figure's data)", table,
+_show(table, ["conversation", "scenario", "success", "precision", "recall", "soft_success",
+              "action_precision", "bad_action_rate"], wrap=WRAP)
+st.markdown("**Calls per conversation**")
+_show(table, ["conversation", "predictions", "ground_truths", "matches", "actions", "valid_actions",
+              "bad_actions", "source"], wrap=WRAP)
+_download("Download both per-conversation tables (CSV; also the figure's data)", table,
           "tooltalk_conversations.csv")
 st.plotly_chart(conversation_figure(table), width="stretch")
 
 # ------------------------------------------------------------------ per tool, action vs non-action
 st.subheader("Per tool")
-tool_config = _config(tools, names=("tool",))
-tool_config["is_action"] = st.column_config.CheckboxColumn("action tool", width="small")
-st.dataframe(_rates(tools), hide_index=True, width="stretch", column_config=tool_config)
+_show(tools, ["tool", "is_action", *BREAKDOWN])
 _download("Download the per-tool table (CSV; also the figure's data)", tools, "tooltalk_tools.csv")
+st.caption(f"**{MISSING}** in Recall: no reference call of that tool in the ground truth, so recall is "
+           f"undefined; **{MISSING}** in Precision: no "
+           "prediction of that tool. Hover over a header for its definition.")
 st.plotly_chart(tool_figure(tools), width="stretch")
-st.caption(f"On the figure, an asterisk ({ACTION_MARK.strip()}) after a tool's name marks an action tool. "
-           "In the tables, — : no call of that tool, so no rate.")
+st.caption(f"On the figure, an asterisk ({ACTION_MARK.strip()}) after a tool's name marks an action tool.")
 
 st.subheader("Action vs non-action tools")
-st.dataframe(_rates(kinds), hide_index=True, width="stretch", column_config=_config(kinds, names=("kind",)))
+_show(kinds, ["kind", *BREAKDOWN])
 k1, k2 = st.columns([2, 3])
 with k1:
     st.caption("Action tools change the world (send, add, delete, modify, log in…); an unmatched action that "
-               "executed is an incorrect action. Non-action tools only read (search, query, weather). "
-               "— : no call of that kind.")
+               f"executed is an incorrect action. Non-action tools only read (search, query, weather). "
+               f"{MISSING} : no call of that kind, so no rate.")
     _download("Download this table (CSV; also the figure's data)", kinds, "tooltalk_action_kinds.csv")
 with k2:
     st.plotly_chart(action_figure(kinds), width="stretch")
@@ -252,11 +321,9 @@ st.subheader("Incorrect actions")
 if bad.empty:
     st.success("No incorrect action: every executed action call matched a ground-truth call.")
 else:
-    st.dataframe(bad, hide_index=True, width="stretch",
-                 column_order=["conversation", "turn", "prediction", "call", "reason", "source"],
-                 column_config=_config(bad, text=("call", "reason"), names=("conversation", "source")))
+    _show(bad, ["conversation", "turn", "prediction", "call", "reason"], wrap=WRAP)
     st.caption("Calls written as `Tool(argument=value, …)` without the session token; the CSV also holds "
-               "every argument as JSON.")
+               "every argument as JSON and the file of each conversation.")
     _download("Download the incorrect actions (CSV)", bad, "tooltalk_incorrect_actions.csv")
 
 # ------------------------------------------------------------------ one conversation
@@ -266,14 +333,10 @@ pick = st.selectbox("Conversation", range(len(scores)), format_func=lambda i: na
 sc = scores[int(pick)]
 predicted, truth = prediction_table(sc, omit=OMIT), ground_truth_table(sc, omit=OMIT)
 st.markdown("**Predicted calls** (in order)")
-st.dataframe(predicted, hide_index=True, width="stretch",
-             column_order=["#", "turn", "call", "match", "ground truth #", "action", "incorrect action",
-                           "exception", "why unmatched"],
-             column_config={**_config(predicted, text=("call", "why unmatched"), names=("exception",)),
-                            "ground truth #": st.column_config.NumberColumn(format="%d", width="small")})
+_show(predicted, ["#", "turn", "call", "match", "ground truth #", "action", "incorrect action", "exception",
+                  "why unmatched"], widths={"call": 260}, wrap=90)
 st.markdown("**Ground-truth calls**")
-st.dataframe(truth, hide_index=True, width="stretch", column_order=["#", "turn", "call", "matched"],
-             column_config=_config(truth, text=("call",)))
+_show(truth, ["#", "turn", "call", "matched"], widths={"call": 700}, wrap=WRAP)
 st.caption("Calls written as `Tool(argument=value, …)` without the session token (`Tool(?)`: arguments "
            "that could not be parsed); the CSVs also hold every argument as JSON.")
 c_pred, c_truth = st.columns(2)

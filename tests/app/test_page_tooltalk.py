@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.app.conftest import shown_cells
+
 from core.tooltalk import ground_truth_as_predictions
 
 PAGE = "8_ToolTalk.py"
@@ -47,6 +49,18 @@ def _metrics(at) -> dict[str, str]:
 def _texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
 
+def _table(at, *first: str):
+    """The st.dataframe whose shown columns begin with ``first`` (the page's order may change)."""
+    found = [d for d in at.dataframe if _layout(d)[0][:len(first)] == list(first)]
+    assert len(found) == 1, (first, [_layout(d)[0] for d in at.dataframe])
+    return found[0]
+
+
+INCORRECT = ("conversation", "turn", "prediction", "call")
+PREDICTED = ("#", "turn", "call", "match")
+TRUTH = ("#", "turn", "call", "matched")
+
+
 def _layout(element) -> tuple[list[str], dict]:
     """The shown columns (in order) and the column configuration of an st.dataframe."""
     config = json.loads(element.proto.columns)
@@ -78,7 +92,7 @@ def test_demo_with_exact_similarity(run_page):
     # both paraphrased arguments now fail: 15 matches, 5 incorrect actions, 7 valid
     assert (m["Precision"], m["Recall"], m["Success rate"]) == ("0.625", "0.652", "0.417")
     assert (m["Incorrect-action rate"], m["Action precision"]) == ("0.385", "0.538")
-    bad = at.dataframe[3].value
+    bad = _table(at, *INCORRECT).value
     assert sorted(bad["tool"]) == ["AddAlarm", "AddReminder", "CreateEvent", "SendEmail", "SendMessage"]
 
 
@@ -105,7 +119,7 @@ def test_upload_json_files_and_zip_with_a_bad_file(run_page):
     assert (m["Precision"], m["Recall"]) == ("0.667", "0.667")
     assert (m["Incorrect-action rate"], m["Action precision"]) == ("0.333", "0.667")
     assert list(at.dataframe[0].value["conversation"]) == ["one", "two"]
-    bad = at.dataframe[3].value
+    bad = _table(at, *INCORRECT).value
     assert list(bad["tool"]) == ["AddAlarm"] and "'time' differs" in bad["reason"].iloc[0]
 
     # the SendMessage receiver is not checked by ToolTalk; the option checks it
@@ -159,7 +173,7 @@ def test_shared_easy_conversations_with_ground_truth_predictions(run_page, share
     assert m["Conversations"] == "28" and m["Success rate"] == "1.000"
     assert (m["Precision"], m["Recall"], m["Incorrect-action rate"]) == ("1.000", "1.000", "0.000")
     assert any("No incorrect action" in t for t in _texts(at.success))
-    tools = at.dataframe[1].value
+    tools = _table(at, "tool").value
     assert len(tools) == 28 and int(tools["is_action"].sum()) == 18
 
 
@@ -175,7 +189,7 @@ def test_bare_ground_truth_is_flagged(run_page, shared_data: Path):
 
 def test_calls_readable_and_columns_sized(run_page):
     """Issue 13: calls as ``Tool(arg=value, ...)`` (session token left out) instead of raw JSON;
-    text columns sized; headers in words."""
+    long text wrapped in sized columns; headers in words with the column name in the tooltip."""
     wrong = _pred(ALARM, time="08:00:00")
     at = run_page(PAGE, state=EXACT)
     at.file_uploader[0].set_value([("two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]),
@@ -183,29 +197,56 @@ def test_calls_readable_and_columns_sized(run_page):
     at.run()
     assert not at.exception and not at.error
     # incorrect actions: the readable call is shown, the JSON arguments only in the CSV
-    order, config = _layout(at.dataframe[3])
+    element = _table(at, *INCORRECT)
+    order, config = _layout(element)
     assert "call" in order and "arguments" not in order
-    bad = at.dataframe[3].value
+    bad = element.value
     assert list(bad["call"]) == ['AddAlarm(time="08:00:00")']
     assert json.loads(bad["arguments"].iloc[0]) == {"session_token": TOKEN, "time": "08:00:00"}
-    assert config["call"]["width"] == "large" and "width" not in config["turn"]
+    assert config["call"]["width"] > 3 * config["turn"]["width"]
+    assert element.proto.row_height >= 65  # the grid wraps text only above 64 px
     # the detail tables of the conversation
-    order, config = _layout(at.dataframe[4])
-    assert order[:3] == ["#", "turn", "call"] and "arguments" not in order
-    calls = at.dataframe[4].value["call"].tolist()
+    order, _ = _layout(_table(at, *PREDICTED))
+    assert "arguments" not in order
+    calls = _table(at, *PREDICTED).value["call"].tolist()
     assert calls == ['AddAlarm(time="08:00:00")', 'SendMessage(receiver="bob", message="See you at five")']
-    truth = at.dataframe[5].value
+    truth = _table(at, *TRUTH).value
     assert truth["call"].tolist()[0] == 'AddAlarm(time="07:00:00")'
     assert truth["matched"].tolist() == [False, True]
-    assert not any(str(v).startswith("{") for df in (bad, at.dataframe[4].value, truth)
-                   for v in df["call"])
-    # per conversation: numbers narrow, the scenario wide, names medium
+    for element in at.dataframe:  # no cell shown is raw JSON
+        for column in shown_cells(element).columns:
+            for v in shown_cells(element)[column]:
+                assert not (v.startswith(("{", "[")) and _is_json(v)), (column, v)
+    # per conversation: headers in words, the column name and its meaning in the tooltip
     order, config = _layout(at.dataframe[0])
-    assert order[0] == "conversation" and config["conversation"]["width"] == "medium"
-    assert config["scenario"]["width"] == "large"
-    assert config["bad_action_rate"]["label"] == "bad action rate"
-    assert config["bad_action_rate"]["help"] == "bad_action_rate"
+    assert order[:2] == ["conversation", "scenario"]
+    assert config["bad_action_rate"]["label"] == "Incorrect rate"
+    assert config["bad_action_rate"]["help"].startswith("bad_action_rate: incorrect actions / actions")
     assert any("without the session token" in t for t in _texts(at.caption))
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def test_every_table_fits_and_explains_its_columns(run_page):
+    """Issue 13: every shown column has a header in words, a tooltip naming the CSV column and a
+    width in pixels; the widths add up to the page's content width at a 1,400 px window (about
+    930 px with the sidebar open), and each header fits its column (at most 6 px a character at
+    the grid's 14 px font, measured 5.1 px in chromium, plus 16 px of padding)."""
+    at = run_page(PAGE, state=EXACT)
+    assert len(at.dataframe) == 7
+    for element in at.dataframe:
+        order, config = _layout(element)
+        assert sum(config[c]["width"] for c in order) <= 900, order
+        for col in order:
+            c = config[col]
+            assert isinstance(c["width"], int) and c["label"] and c["help"].startswith(f"{col}:"), (col, c)
+            assert 6 * len(c["label"]) + 16 <= c["width"], (col, c["label"], c["width"])
 
 
 def test_tables_downloadable(run_page, downloads):
@@ -226,14 +267,40 @@ def test_tables_downloadable(run_page, downloads):
 
 
 def test_undefined_rates_read_a_dash(run_page):
-    """Issue 13: a tool without a ground-truth call has no recall: "—", not "None"."""
-    from streamlit import dataframe_util
-
+    """Issue 13: a tool without a ground-truth call has no recall: the browser shows "—" (the
+    grid's placeholder), not "None", and the column's tooltip says why."""
     at = run_page(PAGE, state=EXACT)
-    tools = at.dataframe[1].value.set_index("tool")
-    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
-        at.dataframe[1].proto.arrow_data.styler.display_values).set_index("tool")
+    element = _table(at, "tool")
+    tools = element.value.set_index("tool")
+    shown = shown_cells(element).set_index("tool")
     # the demo's BookFlight is an extra prediction of a tool with no ground-truth call
     assert tools.loc["BookFlight", "ground_truths"] == 0 and pd.isna(tools.loc["BookFlight", "recall"])
     assert shown.loc["BookFlight", "recall"] == "—"
     assert shown.loc["BookFlight", "precision"] == f"{tools.loc['BookFlight', 'precision']:.3f}"
+    assert shown.loc["AddReminder", "precision"] == "0.667"  # rates with 3 decimals
+    config = _layout(element)[1]
+    assert "no reference call of this tool" in config["recall"]["help"]
+    assert "recall is undefined" in config["recall"]["help"]
+    assert any("— in Recall" in t.replace("*", "") for t in _texts(at.caption))
+
+
+def test_no_table_shows_none_or_nan(run_page):
+    """Issue 13: no visible cell of any table reads None/NaN (the detail table's calls without an
+    exception and without a matched ground-truth call included)."""
+    wrong = _pred(ALARM, time="08:00:00")
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([("two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]),
+                                    "application/json")])
+    at.run()
+    assert not at.exception and not at.error
+    predicted = _table(at, *PREDICTED)
+    assert predicted.value["ground truth #"].isna().any() and predicted.value["exception"].isna().all()
+    for element in at.dataframe:
+        shown = shown_cells(element)
+        assert not shown.isin(["None", "nan", "NaN", "<NA>", "NaT"]).any().any(), shown
+    shown = shown_cells(predicted)
+    assert list(shown["ground truth #"]) == ["—", "2"] and list(shown["exception"]) == ["—", "—"]
+    # the demo too
+    at = run_page(PAGE, state=EXACT)
+    for element in at.dataframe:
+        assert not shown_cells(element).isin(["None", "nan", "NaN", "<NA>"]).any().any()
