@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
-from core.figures.turns import TURN_NAMES, turn_figure
+from core.figures.turns import turn_figure
 from core.turns import per_turn_from, turn_base_for
 from pages._common import current_assignment, get_data, get_params, init_state, next_step, show_error
 
@@ -56,34 +57,70 @@ if small:
             "values with care (wide intervals).")
 
 
-def _column(col: str):
-    """Friendly header (the CSV keeps the column name, shown in the tooltip); shares in %."""
-    if col == "turn":
-        return st.column_config.NumberColumn("Turn", help="turn", format="%d", width="small")
-    if col == "n":
-        return st.column_config.NumberColumn("Samples", help="n: samples in the turn", format="%d",
-                                             width="small")
-    if col == "small":
-        return st.column_config.CheckboxColumn("Under 5%", help="small: the turn holds under 5% "
-                                               "of the samples", width="small")
-    if col == "mean_confidence":
-        return st.column_config.NumberColumn(TURN_NAMES[col], help=col, format="%.3f")
-    base, _, bound = col.rpartition("_")
-    if bound in ("lo", "hi") and base in TURN_NAMES:
-        return st.column_config.NumberColumn(
-            f"{TURN_NAMES[base]}, 95% {'low' if bound == 'lo' else 'high'}", help=col)
-    return st.column_config.NumberColumn(TURN_NAMES.get(col, col), help=col)
+# Tables: short headers in words (the CSV's column name and its meaning in the tooltip), widths in
+# pixels that add up to less than the page's content at a 1,400 px window with the sidebar open
+# (about 930 px). Shares are written in % by a Styler (no column_config format: the grid would
+# ignore the Styler's text); a missing value is drawn as the grid's placeholder "—".
+MISSING = "—"
+COLUMNS = {  # column -> (header, tooltip, width in px)
+    "turn": ("Turn", "turn: the dialogue turn", 55),
+    "n": ("Samples", "n: samples in the turn", 75),
+    "accuracy": ("Accuracy", "accuracy: share of the turn's samples whose final label (human or machine) "
+                 "is correct", 85),
+    "precision": ("Precision", "precision: macro precision of the final labels", 85),
+    "recall": ("Recall", "recall: macro recall of the final labels", 70),
+    "f1": ("F1", "f1: macro F1 of the final labels", 55),
+    "machine_accuracy": ("Machine alone", "machine_accuracy: accuracy of the machine's labels, no "
+                         "sample sent to humans", 100),
+    "human_ratio": ("To humans", "human_ratio: share of the turn's samples sent to humans", 85),
+    "time_cost": ("Time cost", "time_cost: share of the turn's total effort spent by humans", 80),
+    "mean_confidence": ("Confidence", "mean_confidence: mean machine confidence of the turn's samples "
+                        "(0 to 1)", 90),
+    "small": ("Under 5%", "small: the turn holds under 5% of the samples (wide intervals)", 80),
+}
 
 
-shares = [c for c in table.columns if table[c].dtype.kind == "f" and c != "mean_confidence"]
-st.dataframe(table.style.format("{:.1%}", subset=shares, na_rep="—"), hide_index=True, width="stretch",
-             column_config={c: _column(c) for c in table.columns})
-st.caption("Shares in % (— : unavailable, e.g. without gold labels): reliability = share of the turn's samples labelled correctly, samples "
-           "sent to humans = share of the turn's samples, time cost = share of the turn's total "
-           "effort spent by humans. The CSV holds the same values as fractions, with the column "
-           "names shown in each header's tooltip.")
+def _config(df: pd.DataFrame, order: list[str], *, helps: dict | None = None,
+            widths: dict | None = None) -> dict:
+    """Header, tooltip and width of each shown column; the column type from its values."""
+    config = {}
+    for col in order:
+        label, help_, width = COLUMNS[col]
+        kind = df[col].dtype.kind
+        cls = (st.column_config.CheckboxColumn if kind == "b" else
+               st.column_config.NumberColumn if kind in "iuf" else st.column_config.TextColumn)
+        config[col] = cls(label, help=(helps or {}).get(col, help_), width=(widths or {}).get(col, width))
+    return config
+
+
+order = [c for c in COLUMNS if c in table]
+shares = [c for c in order if table[c].dtype.kind == "f" and c != "mean_confidence"]
+st.dataframe(table.style.format("{:.1%}", subset=shares).format("{:.3f}", subset=["mean_confidence"]),
+             hide_index=True, width="stretch", column_order=order, column_config=_config(table, order),
+             placeholder=MISSING)
+st.caption(f"Shares in % ({MISSING}: unavailable, e.g. reliability without gold labels, time cost without "
+           "an effort column). Hover over a header for its definition; the CSV holds the same values as "
+           "fractions under the column names the tooltips give.")
 st.download_button("Download the per-turn table and figure data (CSV)", csv,
                    file_name="hmceval_turns.csv", mime="text/csv")
+
+ci = [k for k in COLUMNS if f"{k}_lo" in table]
+if ci:
+    st.markdown("**95% bootstrap intervals** (percentile, samples resampled within the turn)")
+
+    def _interval(lo: float, hi: float) -> str:
+        return MISSING if lo != lo or hi != hi else f"{lo:.1%} – {hi:.1%}"
+
+    intervals = pd.DataFrame({"turn": table["turn"],
+                              **{k: [_interval(lo, hi) for lo, hi in zip(table[f"{k}_lo"], table[f"{k}_hi"])]
+                                 for k in ci}})
+    st.dataframe(intervals, hide_index=True, width="stretch", placeholder=MISSING,
+                 column_config=_config(intervals, ["turn", *ci], widths={k: 125 for k in ci},
+                                       helps={k: f"{k}_lo, {k}_hi: 95% interval of "
+                                                 + COLUMNS[k][1].split(": ", 1)[1] for k in ci}))
+    st.download_button("Download the intervals (CSV)",
+                       to_csv_safe(table[["turn", *(f"{k}_{b}" for k in ci for b in ("lo", "hi"))]]).encode(),
+                       file_name="hmceval_turns_intervals.csv", mime="text/csv")
 
 next_step("2a_Evaluate.py", "Evaluate",
           "Run a real evaluation round with these settings: plan the queue, send it to annotators, certify the result.")

@@ -8,6 +8,7 @@ import pytest
 
 from core.data import prepare
 from pages._common import fingerprint
+from tests.app.conftest import shown_cells
 
 
 def test_turns_page_renders_and_follows_lambda(run_page):
@@ -66,17 +67,19 @@ def test_turns_page_figure_headers_and_download(run_page, downloads):
     assert all(v % 100 == 0 for v in lay["yaxis3"]["tickvals"])  # the demo: 0, 200, ..., 800
     assert lay["yaxis"]["range"][0] == 0 and lay["yaxis"]["tickformat"] == ".0%"
     config = json.loads(at.dataframe[0].proto.columns)
-    assert config["n"]["label"] == "Samples" and config["n"]["help"].startswith("n")
-    assert config["human_ratio"]["label"] == "Samples sent to humans"
-    from streamlit import dataframe_util
-
-    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
-        at.dataframe[0].proto.arrow_data.styler.display_values)
+    assert config["n"]["label"] == "Samples" and config["n"]["help"].startswith("n: ")
+    assert config["human_ratio"]["label"] == "To humans"
+    assert config["human_ratio"]["help"] == "human_ratio: share of the turn's samples sent to humans"
+    shown = shown_cells(at.dataframe[0])
     # shares shown in % with one decimal (the data and the CSV keep fractions)
     assert shown["accuracy"].str.fullmatch(r"\d{1,3}\.\d%").all()
     assert shown["accuracy"].iloc[0] == f"{100 * table['accuracy'].iloc[0]:.1f}%"
     assert shown["n"].iloc[0] == str(table["n"].iloc[0])
-    assert config["accuracy_lo"]["label"] == "Accuracy, 95% low"
+    # the intervals: one column per quantity, "low – high" in %, the CSV's names in the tooltip
+    intervals = shown_cells(at.dataframe[1])
+    assert intervals["accuracy"].iloc[0] == (f"{100 * table['accuracy_lo'].iloc[0]:.1f}% – "
+                                             f"{100 * table['accuracy_hi'].iloc[0]:.1f}%")
+    assert json.loads(at.dataframe[1].proto.columns)["accuracy"]["help"].startswith("accuracy_lo, accuracy_hi: ")
     got = pd.read_csv(io.BytesIO(downloads["hmceval_turns.csv"]))
     assert list(got.columns) == list(table.columns) and len(got) == len(table)
     assert np.allclose(got["accuracy"], table["accuracy"])
@@ -92,12 +95,50 @@ def test_turns_page_without_gold_labels(run_page):
     at = run_page("6_Turns.py", state={"data": prepare(df), "data_key": fingerprint(df)})
     assert not at.exception and not at.error
     assert any("No gold labels" in w.value for w in at.warning)
-    from streamlit import dataframe_util
-
-    shown = dataframe_util.convert_arrow_bytes_to_pandas_df(
-        at.dataframe[0].proto.arrow_data.styler.display_values)
+    shown = shown_cells(at.dataframe[0])
     assert (shown["accuracy"] == "—").all() and shown["human_ratio"].str.endswith("%").all()
+    assert (shown["time_cost"] == "—").all()  # no effort column either
+    assert (shown_cells(at.dataframe[1])["accuracy"] == "—").all()
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert any("no gold labels" in a.get("text", "") for a in spec["layout"]["annotations"])
     names = [t.get("name") for t in spec["data"]]
     assert "Accuracy" not in names and "Samples sent to humans" in names
+
+
+SHOWN_MISSING = ["None", "nan", "NaN", "<NA>", "NaT", "nan%"]
+
+
+@pytest.mark.parametrize("gold", [True, False])
+def test_turns_tables_fit_explain_and_download(run_page, downloads, gold):
+    """Issue 13: both tables (values, intervals) fit a 1,400 px window (pixel widths adding up to
+    at most 900 px of the ~930 px content; each header fits its column at 6 px a character plus
+    16 px), every column has a header in words and a tooltip naming the CSV column, no visible
+    cell reads None/NaN (with and without gold labels), and each table has its own CSV."""
+    import io
+    import json
+
+    state = {}
+    if not gold:
+        rng = np.random.default_rng(1)
+        df = pd.DataFrame({"machine_label": rng.integers(0, 2, 300), "machine_confidence": rng.random(300),
+                           "turn": rng.integers(1, 5, 300)})
+        state = {"data": prepare(df), "data_key": fingerprint(df)}
+    at = run_page("6_Turns.py", state=state)
+    assert not at.exception and not at.error
+    assert len(at.dataframe) == 2
+    for element in at.dataframe:
+        config = json.loads(element.proto.columns)
+        order = list(element.proto.column_order) or list(element.value.columns)
+        assert sum(config[c]["width"] for c in order) <= 900
+        for col in order:
+            c = config[col]
+            assert c["help"].split(":")[0].split(",")[0] in (col, f"{col}_lo"), (col, c)
+            assert 6 * len(c["label"]) + 16 <= c["width"], (col, c)
+        assert not shown_cells(element).isin(SHOWN_MISSING).any().any()
+    table = at.dataframe[0].value
+    got = pd.read_csv(io.BytesIO(downloads["hmceval_turns_intervals.csv"]))
+    assert list(got.columns) == ["turn"] + [f"{k}_{b}" for k in ("accuracy", "precision", "recall", "f1",
+                                                               "machine_accuracy", "human_ratio")
+                                            for b in ("lo", "hi")]
+    assert np.allclose(got["human_ratio_lo"], table["human_ratio_lo"])
+    assert "hmceval_turns.csv" in downloads
