@@ -18,7 +18,8 @@ from core.serialize import dumps
 from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, pct, per_unit,
                           tradeoff_summary)
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
-                           fmt, get_data, get_params, init_state, next_step, show_error, synced)
+                           fmt, get_data, get_params, init_state, next_step, range_help, show_error,
+                           synced)
 
 init_state()
 ss = st.session_state
@@ -68,7 +69,7 @@ with c3:
     if ss.get("_w_count") != get_params().n_human:
         ss["_w_count"] = get_params().n_human
     st.number_input("N (samples)", min_value=0, max_value=M, step=1, key="_w_count",
-                    on_change=_set_count)
+                    on_change=_set_count, help=range_help(None, 0, M))
     synced(st.radio, "Budget mode", "mode", options=["at_most", "exactly"], horizontal=True,
            format_func=lambda m: "at most N" if m == "at_most" else "exactly N",
            help="'at most N' is Eq. 4 as written; 'exactly N' fixes the human ratio (Table 2).")

@@ -23,7 +23,8 @@ from core.workspace import rounds as R
 from core.workspace.report import round_report_html
 from core.summary import data_effort_unit, per_unit, round_sentence, tradeoff_summary
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
-                           init_state, next_step, save_scenario, show_error)
+                           init_state, next_step, range_help, save_scenario,
+                           show_error)
 
 init_state()
 ss = st.session_state
@@ -62,6 +63,8 @@ def ev_widget(widget, label: str, field: str, **kwargs):
     wkey = f"_w_ev_{field}"
     if ss.get(wkey) != ss["evaluate"][field]:
         ss[wkey] = ss["evaluate"][field]
+    if widget is st.number_input:
+        kwargs["help"] = range_help(kwargs.get("help"), lo, hi)
     return widget(label, key=wkey, on_change=_ev_set, args=(field, wkey), **kwargs)
 
 

@@ -269,7 +269,31 @@ def synced(widget, label: str, state_key: str, *, wkey: str | None = None, **kwa
     wkey = wkey or f"_w_{state_key}"
     if st.session_state.get(wkey) != st.session_state[state_key]:
         st.session_state[wkey] = st.session_state[state_key]
+    if widget is st.number_input:
+        kwargs["help"] = range_help(kwargs.get("help"), kwargs.get("min_value"),
+                                    kwargs.get("max_value"))
     return widget(label, key=wkey, on_change=_copy, args=(wkey, state_key), **kwargs)
+
+
+def _bound(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+def range_help(help: str | None, lo: float | None, hi: float | None) -> str | None:
+    """``help`` of a number box with its allowed range appended ("Allowed: 1 to 20."). A typed
+    value outside the range is not taken: the browser shows a short notice and keeps the last
+    value, so the range must be readable before typing."""
+    if lo is None and hi is None:
+        return help
+    if hi is None:
+        allowed = f"Allowed: {_bound(lo)} or more."
+    elif lo is None:
+        allowed = f"Allowed: up to {_bound(hi)}."
+    else:
+        allowed = f"Allowed: {_bound(lo)} to {_bound(hi)}."
+    return f"{help} {allowed}" if help else allowed
 
 
 def next_step(page: str | None, label: str, why: str = "") -> None:

@@ -57,3 +57,23 @@ def test_every_page_ends_with_the_next_step(run_page, page, step, tmp_path, monk
     # run alone (no navigation) the step is shown as text instead of a page link
     nexts = [m.value for m in at.markdown if m.value.startswith("**Next: ")]
     assert nexts == [f"**Next: {step}**"], nexts
+
+
+def test_number_boxes_state_their_allowed_range(run_page):
+    """A typed value outside a number box's range is not taken (the browser keeps the last
+    value), so every bounded box says its range in its help."""
+    from pages._common import range_help
+
+    assert range_help(None, 0, 5673) == "Allowed: 0 to 5,673."
+    assert range_help("Seed.", 0, 2**31 - 1) == "Seed. Allowed: 0 to 2,147,483,647."
+    assert range_help("λ.", 0.0, None) == "λ. Allowed: 0 or more."
+    assert range_help(None, -1e15, 1e15) == "Allowed: -1e+15 to 1e+15."
+    assert range_help(None, 0.001, 0.5) == "Allowed: 0.001 to 0.5."
+    assert range_help("x", None, None) == "x"
+    for page in ("2_Trade-off.py", "2a_Evaluate.py", "4_Effort.py", "5_Fairness.py"):
+        at = run_page(page, timeout=300)
+        boxes = at.number_input
+        assert boxes, page
+        for box in boxes:
+            bounded = box.proto.has_min or box.proto.has_max
+            assert not bounded or "Allowed: " in (box.help or ""), (page, box.label, box.help)
