@@ -85,6 +85,40 @@ def _fit(key: str, _table: pd.DataFrame, time_col: str, spec: tuple | str, optio
                            optional_features=optional, id_col=id_col, turns_col=turns_col)
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _samples(data_key: str, _data, text_col: str, label_col: str):
+    # the dataset's samples as the model's input, and their fingerprint (the features' cache
+    # key): once per dataset and choice, not on every rerun (a resource: only read)
+    prepared = effort_samples(_data, text_col=text_col, label_col=label_col)
+    return prepared, fingerprint(prepared.samples)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _downloads(fit_key: str, _results: dict) -> tuple[bytes, str]:
+    # the predictions CSV and the metrics JSON of the fitted models, built once per fit
+    return (to_csv_safe(effort_predictions(_results)).encode(),
+            dumps({name: r.summary() for name, r in _results.items()}))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _correlations(fit_key: str, _table: pd.DataFrame, cols: tuple, labels: tuple, time_col: str):
+    return feature_correlations(_table[list(cols)], _table[time_col].to_numpy(dtype=float),
+                                labels=list(labels))
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _figures(fit_key: str, _results: dict, _corr: pd.DataFrame):
+    # the scatter and the correlation bars of one fit (a resource: st.plotly_chart only reads)
+    scatter = predicted_vs_real_figure({name: (r.predictions["time_norm"], r.predictions["predicted_norm"])
+                                        for name, r in _results.items()})
+    return scatter, correlation_figure(_corr)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _importance_figure(fit_key: str, name: str, _result: EffortResult):
+    return importance_figure(_result.importances, title=f"Feature importance · {name}")
+
+
 def _lm_choice() -> str:
     """The masked LM of the perplexity feature: a choice among the models folder's masked LMs
     (never a free server path); returns its folder, or "" when none is chosen."""
@@ -148,13 +182,13 @@ if ss["eff_source"] == "active":
                         "when predicting. Labels must be 0/1.")
         with c3:
             lm_dir = _lm_choice()
-        prepared = effort_samples(data, text_col=text_col, label_col=ss["eff_label"])
+        prepared, work_key = _samples(ss["data_key"], data, text_col, ss["eff_label"])
         work, cols = prepared.samples, tuple(prepared.columns.items())
         if prepared.sources:
             st.caption("Also used from the dataset: " +
                        ", ".join(f"{k} ← `{v}`" for k, v in prepared.sources.items()))
         try:
-            fx = _extract(fingerprint(work) + lm_dir, work, cols, lm_dir)
+            fx = _extract(work_key + lm_dir, work, cols, lm_dir)
         except DataError as exc:
             show_error(exc, context="feature extraction")
         else:
@@ -308,6 +342,10 @@ if not specs:
     st.stop()
 
 results: dict[str, EffortResult] = {}
+# everything the fits depend on: the key of what is derived from them (downloads, figures)
+fit_key = repr((table_key, time_col, sorted(specs.items()), tuple(optional), int(ss["eff_folds"]),
+                ss["eff_split_col"] if ss["eff_eval"] == "split" else None, int(ss["eff_max_features"]),
+                int(ss["eff_seed"]), int(ss["eff_perm"]), id_col, turns_col))
 for name, spec in specs.items():
     try:
         results[name] = _fit(table_key, table, time_col, spec, tuple(optional), int(ss["eff_folds"]),
@@ -345,11 +383,13 @@ st.caption("Settings used: " + " · ".join(
 st.dataframe(settings.rename(columns={"max_features": "features per split"}))
 d1, d2 = st.columns(2)
 slug = "_".join(name.replace("+", "") for name in results)
-d1.download_button("Download the predictions (CSV)", to_csv_safe(effort_predictions(results)).encode(),
+fit_key += repr(sorted(results))  # a feature set that failed is not among the results
+predictions_csv, metrics_json = _downloads(fit_key, results)
+d1.download_button("Download the predictions (CSV)", predictions_csv,
                    file_name=f"effort_predictions_{slug}.csv", mime="text/csv", key="eff_dl_pred",
                    help="One row per dialogue and feature set: fold, real and predicted time "
                         "(normalised and in the table's unit).")
-d2.download_button("Download the metrics (JSON)", dumps({name: r.summary() for name, r in results.items()}),
+d2.download_button("Download the metrics (JSON)", metrics_json,
                    file_name=f"effort_metrics_{slug}.json", mime="application/json", key="eff_dl_metrics",
                    help="Per feature set: the metrics, per-fold metrics, correlations, importances "
                         "and settings (the form of hmceval effort --json).")
@@ -362,10 +402,7 @@ with st.expander("Per-fold metrics"):
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
                                 for c in ("MSE", "RMSE", "MAE", "R²")})
 
-st.plotly_chart(predicted_vs_real_figure({name: (r.predictions["time_norm"], r.predictions["predicted_norm"])
-                                          for name, r in results.items()}), key="eff_scatter")
 
-st.subheader("Correlation with the real time")
 all_cols: list[str] = []
 labels: list[str] = []
 for r in results.values():
@@ -373,7 +410,11 @@ for r in results.values():
         if c not in all_cols:
             all_cols.append(c)
             labels.append(lab)
-corr = feature_correlations(table[all_cols], table[time_col].to_numpy(dtype=float), labels=labels)
+corr = _correlations(fit_key, table, tuple(all_cols), tuple(labels), time_col)
+scatter_fig, corr_fig = _figures(fit_key, results, corr)
+st.plotly_chart(scatter_fig, key="eff_scatter")
+
+st.subheader("Correlation with the real time")
 shown = pd.DataFrame({
     "feature": corr["label"],
     "column": corr["feature"],
@@ -388,12 +429,12 @@ st.caption("** p < 0.001, * p < 0.05 (two-sided). NaN: undefined (constant featu
 st.dataframe(shown, hide_index=True,
              column_config={"Pearson p": st.column_config.NumberColumn(format="%.2e"),
                             "Spearman p": st.column_config.NumberColumn(format="%.2e")})
-st.plotly_chart(correlation_figure(corr), key="eff_corr")
+st.plotly_chart(corr_fig, key="eff_corr")
 
 st.subheader("Feature importance")
 imp_set = st.selectbox("Model", list(results), key="_w_eff_imp_set") if len(results) > 1 else first.feature_set
 res_imp = results.get(imp_set, first)
-st.plotly_chart(importance_figure(res_imp.importances, title=f"Feature importance · {imp_set}"),
+st.plotly_chart(_importance_figure(fit_key, imp_set, res_imp),
                 key="eff_imp")
 if ss["eff_perm"] == 0:
     st.caption("Permutation importance is off (Model settings).")
