@@ -30,3 +30,13 @@ def test_material_icon_font_is_served_by_streamlit_itself():
     media = Path(streamlit.__file__).parent / "static" / "static" / "media"
     assert list(media.glob("MaterialSymbols-Rounded*.woff2"))
     assert list(media.glob("SourceSansVF-*.woff2"))
+
+
+def test_tables_and_figures_keep_their_download_buttons():
+    """Issue 13: every table and figure downloadable. Each st.dataframe's toolbar downloads it
+    as CSV unless client.disableDataExport is set; each plotly figure's mode bar downloads it
+    as PNG unless a page hides the mode bar."""
+    assert _config().get("client", {}).get("disableDataExport", False) is False
+    for page in sorted((ROOT / "pages").glob("*.py")):
+        text = page.read_text()
+        assert "displayModeBar" not in text and "disableDataExport" not in text, page.name
