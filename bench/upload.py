@@ -7,8 +7,9 @@ server) go to stderr (``2>/dev/null`` hides them).
 
 The uploads are CSV files of the synthetic tables of ``bench/app.py`` (whole dialogues of the
 HMCEval release, ``../shared/data/hmceval/ilp_data_trustscore_f2.tsv``, drawn with replacement,
-seeded, with a small jitter on the confidence and the efforts), written to a temporary folder
-and removed at the end; 10^6 rows are about 80 MB of CSV.
+seeded, with a small jitter on the confidence and the efforts, plus its subgroup columns and a
+turn text), written to a temporary folder and removed at the end; 10^6 rows are about 125 MB of
+CSV.
 
 What is timed:
 
