@@ -18,6 +18,13 @@ __all__ = ["DSM_BAND", "RATE_METRICS", "dsm_flags", "dsm_figure", "group_rates_f
 #: The conventional band of acceptable DSM: |DSM| <= 0.1 (Williamson et al. 2012; RSMTool).
 DSM_BAND = 0.1
 
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    """One figure from trace and layout dicts in one unvalidated constructor call (as
+    :mod:`core.figures.tradeoff` builds them: the builders here write fixed keys, tested in
+    tests/core/test_fairness.py; validating every property cost more than the statistics)."""
+    return go.Figure(data=traces, layout={**layout, "template": TEMPLATE}, _validate=False)
+
+
 _OK = "#4c78a8"
 _FLAG = "#d62728"
 _MISSING = "#9e9e9e"
@@ -93,35 +100,33 @@ def dsm_figure(
             colors.append(_FLAG if flag == "flag" else _OK)
             texts.append(f"{value:+.3f}" + (" ⚑" if flag == "flag" else ""))
             hovers.append(f"{key}{n}: DSM {value:+.4f}" + (" — outside ±%g" % band if flag == "flag" else ""))
-    fig = go.Figure(
-        go.Bar(
-            x=labels, y=values, marker_color=colors, text=texts, textposition="outside",
-            hovertext=hovers, hoverinfo="text", customdata=[flags[k] for k in dsm], name="DSM",
-            showlegend=False,
-        )
-    )
-    fig.add_hrect(y0=-band, y1=band, fillcolor="#2ca02c", opacity=0.12, line_width=0)
-    for y in (-band, band):
-        fig.add_hline(y=y, line={"dash": "dash", "color": "#2ca02c", "width": 1})
+    traces: list[dict] = [{
+        "type": "bar", "x": labels, "y": values, "marker": {"color": colors}, "text": texts,
+        "textposition": "outside", "hovertext": hovers, "hoverinfo": "text",
+        "customdata": [flags[k] for k in dsm], "name": "DSM", "showlegend": False,
+    }]
+    band_line = {"color": "#2ca02c", "dash": "dash", "width": 1}
+    shapes = [{"type": "rect", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": -band, "y1": band,
+               "fillcolor": "#2ca02c", "opacity": 0.12, "line": {"width": 0}}]
+    shapes += [{"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
+                "line": dict(band_line)} for y in (-band, band)]
     # legend entries for every mark: the bar colours that occur and the band's lines
     present = set(flags.values())
     for key, color, name in (("ok", _OK, f"within ±{band:g}"), ("flag", _FLAG, f"outside ±{band:g} (flagged)"),
                              ("missing", _MISSING, "DSM missing or NaN (drawn at 0)")):
         if key in present or (key == "missing" and "nan" in present):
-            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name, hoverinfo="skip",
-                                     marker={"symbol": "square", "size": 12, "color": color}))
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", hoverinfo="skip",
-                             name=f"±{band:g} band (acceptable |DSM|)",
-                             line={"dash": "dash", "color": "#2ca02c", "width": 1}))
+            traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": name,
+                           "hoverinfo": "skip", "marker": {"symbol": "square", "size": 12, "color": color}})
+    traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "hoverinfo": "skip",
+                   "name": f"±{band:g} band (acceptable |DSM|)", "line": dict(band_line)})
     finite = [abs(v) for v in values]
     top = max([band * 1.5] + [v * 1.25 for v in finite])
-    fig.update_layout(
-        title=title, xaxis_title="subgroup", yaxis_title="DSM (z_M − z_H, in sd units)",
-        yaxis={"range": [-top, top], "zeroline": True}, xaxis={"type": "category"},
-        showlegend=True, legend={"orientation": "h", "y": -0.25}, template=TEMPLATE, height=420,
-        margin={"t": 50, "b": 10},
-    )
-    return fig
+    return _figure(traces, {
+        "title": {"text": title}, "xaxis": {"title": {"text": "subgroup"}, "type": "category"},
+        "yaxis": {"title": {"text": "DSM (z_M − z_H, in sd units)"}, "range": [-top, top], "zeroline": True},
+        "showlegend": True, "legend": {"orientation": "h", "y": -0.25}, "height": 420,
+        "margin": {"t": 50, "b": 10}, "shapes": shapes,
+    })
 
 
 #: Metric -> (legend name, colour, panel): panel 1 holds shares sent to humans, panel 2 accuracies.
@@ -167,29 +172,42 @@ def group_rates_figure(
     plotly.graph_objects.Figure
         The bar traces first (in ``metrics`` order), then the legend entries of the dotted lines.
     """
-    from plotly.subplots import make_subplots
-
     labels = [str(k) for k in rates]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("Sent to humans", "Accuracy of the result"),
-                        horizontal_spacing=0.12)
+    traces: list[dict] = []
+    shapes: list[dict] = []
     lines = []
     for metric in metrics:
         ys = [rates[k].get(metric) for k in rates]
         if all(v is None for v in ys):
             continue
         name, color, col = RATE_METRICS.get(metric, (metric, None, 2))
-        fig.add_trace(go.Bar(x=labels, y=[math.nan if v is None else v for v in ys], name=name,
-                             marker_color=color, hovertemplate="%{x}: %{y:.1%}<extra>" + name + "</extra>"),
-                      row=1, col=col)
+        axis = "" if col == 1 else "2"
+        bar = {"type": "bar", "x": labels, "y": [math.nan if v is None else v for v in ys], "name": name,
+               "hovertemplate": "%{x}: %{y:.1%}<extra>" + name + "</extra>", "xaxis": "x" + axis,
+               "yaxis": "y" + axis}
+        if color is not None:
+            bar["marker"] = {"color": color}
+        traces.append(bar)
         if overall and overall.get(metric) is not None:
-            fig.add_hline(y=overall[metric], line={"dash": "dot", "color": color, "width": 2}, row=1, col=col)
+            shapes.append({"type": "line", "xref": f"x{axis} domain", "x0": 0, "x1": 1, "yref": "y" + axis,
+                           "y0": overall[metric], "y1": overall[metric],
+                           "line": {"dash": "dot", "color": color, "width": 2}})
             lines.append((f"{name.split(' (')[0]}, whole set ({overall[metric]:.1%})", color))
     for name, color in lines:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, hoverinfo="skip",
-                                 line={"dash": "dot", "color": color, "width": 2}))
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%", row=1, col=1, title_text="% of the group's samples / effort")
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%", row=1, col=2, title_text="accuracy (%)")
-    fig.update_xaxes(type="category", title_text="subgroup")
-    fig.update_layout(title=title, barmode="group", template=TEMPLATE, height=440,
-                      legend={"orientation": "h", "y": -0.3}, margin={"t": 70, "b": 10})
-    return fig
+        traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "name": name,
+                       "hoverinfo": "skip", "line": {"dash": "dot", "color": color, "width": 2}})
+    # two panels side by side, as plotly's make_subplots(1, 2, horizontal_spacing=0.12) lays them
+    panel_titles = [{"text": text, "x": x, "xanchor": "center", "xref": "paper", "y": 1.0, "yanchor": "bottom",
+                     "yref": "paper", "showarrow": False, "font": {"size": 16}}
+                    for text, x in (("Sent to humans", 0.22), ("Accuracy of the result", 0.78))]
+    xaxis = {"title": {"text": "subgroup"}, "type": "category"}
+    yaxis = {"domain": [0.0, 1.0], "range": [0, 1.05], "tickformat": ".0%"}
+    return _figure(traces, {
+        "annotations": panel_titles, "title": {"text": title}, "barmode": "group", "height": 440,
+        "legend": {"orientation": "h", "y": -0.3}, "margin": {"t": 70, "b": 10},
+        **({"shapes": shapes} if shapes else {}),
+        "xaxis": {**xaxis, "anchor": "y", "domain": [0.0, 0.44]},
+        "xaxis2": {**xaxis, "anchor": "y2", "domain": [0.56, 1.0]},
+        "yaxis": {**yaxis, "anchor": "x", "title": {"text": "% of the group's samples / effort"}},
+        "yaxis2": {**yaxis, "anchor": "x2", "title": {"text": "accuracy (%)"}},
+    })
