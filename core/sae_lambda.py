@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import DataError
-from core.sae import Mode, SAEInputs, check_problem
+from core.sae import Mode, SAEInputs, check_problem, top_k_mask
 
 __all__ = ["LambdaRange", "lambda_range", "lambda_grid", "LAMBDA_STEPS"]
 
@@ -82,6 +82,27 @@ def _hull(x: np.ndarray, y: np.ndarray, *, lower: bool) -> np.ndarray:
     return idx[out]
 
 
+def _undominated(x: np.ndarray, y: np.ndarray, *, probes: int = 1024
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The points (x, y) less those another point beats (x smaller or equal, y larger or equal).
+
+    Not all of those are dropped: only the ones beaten by a point of the staircase of every
+    ``len(x) // probes``-th point (one search each, no sort of all points), and that staircase is
+    added back, so the staircase of what is returned is the staircase of all the points (the same
+    values), in O(M log probes).
+    """
+    m = len(x)
+    if m <= 4 * probes:
+        return x, y
+    px, py = x[:: m // probes], y[:: m // probes]
+    o = np.lexsort((-py, px))
+    o = o[np.r_[True, py[o][1:] > np.maximum.accumulate(py[o])[:-1]]]
+    sx, sy = px[o], py[o]  # x and y both strictly increasing
+    j = np.searchsorted(sx, x, side="right") - 1
+    keep = (j < 0) | (sy[np.maximum(j, 0)] < y)
+    return np.r_[x[keep], sx], np.r_[y[keep], sy]
+
+
 def _max_slope(cl: np.ndarray, dl: np.ndarray, cr: np.ndarray, dr: np.ndarray) -> float:
     """``max (cr_j - cl_i) / (dr_j - dl_i)`` over pairs with ``dr_j > dl_i`` (-inf if none).
 
@@ -93,7 +114,11 @@ def _max_slope(cl: np.ndarray, dl: np.ndarray, cr: np.ndarray, dr: np.ndarray) -
         return -math.inf
     # a right point beaten by one of smaller-or-equal d and larger-or-equal c never gives the
     # maximum (nor a left point beaten by one of larger-or-equal d and smaller-or-equal c): keep
-    # the two staircases (a few points), vectorised, before the hulls
+    # the two staircases (a few points), vectorised, before the hulls; most points are dropped
+    # first in O(M) against the staircase of a sample of them (:func:`_undominated`)
+    dr, cr = _undominated(dr, cr)
+    dl, cl = _undominated(-dl, -cl)
+    dl, cl = -dl, -cl
     o = np.lexsort((-cr, dr))
     o = o[np.r_[True, cr[o][1:] > np.maximum.accumulate(cr[o])[:-1]]]
     cr, dr = cr[o], dr[o]
@@ -121,11 +146,14 @@ def _last_change(c: np.ndarray, d: np.ndarray, n: int) -> float:
     m = len(c)
     if n <= 0 or n >= m:
         return 0.0
-    order = np.lexsort((np.arange(m), -c, d))
-    s, rest = order[:n], order[n:]
-    big_d = d[order[n - 1]]
-    s_lt, s_eq = s[d[s] < big_d], s[d[s] == big_d]
-    r_eq, r_gt = rest[d[rest] == big_d], rest[d[rest] > big_d]
+    # S without sorting: every d below the n-th smallest, then among the d equal to it the
+    # largest c, ties to the earlier row (:func:`top_k_mask`)
+    big_d = np.partition(d, n - 1)[n - 1]
+    s_lt = np.flatnonzero(d < big_d)
+    eq = np.flatnonzero(d == big_d)
+    first = top_k_mask(c[eq], n - len(s_lt))
+    s_eq, r_eq = eq[first], eq[~first]
+    r_gt = np.flatnonzero(d > big_d)
     best = max(_max_slope(c[s_lt], d[s_lt], c[r_eq], d[r_eq]),
                _max_slope(c[s_lt], d[s_lt], c[r_gt], d[r_gt]),
                _max_slope(c[s_eq], d[s_eq], c[r_gt], d[r_gt]))
@@ -190,11 +218,8 @@ def lambda_range(inp: SAEInputs, *, n_human: int, mode: Mode = "at_most") -> Lam
         # "at most N" in general: the N largest gains among the positive ones, i.e. the top N
         # once N zero-gain samples (c = d = 0) are added ahead of the real ones of gain 0
         # (which stay with the machine)
-        c_aug = np.r_[np.zeros(n), c]
-        d_aug = np.r_[np.zeros(n), d]
-        order_fix = np.lexsort((np.r_[np.zeros(n), np.ones(len(c))], -c_aug, d_aug))
-        # the stable order at infinity puts the added samples first among equal (c, d)
-        upper = _last_change(c_aug[order_fix], d_aug[order_fix], n)
+        # (placed first, the added samples come first among equal (c, d) at infinity)
+        upper = _last_change(np.r_[np.zeros(n), c], np.r_[np.zeros(n), d], n)
     if nonneg:
         ratios = np.sort(ratios)[::-1]
         need = n - always

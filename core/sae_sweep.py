@@ -108,11 +108,16 @@ def _ranked_sums(g: np.ndarray, ks: np.ndarray, weights: list[np.ndarray],
     return sums, counts
 
 
-def _bracketed_ok(inp: SAEInputs, lams: np.ndarray, n: int) -> bool:
-    """Whether :func:`single_budget_sets` applies: 0 < N < M, several lambdas, and gains that
-    never rise with lambda, also in floating point (k_i = 0 and l_i >= 0)."""
-    return 0 < n < inp.M and len(lams) > 2 and bool(np.all(inp.k == 0)) and bool(
-        np.all(inp.l >= 0))
+#: The fewest samples for which :func:`budget_sums` serves grids of several budgets (below it,
+#: one partial ordering per lambda, :func:`_ranked_sums`, is as fast), and the most budgets.
+CELLS_MIN_M = 50_000
+CELLS_MAX_BUDGETS = 32
+
+
+def cells_ok(inp: SAEInputs) -> bool:
+    """Whether :func:`budget_sums` applies: gains that never rise with lambda, also in floating
+    point (k_i = 0 and l_i >= 0)."""
+    return bool(np.all(inp.k == 0)) and bool(np.all(inp.l >= 0))
 
 
 @dataclass(frozen=True)
@@ -189,16 +194,17 @@ class GainCells:
         return np.arange(int(lengths.sum())) + np.repeat(shift, lengths)
 
 
-def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool,
-                sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The human set at one lambda (k = 0, 0 < n < M), as :func:`top_k_mask` picks it.
+def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.ndarray,
+                lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The human set at one lambda (k = 0), as :func:`top_k_mask` picks it, from the cells'
+    bounds ``lo`` and ``hi`` of the gains at that lambda.
 
     Returns ``(sure, taken)``: a bool mask of the cells all of whose samples go, and the positions
     in ``cells.perm`` of the other samples that go.
     """
-    lo = (cells.b_lo - lam * cells.l_hi) - cells.a_hi  # every gain of a cell is within [lo, hi]
-    hi = (cells.b_hi - lam * cells.l_lo) - cells.a_lo
-    n_cells = len(lo)
+    n_cells, m = len(lo), int(cells.starts[-1])
+    if n <= 0 or (n >= m and not at_most):
+        return np.full(n_cells, n > 0), np.empty(0, dtype=np.int64)
     # the n-th largest gain t: at least n gains are >= the k-th largest lo when k cells hold n
     # samples, and fewer than n gains exceed the k2-th largest hi when k2 - 1 cells hold fewer
     k = -(-n // int(sizes.min()))
@@ -206,6 +212,8 @@ def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool,
     k2 = (n - 1) // int(sizes.max()) + 1
     t_high = float(np.partition(hi, n_cells - k2)[n_cells - k2]) if k2 <= n_cells else math.inf
     for threshold_zero in (False, True):
+        if n >= m and not threshold_zero:
+            continue  # "at most" M: every positive gain goes
         if threshold_zero:  # "at most" with fewer than n positive gains: every positive one goes
             t_low = t_high = 0.0
         sure = lo > t_high
@@ -228,28 +236,28 @@ def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool,
     raise AssertionError("unreachable")
 
 
-def single_budget_sets(inp: SAEInputs, lams: np.ndarray, n: int, mode: str,
-                       weights: np.ndarray, cats: np.ndarray | None = None,
-                       n_cats: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sums over the human set at each lambda for one budget N, exactly as :func:`solve_fast`
+def budget_sums(inp: SAEInputs, lams: np.ndarray, ns: np.ndarray, mode: str,
+                weights: np.ndarray, cats: np.ndarray | None = None,
+                n_cats: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sums over the human set at each lambda and budget N, exactly as :func:`solve_fast`
     picks it, without an O(M) pass per lambda.
 
-    With k_i = 0 and l_i >= 0 (:func:`_bracketed_ok`) the samples' gains are bounded per cell of
-    :class:`GainCells` (built once per inputs and kept with them). At each lambda, the bounds
-    give a range for the N-th largest gain t; the cells entirely above it go to humans whole,
-    the cells entirely below stay, and only the samples of the cells that straddle it get their
-    gains computed: t is among those, and the human set is the cells above plus those samples
-    above t, then ties at t by earliest row (the stable rule; "at most" mode among the positive
-    gains only). The selection is exact, whatever the cells; they only decide how many gains
-    are computed.
+    With k_i = 0 and l_i >= 0 (:func:`cells_ok`) the samples' gains are bounded per cell of
+    :class:`GainCells` (built once per inputs and kept with them). At each lambda and N, the
+    bounds give a range for the N-th largest gain t; the cells entirely above it go to humans
+    whole, the cells entirely below stay, and only the samples of the cells that straddle it get
+    their gains computed: t is among those, and the human set is the cells above plus those
+    samples above t, then ties at t by earliest row (the stable rule; "at most" mode among the
+    positive gains only). The selection is exact, whatever the cells; they only decide how many
+    gains are computed.
 
     Parameters
     ----------
     inp : SAEInputs
         With k_i = 0 and l_i >= 0.
     lams : array of shape (L,)
-    n : int
-        The budget, 0 < n < M.
+    ns : int array of shape (K,)
+        Budgets, each in [0, M].
     mode : {"at_most", "exactly"}
     weights : array of shape (q, M)
         Per-sample values to sum over each human set.
@@ -259,9 +267,9 @@ def single_budget_sets(inp: SAEInputs, lams: np.ndarray, n: int, mode: str,
 
     Returns
     -------
-    counts : int array of shape (L,)
-    sums : array of shape (L, q)
-    cat_counts : array of shape (L, n_cats)
+    counts : int array of shape (L, K)
+    sums : array of shape (L, K, q)
+    cat_counts : array of shape (L, K, n_cats)
     """
     cells = inp.gain_cells
     at_most = mode == "at_most"
@@ -276,17 +284,22 @@ def single_budget_sets(inp: SAEInputs, lams: np.ndarray, n: int, mode: str,
                                 minlength=n_b * n_cats).reshape(n_b, n_cats).astype(float)
         c_perm = cats[cells.perm]
     lams = np.asarray(lams, dtype=float)
-    counts = np.empty(len(lams), dtype=np.int64)
-    sums = np.empty((len(lams), weights.shape[0]))
-    cat_counts = np.zeros((len(lams), n_cats))
+    ns = np.atleast_1d(np.asarray(ns, dtype=np.int64))
+    counts = np.empty((len(lams), len(ns)), dtype=np.int64)
+    sums = np.empty((len(lams), len(ns), weights.shape[0]))
+    cat_counts = np.zeros((len(lams), len(ns), n_cats))
     for i, lam in enumerate(lams):
-        sure, pos = _cells_pick(cells, float(lam), n, at_most, sizes)
-        sf = sure.astype(float)
-        counts[i] = int(sizes[sure].sum()) + len(pos)
-        sums[i] = sf @ cell_sums + w_perm[:, pos].sum(axis=1)
-        if cats is not None:
-            cp = c_perm[pos]
-            cat_counts[i] = sf @ cell_cats + np.bincount(cp[cp >= 0], minlength=n_cats)
+        lam = float(lam)
+        lo = (cells.b_lo - lam * cells.l_hi) - cells.a_hi  # every gain of a cell is in [lo, hi]
+        hi = (cells.b_hi - lam * cells.l_lo) - cells.a_lo
+        for j, n in enumerate(ns):
+            sure, pos = _cells_pick(cells, lam, int(n), at_most, sizes, lo, hi)
+            sf = sure.astype(float)
+            counts[i, j] = int(sizes[sure].sum()) + len(pos)
+            sums[i, j] = sf @ cell_sums + w_perm[:, pos].sum(axis=1)
+            if cats is not None:
+                cp = c_perm[pos]
+                cat_counts[i, j] = sf @ cell_cats + np.bincount(cp[cp >= 0], minlength=n_cats)
     return counts, sums, cat_counts
 
 
@@ -296,10 +309,10 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
     Per lambda, one partial ordering of the samples by gain at the budgets' places
     (:func:`_ranked_sums`) gives the metrics at each N from sums over its blocks (the confusion
     matrix after moving the first n samples to humans, their efforts, confidences and gains).
-    With a single budget (the curve against lambda at the current N) no ordering is needed: the
-    N samples the ranking puts first are found per lambda among the few whose place can change
-    since the neighbouring lambdas (:func:`single_budget_sets`; in O(M) per lambda when
-    gains may rise with lambda). Ties follow the module's rule throughout, so the result
+    With a single budget (the curve against lambda at the current N), or a few budgets on a
+    large table, no ordering is needed: the N samples the ranking puts first are found at each
+    point among the few whose cell of gain bounds straddles its threshold (:func:`budget_sums`;
+    in O(M) per lambda when gains may rise with lambda). Ties follow the module's rule throughout, so the result
     equals :func:`solve_fast` + :func:`evaluate` at every grid point.
 
     Parameters
@@ -362,25 +375,26 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                                                   *RELIABILITY_KEYS)}
     a_sum = inp.a.sum()
     conf = np.zeros((n_l, n_n, c * c)) if gold else None  # confusion counts per grid point
-    if n_n == 1 and _bracketed_ok(inp, lams, int(ns[0])):
-        # one budget over many lambdas (the "against lambda" curve at the current N): the top-N
-        # sets of neighbouring lambdas share most samples, so each lambda only ranks the few
-        # whose place can change (:func:`single_budget_sets`); k_i = 0 on this path, so a
+    if cells_ok(inp) and ((n_n == 1 and n_l > 2) or (
+            m >= CELLS_MIN_M and n_n <= CELLS_MAX_BUDGETS and n_l > 1)):
+        # one budget over many lambdas (the "against lambda" curve at the current N), or few
+        # budgets at scale (the frontier grid): at each point only the gains of the cells its
+        # threshold crosses are computed (:func:`budget_sums`); k_i = 0 on this path, so a
         # gain's sum is sum(b - a) - lambda sum(l)
         rows = np.vstack([inp.b - inp.a, inp.l] + ([he] if he is not None else []))
-        count, sums, moved = single_budget_sets(inp, lams, int(ns[0]), mode, rows,
-                                                pair if gold else None, c * c if gold else 0)
-        c_sum, l_sum = sums[:, 0], sums[:, 1]
-        cols["n_human"][:, 0] = count
-        cols["objective"][:, 0] = float(inp.a.sum()) + (c_sum - lams * l_sum)
-        cols["expected_reliability"][:, 0] = (a_sum + c_sum) / m
-        cols["time_cost_predicted"][:, 0] = l_sum / l_total if l_total > 0 else np.nan
-        cols["time_cost"][:, 0] = sums[:, 2] / he_total if he is not None else np.nan
+        count, sums, moved = budget_sums(inp, lams, ns, mode, rows, pair if gold else None,
+                                         c * c if gold else 0)
+        c_sum, l_sum = sums[..., 0], sums[..., 1]
+        cols["n_human"][:] = count
+        cols["objective"][:] = float(inp.a.sum()) + (c_sum - lams[:, None] * l_sum)
+        cols["expected_reliability"][:] = (a_sum + c_sum) / m
+        cols["time_cost_predicted"][:] = l_sum / l_total if l_total > 0 else np.nan
+        cols["time_cost"][:] = sums[..., 2] / he_total if he is not None else np.nan
         if gold:
             # the machine's errors sent to humans, by (gold, machine) pair
-            cm = cm0[None, :] - moved
-            cm[:, np.arange(c) * (c + 1)] += moved.reshape(-1, c, c).sum(axis=2)
-            conf[:, 0] = cm
+            cm = cm0[None, None, :] - moved
+            cm[..., np.arange(c) * (c + 1)] += moved.reshape(n_l, n_n, c, c).sum(axis=3)
+            conf[:] = cm
     elif n_n == 1:
         # one budget (the "against lambda" curve at the current N): no ranking is needed, only
         # the N samples the sort would put first, found in O(M) per lambda (:func:`top_k_mask`)

@@ -1,6 +1,6 @@
 """The fast paths of the SAE's curves and λ range against plain implementations (issue 11).
 
-Each fast path (the cells of ``single_budget_sets``, the partition-based ``lambda_range`` in
+Each fast path (the cells of ``budget_sums``, the partition-based ``lambda_range`` in
 "exactly" mode) is compared with a plain implementation written here from the documented rule
 — a stable descending sort of the gains as ``gains()`` computes them, the first N (in "at most"
 mode among the positive gains only), and for the λ range every pair of samples — on random data
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from core.sae import SAEInputs, gains, lambda_range, solve_fast, sweep
-from core.sae_sweep import GainCells, single_budget_sets
+from core.sae_sweep import GainCells, budget_sums
 
 
 def plain_set(inp: SAEInputs, lam: float, n: int, mode: str) -> np.ndarray:
@@ -36,13 +36,14 @@ def tied_inputs(seed: int, m: int, *, decimals: int = 1, b_varies: bool = False)
 
 
 def sets_by_cells(inp: SAEInputs, lams, n: int, mode: str, size: int) -> np.ndarray:
-    """single_budget_sets' human set at each lambda (one category per sample: the counts are the
-    set), with cells of about ``size`` samples."""
+    """budget_sums' human set at each lambda (one category per sample: the counts are the set),
+    with cells of about ``size`` samples."""
     inp.__dict__["gain_cells"] = GainCells.build(inp.a, inp.b, inp.l, size=size)
-    counts, _, cats = single_budget_sets(inp, np.asarray(lams, float), n, mode,
-                                         np.ones((1, inp.M)), np.arange(inp.M), inp.M)
-    assert counts.tolist() == cats.sum(axis=1).astype(int).tolist()
-    return cats.astype(int)
+    counts, sums, cats = budget_sums(inp, np.asarray(lams, float), [n], mode,
+                                     np.ones((1, inp.M)), np.arange(inp.M), inp.M)
+    assert counts[:, 0].tolist() == cats[:, 0].sum(axis=1).astype(int).tolist()
+    assert counts[:, 0].tolist() == sums[:, 0, 0].tolist()
+    return cats[:, 0].astype(int)
 
 
 @pytest.mark.parametrize("mode", ["at_most", "exactly"])
@@ -106,6 +107,39 @@ def test_curve_against_lambda_equals_the_plain_metrics(mode):
             want = solve_fast(inp, lam=float(lam), n_human=n, mode=mode)
             assert want.human.tolist() == human.tolist()
             assert row.objective == pytest.approx(want.objective, rel=1e-12, abs=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["at_most", "exactly"])
+@pytest.mark.parametrize("seed", range(3))
+def test_cells_for_many_budgets_equal_the_plain_sets(seed, mode, monkeypatch):
+    """The frontier grid (several budgets, 0 and M included) through the cells equals the plain
+    sets at every (lambda, N), also in the sweep when the table counts as large."""
+    import core.sae_sweep as sae_sweep
+
+    m = 240
+    inp = tied_inputs(20 + seed, m, b_varies=seed == 1)
+    lams = np.r_[0.0, np.geomspace(1e-2, 1e2, 15)]
+    ns = np.array([0, 1, 24, 60, 120, 121, 239, 240])
+    inp.__dict__["gain_cells"] = GainCells.build(inp.a, inp.b, inp.l, size=5)
+    counts, _, cats = budget_sums(inp, lams, ns, mode, np.ones((1, m)), np.arange(m), m)
+    for i, lam in enumerate(lams):
+        for j, n in enumerate(ns):
+            want = plain_set(inp, float(lam), int(n), mode)
+            assert cats[i, j].astype(int).tolist() == want.astype(int).tolist(), (lam, n)
+            assert counts[i, j] == want.sum()
+    monkeypatch.setattr(sae_sweep, "CELLS_MIN_M", 0)
+    he = np.random.default_rng(seed).uniform(1, 5, m)
+    gold = (inp.a > 0.5).astype(int)
+    mach = np.where(inp.l > 0.3, 1 - gold, gold)
+    inp2 = SAEInputs.from_arrays(inp.a, inp.l, b=inp.b, machine_label=mach, human_label=gold,
+                                 human_effort=he, labels=(0, 1))
+    table = sweep(inp2, lams=lams, n_values=ns, mode=mode)
+    for lam, row in zip(table["lambda"], table.itertuples()):
+        human = plain_set(inp2, float(lam), int(row.N), mode)
+        assert row.n_human == human.sum()
+        assert row.time_cost == pytest.approx(he[human].sum() / he.sum(), rel=1e-12, abs=1e-15)
+        final = np.where(human, gold, mach)
+        assert row.accuracy == pytest.approx(float((final == gold).mean()), abs=1e-15)
 
 
 def test_gain_cells_bound_every_gain_as_computed():
