@@ -43,6 +43,7 @@ from pages._common import fmt, init_state, next_step, show_error, synced
 #   sk_model_options  the models of the episodes shown when sk_models was last reset
 init_state()
 ss = st.session_state
+MAX_SEED = 10_000
 ss.setdefault("sk_source", "demo")
 ss.setdefault("sk_seed", 0)
 ss.setdefault("sk_n_slots", 0)
@@ -96,14 +97,16 @@ with src_col:
     )
     synced(st.number_input, "Slots per game instance (0: read them from the logs)", "sk_n_slots",
            min_value=0, max_value=MAX_N_SLOTS, step=1,
-           help="clembench's scorer takes the slot count from the game instance: an "
-                "`instance.json` beside each `interactions.json` (or the log's `realised_slots`) "
-                "gives it, and without either it is inferred from the probes. Give it here only "
-                "when neither is present and it cannot be inferred; it must agree with the logs.")
+           help=f"From 0 to {MAX_N_SLOTS:,} (0: read them from the logs). clembench's scorer takes "
+                "the slot count from the game instance: an `instance.json` beside each "
+                "`interactions.json` (or the log's `realised_slots`) gives it, and without either it "
+                "is inferred from the probes. Give it here only when neither is present and it "
+                "cannot be inferred; it must agree with the logs.")
 with demo_col:
     st.write("")
-    seed = st.number_input("Demo seed", min_value=0, max_value=10_000, step=1, value=int(ss["sk_seed"]),
-                           help="The demo episodes are simulated by this project's code "
+    seed = st.number_input("Demo seed", min_value=0, max_value=MAX_SEED, step=1, value=int(ss["sk_seed"]),
+                           help=f"A whole number from 0 to {MAX_SEED:,}. The demo episodes are simulated "
+                                "by this project's code "
                                 f"({len(DEMO_PROFILES)} simulated answerers × 6 episodes), "
                                 "not copied from recorded runs.")
     if st.button("Show the simulated demo episodes", width="stretch"):
@@ -143,6 +146,69 @@ except DataError as exc:  # pragma: no cover - scored episodes are validated alr
     show_error(exc)
     st.stop()
 
+# ------------------------------------------------------------------ tables
+# Short headers in words (clembench's key or the CSV's column name and its meaning in the tooltip),
+# widths in pixels adding up to at most 900 px (the page's content at a 1,400 px window with the
+# sidebar open is about 930 px), long episode names wrapped. Scores are shown as text (a number, or
+# "aborted", "—", "undefined"): the grid draws every missing value as one placeholder, so the words
+# that tell these apart cannot come from NaN cells.
+COLUMNS = {  # column -> (header, tooltip, width in px)
+    "model": ("Answerer model", "model: the answerer's model", 220),
+    "episodes": ("Episodes", "episodes: episodes of this model", 80),
+    "played": ("Played", "played: episodes not aborted", 70),
+    "% Played": ("% Played", "% Played: 100 × played / episodes", 85),
+    "Quality Score": ("Quality Score", "Quality Score: mean Main Score over the played episodes", 110),
+    "clemscore": ("clemscore", "clemscore: % Played / 100 × Quality Score", 90),
+    "episode": ("Episode", "episode: the episode's folder (model/experiment/episode)", 240),
+    "Main Score": ("Main Score", "Main Score: 100 · 2·sf·tk / (sf + tk), sf = Slot-Filling-Accuracy, "
+                   "tk = Truncated Kappa", 90),
+    "Middle-Accuracy": ("Middle acc.", "Middle-Accuracy: probing accuracy of the middle round", 90),
+    "Accuracy": ("Accuracy", "Accuracy: probing accuracy over all scored probes", 80),
+    "Kappa": ("Kappa", "Kappa: Cohen's kappa of the probe answers vs the ground truth", 65),
+    "Truncated Kappa": ("Trunc. kappa", "Truncated Kappa: max(0, Kappa)", 95),
+    "Slot-Filling-Accuracy": ("Slot filling", "Slot-Filling-Accuracy: share of the slots filled", 90),
+    "Aborted": ("Aborted", "Aborted: 1 when the episode was aborted", 70),
+    "Success": ("Success", "Success: 1 when a played episode has probing Accuracy 1 and every slot filled", 70),
+    "slots": ("Slots", "slots: slots per game instance", 55),
+    "scored rounds": ("Scored", "scored rounds: probing rounds scored (clembench's Played Probe Rounds)", 70),
+    "logged rounds": ("Logged", "logged rounds: probing rounds in the log", 70),
+    "Request Count": ("Requests", "Request Count: requests to the answerer", 80),
+    "Parsed Request Count": ("Parsed", "Parsed Request Count: answers that could be parsed", 65),
+    "Violated Request Count": ("Violated", "Violated Request Count: answers that broke the format", 75),
+    "Request Success Ratio": ("Req. success", "Request Success Ratio: parsed / all requests", 100),
+    "Lose": ("Lose", "Lose: 1 when a played episode is not a Success", 55),
+    "matches recorded": ("Recorded", "matches recorded: the scores equal the scores.json beside the log "
+                         "(— : no scores.json)", 80),
+    "round": ("Round", "round: the probing round (0 = before the first question)", 60),
+    "Slot Filled?": ("Slot filled?", "Slot Filled?: 1 when the round's answer filled a slot (from round 1 "
+                     "on; — : not scored in round 0)", 95),
+    "score": ("Score", "score: clembench's episode-score key", 200),
+    "value": ("Value", "value: the episode's score", 120),
+}
+
+
+def _as_text(df: pd.DataFrame, columns, *, aborted, digits: int = 4) -> pd.DataFrame:
+    """``df`` with ``columns`` as the page's text (:func:`score_text`); ``aborted`` is one flag or
+    one per row."""
+    out = df.copy()
+    flags = list(aborted) if not isinstance(aborted, bool) else [aborted] * len(df)
+    for col in columns:
+        out[col] = [score_text(v, aborted=bool(a), digits=digits)
+                    for v, a in zip(df[col], flags)]
+    return out
+
+
+def _show(df: pd.DataFrame, order: list[str], *, wrap: int = 35, height: int | str = "auto") -> None:
+    """One table: the columns in ``order`` with their header, tooltip and width."""
+    config = {}
+    for col in order:
+        label, help_, width = COLUMNS[col]
+        cls = st.column_config.NumberColumn if df[col].dtype.kind in "iuf" else st.column_config.TextColumn
+        config[col] = cls(label, help=help_, width=width)
+    st.dataframe(df, hide_index=True, width="stretch", column_order=order, column_config=config,
+                 row_height=wrap, height=height, placeholder=ABSENT_TEXT)
+
+
 # ------------------------------------------------------------------ aggregates
 agg = report["aggregate"]
 st.subheader("Aggregate")
@@ -165,10 +231,8 @@ if not agg["played"]:
     st.caption("Every episode was aborted: an aborted episode has no Main Score, so there is no "
                "Quality Score and no clemscore (— here, NaN in clembench's files).")
 by_model = pd.DataFrame.from_dict(report["aggregate_by_model"], orient="index").reset_index(names="model")
-st.dataframe(by_model.style.format(lambda v: score_text(v, aborted=True, digits=2),
-                                   subset=["% Played", "Quality Score", "clemscore"]),
-             hide_index=True, width="stretch",
-             column_config={"model": st.column_config.TextColumn("Answerer model", width="medium")})
+_show(_as_text(by_model, ["% Played", "Quality Score", "clemscore"], aborted=True, digits=2),
+      ["model", "episodes", "played", "% Played", "Quality Score", "clemscore"])
 st.download_button("Download the scores per model (CSV)", to_csv_safe(by_model).encode(),
                    file_name="scorekeeping_by_model.csv", mime="text/csv")
 if ignored:
@@ -179,23 +243,22 @@ if ignored:
 st.subheader("Episodes")
 SCORE_COLUMNS = ["Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy",
                  "Main Score", "Request Success Ratio"]
-shown = table.copy()
+shown = _as_text(table, ["Middle-Accuracy", *SCORE_COLUMNS], aborted=table["Aborted"].astype(bool))
 shown["matches recorded"] = [ABSENT_TEXT if v is None else ("yes" if v else "NO")
                              for v in table["matches recorded"]]
-styled = shown.style
-for aborted in (True, False):
-    rows = shown.index[shown["Aborted"].astype(bool) == aborted]
-    if len(rows):
-        styled = styled.format(lambda v, a=aborted: score_text(v, aborted=a),
-                               subset=pd.IndexSlice[rows, SCORE_COLUMNS])
-st.dataframe(styled, hide_index=True, width="stretch",
-             column_config={"episode": st.column_config.TextColumn("episode", width="large"),
-                            "model": st.column_config.TextColumn("model", width="medium")})
+# names longer than the column (about 6 px a character) wrap over the lines of a taller row
+wrap = 70 if shown["episode"].str.len().max() * 6 > COLUMNS["episode"][2] - 16 else 35
+st.markdown("**Scores**")
+_show(shown, ["episode", "Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
+              "Slot-Filling-Accuracy", "Aborted", "Success"], wrap=wrap)
+st.markdown("**Rounds and requests**")
+_show(shown, ["episode", "slots", "scored rounds", "logged rounds", "Request Count", "Parsed Request Count",
+              "Violated Request Count", "Request Success Ratio", "Lose", "matches recorded"], wrap=wrap)
 st.caption(f"**{ABORTED_TEXT}**: the episode was aborted, so clembench gives this score no value "
            f"(NaN in its files); **{ABSENT_TEXT}**: clembench logs no value (Middle-Accuracy of an "
            f"episode that ended before its middle round; no scores.json to compare with); "
            f"**{UNDEFINED_TEXT}**: NaN in a played episode (e.g. Kappa when the answers use one class).")
-st.download_button("Download the episode table (CSV; empty cell = no value)", to_csv_safe(table).encode(),
+st.download_button("Download both episode tables (CSV; empty cell = no value)", to_csv_safe(table).encode(),
                    file_name="scorekeeping_episodes.csv", mime="text/csv")
 mismatch = [e for e in report["episodes"] if e["matches_recorded"] is False]
 if mismatch:
@@ -241,11 +304,11 @@ with c1:
                 f"probing round(s), model `{ep['model']}`")
     if ep["turn_scores"]:
         turns = pd.DataFrame.from_dict(ep["turn_scores"], orient="index").rename_axis("round").reset_index()
-        styled_turns = turns.style.format(lambda v: score_text(v, aborted=False), subset=["Accuracy"])
+        shown_turns = _as_text(turns, ["Accuracy"], aborted=False)
         if "Slot Filled?" in turns:  # absent in round 0: NaN in the frame
-            styled_turns = styled_turns.format(lambda v: ABSENT_TEXT if v != v else str(int(v)),
-                                               subset=["Slot Filled?"])
-        st.dataframe(styled_turns, hide_index=True, width="stretch")
+            shown_turns["Slot Filled?"] = [ABSENT_TEXT if v != v else str(int(v)) for v in turns["Slot Filled?"]]
+        _show(shown_turns, [c for c in ("round", "Request Count", "Parsed Request Count",
+                                        "Violated Request Count", "Accuracy", "Slot Filled?") if c in turns])
         st.caption(f"{ABSENT_TEXT}: not scored in that round (`Slot Filled?` starts in round 1).")
         st.download_button("Download the turn scores (CSV)", to_csv_safe(turns).encode(),
                            file_name="scorekeeping_turn_scores.csv", mime="text/csv")
@@ -254,10 +317,13 @@ with c1:
 with c2:
     st.markdown("**Episode scores** (clembench keys)")
     was_aborted = bool(ep["episode_scores"].get("Aborted"))
-    st.dataframe(pd.DataFrame({"score": list(EPISODE_KEYS),
-                               "value": [score_text(ep["episode_scores"].get(k), aborted=was_aborted)
-                                         for k in EPISODE_KEYS]}),
-                 hide_index=True, width="stretch")
+    _show(pd.DataFrame({"score": list(EPISODE_KEYS),
+                        "value": [score_text(ep["episode_scores"].get(k), aborted=was_aborted)
+                                  for k in EPISODE_KEYS]}),
+          ["score", "value"], height=35 * (len(EPISODE_KEYS) + 1) + 3)
+    st.download_button("Download the episode scores (CSV)", to_csv_safe(pd.DataFrame(
+        {"score": list(EPISODE_KEYS), "value": [ep["episode_scores"].get(k) for k in EPISODE_KEYS]})).encode(),
+        file_name="scorekeeping_episode_scores.csv", mime="text/csv")
     if ep["differences"]:
         st.error("Differences from the recorded scores.json:\n\n" + "\n".join(f"- {d}" for d in ep["differences"]))
 

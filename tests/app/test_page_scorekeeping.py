@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from streamlit import dataframe_util
+
+from tests.app.conftest import shown_cells
 
 PAGE = "7_Scorekeeping.py"
 RECORDED = [
@@ -34,11 +35,11 @@ def _texts(elements) -> list[str]:
     return [str(e.value) for e in elements]
 
 
-def _shown(element) -> pd.DataFrame:
-    """What a styled st.dataframe shows: its display values (the data keeps NaN and None)."""
-    arrow = element.proto.arrow_data
-    assert arrow.HasField("styler"), "the table is not styled"
-    return dataframe_util.convert_arrow_bytes_to_pandas_df(arrow.styler.display_values)
+def _shown(at) -> pd.DataFrame:
+    """What the browser shows of the episodes: the scores table and the rounds table side by side."""
+    scores, rounds = shown_cells(at.dataframe[1]), shown_cells(at.dataframe[2])
+    assert list(scores["episode"]) == list(rounds["episode"])
+    return pd.concat([scores, rounds.drop(columns="episode")], axis=1)
 
 
 def _charts(at) -> list[dict]:
@@ -76,7 +77,7 @@ def test_upload_zip_of_recorded_runs(run_page, shared_data: Path):
     assert metrics["clemscore"] == "60.74"
     assert any("5 episode(s) had clembench's scores.json" in t and "identical" in t
                for t in _texts(at.success))
-    table = _shown(at.dataframe[1])
+    table = _shown(at)
     assert list(table["matches recorded"]) == ["yes"] * 5
     row = table[table["episode"].str.endswith("mistral-large-2411/0_travel-booking/episode_7")].iloc[0]
     # issue 13: an aborted episode's missing scores all say "aborted" (clembench: NaN)
@@ -137,7 +138,7 @@ def test_round_zero_abort_detail(run_page):
     assert not at.exception and not at.error
     assert any("aborted in round 0" in t for t in _texts(at.info))
     assert any("No scored probing round" in t for t in _texts(at.info))
-    table = _shown(at.dataframe[1])
+    table = _shown(at)
     # not logged by clembench (ended before the middle round) vs NaN (aborted): "—" vs "aborted"
     assert table.iloc[0]["Middle-Accuracy"] == "—" and table.iloc[0]["Main Score"] == "aborted"
     metrics = {m.label: m.value for m in at.metric}
@@ -148,7 +149,7 @@ def test_round_zero_abort_detail(run_page):
 def test_missing_scores_have_one_word_and_a_caption(run_page):
     """Issue 13: no row mixes NaN and None; aborted episodes say "aborted", a caption says why."""
     at = run_page(PAGE)
-    data, shown = at.dataframe[1].value, _shown(at.dataframe[1])
+    data, shown = at.dataframe[1].value, _shown(at)
     aborted = data["Aborted"] == 1
     assert aborted.any() and (~aborted).any()
     scores = ["Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy", "Main Score"]
@@ -162,7 +163,7 @@ def test_missing_scores_have_one_word_and_a_caption(run_page):
     # the per-episode scores of an aborted episode say the same
     name = data.loc[aborted, "episode"].iloc[0]
     at.selectbox(key="_w_sk_episode").set_value(name).run()
-    values = at.dataframe[3].value.set_index("score")["value"]
+    values = shown_cells(at.dataframe[4]).set_index("score")["value"]
     assert values["Main Score"] == "aborted" and values["Aborted"] == "1"
     # the Main Score figure: horizontal bars, a title without NaN, "aborted" marks in the legend
     bars = next(c for c in _charts(at) if c["layout"]["title"]["text"] == "Main Score per episode")
@@ -234,3 +235,81 @@ def test_slot_count_given_on_the_page(run_page, shared_data: Path):
     at.number_input(key="_w_sk_n_slots").set_value(n_slots).run()
     assert not at.exception and not at.error
     assert {m.label: m.value for m in at.metric}["Quality Score"] == "92.86"
+
+
+SHOWN_MISSING = ["None", "nan", "NaN", "<NA>", "NaT"]
+
+
+def _layout(element) -> tuple[list[str], dict]:
+    config = json.loads(element.proto.columns)
+    return list(element.proto.column_order) or list(element.value.columns), config
+
+
+@pytest.mark.parametrize("source", ["demo", "recorded", "round zero abort"])
+def test_tables_fit_explain_and_show_no_none(run_page, shared_data: Path, source):
+    """Issue 13: every table fits its place at a 1,400 px window (full width about 930 px, the
+    turn scores' column 3/5 of it, the episode scores' 2/5): pixel widths, headers that fit their
+    column (6 px a character plus 16 px), a tooltip naming clembench's key or the CSV column; no
+    visible cell reads None/NaN (an aborted episode's scores say "aborted", absent ones "—")."""
+    at = run_page(PAGE)
+    if source == "recorded":
+        at.file_uploader[0].set_value([("runs.zip", _zip(shared_data / "clembench"), "application/zip")])
+        at.run()
+    elif source == "round zero abort":
+        log = {"players": {"GM": "Game master for privateshared", "Player 1": "Answerer: m"},
+               "probes": [[{"target": "A", "question": "q", "gt": 0, "answer": "x", "value": -1, "tries": 6}]],
+               "realised_slots": {f"s{i}": i for i in range(5)}, "Request Count": [5, 0, 0, 0, 0, 0],
+               "Parsed Request Count": [0] * 6, "Violated Request Count": [5, 0, 0, 0, 0, 0],
+               "Filled Slots": [], "Aborted": True, "Played Probe Rounds": 0}
+        at.file_uploader[0].set_value([("e/interactions.json", json.dumps(log).encode(), "application/json")])
+        at.run()
+    assert not at.exception and not at.error
+    turn_scores = next((d for d in at.dataframe if _layout(d)[0][0] == "round"), None)
+    episode_scores = next(d for d in at.dataframe if _layout(d)[0] == ["score", "value"])
+    for element in at.dataframe:
+        order, config = _layout(element)
+        room = 540 if element is turn_scores else 350 if element is episode_scores else 900
+        assert sum(config[c]["width"] for c in order) <= room, order
+        for col in order:
+            c = config[col]
+            assert c["help"].startswith(f"{col}: ") and 6 * len(c["label"]) + 16 <= c["width"], (col, c)
+        assert not shown_cells(element).isin(SHOWN_MISSING).any().any(), shown_cells(element)
+    shown = _shown(at)
+    if source == "recorded":
+        # the long recorded episode names wrap over taller rows instead of being cut off
+        assert at.dataframe[1].proto.row_height >= 65
+        assert shown["Middle-Accuracy"].tolist().count("aborted") == 1
+    if source == "round zero abort":
+        assert shown.iloc[0]["Middle-Accuracy"] == "—" and shown.iloc[0]["Kappa"] == "aborted"
+        assert turn_scores is None
+    values = shown_cells(episode_scores)
+    assert len(values) == 13 and values["value"].str.len().min() >= 1
+
+
+def test_every_table_downloadable(run_page, downloads):
+    """Issue 13: one CSV per table (the two episode tables share one: the same rows)."""
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    assert len(at.dataframe) == 5
+    assert {"scorekeeping_by_model.csv", "scorekeeping_episodes.csv", "scorekeeping_turn_scores.csv",
+            "scorekeeping_episode_scores.csv"} <= set(downloads)
+    scores = pd.read_csv(io.BytesIO(downloads["scorekeeping_episode_scores.csv"]))
+    first = at.dataframe[1].value.iloc[0]  # the episode shown in the detail by default
+    assert list(scores["score"])[:6] == ["Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
+                                         "Slot-Filling-Accuracy", "Main Score"]
+    assert f"{scores.set_index('score').loc['Main Score', 'value']:.4f}" == first["Main Score"]
+    episodes = pd.read_csv(io.BytesIO(downloads["scorekeeping_episodes.csv"]))
+    shown_columns = set(_layout(at.dataframe[1])[0]) | set(_layout(at.dataframe[2])[0])
+    assert shown_columns <= set(episodes.columns)
+
+
+def test_number_inputs_state_their_range(run_page):
+    """Issue 13: Streamlit silently reverts a number out of range: the help says the range."""
+    from core.defaults import MAX_N_SLOTS
+
+    at = run_page(PAGE)
+    slots = at.number_input(key="_w_sk_n_slots")
+    assert (slots.proto.min, slots.proto.max) == (0, MAX_N_SLOTS)
+    assert f"From 0 to {MAX_N_SLOTS:,}" in slots.help
+    seed = next(n for n in at.number_input if n.label == "Demo seed")
+    assert (seed.proto.min, seed.proto.max) == (0, 10_000) and "from 0 to 10,000" in seed.help
