@@ -159,13 +159,13 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
     "% Played": ("% Played", "% Played: 100 × played / episodes", 85),
     "Quality Score": ("Quality Score", "Quality Score: mean Main Score over the played episodes", 110),
     "clemscore": ("clemscore", "clemscore: % Played / 100 × Quality Score", 90),
-    "episode": ("Episode", "episode: the episode's folder (model/experiment/episode)", 240),
+    "episode": ("Episode", "episode: the episode's folder (model/experiment/episode)", 255),
     "Main Score": ("Main Score", "Main Score: 100 · 2·sf·tk / (sf + tk), sf = Slot-Filling-Accuracy, "
-                   "tk = Truncated Kappa", 90),
-    "Middle-Accuracy": ("Middle acc.", "Middle-Accuracy: probing accuracy of the middle round", 90),
+                   "tk = Truncated Kappa", 85),
+    "Middle-Accuracy": ("Middle acc.", "Middle-Accuracy: probing accuracy of the middle round", 85),
     "Accuracy": ("Accuracy", "Accuracy: probing accuracy over all scored probes", 80),
     "Kappa": ("Kappa", "Kappa: Cohen's kappa of the probe answers vs the ground truth", 65),
-    "Truncated Kappa": ("Trunc. kappa", "Truncated Kappa: max(0, Kappa)", 95),
+    "Truncated Kappa": ("Trunc. kappa", "Truncated Kappa: max(0, Kappa)", 90),
     "Slot-Filling-Accuracy": ("Slot filling", "Slot-Filling-Accuracy: share of the slots filled", 90),
     "Aborted": ("Aborted", "Aborted: 1 when the episode was aborted", 70),
     "Success": ("Success", "Success: 1 when a played episode has probing Accuracy 1 and every slot filled", 70),
@@ -175,7 +175,7 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
     "Request Count": ("Requests", "Request Count: requests to the answerer", 80),
     "Parsed Request Count": ("Parsed", "Parsed Request Count: answers that could be parsed", 65),
     "Violated Request Count": ("Violated", "Violated Request Count: answers that broke the format", 75),
-    "Request Success Ratio": ("Req. success", "Request Success Ratio: parsed / all requests", 100),
+    "Request Success Ratio": ("Req. success", "Request Success Ratio: parsed / all requests", 95),
     "Lose": ("Lose", "Lose: 1 when a played episode is not a Success", 55),
     "matches recorded": ("Recorded", "matches recorded: the scores equal the scores.json beside the log "
                          "(— : no scores.json)", 80),
@@ -185,6 +185,10 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
     "score": ("Score", "score: clembench's episode-score key", 200),
     "value": ("Value", "value: the episode's score", 120),
 }
+
+
+SCORES_AS_TEXT = {"% Played", "Quality Score", "clemscore", "Main Score", "Middle-Accuracy", "Accuracy",
+                  "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy", "Request Success Ratio", "Slot Filled?"}
 
 
 def _as_text(df: pd.DataFrame, columns, *, aborted, digits: int = 4) -> pd.DataFrame:
@@ -199,12 +203,16 @@ def _as_text(df: pd.DataFrame, columns, *, aborted, digits: int = 4) -> pd.DataF
 
 
 def _show(df: pd.DataFrame, order: list[str], *, wrap: int = 35, height: int | str = "auto") -> None:
-    """One table: the columns in ``order`` with their header, tooltip and width."""
+    """One table: the columns in ``order`` with their header, tooltip and width; scores written as
+    text aligned right like the numbers."""
     config = {}
     for col in order:
         label, help_, width = COLUMNS[col]
-        cls = st.column_config.NumberColumn if df[col].dtype.kind in "iuf" else st.column_config.TextColumn
-        config[col] = cls(label, help=help_, width=width)
+        if df[col].dtype.kind in "iuf":
+            config[col] = st.column_config.NumberColumn(label, help=help_, width=width)
+        else:
+            config[col] = st.column_config.TextColumn(label, help=help_, width=width,
+                                                      alignment="right" if col in SCORES_AS_TEXT else None)
     st.dataframe(df, hide_index=True, width="stretch", column_order=order, column_config=config,
                  row_height=wrap, height=height, placeholder=ABSENT_TEXT)
 
@@ -246,8 +254,9 @@ SCORE_COLUMNS = ["Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa", "Slo
 shown = _as_text(table, ["Middle-Accuracy", *SCORE_COLUMNS], aborted=table["Aborted"].astype(bool))
 shown["matches recorded"] = [ABSENT_TEXT if v is None else ("yes" if v else "NO")
                              for v in table["matches recorded"]]
-# names longer than the column (about 6 px a character) wrap over the lines of a taller row
-wrap = 70 if shown["episode"].str.len().max() * 6 > COLUMNS["episode"][2] - 16 else 35
+# names longer than the column (5.5 px a character measured in chromium, 16 px of padding) wrap
+# over the lines of a taller row
+wrap = 70 if shown["episode"].str.len().max() * 5.5 > COLUMNS["episode"][2] - 16 else 35
 st.markdown("**Scores**")
 _show(shown, ["episode", "Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
               "Slot-Filling-Accuracy", "Aborted", "Success"], wrap=wrap)
