@@ -91,10 +91,17 @@ def turn_figure(table: pd.DataFrame, *, reliability: Sequence[str] = ("accuracy"
         markers and hatched bars, with a legend entry saying so.
     """
     small = [bool(s) for s in table.get("small", pd.Series([False] * len(table)))]
+
+    def has_bars(keys) -> bool:
+        return any(f"{k}_lo" in table and not table[f"{k}_lo"].isna().all() for k in keys if k in table
+                   and not table[k].isna().all())
+
+    bars = " (bars: bootstrap 95% interval)"
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07,
                         row_heights=[0.42, 0.34, 0.24],
-                        subplot_titles=("Reliability (bars: bootstrap 95% interval)",
-                                        "Human effort", "Samples per turn"))
+                        subplot_titles=("Reliability" + (bars if has_bars(reliability) else ""),
+                                        "Human effort" + (bars if has_bars(effort) else ""),
+                                        "Samples per turn"))
     x = table["turn"].astype(str)
     hover = [f"turn {t}: {n} samples{' (under 5% of samples)' if s else ''}"
              for t, n, s in zip(table["turn"], table["n"], small)]

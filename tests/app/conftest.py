@@ -89,3 +89,28 @@ def shown_cells(element) -> "pd.DataFrame":
         out[col] = [placeholder if missing(v) else str(styled[col].iloc[i] if use_styler else v)
                     for i, v in enumerate(data[col])]
     return pd.DataFrame(out, columns=order)
+
+
+def figure_problems(element) -> list[str]:
+    """What a reader would miss in a ``st.plotly_chart``: a title that does not fit (at about 9 px
+    a character, 900 px of page width), an axis showing ticks without a title, a mark neither in
+    the legend nor grouped with a legend entry."""
+    import json
+
+    spec = json.loads(element.proto.spec)
+    layout, problems = spec["layout"], []
+    title = (layout.get("title") or {}).get("text") or ""
+    if not title or 9 * len(title) > 900:
+        problems.append(f"title {title!r}")
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and axis.get("visible", True) \
+                and axis.get("showticklabels", True) and not (axis.get("title") or {}).get("text"):
+            problems.append(f"{key} without a title")
+    shown_groups = {t.get("legendgroup") for t in spec["data"] if t.get("showlegend", True) and t.get("name")}
+    for trace in spec["data"]:
+        if trace.get("showlegend", True):
+            if not trace.get("name"):
+                problems.append(f"a {trace['type']} trace without a legend name")
+        elif trace.get("legendgroup") not in shown_groups - {None}:
+            problems.append(f"{trace.get('name')!r} neither in the legend nor in a legend group")
+    return problems

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.app.conftest import shown_cells
+from tests.app.conftest import figure_problems, shown_cells
 
 PAGE = "7_Scorekeeping.py"
 RECORDED = [
@@ -313,3 +313,11 @@ def test_number_inputs_state_their_range(run_page):
     assert f"From 0 to {MAX_N_SLOTS:,}" in slots.help
     seed = next(n for n in at.number_input if n.label == "Demo seed")
     assert (seed.proto.min, seed.proto.max) == (0, 10_000) and "from 0 to 10,000" in seed.help
+
+
+def test_figures_explained(run_page):
+    """Issue 13: every figure's title fits, every axis showing ticks has a title, every mark is in
+    the legend or grouped with a legend entry."""
+    at = run_page(PAGE)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 2 and all(figure_problems(c) == [] for c in charts)

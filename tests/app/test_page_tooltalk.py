@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.app.conftest import shown_cells
+from tests.app.conftest import figure_problems, shown_cells
 
 from core.tooltalk import ground_truth_as_predictions
 
@@ -304,3 +304,11 @@ def test_no_table_shows_none_or_nan(run_page):
     at = run_page(PAGE, state=EXACT)
     for element in at.dataframe:
         assert not shown_cells(element).isin(["None", "nan", "NaN", "<NA>"]).any().any()
+
+
+def test_figures_explained(run_page):
+    """Issue 13: every figure's title fits, every axis showing ticks has a title, every mark is in
+    the legend."""
+    at = run_page(PAGE, state=EXACT)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 3 and all(figure_problems(c) == [] for c in charts)

@@ -8,7 +8,7 @@ import pytest
 
 from core.data import prepare
 from pages._common import fingerprint
-from tests.app.conftest import shown_cells
+from tests.app.conftest import figure_problems, shown_cells
 
 
 def test_turns_page_renders_and_follows_lambda(run_page):
@@ -142,3 +142,19 @@ def test_turns_tables_fit_explain_and_download(run_page, downloads, gold):
                                             for b in ("lo", "hi")]
     assert np.allclose(got["human_ratio_lo"], table["human_ratio_lo"])
     assert "hmceval_turns.csv" in downloads
+
+
+def test_turns_figure_explained(run_page):
+    """Issue 13: the figure's title fits, every axis showing ticks has a title with its unit, every
+    mark is in the legend, and the effort panel says what its bars are."""
+    import json
+
+    at = run_page("6_Turns.py")
+    (chart,) = at.get("plotly_chart")
+    assert figure_problems(chart) == []
+    titles = [a["text"] for a in json.loads(chart.proto.spec)["layout"]["annotations"]]
+    assert "Human effort (bars: bootstrap 95% interval)" in titles
+    at.select_slider[0].set_value(0).run()  # no resamples: no bars, and no title claims any
+    titles = [a["text"] for a in json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["annotations"]]
+    assert titles[:2] == ["Reliability", "Human effort"]
+    assert len(at.dataframe) == 1  # no interval table either

@@ -96,3 +96,30 @@ def test_turn_figure_without_small_turns_or_gold():
     assert [t.name for t in fig.data if t.type == "scatter"] == ["Samples sent to humans",
                                                                   "Human effort (time cost)"]
     assert any("no gold labels" in a.text for a in fig.layout.annotations)
+
+
+def _panel_titles(fig) -> list[str]:
+    return [a.text for a in fig.layout.annotations if a.xref == "paper"]
+
+
+def test_panel_titles_mention_bars_only_where_drawn():
+    """Issue 13: a panel says "bars: bootstrap 95% interval" only when it draws error bars (the
+    effort panel's bars on the share sent to humans were unexplained; without resamples the
+    reliability panel claimed bars it did not draw)."""
+    base = {"turn": [1, 2], "n": [60, 40], "small": [False, False], "accuracy": [0.9, 0.8],
+            "f1": [0.85, 0.75], "machine_accuracy": [0.7, 0.6], "human_ratio": [0.5, 0.4],
+            "time_cost": [0.45, 0.35]}
+    plain = turn_figure(pd.DataFrame(base))
+    assert _panel_titles(plain) == ["Reliability", "Human effort", "Samples per turn"]
+    assert all(t.error_y.array is None for t in plain.data if t.type == "scatter")
+    bounds = {f"{k}_{b}": [v - 0.05 if b == "lo" else v + 0.05 for v in base[k]]
+              for k in ("accuracy", "f1", "machine_accuracy", "human_ratio") for b in ("lo", "hi")}
+    with_bars = turn_figure(pd.DataFrame({**base, **bounds}))
+    assert _panel_titles(with_bars) == ["Reliability (bars: bootstrap 95% interval)",
+                                        "Human effort (bars: bootstrap 95% interval)", "Samples per turn"]
+    # no gold labels: reliability all NaN, its bounds too; the effort panel keeps its bars
+    nan = float("nan")
+    no_gold = {**base, **bounds, **{k: [nan, nan] for k in list(bounds) + ["accuracy", "f1", "machine_accuracy"]
+                                    if not k.startswith("human_ratio")}}
+    titles = _panel_titles(turn_figure(pd.DataFrame(no_gold)))
+    assert titles[:2] == ["Reliability", "Human effort (bars: bootstrap 95% interval)"]
