@@ -31,8 +31,10 @@ fast path is always used (``method="auto"``); ``method="ilp"`` forces the solver
 
 :func:`sweep` evaluates a whole grid of lambda x N: per lambda one partial ordering at the
 budgets' places and sums over its blocks; for one budget over many lambdas (a curve against
-lambda), only the samples whose place can change between two lambdas are ranked. Both give the
-sets of the ranking above, ties included.
+lambda) or a few budgets on a large table, the samples are kept in cells of similar effort and
+confidence gap (:attr:`SAEInputs.gain_cells`, built once) whose bounds on the gains leave only
+the cells a threshold crosses to compute. Both give the sets of the ranking above, ties
+included.
 
 **What lambda means depends on the effort unit.** A gain is ``(b_i - a_i) - lambda (l_i - k_i)``:
 with l_i in seconds (a median of 43 s) lambda = 1 already outweighs every confidence gap, while on

@@ -195,22 +195,24 @@ class GainCells:
 
 
 def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.ndarray,
-                lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                lo: np.ndarray, hi: np.ndarray, lo_up: np.ndarray, hi_up: np.ndarray,
+                ) -> tuple[float, np.ndarray]:
     """The human set at one lambda (k = 0), as :func:`top_k_mask` picks it, from the cells'
-    bounds ``lo`` and ``hi`` of the gains at that lambda.
+    bounds ``lo`` and ``hi`` of the gains at that lambda (and the same, sorted ascending).
 
-    Returns ``(sure, taken)``: a bool mask of the cells all of whose samples go, and the positions
-    in ``cells.perm`` of the other samples that go.
+    Returns ``(t_sure, taken)``: every cell whose ``lo`` exceeds ``t_sure`` goes whole, and
+    ``taken`` holds the positions in ``cells.perm`` of the other samples that go.
     """
     n_cells, m = len(lo), int(cells.starts[-1])
+    none = np.empty(0, dtype=np.int64)
     if n <= 0 or (n >= m and not at_most):
-        return np.full(n_cells, n > 0), np.empty(0, dtype=np.int64)
+        return (-math.inf if n > 0 else math.inf), none
     # the n-th largest gain t: at least n gains are >= the k-th largest lo when k cells hold n
     # samples, and fewer than n gains exceed the k2-th largest hi when k2 - 1 cells hold fewer
     k = -(-n // int(sizes.min()))
-    t_low = float(np.partition(lo, n_cells - k)[n_cells - k]) if k <= n_cells else -math.inf
+    t_low = float(lo_up[n_cells - k]) if k <= n_cells else -math.inf
     k2 = (n - 1) // int(sizes.max()) + 1
-    t_high = float(np.partition(hi, n_cells - k2)[n_cells - k2]) if k2 <= n_cells else math.inf
+    t_high = float(hi_up[n_cells - k2]) if k2 <= n_cells else math.inf
     for threshold_zero in (False, True):
         if n >= m and not threshold_zero:
             continue  # "at most" M: every positive gain goes
@@ -221,7 +223,7 @@ def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.n
         pos = cells.positions(cand)
         g = (cells.b[pos] - lam * cells.l[pos]) - cells.a[pos]  # as gains(): the same values
         if threshold_zero:
-            return sure, pos[g > 0]
+            return t_high, pos[g > 0]
         room = n - int(sizes[sure].sum())  # 1 <= room <= len(g): t is among these gains
         t = float(np.partition(g, len(g) - room)[len(g) - room])
         if at_most and not t > 0:
@@ -231,8 +233,8 @@ def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.n
         if need > 0:  # ties at t: the earliest rows of the table first
             tied = pos[g == t]
             take_pos = np.r_[pos[take], tied[np.argsort(cells.perm[tied], kind="stable")[:need]]]
-            return sure, take_pos
-        return sure, pos[take]
+            return t_high, take_pos
+        return t_high, pos[take]
     raise AssertionError("unreachable")
 
 
@@ -249,7 +251,8 @@ def budget_sums(inp: SAEInputs, lams: np.ndarray, ns: np.ndarray, mode: str,
     their gains computed: t is among those, and the human set is the cells above plus those
     samples above t, then ties at t by earliest row (the stable rule; "at most" mode among the
     positive gains only). The selection is exact, whatever the cells; they only decide how many
-    gains are computed.
+    gains are computed. Per lambda the cells are sorted once by their bounds, so the sums over
+    the cells above a threshold are one look-up in running sums.
 
     Parameters
     ----------
@@ -276,31 +279,37 @@ def budget_sums(inp: SAEInputs, lams: np.ndarray, ns: np.ndarray, mode: str,
     sizes = np.diff(cells.starts)
     w_perm = weights[:, cells.perm]
     first = cells.starts[:-1]
-    cell_sums = np.add.reduceat(w_perm, first, axis=1).T  # (B, q)
-    n_b = len(first)
+    n_b, q = len(first), weights.shape[0]
+    # per cell: its size, its sums, its category counts (one table, summed together)
+    per_cell = [sizes[:, None].astype(float), np.add.reduceat(w_perm, first, axis=1).T]
     if cats is not None:
         ok = cats >= 0
-        cell_cats = np.bincount(cells.cell[ok] * n_cats + cats[ok],
-                                minlength=n_b * n_cats).reshape(n_b, n_cats).astype(float)
+        per_cell.append(np.bincount(cells.cell[ok] * n_cats + cats[ok],
+                                    minlength=n_b * n_cats).reshape(n_b, n_cats).astype(float))
         c_perm = cats[cells.perm]
+    per_cell = np.hstack(per_cell)
     lams = np.asarray(lams, dtype=float)
     ns = np.atleast_1d(np.asarray(ns, dtype=np.int64))
-    counts = np.empty((len(lams), len(ns)), dtype=np.int64)
-    sums = np.empty((len(lams), len(ns), weights.shape[0]))
-    cat_counts = np.zeros((len(lams), len(ns), n_cats))
+    out = np.zeros((len(lams), len(ns), 1 + q + n_cats))
     for i, lam in enumerate(lams):
         lam = float(lam)
         lo = (cells.b_lo - lam * cells.l_hi) - cells.a_hi  # every gain of a cell is in [lo, hi]
         hi = (cells.b_hi - lam * cells.l_lo) - cells.a_lo
+        by_lo = np.argsort(lo, kind="stable")
+        lo_up = lo[by_lo]
+        # running sums over the cells from the largest lo down: the cells above a threshold
+        above = np.vstack([np.zeros(per_cell.shape[1]), np.cumsum(per_cell[by_lo[::-1]], axis=0)])
+        hi_up = np.sort(hi)
         for j, n in enumerate(ns):
-            sure, pos = _cells_pick(cells, lam, int(n), at_most, sizes, lo, hi)
-            sf = sure.astype(float)
-            counts[i, j] = int(sizes[sure].sum()) + len(pos)
-            sums[i, j] = sf @ cell_sums + w_perm[:, pos].sum(axis=1)
+            t_sure, pos = _cells_pick(cells, lam, int(n), at_most, sizes, lo, hi, lo_up, hi_up)
+            n_sure = n_b - int(np.searchsorted(lo_up, t_sure, side="right"))
+            out[i, j] = above[n_sure]
+            out[i, j, 0] += len(pos)
+            out[i, j, 1:1 + q] += w_perm[:, pos].sum(axis=1)
             if cats is not None:
                 cp = c_perm[pos]
-                cat_counts[i, j] = sf @ cell_cats + np.bincount(cp[cp >= 0], minlength=n_cats)
-    return counts, sums, cat_counts
+                out[i, j, 1 + q:] += np.bincount(cp[cp >= 0], minlength=n_cats)
+    return out[..., 0].astype(np.int64), out[..., 1:1 + q], out[..., 1 + q:]
 
 
 def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_most") -> pd.DataFrame:
