@@ -303,10 +303,13 @@ def assignment_by_group(
         effort = np.asarray(human_effort, dtype=float)
         if effort.shape != (n,):
             raise DataError(f"human_effort: expected {n} values, got shape {effort.shape}")
-    final = None if gold is None else collaborative_labels(ml, gold, hum)
     fast = gold is not None and not (pd.isna(gold).any() or pd.isna(ml).any())
+    final = None if gold is None or fast else collaborative_labels(ml, gold, hum)
     if fast:  # labels coded once; each group's confusion counted, not its labels re-encoded
-        codes, classes = _label_codes(np.concatenate([gold, ml]))
+        # (coded from the arrays as given: numbers are factorised as numbers, much faster)
+        raw = [np.asarray(human_label), np.asarray(machine_label)]
+        numeric = all(r.dtype.kind in "iuf" for r in raw)
+        codes, classes = _label_codes(np.concatenate(raw if numeric else [gold, ml]))
         t, m = codes[:n], codes[n:]
         c = len(classes)
         f = np.where(hum, t, m)
