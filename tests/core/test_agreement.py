@@ -67,6 +67,14 @@ def test_kappa_negative_labels_are_shifted():
     assert ag.cohen_kappa([-1, 0, 1, 1], [-1, 0, 1, 0]) == pytest.approx(7 / 11, abs=1e-15)
 
 
+def test_kappa_far_apart_labels():
+    # the kappa_by_hand case on labels 0 and 1,000,000 (a range too wide to count by value,
+    # so the labels are sorted instead) and on 1,000,000 and 1,000,001 (counted): 1/2 each
+    assert ag.cohen_kappa([0, 0, 10**6, 10**6], [0, 10**6, 10**6, 10**6]) == pytest.approx(0.5, abs=1e-15)
+    assert ag.cohen_kappa([10**6, 10**6, 10**6 + 1, 10**6 + 1],
+                          [10**6, 10**6 + 1, 10**6 + 1, 10**6 + 1]) == pytest.approx(0.5, abs=1e-15)
+
+
 def test_kappa_single_label_is_one():
     assert ag.cohen_kappa([2, 2, 2], [2, 2, 2]) == 1.0
     # after rounding half to even everything is 2: 2.4 -> 2, 1.6 -> 2, 2.5 -> 2, 1.5 -> 2
