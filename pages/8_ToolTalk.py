@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pandas as pd
 import streamlit as st
 
@@ -199,8 +201,8 @@ st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground
 # placeholder "—", whatever the Styler says (without a placeholder it reads "None").
 TABLE_WIDTH = 900
 MISSING = "—"
-WRAP = 70  # row height (px) from which the grid wraps text: 3 lines
 MAX_ROWS = 15
+CHAR_PX, LINE_PX = 6.3, 19  # the grid's 14 px text in chromium: 6.3 px a character of a call, 19 px a line
 RATE_HELP = {
     "precision": "precision: matched predictions / predictions (— : no prediction of this tool, so "
                  "precision is undefined)",
@@ -261,21 +263,34 @@ KINDS = {"text": st.column_config.TextColumn, "number": st.column_config.NumberC
          "check": st.column_config.CheckboxColumn}
 
 
-def _show(df: pd.DataFrame, order: list[str], *, widths: dict | None = None, wrap: int = 35) -> None:
+def _row_height(df: pd.DataFrame, widths: dict[str, int]) -> int:
+    """The row height (px) that shows every text whole: 35 (one line) or enough lines for the
+    longest, wrapped at spaces as the grid does (it wraps text only in rows taller than 64 px)."""
+    lines = 1
+    for col, width in widths.items():
+        if COLUMNS[col][3] == "text":
+            chars = max(1, int((width - 16) / CHAR_PX))  # 16 px of padding
+            lines = max([lines, *(len(textwrap.wrap(str(v), chars)) for v in df[col])])
+    return 35 if lines == 1 else min(max(70, LINE_PX * lines + 14), 300)
+
+
+def _show(df: pd.DataFrame, order: list[str], *, widths: dict | None = None) -> None:
     """One table: the columns in ``order`` with their header, tooltip and width (``widths``
-    overrides), numbers written by a Styler (rates with 3 decimals, whole numbers without),
-    every missing value as "—"."""
+    overrides), rows tall enough for the longest text, numbers written by a Styler (rates with 3
+    decimals, whole numbers without), every missing value as "—"."""
     config = {}
+    px = {col: (widths or {}).get(col, COLUMNS[col][2]) for col in order}
     for col in order:
-        label, help_, width, kind = COLUMNS[col]
-        config[col] = KINDS[kind](label, help=help_, width=(widths or {}).get(col, width))
+        label, help_, _, kind = COLUMNS[col]
+        config[col] = KINDS[kind](label, help=help_, width=px[col])
     floats = [c for c in df.columns if df[c].dtype.kind == "f"]
     whole = [c for c in floats if c in ("ground truth #",)]
     styled = (df.style.format("{:.3f}", subset=[c for c in floats if c not in whole], na_rep=MISSING)
               .format("{:.0f}", subset=whole, na_rep=MISSING)
               .format(None, subset=[c for c in df.columns if df[c].dtype.kind == "O"], na_rep=MISSING))
     st.dataframe(styled, hide_index=True, width="stretch", column_order=order, column_config=config,
-                 row_height=wrap, height=min(len(df), MAX_ROWS) * wrap + 38, placeholder=MISSING)
+                 row_height=(rh := _row_height(df, px)), height=min(len(df), MAX_ROWS) * rh + 38,
+                 placeholder=MISSING)
 
 
 def _download(label: str, df: pd.DataFrame, file_name: str) -> None:
@@ -288,10 +303,10 @@ BREAKDOWN = ["ground_truths", "matched_ground_truths", "recall", "predictions", 
 # ------------------------------------------------------------------ per conversation
 st.subheader("Per conversation")
 _show(table, ["conversation", "scenario", "success", "precision", "recall", "soft_success",
-              "action_precision", "bad_action_rate"], wrap=WRAP)
+              "action_precision", "bad_action_rate"])
 st.markdown("**Calls per conversation**")
 _show(table, ["conversation", "predictions", "ground_truths", "matches", "actions", "valid_actions",
-              "bad_actions", "source"], wrap=WRAP)
+              "bad_actions", "source"])
 _download("Download both per-conversation tables (CSV; also the figure's data)", table,
           "tooltalk_conversations.csv")
 st.plotly_chart(conversation_figure(table), width="stretch")
@@ -321,7 +336,7 @@ st.subheader("Incorrect actions")
 if bad.empty:
     st.success("No incorrect action: every executed action call matched a ground-truth call.")
 else:
-    _show(bad, ["conversation", "turn", "prediction", "call", "reason"], wrap=WRAP)
+    _show(bad, ["conversation", "turn", "prediction", "call", "reason"])
     st.caption("Calls written as `Tool(argument=value, …)` without the session token; the CSV also holds "
                "every argument as JSON and the file of each conversation.")
     _download("Download the incorrect actions (CSV)", bad, "tooltalk_incorrect_actions.csv")
@@ -334,9 +349,9 @@ sc = scores[int(pick)]
 predicted, truth = prediction_table(sc, omit=OMIT), ground_truth_table(sc, omit=OMIT)
 st.markdown("**Predicted calls** (in order)")
 _show(predicted, ["#", "turn", "call", "match", "ground truth #", "action", "incorrect action", "exception",
-                  "why unmatched"], widths={"call": 260}, wrap=90)
+                  "why unmatched"], widths={"call": 260})
 st.markdown("**Ground-truth calls**")
-_show(truth, ["#", "turn", "call", "matched"], widths={"call": 700}, wrap=WRAP)
+_show(truth, ["#", "turn", "call", "matched"], widths={"call": 700})
 st.caption("Calls written as `Tool(argument=value, …)` without the session token (`Tool(?)`: arguments "
            "that could not be parsed); the CSVs also hold every argument as JSON.")
 c_pred, c_truth = st.columns(2)
