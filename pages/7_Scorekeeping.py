@@ -245,7 +245,7 @@ st.download_button("Download the scores per model (CSV)", to_csv_safe(by_model).
                    file_name="scorekeeping_by_model.csv", mime="text/csv")
 if ignored:
     with st.expander(f"{len(ignored)} uploaded file(s) were not episode logs and were not used"):
-        st.write(ignored)
+        st.markdown("\n".join(f"- `{name}`" for name in ignored))  # a list, not a JSON viewer
 
 # ------------------------------------------------------------------ per-episode scores
 st.subheader("Episodes")

@@ -363,6 +363,9 @@ with c_truth:
 st.download_button("Download the scores (JSON, same as `hmceval tooltalk --json`)", dumps(report),
                    file_name="tooltalk_scores.json", mime="application/json")
 with st.expander("Demo perturbations"):
-    st.table(pd.DataFrame({"perturbation": list(DEMO_PERTURBATIONS), "effect": list(DEMO_PERTURBATIONS.values())}))
+    perturbations = pd.DataFrame({"perturbation": list(DEMO_PERTURBATIONS),
+                                  "effect": list(DEMO_PERTURBATIONS.values())})
+    st.table(perturbations)
+    _download("Download the demo perturbations (CSV)", perturbations, "tooltalk_demo_perturbations.csv")
 
 next_step("0_Home.py", "Home", "Back to the workflow: Data, Trade-off, Evaluate, Report.")

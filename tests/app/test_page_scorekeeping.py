@@ -321,3 +321,20 @@ def test_figures_explained(run_page):
     at = run_page(PAGE)
     charts = at.get("plotly_chart")
     assert len(charts) == 2 and all(figure_problems(c) == [] for c in charts)
+
+
+def test_ignored_files_listed_as_text(run_page, shared_data: Path):
+    """Issue 13: the files of a zip that are not episode logs are listed by name, not in a JSON
+    viewer (st.write of a list)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        rel = RECORDED[0]
+        zf.writestr(f"runs/{rel}/interactions.json",
+                    (shared_data / "clembench" / rel / "interactions.json").read_bytes())
+        zf.writestr("runs/notes.txt", "not an episode")
+    at = run_page(PAGE)
+    at.file_uploader[0].set_value([("runs.zip", buf.getvalue(), "application/zip")])
+    at.run()
+    assert not at.exception and not at.error
+    assert not at.get("json")
+    assert any("notes.txt`" in m.value and m.value.startswith("- `") for m in at.markdown)
