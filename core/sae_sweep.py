@@ -10,6 +10,7 @@ Imported as ``from core.sae import sweep``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,10 +196,10 @@ class GainCells:
 
 
 def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.ndarray,
-                lo: np.ndarray, hi: np.ndarray, lo_up: np.ndarray, hi_up: np.ndarray,
+                lo: np.ndarray, hi: np.ndarray, kth: Callable[[np.ndarray, int], float],
                 ) -> tuple[float, np.ndarray]:
     """The human set at one lambda (k = 0), as :func:`top_k_mask` picks it, from the cells'
-    bounds ``lo`` and ``hi`` of the gains at that lambda (and the same, sorted ascending).
+    bounds ``lo`` and ``hi`` of the gains at that lambda (``kth(x, k)``: the k-th largest of x).
 
     Returns ``(t_sure, taken)``: every cell whose ``lo`` exceeds ``t_sure`` goes whole, and
     ``taken`` holds the positions in ``cells.perm`` of the other samples that go.
@@ -210,9 +211,9 @@ def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.n
     # the n-th largest gain t: at least n gains are >= the k-th largest lo when k cells hold n
     # samples, and fewer than n gains exceed the k2-th largest hi when k2 - 1 cells hold fewer
     k = -(-n // int(sizes.min()))
-    t_low = float(lo_up[n_cells - k]) if k <= n_cells else -math.inf
+    t_low = kth(lo, k) if k <= n_cells else -math.inf
     k2 = (n - 1) // int(sizes.max()) + 1
-    t_high = float(hi_up[n_cells - k2]) if k2 <= n_cells else math.inf
+    t_high = kth(hi, k2) if k2 <= n_cells else math.inf
     for threshold_zero in (False, True):
         if n >= m and not threshold_zero:
             continue  # "at most" M: every positive gain goes
@@ -291,19 +292,31 @@ def budget_sums(inp: SAEInputs, lams: np.ndarray, ns: np.ndarray, mode: str,
     lams = np.asarray(lams, dtype=float)
     ns = np.atleast_1d(np.asarray(ns, dtype=np.int64))
     out = np.zeros((len(lams), len(ns), 1 + q + n_cats))
+    few = len(ns) <= 2  # else sort the cells per lambda: look-ups for every budget
+
+    def kth_partition(x: np.ndarray, k: int) -> float:
+        return float(np.partition(x, len(x) - k)[len(x) - k])
+
     for i, lam in enumerate(lams):
         lam = float(lam)
         lo = (cells.b_lo - lam * cells.l_hi) - cells.a_hi  # every gain of a cell is in [lo, hi]
         hi = (cells.b_hi - lam * cells.l_lo) - cells.a_lo
-        by_lo = np.argsort(lo, kind="stable")
-        lo_up = lo[by_lo]
-        # running sums over the cells from the largest lo down: the cells above a threshold
-        above = np.vstack([np.zeros(per_cell.shape[1]), np.cumsum(per_cell[by_lo[::-1]], axis=0)])
-        hi_up = np.sort(hi)
+        if not few:
+            by_lo = np.argsort(lo, kind="stable")
+            lo_up, hi_up = lo[by_lo], np.sort(hi)
+            # running sums over the cells from the largest lo down: the cells above a threshold
+            above = np.vstack([np.zeros(per_cell.shape[1]),
+                               np.cumsum(per_cell[by_lo[::-1]], axis=0)])
+
+            def kth_sorted(x: np.ndarray, k: int) -> float:
+                return float((lo_up if x is lo else hi_up)[len(x) - k])
         for j, n in enumerate(ns):
-            t_sure, pos = _cells_pick(cells, lam, int(n), at_most, sizes, lo, hi, lo_up, hi_up)
-            n_sure = n_b - int(np.searchsorted(lo_up, t_sure, side="right"))
-            out[i, j] = above[n_sure]
+            t_sure, pos = _cells_pick(cells, lam, int(n), at_most, sizes, lo, hi,
+                                      kth_partition if few else kth_sorted)
+            if few:
+                out[i, j] = (lo > t_sure).astype(float) @ per_cell
+            else:
+                out[i, j] = above[n_b - int(np.searchsorted(lo_up, t_sure, side="right"))]
             out[i, j, 0] += len(pos)
             out[i, j, 1:1 + q] += w_perm[:, pos].sum(axis=1)
             if cats is not None:
@@ -384,7 +397,7 @@ def sweep(inp: SAEInputs, *, lams, shares=None, n_values=None, mode: Mode = "at_
                                                   *RELIABILITY_KEYS)}
     a_sum = inp.a.sum()
     conf = np.zeros((n_l, n_n, c * c)) if gold else None  # confusion counts per grid point
-    if cells_ok(inp) and ((n_n == 1 and n_l > 2) or (
+    if m > 0 and cells_ok(inp) and ((n_n == 1 and n_l > 2) or (
             m >= CELLS_MIN_M and n_n <= CELLS_MAX_BUDGETS and n_l > 1)):
         # one budget over many lambdas (the "against lambda" curve at the current N), or few
         # budgets at scale (the frontier grid): at each point only the gains of the cells its

@@ -230,8 +230,8 @@ def test_the_ilp_refuses_tables_beyond_its_size_and_a_nan_budget(monkeypatch):
 
 @pytest.mark.parametrize("mode", ["at_most", "exactly"])
 def test_single_budget_sweep_equals_the_ranked_sweep_and_solve_fast(mode):
-    """The one-budget path (O(M) top-N per lambda) gives what the ranking path and solve_fast
-    give, ties included (gains on a coarse grid repeat a lot)."""
+    """The one-budget path (gain cells) gives what the ranking path and solve_fast give, ties
+    included (gains on a coarse grid repeat a lot)."""
     from core.sae import sweep
 
     rng = np.random.default_rng(5)
@@ -388,8 +388,8 @@ def _reference_metrics(inp: SAEInputs, human: np.ndarray) -> dict:
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("mode", ["at_most", "exactly"])
 def test_single_budget_sweep_over_many_lambdas_picks_the_exact_top_n(seed, mode):
-    """The bracketed one-budget path (only the samples whose place can change between two
-    lambdas are ranked) picks at every lambda the set solve_fast picks, ties included: rounded
+    """The one-budget path (only the gains of the cells a threshold crosses are computed,
+    core.sae_sweep.budget_sums) picks at every lambda the set solve_fast picks, ties included: rounded
     confidences and efforts repeat a lot, lambdas come unsorted and repeated, and every
     sample's ground-truth effort is a distinct power of two, so the time cost names the set."""
     rng = np.random.default_rng(seed)
