@@ -313,6 +313,7 @@ with c1:
                 f"probing round(s), model `{ep['model']}`")
     if ep["turn_scores"]:
         turns = pd.DataFrame.from_dict(ep["turn_scores"], orient="index").rename_axis("round").reset_index()
+        turns["round"] = turns["round"].astype(int)  # clembench's keys are text: "0", "1", ...
         shown_turns = _as_text(turns, ["Accuracy"], aborted=False)
         if "Slot Filled?" in turns:  # absent in round 0: NaN in the frame
             shown_turns["Slot Filled?"] = [ABSENT_TEXT if v != v else str(int(v)) for v in turns["Slot Filled?"]]
