@@ -215,8 +215,8 @@ def _cells_pick(cells: GainCells, lam: float, n: int, at_most: bool, sizes: np.n
     k2 = (n - 1) // int(sizes.max()) + 1
     t_high = kth(hi, k2) if k2 <= n_cells else math.inf
     for threshold_zero in (False, True):
-        if n >= m and not threshold_zero:
-            continue  # "at most" M: every positive gain goes
+        if not threshold_zero and at_most and (n >= m or t_high <= 0):
+            continue  # "at most" M, or t <= 0 already: every positive gain goes
         if threshold_zero:  # "at most" with fewer than n positive gains: every positive one goes
             t_low = t_high = 0.0
         sure = lo > t_high
