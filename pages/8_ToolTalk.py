@@ -194,12 +194,11 @@ st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground
            f"{fmt(agg['soft_success_rate'], 3)}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
 
 # Tables: short headers in words (the CSV's column name and its meaning in the tooltip), widths in
-# pixels that add up to at most TABLE_WIDTH (the page's content at a 1,400 px window with the
-# sidebar open), long text wrapped over several lines, every row shown up to MAX_ROWS. Numbers are
+# pixels that add up to at most 900 (the page's content at a 1,400 px window with the sidebar
+# open is about 930 px), long text wrapped over several lines, every row shown up to MAX_ROWS. Numbers are
 # written by a Styler (no number column has a column_config format: the grid would ignore the
 # Styler's text); a missing value (an undefined rate, no exception) is drawn as the grid's
 # placeholder "—", whatever the Styler says (without a placeholder it reads "None").
-TABLE_WIDTH = 900
 MISSING = "—"
 MAX_ROWS = 15
 CHAR_PX, LINE_PX = 6.3, 19  # the grid's 14 px text in chromium: 6.3 px a character of a call, 19 px a line

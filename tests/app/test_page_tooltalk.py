@@ -309,10 +309,19 @@ def test_no_table_shows_none_or_nan(run_page):
         assert not shown.isin(["None", "nan", "NaN", "<NA>", "NaT"]).any().any(), shown
     shown = shown_cells(predicted)
     assert list(shown["ground truth #"]) == ["—", "2"] and list(shown["exception"]) == ["—", "—"]
-    # the demo too
+    # the demo too, the detail of every conversation included (demo-10 predicts no call at all,
+    # demo-05's first call fails with an exception)
     at = run_page(PAGE, state=EXACT)
-    for element in at.dataframe:
-        assert not shown_cells(element).isin(["None", "nan", "NaN", "<NA>"]).any().any()
+    for i in range(12):
+        at.selectbox(key="_w_tt_detail").set_value(i).run()
+        assert not at.exception and not at.error
+        for element in at.dataframe:
+            assert not shown_cells(element).isin(["None", "nan", "NaN", "<NA>"]).any().any(), i
+        if i == 4:
+            assert "—" in shown_cells(_table(at, *PREDICTED))["exception"].tolist()
+            assert "—" not in shown_cells(_table(at, *PREDICTED))["exception"].tolist()[:1]
+        if i == 9:
+            assert _table(at, *PREDICTED).value.empty
 
 
 def test_figures_explained(run_page):
