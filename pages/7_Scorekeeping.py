@@ -28,7 +28,7 @@ from core.figures.scorekeeping import (
     score_text,
 )
 from core.serialize import dumps
-from pages._common import fmt, init_state, next_step, show_error, synced
+from pages._common import fmt, init_state, next_step, range_help, show_error, synced
 
 # Canonical state of this page (st.session_state):
 #   sk_source   "demo" or "upload": which episodes are shown
@@ -97,18 +97,16 @@ with src_col:
     )
     synced(st.number_input, "Slots per game instance (0: read them from the logs)", "sk_n_slots",
            min_value=0, max_value=MAX_N_SLOTS, step=1,
-           help=f"From 0 to {MAX_N_SLOTS:,} (0: read them from the logs). clembench's scorer takes "
-                "the slot count from the game instance: an `instance.json` beside each "
-                "`interactions.json` (or the log's `realised_slots`) gives it, and without either it "
-                "is inferred from the probes. Give it here only when neither is present and it "
-                "cannot be inferred; it must agree with the logs.")
+           help="clembench's scorer takes the slot count from the game instance: an "
+                "`instance.json` beside each `interactions.json` (or the log's `realised_slots`) "
+                "gives it, and without either it is inferred from the probes. Give it here only "
+                "when neither is present and it cannot be inferred; it must agree with the logs.")
 with demo_col:
     st.write("")
     seed = st.number_input("Demo seed", min_value=0, max_value=MAX_SEED, step=1, value=int(ss["sk_seed"]),
-                           help=f"A whole number from 0 to {MAX_SEED:,}. The demo episodes are simulated "
-                                "by this project's code "
+                           help=range_help("The demo episodes are simulated by this project's code "
                                 f"({len(DEMO_PROFILES)} simulated answerers × 6 episodes), "
-                                "not copied from recorded runs.")
+                                "not copied from recorded runs.", 0, MAX_SEED))
     if st.button("Show the simulated demo episodes", width="stretch"):
         ss["sk_source"] = "demo"
         ss["sk_seed"] = int(seed)
