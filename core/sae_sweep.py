@@ -3,8 +3,9 @@
 :func:`sweep` evaluates a whole grid of lambda x N with one ranking per lambda and prefix sums
 over N (never one solve per point): the same selection as :func:`core.sae.solve_fast`, with the
 documented tie rule (a stable ranking by gain, ties to the earlier row). For one N over many
-lambda values it ranks only the samples whose place can change between two lambda values.
-Imported as ``from core.sae import sweep``.
+lambda values (and a few N on a large table) it computes at each point only the gains of the
+samples whose cell of gain bounds (:class:`GainCells`, built once per inputs) straddles the
+threshold (:func:`budget_sums`). Imported as ``from core.sae import sweep``.
 """
 
 from __future__ import annotations
