@@ -63,9 +63,20 @@ def pct(x: float | None) -> str:
 
 
 def _whole_pct(x: float) -> str:
-    """A change in percent: whole percents from 10 up, one decimal below (``"49%"``, ``"4.5%"``)."""
+    """A change in percent: whole percents from 10 up, one decimal below (``"49%"``, ``"4.5%"``).
+
+    Never rounds to 100% or 0% unless the value is exactly that: 99.8% stays ``"99.8%"``
+    (humans still label something), 99.97% is ``"over 99.9%"``, 0.02% is ``"under 0.1%"``."""
     v = 100 * x
-    return f"{v:.0f}%" if round(abs(v), 1) >= 10 else f"{v:.1f}%"
+    if v == 100 or v == 0:
+        return f"{v:.0f}%"
+    if 99.95 <= abs(v) < 100:
+        return "over 99.9%"
+    if 0 < abs(v) < 0.05:
+        return "under 0.1%"
+    if round(abs(v), 1) >= 10 and round(abs(v)) != 100:
+        return f"{v:.0f}%"
+    return f"{v:.1f}%"
 
 
 @dataclass(frozen=True)
@@ -140,8 +151,11 @@ def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
     else:
         if name is None:
             change = "Humans label a part of the data"
-        elif pct(after) == pct(before):
+        elif round(100 * (after - before), 1) == 0:  # the cards' "+0.0 points"
             change = f"{name} stays at {pct(after)}"
+        elif pct(after) == pct(before):  # a change the one-decimal percentages hide
+            change = (f"{name} {'rises' if after > before else 'falls'} by "
+                      f"{abs(100 * (after - before)):.1f} points (to {pct(after)})")
         else:
             change = (f"{name} {'rises' if after > before else 'falls'} from {pct(before)} "
                       f"to {pct(after)}")

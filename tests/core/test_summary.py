@@ -71,6 +71,24 @@ def test_tradeoff_headline_variants():
                             "(per effort unit)")
 
 
+def test_headline_agrees_with_the_cards():
+    """The QA case on the demo at λ = 5000: the headline said "stays at 88.6%" while the card
+    said "+0.1 points", and "falls by 100%" while 38 samples still went to humans."""
+    # machine 0.8856, collaborative 0.8864: both read 88.6%, the card reads +0.1 points
+    s = tradeoff_summary(_res(n_human=38, accuracy=0.8864, machine_only={"accuracy": 0.8856},
+                              time_cost=0.002))
+    assert s.headline.startswith("Accuracy rises by 0.1 points (to 88.6%) while annotation "
+                                 "effort falls by 99.8% compared with labelling everything (38 of")
+    # a change the cards show as +0.0 points: "stays"
+    s = tradeoff_summary(_res(accuracy=0.86204, machine_only={"accuracy": 0.8620}))
+    assert s.headline.startswith("Accuracy stays at 86.2% while")
+    # near the ends: never "100%" or "0%" unless exact
+    assert "falls by over 99.9% compared" in tradeoff_summary(_res(time_cost=0.0002)).headline
+    assert "falls by under 0.1% compared" in tradeoff_summary(_res(time_cost=0.9998)).headline
+    assert "falls by 95% compared" in tradeoff_summary(_res(time_cost=0.05)).headline
+    assert "falls by 9.9% compared" in tradeoff_summary(_res(time_cost=0.901)).headline
+
+
 def test_pct():
     assert pct(0.98456) == "98.5%" and pct(None) == "n/a" and pct(float("nan")) == "n/a"
 
