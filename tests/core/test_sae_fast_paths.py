@@ -184,3 +184,36 @@ def test_exactly_lambda_range_equals_the_pair_formula(seed):
         assert plain_set(inp, r.upper * (1 + 1e-9) + 1e-12, n, "exactly").tolist() == at_inf.tolist()
         if r.upper > 0:
             assert plain_set(inp, r.upper * (1 - 1e-9), n, "exactly").tolist() != at_inf.tolist()
+
+
+def _pairs_upper_vectorised(c: np.ndarray, d: np.ndarray, n: int) -> float:
+    """_pairs_upper for big tables: every pair, in chunks."""
+    order = np.lexsort((np.arange(len(c)), -c, d))
+    s, rest = order[:n], order[n:]
+    best = 0.0
+    for k in range(0, n, 200):
+        i = s[k:k + 200]
+        dd = d[rest][None, :] - d[i][:, None]
+        dc = c[rest][None, :] - c[i][:, None]
+        ok = dd > 0
+        if ok.any():
+            best = max(best, float((dc[ok] / dd[ok]).max()))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_exactly_lambda_range_on_a_table_big_enough_to_prefilter(seed):
+    """Above 4,096 points a side, the staircases are first filtered against a sample's
+    staircase: the breakpoint is still the one every pair gives, on continuous and on tied
+    values."""
+    rng = np.random.default_rng(200 + seed)
+    m = 10_000
+    a = rng.uniform(0, 1, m) if seed == 0 else np.round(rng.uniform(0, 1, m), 2)
+    l = rng.lognormal(-4, 1, m) if seed < 2 else np.round(rng.uniform(0, 1, m), 2)
+    inp = SAEInputs.from_arrays(a, l)
+    for n in (4_500, 5_000):
+        r = lambda_range(inp, n_human=n, mode="exactly")
+        assert r.upper == pytest.approx(_pairs_upper_vectorised(1 - a, l, n), rel=1e-12)
+        at_inf = plain_set(inp, 1e12, n, "exactly")
+        assert plain_set(inp, r.upper * (1 + 1e-9), n, "exactly").tolist() == at_inf.tolist()
+        assert plain_set(inp, r.upper * (1 - 1e-9), n, "exactly").tolist() != at_inf.tolist()
