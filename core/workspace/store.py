@@ -324,12 +324,17 @@ class Workspace:
 
     def update_plan(self, round_id: int, selection: np.ndarray, queue_rank: np.ndarray, *,
                     action: str, detail: dict[str, Any] | None = None,
-                    who: str | None = None) -> None:
-        """Replace a round's selection (after certification or an added audit), recorded."""
+                    who: str | None = None, settings: dict[str, Any] | None = None) -> None:
+        """Replace a round's selection (after certification or an added audit), recorded;
+        ``settings``, when given, replace the round's settings (e.g. the audit chosen when
+        certifying)."""
         file, _, n_to_label = self._write_plan(selection, queue_rank)
         with self._connect(write=True) as con:
             con.execute("UPDATE rounds SET plan_file=?, n_to_label=? WHERE id=?",
                         (file, n_to_label, int(round_id)))
+            if settings is not None:
+                con.execute("UPDATE rounds SET settings_json=? WHERE id=?",
+                            (json.dumps(settings, default=plain_value), int(round_id)))
             _add_event(con, round_id, action, detail, who)
 
     def list_rounds(self, dataset_id: int | None = None) -> pd.DataFrame:
