@@ -7,7 +7,41 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-__all__ = ["forest_rows", "forest_figure", "coverage_figure", "progress_figure"]
+__all__ = ["forest_rows", "forest_figure", "coverage_figure", "progress_figure", "wrap_label",
+           "label_margin"]
+
+#: font size (px) of the row labels, and the width (px) one character takes at that size: a
+#: generous average for sans-serif fonts (digits and most letters are narrower), so the left
+#: margin holds the longest label even where the template does not grow the margin itself
+#: (Streamlit's template has no ``automargin``).
+LABEL_FONT = 12
+CHAR_PX = 7.5
+#: the longest line of a row label before it wraps
+WRAP_AT = 32
+
+
+def wrap_label(text: str, width: int = WRAP_AT) -> str:
+    """``text`` broken into lines of at most ``width`` characters at spaces (``<br>`` between
+    them, as plotly draws line breaks); a word longer than ``width`` is cut into pieces."""
+    lines: list[str] = []
+    words = [w[i:i + width] for w in str(text).split(" ") for i in range(0, max(len(w), 1), width)]
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
+def label_margin(labels: list[str], *, pad: int = 16) -> int:
+    """The left margin (px) that holds the longest line of ``labels`` at :data:`LABEL_FONT`."""
+    longest = max((len(line) for lab in labels for line in str(lab).split("<br>")), default=0)
+    return int(pad + CHAR_PX * longest)
+
+
+def _row_axis(labels: list[str], **extra: Any) -> dict[str, Any]:
+    """A y axis of row labels that always shows them whole."""
+    return {"automargin": True, "tickfont": {"size": LABEL_FONT}, **extra}
 
 
 def forest_rows(result: dict[str, Any], label: str) -> pd.DataFrame:
@@ -59,7 +93,7 @@ def forest_figure(rows: pd.DataFrame, *, label: str, confidence: float = 0.95) -
     -------
     plotly.graph_objects.Figure
     """
-    names = [f"{g} (n={n:,})" for g, n in zip(rows["group"], rows["rows"])]
+    names = [wrap_label(f"{g} (n={n:,})") for g, n in zip(rows["group"], rows["rows"])]
     fig = go.Figure()
     fig.add_trace(go.Scatter(
         x=rows["estimate"], y=names, mode="markers", name=f"estimate ({confidence:.0%} interval)",
@@ -73,9 +107,12 @@ def forest_figure(rows: pd.DataFrame, *, label: str, confidence: float = 0.95) -
                                                                  "symbol": "circle-open"}))
     fig.update_layout(title=f"Share of '{label}' among the true labels",
                       xaxis_title="share", xaxis_tickformat=".0%",
-                      yaxis={"autorange": "reversed"},
-                      height=max(260, 60 + 28 * len(rows)),
-                      legend={"orientation": "h", "y": -0.2}, margin={"t": 50, "l": 10, "r": 10})
+                      yaxis=_row_axis(names, autorange="reversed"),
+                      height=max(280, 150 + 28 * sum(1 + n.count("<br>") for n in names)),
+                      title_y=0.98, title_yanchor="top",
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
+                              "yanchor": "bottom"},
+                      margin={"t": 80, "l": label_margin(names), "r": 10, "b": 50})
     return fig
 
 
@@ -118,6 +155,10 @@ def progress_figure(progress: dict[str, Any]) -> go.Figure:
                          marker_color="#2ca02c"))
     fig.add_trace(go.Bar(y=kinds, x=left, orientation="h", name="to label",
                          marker_color="#dddddd"))
-    fig.update_layout(barmode="stack", height=80 + 40 * len(kinds), xaxis_title="rows",
-                      legend={"orientation": "h", "y": -0.4}, margin={"t": 10, "l": 10, "r": 10})
+    # the legend sits above the bars, outside the plot area: below it, it covered the ticks
+    fig.update_layout(barmode="stack", height=120 + 40 * len(kinds), xaxis_title="rows",
+                      yaxis=_row_axis(kinds),
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
+                              "yanchor": "bottom", "traceorder": "normal"},
+                      margin={"t": 40, "l": label_margin(kinds), "r": 10, "b": 50})
     return fig

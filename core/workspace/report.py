@@ -50,6 +50,17 @@ def resolve_round(ws: Workspace, scenario: int | str) -> tuple[dict[str, Any], i
     return sc, int(rid)
 
 
+#: the plotly template of the report's figures, named so a report looks the same whoever writes
+#: it: inside the app Streamlit makes its own template the default, one without ``automargin``
+#: and with placeholder colours its front end replaces (a file has no such front end).
+FIGURE_TEMPLATE = "plotly_white"
+
+
+def _figure_html(fig: Any) -> str:
+    fig.update_layout(template=FIGURE_TEMPLATE)
+    return fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
+
+
 def _pct(v: float | None, digits: int = 1) -> str:
     return "n/a" if v is None else f"{v * 100:.{digits}f}%"
 
@@ -134,11 +145,9 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
             f"{body}</table><p>Accuracy of the final labels: {acc_text}.</p>"
             + "".join(f"<p class='warning'>{e(n)}</p>" for n in est["notes"]))
         for c in est["class_shares"]:
-            figures.append(forest_figure(forest_rows(est, c), label=c,
-                                         confidence=est["confidence"]).to_html(
-                full_html=False, include_plotlyjs=False, config={"displaylogo": False}))
-    figures.insert(0, progress_figure(prog).to_html(full_html=False, include_plotlyjs=False,
-                                                     config={"displaylogo": False}))
+            figures.append(_figure_html(forest_figure(forest_rows(est, c), label=c,
+                                                      confidence=est["confidence"])))
+    figures.insert(0, _figure_html(progress_figure(prog)))
     parts.append("<h2>Key figures</h2>" + "".join(f"<div class='figure'>{f}</div>"
                                                    for f in figures))
     repro = {"round": {"id": rnd["id"], "kind": rnd["kind"], "settings": st_,

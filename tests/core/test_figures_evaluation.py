@@ -1,0 +1,99 @@
+"""The evaluation figures (``core.figures.evaluation``) and the stakeholder report that draws
+them: row labels shown whole, legends off the axes, whatever plotly template is the default."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import plotly.io as pio
+import pytest
+
+from core.figures.evaluation import (forest_figure, label_margin, progress_figure,
+                                     wrap_label)
+
+
+@pytest.fixture
+def streamlit_template():
+    """Streamlit's plotly template as the default, as inside the app (it has no automargin)."""
+    from streamlit.elements.lib.streamlit_plotly_theme import configure_streamlit_plotly_theme
+
+    before = pio.templates.default
+    configure_streamlit_plotly_theme()
+    assert pio.templates.default == "streamlit"
+    yield
+    pio.templates.default = before
+
+
+def _demo_rows() -> pd.DataFrame:
+    return pd.DataFrame({"group": ["All rows", "system = blender", "topic = relationships"],
+                         "rows": [3557, 1003, 722], "estimate": [0.7, 0.75, 0.61],
+                         "ci_low": [0.68, 0.72, 0.59], "ci_high": [0.72, 0.78, 0.63],
+                         "machine_only": [0.65, 0.7, 0.6]})
+
+
+def test_wrap_label_by_hand():
+    assert wrap_label("topic = relationships (n=722)") == "topic = relationships (n=722)"
+    assert (wrap_label("annotator_region = North-East and Central Highlands district (n=1,234)")
+            == "annotator_region = North-East<br>and Central Highlands district<br>(n=1,234)")
+    assert wrap_label("a" * 70) == "a" * 32 + "<br>" + "a" * 32 + "<br>" + "a" * 6
+    assert wrap_label("") == ""
+
+
+def test_forest_rows_labels_fit_the_left_margin(streamlit_template):
+    fig = forest_figure(_demo_rows(), label="0")
+    assert list(fig.data[0].y) == ["All rows (n=3,557)", "system = blender (n=1,003)",
+                                   "topic = relationships (n=722)"]
+    assert fig.layout.yaxis.automargin is True
+    # "topic = relationships (n=722)": 29 characters at 12 px, about 7 px each: 203 px at least
+    assert fig.layout.margin.l >= 29 * 7
+    assert fig.layout.yaxis.tickfont.size == 12
+
+
+def test_a_long_subgroup_name_wraps_and_the_margin_holds_its_longest_line(streamlit_template):
+    rows = _demo_rows()
+    rows.loc[1, "group"] = "annotator_region = North-East and Central Highlands district"
+    fig = forest_figure(rows, label="0")
+    assert fig.data[0].y[1] == ("annotator_region = North-East<br>and Central Highlands "
+                                "district<br>(n=1,003)")
+    # longest line "and Central Highlands district": 30 characters
+    assert fig.layout.margin.l >= 30 * 7
+    assert label_margin(["ab<br>abcd", "abc"], pad=0) == 4 * 7.5
+
+
+def test_progress_legend_sits_above_the_plot_not_on_the_ticks(streamlit_template):
+    prog = {"calibration": {"rows": 0, "labelled": 0}, "routed": {"rows": 1778, "labelled": 1778},
+            "audit": {"rows": 200, "labelled": 200}}
+    fig = progress_figure(prog)
+    assert list(fig.data[0].y) == ["routed", "audit"]
+    # above the plot area (paper y >= 1, anchored at its bottom), within the top margin
+    assert fig.layout.legend.y >= 1 and fig.layout.legend.yanchor == "bottom"
+    assert fig.layout.margin.t >= 30
+    assert fig.layout.yaxis.automargin is True
+    assert fig.layout.margin.l >= len("routed") * 7
+
+
+def test_report_figures_show_their_labels_whole_even_when_written_inside_the_app(
+        tmp_path, streamlit_template):
+    from core.data import prepare
+    from core.demo import make_demo
+    from core.workspace import Workspace
+    from core.workspace import rounds as R
+    from core.workspace.report import round_report_html
+
+    ws = Workspace(tmp_path / "ws")
+    rid = R.plan_round(ws, prepare(make_demo(), name="demo"), kind="budget",
+                       settings={"lam": 1.0, "share": 0.5, "audit": 200, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    page = round_report_html(ws, rid)
+    layouts = [json.loads(m) for m in re.findall(
+        r'Plotly\.newPlot\(\s*"[^"]+",\s*\[.*?\],\s*(\{.*?\}),\s*\{"displaylogo"', page,
+        flags=re.S)]
+    assert len(layouts) == 3  # progress + one forest plot per class
+    for layout in layouts:
+        assert layout["yaxis"]["automargin"] is True
+        # a template with real colours, not Streamlit's placeholders (#000001 ...)
+        assert "#000001" not in json.dumps(layout["template"])
+    # the demo's longest row label, "topic = relationships (n=722)", fits the forest plots
+    assert all(lay["margin"]["l"] >= 29 * 7 for lay in layouts[1:])
