@@ -18,8 +18,8 @@ from core.serialize import dumps
 from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, pct, per_unit,
                           tradeoff_summary)
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
-                           fmt, get_data, get_params, init_state, next_step, range_help, show_error,
-                           synced)
+                           fmt, get_data, get_params, init_state, lambda_below_pivot, next_step,
+                           range_help, show_error, synced)
 
 init_state()
 ss = st.session_state
@@ -43,6 +43,8 @@ def _set_count() -> None:
     ss["share"] = ss["_w_count"] / M
 
 
+if ss.get("_lam_note"):  # set when a new dataset made the previous λ meaningless
+    st.info(ss.pop("_lam_note"))
 rng = current_lambda_range()
 lam_now = float(ss["lam"])
 with c2:
@@ -132,13 +134,11 @@ said = tradeoff_summary(res, unit=unit, machine_expected=float(inp.a.mean()))
 st.markdown(f"**{said.headline}**")
 if said.why:
     st.info(said.why)
-    if rng.pivot is not None and 0 < rng.pivot < math.inf:
-        # the largest step of the slider's grid below the pivot: all N allowed samples go there
-        below = [v for v in lambda_grid(rng.upper, lower=rng.first) if v < rng.pivot]
-        if below and below[-1] != params.lam:
-            st.button(f"Use λ = {below[-1]:g} (all N = {params.n_human:,} go to humans below "
-                      f"{rng.pivot:.4g})", key="_lam_to_pivot", on_click=ss.__setitem__,
-                      args=("lam", float(below[-1])))
+    below = lambda_below_pivot(rng)  # all N allowed samples go to humans there
+    if below is not None and below != params.lam:
+        st.button(f"Use λ = {below:g} (all N = {params.n_human:,} go to humans below "
+                  f"{rng.pivot:.4g})", key="_lam_to_pivot", on_click=ss.__setitem__,
+                  args=("lam", float(below)))
 k = st.columns(4)
 for col, key, name in zip(k, ("accuracy", "f1", "precision", "recall"),
                           ("Accuracy", "F1 (macro)", "Precision (macro)", "Recall (macro)")):

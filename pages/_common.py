@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,8 @@ from core.defaults import HUMAN_SHARE, LAMBDA, MODE
 from core.demo import make_demo
 from core.errors import DataError
 from core.sae import (Assignment, Constraints, LambdaRange, SAEInputs, constraints_from_settings,
-                      lambda_range, n_from_share, solve, sweep)
+                      lambda_grid, lambda_range, n_from_share, solve, sweep)
+from core.summary import data_effort_unit, per_unit
 
 DEFAULTS: dict[str, Any] = {
     "lam": LAMBDA,
@@ -108,9 +110,40 @@ def set_data(data: EvalData, *, source: str) -> None:
     ss["data"] = data
     ss["data_key"] = key
     ss["data_source"] = source
+    _fit_lambda_to_data()
     cons = ss.get("constraints") or {}
     if cons.get("group_column") and cons["group_column"] not in data.frame.columns:
         ss["constraints"] = json.loads(json.dumps(DEFAULTS["constraints"]))
+
+
+def lambda_below_pivot(rng: LambdaRange) -> float | None:
+    """The largest step of the λ slider's grid (:func:`core.sae.lambda_grid`) below
+    ``rng.pivot``, the λ under which every sample N allows goes to humans; None when there is
+    no such step."""
+    if rng.pivot is None or not 0 < rng.pivot < math.inf:
+        return None
+    below = [v for v in lambda_grid(rng.upper, lower=rng.first) if v < rng.pivot]
+    return below[-1] if below else None
+
+
+def _fit_lambda_to_data() -> None:
+    """A λ kept from the previous dataset and beyond the new one's whole range (say 4.6 from the
+    demo on efforts in seconds, whose range ends at 0.056) routes nothing: it is set to the
+    largest slider step at which every sample N allows still goes to humans (0 without one),
+    and ``_lam_note`` says so (shown once by the Trade-off page)."""
+    ss = st.session_state
+    lam = float(ss["lam"])
+    full = data_lambda_range()
+    if full.upper <= 0 or lam <= full.upper:
+        return
+    new = lambda_below_pivot(current_lambda_range())
+    new = 0.0 if new is None else float(new)
+    ss["lam"] = new
+    unit = per_unit(data_effort_unit(get_data()))
+    ss["_lam_note"] = (f"λ was {lam:g}, beyond this dataset's whole range (0 to {full.upper:.4g}, "
+                       f"{unit}), where no sample goes to humans; it is now {new:g}"
+                       + (", the largest step at which all N allowed samples go to humans."
+                          if new > 0 else "."))
 
 
 def get_data() -> EvalData:

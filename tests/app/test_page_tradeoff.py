@@ -264,3 +264,31 @@ def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_pag
     calls.clear()
     at.number_input(key="_w_count").set_value(123).run()
     assert sorted(calls) == [("range", 123), ("sweep", "lambda curve")]
+
+
+def test_a_new_dataset_brings_lambda_into_its_range(run_page):
+    """The QA case: λ = 4.6 kept from the demo on efforts in seconds (range 0 to 0.04 here)
+    routed nothing, with a slider from 0 to 4.6 and flat curves. Validating the new dataset sets
+    λ to the largest slider step at which all N allowed samples go (0.006, as the page's
+    "Use λ" button would), and the Trade-off page says so once."""
+    data_page = run_page("1_Data.py")
+    assert data_page.session_state["lam"] == 4.6  # the paper's λ, in range on the demo
+    data_page.session_state["upload"] = {"name": "seconds.csv",
+                                         "bytes": seconds_frame().to_csv(index=False).encode()}
+    data_page.run()
+    [b for b in data_page.button if "Validate" in str(b.label)][0].click().run()
+    assert not data_page.exception and not data_page.error
+    assert data_page.session_state["data"].name == "seconds.csv"
+    assert data_page.session_state["lam"] == 0.006
+    keep = ("data", "data_key", "data_source", "lam", "share", "mode", "_lam_note")
+    at = run_page("2_Trade-off.py", state={k: data_page.session_state[k] for k in keep})
+    assert not at.exception and not at.error
+    assert at.info[0].value == ("λ was 4.6, beyond this dataset's whole range (0 to 0.04, per "
+                                "second), where no sample goes to humans; it is now 0.006, the "
+                                "largest step at which all N allowed samples go to humans.")
+    assert metrics(at)["Humans"] == "4 of 8"
+    at.run()  # said once
+    assert not any(i.value.startswith("λ was") for i in at.info)
+    # a λ inside the new range is kept
+    at.number_input(key="_w_lam_box").set_value(0.01).run()
+    assert at.session_state["lam"] == 0.01
