@@ -351,8 +351,8 @@ def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed
 
     Used after certification, when the rows the machine keeps are fixed: a simple random
     sample of them (without replacement) becomes ``audit``. Queue ranks are renumbered:
-    rows already ranked keep their order, then the new audit rows (random order), then
-    routed rows that had no rank.
+    rows already ranked keep their order (labelled ones too: they stay rows of the queue),
+    then the new audit rows (random order), then routed rows that had no rank.
 
     Parameters
     ----------
@@ -362,7 +362,7 @@ def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed
         Audit size, at most the number of ``machine`` rows.
     seed : int
     has_label : bool array of shape (M,), optional
-        Rows already labelled (never queued).
+        Rows already labelled: not queued unless they already had a rank.
     gain : array of shape (M,), optional
         Gains of the rows; unranked routed rows are queued by descending gain (else in row
         order).
@@ -377,13 +377,16 @@ def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed
     if not isinstance(audit, (int, np.integer)) or audit < 0:
         raise DataError(f"audit size must be a whole number >= 0, got {audit}")
     if audit > len(machine):
-        raise DataError(f"audit size {audit} exceeds the {len(machine)} rows the machine keeps")
+        raise DataError(f"audit size {audit} exceeds the {len(machine)} rows the machine keeps; "
+                        f"choose an audit of at most {len(machine)}")
     rng = np.random.default_rng(int(seed))
     new_audit = machine[rng.choice(len(machine), size=audit, replace=False)] if audit else \
         np.array([], dtype=np.int64)
     sel[new_audit] = "audit"
     has = np.zeros(len(sel), dtype=bool) if has_label is None else np.asarray(has_label, bool)
-    ranked = np.flatnonzero(np.isfinite(rank) & ~has)
+    # rows already ranked keep their place, labelled or not: the calibration rows labelled
+    # before certifying are rows of the round's queue too (counted in its rows to label)
+    ranked = np.flatnonzero(np.isfinite(rank))
     ranked = ranked[np.argsort(rank[ranked], kind="stable")]
     routed = np.flatnonzero((sel == "routed") & ~np.isfinite(rank) & ~has)
     if gain is not None and len(routed):

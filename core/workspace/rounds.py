@@ -25,7 +25,8 @@ from core.workspace.store import Workspace
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
            "final_table", "effort_summary", "round_summary", "certify_preview", "validity",
-           "import_joined", "read_labels", "default_groups"]
+           "import_joined", "read_labels", "default_groups", "certify_outlook",
+           "labelling_outlook"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -156,24 +157,94 @@ def certify_round(ws: Workspace, round_id: int, *, alpha: float, delta: float, l
     audit (a simple random sample of the machine's rows) gives the final estimate an interval.
     The certificate is stored as the round's ``certify`` result.
     """
+    rnd, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam)
+    sel = res["selection"]
+    rank = np.where(sel == "calibration", rnd["queue_rank"], np.nan)
+    inp = design.inputs()
+    g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
+    sel, rank = add_audit(sel, rank, int(audit), seed=seed, has_label=design.has_label, gain=g)
+    # the audit (and levels) used now are the round's settings from here on (report, page)
+    settings = {**rnd["settings"], "alpha": float(alpha), "delta": float(delta),
+                "lam": float(lam), "audit": int(audit), "seed": int(seed)}
+    ws.update_plan(round_id, sel, rank, action="certified",
+                   detail={"alpha": alpha, "delta": delta, "lambda": lam, "audit": audit},
+                   settings=settings)
+    out = {k: v for k, v in res.items() if k not in ("selection", "steps")}
+    out["audit"] = int(audit)
+    ws.save_result(round_id, "certify", out)
+    return out
+
+
+def _certified(ws: Workspace, round_id: int, *, alpha: float, delta: float,
+               lam: float) -> tuple[dict[str, Any], Design, dict[str, Any]]:
     rnd, design = round_design(ws, round_id)
     if rnd["kind"] != "guarantee":
         raise DataError("only a guarantee round is certified (this round was planned with a "
                         "budget)")
     if (design.selection[design.selection != "calibration"] != "").any():
         raise DataError("this round is certified already; plan a new round to certify again")
-    res = certify(design, alpha=alpha, delta=delta, lam=lam)
+    return rnd, design, certify(design, alpha=alpha, delta=delta, lam=lam)
+
+
+def certify_outlook(ws: Workspace, round_id: int, *, alpha: float, delta: float,
+                    lam: float = 0.0, audit: int = 0) -> dict[str, Any]:
+    """What certifying a guarantee round now would give, without storing anything.
+
+    Returns
+    -------
+    dict
+        ``n_machine`` (rows the machine would keep: the largest possible audit), ``n_routed``,
+        ``n_calibration`` (labelled calibration rows), ``audit`` (the requested audit, at most
+        ``n_machine``) and :func:`labelling_outlook`'s keys for calibration + routed + audit.
+    """
+    _, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam)
     sel = res["selection"]
-    rank = np.where(sel == "calibration", rnd["queue_rank"], np.nan)
-    inp = design.inputs()
-    g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-    sel, rank = add_audit(sel, rank, int(audit), seed=seed, has_label=design.has_label, gain=g)
-    ws.update_plan(round_id, sel, rank, action="certified",
-                   detail={"alpha": alpha, "delta": delta, "lambda": lam, "audit": audit})
-    out = {k: v for k, v in res.items() if k not in ("selection", "steps")}
-    out["audit"] = int(audit)
-    ws.save_result(round_id, "certify", out)
+    n_machine = int((sel == "machine").sum())
+    use = min(max(int(audit), 0), n_machine)
+    out = {"n_machine": n_machine, "n_routed": int((sel == "routed").sum()),
+           "n_calibration": int((sel == "calibration").sum()), "audit": use}
+    out.update(labelling_outlook(design.data, (sel == "calibration") | (sel == "routed"),
+                                 audit=use))
     return out
+
+
+def _effort(data: EvalData) -> tuple[np.ndarray, str]:
+    f = data.frame
+    if "human_effort" in f:
+        return f["human_effort"].to_numpy(float), "human_effort"
+    return f["predicted_effort"].to_numpy(float), data.effort_source
+
+
+def labelling_outlook(data: EvalData, human: np.ndarray, *, audit: int = 0) -> dict[str, Any]:
+    """Rows and effort humans will label in a plan: every row of ``human`` plus an audit.
+
+    Parameters
+    ----------
+    data : EvalData
+    human : bool array of shape (M,)
+        Rows humans label for sure (calibration, routed).
+    audit : int, default=0
+        Audit size, drawn at random from the other rows: its effort counts as the audit size
+        times the mean effort of those rows (the expected effort of a simple random sample).
+
+    Returns
+    -------
+    dict
+        ``rows_labelled`` (human rows + audit), ``rows_total``, ``effort_share`` (expected
+        share of the effort of labelling every row; None when that effort is 0),
+        ``effort_unit`` (as :func:`effort_summary`).
+    """
+    human = np.asarray(human, dtype=bool)
+    effort, unit = _effort(data)
+    rest = effort[~human]
+    audit = int(audit)
+    if not 0 <= audit <= len(rest):
+        raise DataError(f"audit size {audit} exceeds the {len(rest)} rows the machine keeps; "
+                        f"choose an audit of at most {len(rest)}")
+    total = float(effort.sum())
+    spent = float(effort[human].sum()) + (audit * float(rest.mean()) if audit else 0.0)
+    return {"rows_labelled": int(human.sum()) + audit, "rows_total": data.M,
+            "effort_share": spent / total if total > 0 else None, "effort_unit": unit}
 
 
 def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
@@ -203,11 +274,7 @@ def effort_summary(design: Design) -> dict[str, Any]:
     Uses the ground-truth effort column when the dataset has one, else the predicted effort
     (``effort_unit`` says which); rows count 1 each with neither.
     """
-    f = design.data.frame
-    if "human_effort" in f:
-        effort, unit = f["human_effort"].to_numpy(float), "human_effort"
-    else:
-        effort, unit = f["predicted_effort"].to_numpy(float), design.data.effort_source
+    effort, unit = _effort(design.data)
     labelled = np.isin(design.selection, LABELLED)
     total = float(effort.sum())
     spent = float(effort[labelled].sum())
@@ -234,15 +301,17 @@ def round_summary(ws: Workspace, round_id: int, *,
                                                            "created", "created_by")},
                            "progress": prog, "effort": effort_summary(design),
                            "certificate": ws.latest_result(round_id, "certify")}
-    missing = prog["calibration"]["rows"] - prog["calibration"]["labelled"] + \
-        prog["routed"]["rows"] - prog["routed"]["labelled"]
+    missing_cal = prog["calibration"]["rows"] - prog["calibration"]["labelled"]
+    missing = missing_cal + prog["routed"]["rows"] - prog["routed"]["labelled"]
     out["estimate"] = None
     out["estimate_error"] = None
     if prog["undecided"]:
         out["estimate_error"] = ("the round is not decided yet: label the calibration sample "
                                  "and certify")
     elif missing:
-        out["estimate_error"] = (f"{missing:,} calibration/routed rows still need a human label")
+        what = "/".join(w for w, n in (("calibration", missing_cal),
+                                        ("routed", missing - missing_cal)) if n)
+        out["estimate_error"] = f"{missing:,} {what} rows still need a human label"
     else:
         out["groups"] = default_groups(design) if groups is None else list(groups)
         out["estimate"] = estimate(design, groups=out["groups"])

@@ -250,3 +250,78 @@ def test_unknown_ids_are_named(ws):
     with pytest.raises(DataError, match=r"^no round with id 96 in the workspace$"):
         ws.round(96)
     assert ws.list_scenarios().empty and ws.list_rounds().empty
+
+
+def test_certified_round_counts_its_calibration_rows(ws, demo):
+    """After certifying, the labelled calibration rows stay rows of the round's queue (their
+    ranks 1..800 unchanged): rows to label = calibration + audit + routed, never fewer than
+    the rows labelled (the QA's 'Round #3: 3,461 of 2,461 labelled')."""
+    rid = R.plan_round(ws, demo, kind="guarantee",
+                       settings={"calibration": 800, "alpha": 0.1, "delta": 0.1, "lam": 0.0,
+                                 "audit": 100, "seed": 2})
+    before = ws.round(rid)["queue_rank"].copy()
+    R.simulate_annotators(ws, rid)
+    R.certify_round(ws, rid, alpha=0.1, delta=0.1, audit=100, seed=2)
+    rnd = ws.round(rid)
+    sel, rank = rnd["selection"], rnd["queue_rank"]
+    cal = sel == "calibration"
+    assert cal.sum() == 800
+    np.testing.assert_array_equal(rank[cal], before[cal])
+    assert sorted(rank[cal]) == list(range(1, 801))
+    n_routed = int((sel == "routed").sum())
+    # the audit follows the calibration rows, then the routed rows
+    assert sorted(rank[sel == "audit"]) == list(range(801, 901))
+    assert sorted(rank[sel == "routed"]) == list(range(901, 901 + n_routed))
+    listed = ws.list_rounds().set_index("id").loc[rid]
+    assert listed["n_to_label"] == 800 + 100 + n_routed
+    assert listed["n_labelled"] == 800
+    R.simulate_annotators(ws, rid)
+    listed = ws.list_rounds().set_index("id").loc[rid]
+    assert listed["n_labelled"] == listed["n_to_label"] == 900 + n_routed
+
+
+def test_certify_audit_is_chosen_at_certify_time(ws, demo):
+    """The audit asked when certifying is the one drawn and saved (not the plan's); an audit
+    larger than the rows the machine keeps is refused with the largest possible one named,
+    and certify_outlook gives that number beforehand."""
+    rid = R.plan_round(ws, demo, kind="guarantee",
+                       settings={"calibration": 1000, "alpha": 0.05, "delta": 0.1, "lam": 0.0,
+                                 "audit": 200, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    look = R.certify_outlook(ws, rid, alpha=0.05, delta=0.1, audit=10**6)
+    kept = look["n_machine"]
+    assert 0 < kept and look["audit"] == kept
+    assert look["n_calibration"] == 1000 and look["n_routed"] == demo.M - 1000 - kept
+    assert look["rows_labelled"] == 1000 + look["n_routed"] + kept  # calibration, routed, audit
+    with pytest.raises(DataError, match=f"exceeds the {kept} rows the machine keeps; choose an "
+                                        f"audit of at most {kept}"):
+        R.certify_round(ws, rid, alpha=0.05, delta=0.1, audit=kept + 1)
+    assert ws.latest_result(rid, "certify") is None  # nothing stored
+    R.certify_round(ws, rid, alpha=0.05, delta=0.1, audit=7)
+    rnd = ws.round(rid)
+    assert (rnd["selection"] == "audit").sum() == 7
+    assert rnd["settings"]["audit"] == 7 and rnd["settings"]["calibration"] == 1000
+    assert ws.latest_result(rid, "certify")["audit"] == 7
+
+
+def test_labelling_outlook_counts_every_row_humans_label():
+    """Routed rows plus the audit's expected effort: hand-worked on six rows."""
+    raw = pd.DataFrame({"machine_label": [0, 1, 0, 1, 0, 1],
+                        "machine_confidence": [0.9, 0.8, 0.7, 0.6, 0.9, 0.9],
+                        "human_effort": [1.0, 2.0, 3.0, 4.0, 6.0, 4.0]})
+    data = prepare(raw, name="six")
+    human = np.array([False, False, True, True, False, False])
+    # humans: rows 2 and 3 (effort 7) plus an audit of 2 of the other four (mean effort 13/4)
+    out = R.labelling_outlook(data, human, audit=2)
+    assert out["rows_labelled"] == 4 and out["rows_total"] == 6
+    assert out["effort_share"] == pytest.approx((7 + 2 * 13 / 4) / 20)
+    assert R.labelling_outlook(data, human)["effort_share"] == pytest.approx(7 / 20)
+    with pytest.raises(DataError, match="at most 4"):
+        R.labelling_outlook(data, human, audit=5)
+
+
+def test_budget_round_waits_for_routed_rows_only(ws, demo):
+    """A budget round has no calibration sample: its missing rows are called routed."""
+    rid = R.plan_round(ws, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
+    err = R.round_summary(ws, rid)["estimate_error"]
+    assert err.endswith(" routed rows still need a human label") and "calibration" not in err
