@@ -255,16 +255,19 @@ if data.has_gold:
     table["label"] = table["label"].astype(str)
     # shown as percentages with headers in words; the values (and the CSV) stay fractions
     names = {"precision": "Precision", "recall": "Recall", "f1": "F1"}
-    config = {"label": st.column_config.TextColumn("Class"),
-              "support": st.column_config.NumberColumn("Gold count", format="%d",
+    # widths in pixels so that every header fits a 1,400 px window ("F1 (machine" was cut off)
+    config = {"label": st.column_config.TextColumn("Class", width=110),
+              "support": st.column_config.NumberColumn("Gold count", format="%d", width=100,
                                                        help="Samples of this class in the gold labels")}
     for col in table.columns:
         base, _, who = col.partition(" (")
         if base in names:
             config[col] = st.column_config.NumberColumn(
-                names[base] + (" (machine alone)" if who else " (collaborative)"), format="percent",
-                help=f"{names[base]} of the {'machine labels' if who else 'final labels'} for this class ({col})")
-    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
+                names[base] + (", machine" if who else ", final"), format="percent", width=140,
+                help=f"{names[base]} of the {'machine labels alone' if who else 'final labels (humans where routed, else the machine)'} "
+                     f"for this class ({col})")
+    st.caption("Final: the collaborative result's labels; machine: the machine's labels alone.")
+    st.dataframe(table, hide_index=True, width="content", column_config=config, placeholder="—")
 
 d1, d2 = st.columns(2)
 # built when clicked (not on every rerun), formula cells neutralised; a download does not rerun

@@ -105,6 +105,16 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
                             "margin": {"t": 50, "b": 10}, "height": 380})
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def decade_label(t: float) -> str:
+    """A power of ten as a reader writes it: ``0.001`` to ``1000`` plainly, else ``10⁻⁵``."""
+    if 1e-3 <= t <= 1e3:
+        return f"{t:g}"
+    return "10" + str(int(round(np.log10(t)))).translate(_SUPERSCRIPT)
+
+
 def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
                     machine_only: float | None = None, all_human: float = 1.0,
                     y: str = "accuracy", x: str = "time_cost", x_title: str | None = None,
@@ -133,14 +143,15 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
     traces = []
     g = grid.dropna(subset=[x, y])
     if len(g):
-        colour, bar = g["lambda"], {"title": "λ"}
+        # plotly.js takes a colour bar's title as {"text": ...} only (a bare string showed none)
+        colour, bar = g["lambda"], {"title": {"text": "λ"}}
         lam_pos = g["lambda"][g["lambda"] > 0]
         if log_lambda and len(lam_pos):
             floor = float(lam_pos.min())
             colour = np.log10(np.maximum(g["lambda"].to_numpy(float), floor))
             ticks = 10.0 ** np.arange(np.floor(colour.min()), np.ceil(colour.max()) + 1)
-            bar = {"title": "λ", "tickvals": np.log10(ticks).tolist(),
-                   "ticktext": [f"{t:g}" for t in ticks]}
+            bar = {"title": {"text": "λ (log scale)"}, "tickvals": np.log10(ticks).tolist(),
+                   "ticktext": [decade_label(t) for t in ticks]}
         traces.append({"type": "scattergl", "x": g[x].to_numpy(), "y": g[y].to_numpy(),
                        "mode": "markers", "name": "grid points",
                        "marker": {"size": 5, "color": np.asarray(colour, float),
@@ -148,7 +159,7 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
                                   "opacity": 0.6},
                        "customdata": np.c_[g["lambda"], g["human_share"]],
                        "hovertemplate": "time cost %{x:.3f}<br>" + y + " %{y:.4f}<br>λ "
-                                        "%{customdata[0]:.2f}, N/M %{customdata[1]:.2f}"
+                                        "%{customdata[0]:.3g}, N/M %{customdata[1]:.2f}"
                                         "<extra></extra>"})
         order = g.sort_values([x, y], ascending=[True, False])
         best = np.maximum.accumulate(order[y].to_numpy())

@@ -54,6 +54,16 @@ def test_frontier_figure_is_the_best_accuracy_reached_at_each_time_cost():
     # colour by log10(lambda), lambda = 0 at the smallest positive lambda's colour
     assert list(by_name["grid points"].marker.color) == pytest.approx([0, 1, -1, np.log10(2), -1])
     assert by_name["grid points"].marker.colorbar.ticktext == ("0.1", "1", "10")
+    # the colour bar is titled (plotly.js shows a title given as {"text": ...} only)
+    assert fig.to_plotly_json()["data"][0]["marker"]["colorbar"]["title"] == {
+        "text": "λ (log scale)"}
+
+
+def test_decade_labels_read_plainly():
+    from core.figures.tradeoff import decade_label
+
+    assert [decade_label(t) for t in (1e-5, 1e-4, 1e-3, 0.01, 1.0, 1000.0, 1e4, 1e12)] == [
+        "10⁻⁵", "10⁻⁴", "0.001", "0.01", "1", "1000", "10⁴", "10¹²"]
 
 
 def test_figures_share_the_small_white_template():
