@@ -181,7 +181,8 @@ def test_exactly_lambda_range_equals_the_pair_formula(seed):
         r = lambda_range(inp, n_human=n, mode="exactly")
         assert r.upper == _pairs_upper(1 - a, l, n)
         at_inf = plain_set(inp, 1e9, n, "exactly")
-        assert plain_set(inp, r.upper * (1 + 1e-9) + 1e-12, n, "exactly").tolist() == at_inf.tolist()
+        above = plain_set(inp, r.upper * (1 + 1e-9) + 1e-12, n, "exactly")
+        assert above.tolist() == at_inf.tolist()
         if r.upper > 0:
             assert plain_set(inp, r.upper * (1 - 1e-9), n, "exactly").tolist() != at_inf.tolist()
 
