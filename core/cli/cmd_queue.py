@@ -11,9 +11,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Draw a calibration sample (a simple random sample of all rows), route the "
                     "other rows with the exact SAE (the same N and tie rule as assign; N counts "
                     "the rows outside the calibration sample), draw an audit (a simple random "
-                    "sample of the rows the machine keeps) and write the queue: every original "
-                    "column, 'selection' and 'queue_rank' (calibration rows first, then audit "
-                    "rows, both in random order, then routed rows by descending gain).")
+                    "sample of the rows the machine keeps) and write the round's table: every "
+                    "original column, 'selection' and 'queue_rank' (calibration rows first, then "
+                    "audit rows, both in random order, then routed rows by descending gain); "
+                    "hmceval labels, labelstudio and estimate read it. Beside it, OUT_to_label.csv "
+                    "is what annotators receive: the rows to label in queue order, without any "
+                    "label or confidence column.")
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
     p.add_argument("--calibration", type=int, default=0, metavar="N_C",
                    help="size of a new calibration sample (default 0)")
@@ -28,10 +31,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random draws (default 0)")
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
                    help="map a role to a column (repeatable); --col selection=NAME too")
-    p.add_argument("-o", "--output", required=True, help="where to write the queue")
+    p.add_argument("-o", "--output", required=True, help="where to write the round's table")
     p.add_argument("--format", choices=("csv", "labelstudio"), default="csv",
-                   help="csv: the whole table; labelstudio: Label Studio's task import JSON for "
-                        "the rows to label (and the labelling config beside it, *.xml)")
+                   help="csv: the round's whole table, and the rows to label for annotators "
+                        "beside it (*_to_label.csv: no label or confidence column); "
+                        "labelstudio: Label Studio's task import JSON for the rows to label (and "
+                        "the labelling config beside it, *.xml)")
     p.set_defaults(func=run)
 
 
@@ -43,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.evaluation import labelstudio
     from core.csv_safe import to_csv_safe
-    from core.evaluation.design import plan_queue, queue_table
+    from core.evaluation.design import annotator_table, plan_queue, queue_table
 
     if not math.isfinite(args.lam) or args.lam < 0:
         raise DataError(f"--lam must be a finite number >= 0, got {args.lam}")
@@ -62,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
                       mode="exactly" if args.exactly else "at_most", audit=args.audit,
                       seed=args.seed)
     out = Path(args.output)
+    sent = None
     if args.format == "csv":
         to_csv_safe(queue_table(design, plan.selection, plan.queue_rank), out)
+        sent = out.with_name(f"{out.stem}_to_label.csv")
+        to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
     else:
         out.write_text(labelstudio.task_json(labelstudio.tasks(design, plan.queue_rank)),
                        encoding="utf-8")
@@ -80,5 +88,25 @@ def run(args: argparse.Namespace) -> int:
             rng = lambda_range(inp, n_human=min(n, inp.M), mode="exactly" if args.exactly else "at_most")
             note_nothing_routed(args.lam, rng.upper, data_effort_unit(design.data))
     counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
-    print(f"{plan.n_to_label} rows to label ({counts}); queue written to {out}")
+    print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
+          + (f"; for annotators: {sent}" if sent is not None else ""))
+    _note_labels_present(design, plan.queue_rank)
     return 0
+
+
+def _note_labels_present(design, queue_rank) -> None:
+    """One line on stderr when the human label column already holds labels on rows to label:
+    hmceval estimate would read them as returned labels (a gold column standing in for a
+    finished round) and print a result before anyone labelled."""
+    import sys
+
+    import numpy as np
+
+    queued = np.isfinite(np.asarray(queue_rank, dtype=float))
+    n = int((queued & design.has_label).sum())
+    if n:
+        col = design.data.roles.get("human_label")
+        print(f"warning: column '{col}' (human label) already holds a label on {n:,} of the "
+              f"{int(queued.sum()):,} rows to label; hmceval estimate reads them as returned "
+              "labels (a gold column stands in for a finished round): for a real round, drop "
+              "that column before hmceval queue", file=sys.stderr)

@@ -18,9 +18,10 @@ every row is ignored on ``machine`` rows, so a fully labelled table can stand in
 in which humans labelled exactly the selected rows.
 
 :func:`plan_queue` draws the calibration sample, routes the other rows with the exact SAE and
-draws the audit; :func:`queue_table` writes the queue (every original column, ``selection``
-and ``queue_rank``), :func:`core.evaluation.labelstudio.tasks` the same queue as Label Studio
-tasks.
+draws the audit; :func:`queue_table` writes the round's table (every original column,
+``selection`` and ``queue_rank``), :func:`annotator_table` what annotators receive (the rows to
+label in queue order, without any label or confidence column), and
+:func:`core.evaluation.labelstudio.tasks` the same queue as Label Studio tasks.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from core.data import EvalData, norm_name, prepare
+from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
 from core.sae import SAEInputs, gains, n_from_share, solve_fast
 
@@ -44,6 +46,10 @@ __all__ = [
     "QueuePlan",
     "plan_queue",
     "queue_table",
+    "ANSWER_ROLES",
+    "ANSWER_WORDS",
+    "answer_columns",
+    "annotator_table",
     "add_audit",
 ]
 
@@ -342,6 +348,63 @@ def queue_table(design: Design, selection: np.ndarray,
                                      dtype="Int64")
         out.loc[~np.isfinite(rank), "queue_rank"] = pd.NA
     return out
+
+
+#: Roles whose columns carry an answer (a human or machine label, or a confidence in one):
+#: never in what annotators receive.
+ANSWER_ROLES: tuple[str, ...] = ("human_label", "human_label_2", "human_confidence",
+                                 "machine_label", "machine_confidence")
+#: Words of a column name that mark an answer whatever its role (``final_predict``).
+ANSWER_WORDS: tuple[str, ...] = ("label", "labels", "predict", "prediction", "pred", "target",
+                                 "gold", "confidence", "conf")
+
+
+def answer_columns(design: Design) -> list[str]:
+    """Columns of the table that would show annotators an answer.
+
+    The columns mapped to :data:`ANSWER_ROLES`, any other column named as one of those
+    roles' aliases (a second confidence such as ``confidence_mcp``, an unmapped ``gold``), and
+    any column whose name has a word of :data:`ANSWER_WORDS` (``final_predict``); the sample
+    id and text columns never.
+    """
+    roles = design.data.roles
+    keep = {roles.get("sample_id")} | set(roles.get("text") or [])
+    aliases = {a for r in ANSWER_ROLES for a in ROLE_ALIASES.get(r, ())}
+    mapped = {roles.get(r) for r in ANSWER_ROLES} - {None}
+
+    def answer(c) -> bool:
+        name = norm_name(c)
+        return c in mapped or name in aliases or bool(set(name.split("_")) & set(ANSWER_WORDS))
+
+    return [c for c in design.data.raw.columns if c not in keep and answer(c)]
+
+
+def annotator_table(design: Design, selection: np.ndarray,
+                    queue_rank: np.ndarray) -> pd.DataFrame:
+    """The queue as annotators receive it: the rows to label, in queue order, no answers.
+
+    Parameters
+    ----------
+    design : Design
+    selection, queue_rank : arrays of shape (M,)
+        As :func:`queue_table`; rows with a finite ``queue_rank`` are the rows to label.
+
+    Returns
+    -------
+    pandas.DataFrame of shape (rows to label, ...)
+        ``sample_id`` (the table's sample id column, or the added row number), ``queue_rank``,
+        the selection, then the table's other columns except :func:`answer_columns` (human,
+        second-rater and machine labels, confidences), sorted by ``queue_rank``.
+    """
+    table = queue_table(design, selection, queue_rank)
+    rank = np.asarray(queue_rank, dtype=float)
+    rows = np.flatnonzero(np.isfinite(rank))
+    rows = rows[np.argsort(rank[rows], kind="stable")]
+    sid = design.data.roles.get("sample_id") or "sample_id"
+    first = [sid, "queue_rank", design.selection_column]
+    drop = set(answer_columns(design))
+    rest = [c for c in table.columns if c not in first and c not in drop]
+    return table.iloc[rows][first + rest].reset_index(drop=True)
 
 
 def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed: int = 0,

@@ -55,7 +55,8 @@ from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
 
 __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_interval",
-           "share_interval", "estimate_codes", "estimate", "ESTIMATE_KEYS"]
+           "share_interval", "estimate_codes", "estimate", "ESTIMATE_KEYS",
+           "labels_outside_queue"]
 
 #: Integer codes of the selections used by :func:`estimate_codes`.
 CAL, ROUTED, AUDIT, MACHINE, UNDECIDED = 0, 1, 2, 3, -1
@@ -267,6 +268,15 @@ def estimate_codes(machine: np.ndarray, human: np.ndarray, selection: np.ndarray
 _CODE = {"calibration": CAL, "routed": ROUTED, "audit": AUDIT, "machine": MACHINE, "": UNDECIDED}
 
 
+def labels_outside_queue(design: Design) -> int:
+    """Rows outside the round's queue (``machine`` or undecided) that carry a human label.
+
+    Returned labels never land there (imports refuse them), so any such row means the human
+    label column is a gold column filled before the round.
+    """
+    return int((design.has_label & ~np.isin(design.selection, LABELLED)).sum())
+
+
 def estimate(design: Design, *, groups: list[str] | None = None,
              confidence: float = 0.95) -> dict[str, Any]:
     """The ``hmceval estimate --json`` object of one table.
@@ -332,6 +342,13 @@ def estimate(design: Design, *, groups: list[str] | None = None,
                 "notes": r["notes"]}
 
     out = one(np.ones(design.M, dtype=bool))
+    outside = labels_outside_queue(design)
+    if outside:
+        out["notes"] = out["notes"] + [
+            f"column '{design.data.roles.get('human_label')}' (human label) also holds labels "
+            f"on {outside:,} rows the round does not send to humans: it is a gold column, not "
+            "labels returned by annotators; its labels on the calibration, routed and audit "
+            "rows are read as if humans had returned them"]
     by_group: dict[str, Any] = {}
     raw = design.data.raw
     for col in groups or []:

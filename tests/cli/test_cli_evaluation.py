@@ -211,3 +211,32 @@ def test_queue_notes_when_lambda_routes_nothing(capsys, tmp_path):
                  "-o", str(tmp_path / "q2.csv")])
     out, err = capsys.readouterr()
     assert code == 0 and "routed" in out and "note:" not in err
+
+
+def test_queue_writes_an_answer_free_file_for_annotators(capsys, hmceval_tsv, tmp_path):
+    """The round's table stays whole (labels, labelstudio and estimate read it); beside it the
+    rows to label, in queue order, without the gold 'target', the machine's 'machine_predict',
+    its confidence, the human confidence or the release's 'final_predict'. The gold column
+    already on the rows to label is named once on stderr, and estimate says it read a gold
+    column rather than returned labels."""
+    q = tmp_path / "q.csv"
+    code, out, err = run_cli(capsys, "queue", hmceval_tsv, "--human-share", 0.3, "--lam", 0,
+                             "--audit", 100, "--seed", 1, "-o", q)
+    assert code == 0, err
+    sent = tmp_path / "q_to_label.csv"
+    assert f"for annotators: {sent}" in out
+    table, to_label = pd.read_csv(q), pd.read_csv(sent)
+    queued = table[table["queue_rank"].notna()].sort_values("queue_rank")
+    assert len(to_label) == len(queued) == int(5673 * 0.3) + 100
+    assert to_label["queue_rank"].tolist() == list(range(1, len(queued) + 1))
+    assert to_label["sample_id"].tolist() == queued["sample_id"].tolist()
+    assert list(to_label.columns) == ["sample_id", "queue_rank", "selection", "machine_effort",
+                                      "human_effort_groundtruth", "human_effort_predicted_avg",
+                                      "turn", "turns"]
+    assert "target" in table and "machine_predict" in table  # the round's table is whole
+    lines = [l for l in err.splitlines() if l.startswith("warning:")]
+    assert len(lines) == 1 and "'target'" in lines[0] and "1,801 of the 1,801 rows" in lines[0]
+    code, out, err = run_cli(capsys, "estimate", q)
+    assert code == 0
+    assert "note: column 'target' (human label) also holds labels on 3,872 rows the round " \
+           "does not send to humans: it is a gold column" in out

@@ -119,3 +119,31 @@ def test_selection_column_can_be_mapped():
     assert d.selection.tolist() == ["routed", "machine", "", ""]
     with pytest.raises(DataError, match="'nope' \\(mapped to selection\\)"):
         load_design(df, {"selection": "nope"})
+
+
+def test_annotator_table_is_the_queue_without_answers():
+    """Only the rows to label, by queue rank, with no label or confidence column (mapped by
+    role, or named as one: an unmapped second confidence, a gold column)."""
+    from core.evaluation.design import annotator_table
+
+    df = pd.DataFrame({"uid": [11, 12, 13, 14, 15],
+                       "response": ["a", "b", "c", "d", "e"],
+                       "target": [0, 1, 1, 0, 1],
+                       "machine_label": [0, 1, 0, 0, 0],
+                       "confidence_ts": [0.9, 0.8, 0.7, 0.6, 0.95],
+                       "confidence_mcp": [0.5, 0.5, 0.5, 0.5, 0.5],
+                       "topic": ["x", "y", "x", "y", "x"]})
+    d = load_design(df, {"sample_id": "uid", "human_label": "target",
+                         "machine_confidence": "confidence_ts", "text": ["response"]})
+    sel = np.array(["audit", "machine", "routed", "machine", "routed"], dtype=object)
+    rank = np.array([3.0, np.nan, 1.0, np.nan, 2.0])
+    out = annotator_table(d, sel, rank)
+    assert list(out.columns) == ["uid", "queue_rank", "selection", "response", "topic"]
+    assert out["uid"].tolist() == [13, 15, 11]
+    assert out["queue_rank"].tolist() == [1, 2, 3]
+    assert out["selection"].tolist() == ["routed", "routed", "audit"]
+    assert out["response"].tolist() == ["c", "e", "a"]
+    # without a sample id column the row number is the id, as in the round's table
+    d2 = load_design(df.drop(columns=["uid"]), {"human_label": "target"})
+    out2 = annotator_table(d2, sel, rank)
+    assert out2["sample_id"].tolist() == [3, 5, 1] and "target" not in out2
