@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,9 +49,13 @@ def run(args: argparse.Namespace) -> int:
             raise DataError("the table has no 'queue_rank' column: push the output of "
                             "hmceval queue or certify")
         rank = design.data.raw["queue_rank"].to_numpy(dtype=float, na_value=float("nan"))
+        task_list = labelstudio.tasks(design, rank)
+        warning = labelstudio.text_warning(task_list, design.data.text_columns)
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
         pushed = client.push_queue(
             title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
-            labelstudio.tasks(design, rank))
+            task_list)
         print(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} '{title}' "
               f"({pushed.n_existing:,} were there already)")
         return 0

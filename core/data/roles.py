@@ -26,7 +26,7 @@ import pandas as pd
 
 __all__ = ["ROLES", "REQUIRED_ROLES", "ROLE_ALIASES", "ROLE_NAMES", "norm_name", "name_tokens",
            "name_kind", "column_kind", "NOT_SUBGROUP_KINDS", "effort_unit", "confidence_candidates", "confidence_name",
-           "detect_roles", "detect_columns", "Ask", "Detection"]
+           "detect_roles", "detect_columns", "is_text", "Ask", "Detection"]
 
 #: Roles in display order.
 ROLES: tuple[str, ...] = (
@@ -70,8 +70,16 @@ ROLE_ALIASES: dict[str, tuple[str, ...]] = {
 
 _SUBGROUP_HINTS = ("system", "model", "topic", "category", "group", "domain", "source", "gender",
                    "language", "split", "worker", "annotator", "dataset")
+#: Words of a free-text column's name (:func:`name_tokens`, plurals too; ``text`` also inside a
+#: word, as in ``context``): what an annotator reads.
 _TEXT_HINTS = ("text", "response", "context", "utterance", "dialogue", "dialog", "message",
-               "prompt", "reply")
+               "prompt", "reply", "output", "answer", "question", "comment", "content",
+               "sentence", "transcript", "completion", "generation", "input", "review", "body",
+               "feedback", "tweet", "document", "passage", "turn", "query", "instruction")
+#: Kinds of column a text word in its name does not make free text (``response_id``,
+#: ``answer_label``, ``reply_time``).
+_NOT_TEXT_KINDS = frozenset({"row_id", "label", "label_2", "effort", "predicted_effort",
+                             "probability", "logit"})
 
 
 def norm_name(name: Any) -> str:
@@ -327,11 +335,18 @@ class Detection:
     kinds: dict[str, str] = field(default_factory=dict)
 
 
+def _mostly_label_values(s: pd.Series) -> bool:
+    """Label values with a few missing (more than half the rows present): a column named as a
+    prediction or a label stays its role's candidate, and validation names its missing rows."""
+    present = s.dropna()
+    return 2 * len(present) > len(s) and _label_values(present)
+
+
 # role -> (the name kinds that may fill it, the values check) for the second tier
 _FUZZY: dict[str, tuple[frozenset, Any]] = {
-    "machine_label": (frozenset({"prediction"}), _label_values),
+    "machine_label": (frozenset({"prediction"}), _mostly_label_values),
     "machine_confidence": (frozenset({"probability"}), _in_unit_interval),
-    "human_label": (frozenset({"label"}), _label_values),
+    "human_label": (frozenset({"label"}), _mostly_label_values),
     "human_label_2": (frozenset({"label_2"}), lambda s: True),
     "human_effort": (frozenset({"effort"}), _non_negative),
     "predicted_effort": (frozenset({"predicted_effort"}), _non_negative),
@@ -367,13 +382,44 @@ def column_kind(col: Any, s: pd.Series) -> str | None:
     return kind
 
 
-def _is_text(col: Any, s: pd.Series) -> bool:
+def is_text(col: Any, s: pd.Series, kind: str | None = None) -> bool:
+    """Whether a column holds free text (what an annotator reads), from its name and values.
+
+    Its values must be strings, not numbers written as text. Then either its name has a text
+    word (:data:`_TEXT_HINTS`: text, response, utterance, context, message, prompt, output,
+    answer, reply, ...; unless the name is of a kind in :data:`_NOT_TEXT_KINDS`, as
+    ``response_id``) and its values are long-ish (15 characters on average) or mostly distinct
+    (at least half of them, more than two); or, whatever its name, its values are long (40
+    characters on average) or read as sentences (mostly distinct: 80 %, 20 characters on average,
+    most with a space).
+
+    Parameters
+    ----------
+    col : str
+        The column's name.
+    s : pandas.Series
+        Its values.
+    kind : str, optional
+        What its name says it holds (:func:`column_kind`), when the caller has it.
+    """
     if not (s.dtype == object or isinstance(s.dtype, pd.StringDtype)):
         return False
-    nonnull = s.dropna().astype(str)
-    mean_len = nonnull.str.len().mean() if len(nonnull) else 0.0
-    n = norm_name(col)
-    return bool(any(h in n for h in _TEXT_HINTS) and mean_len >= 15 or mean_len >= 40)
+    nonnull = s.dropna().astype(str).str.strip()
+    nonnull = nonnull[nonnull != ""]
+    if len(nonnull) == 0 or pd.to_numeric(nonnull, errors="coerce").notna().all():
+        return False
+    mean_len = float(nonnull.str.len().mean())
+    n_distinct = int(nonnull.nunique())
+    distinct = n_distinct / len(nonnull)
+    kind = column_kind(col, s) if kind is None else kind
+    words = name_tokens(col)
+    named = "text" in norm_name(col) or any(w in _TEXT_HINTS or w.rstrip("s") in _TEXT_HINTS
+                                            for w in words)
+    if named and kind not in _NOT_TEXT_KINDS:
+        if mean_len >= 15 or (distinct >= 0.5 and n_distinct > 2):
+            return True
+    spaced = float(nonnull.str.contains(" ", regex=False).mean())
+    return mean_len >= 40 or (distinct >= 0.8 and mean_len >= 20 and spaced >= 0.5)
 
 
 def _categorical(s: pd.Series) -> bool:
@@ -457,7 +503,7 @@ def detect_columns(df: pd.DataFrame) -> Detection:
             cands = [c for c in conf_cols if c not in used]
         else:
             cands = [c for c in df.columns if c not in used and kinds.get(c) in fits
-                     and values_fit(df[c])]
+                     and values_fit(df[c]) and not is_text(c, df[c], kinds.get(c))]
         if cands:
             roles[role] = cands[0]
             used.add(cands[0])
@@ -477,7 +523,8 @@ def detect_columns(df: pd.DataFrame) -> Detection:
                         "values are not all in [0, 1]: convert it to a probability first. ")
         else:
             cands = [c for c in df.columns if c not in used and kinds.get(c) in (None, "label")
-                     and not pd.api.types.is_float_dtype(df[c]) and _label_values(df[c])]
+                     and not pd.api.types.is_float_dtype(df[c]) and _label_values(df[c])
+                     and not is_text(c, df[c], kinds.get(c))]
         asks.append(_ask_none(role, cands, note))
 
     subgroups, texts, options = [], [], []
@@ -486,7 +533,7 @@ def detect_columns(df: pd.DataFrame) -> Detection:
             continue
         s = df[col]
         n = norm_name(col)
-        text = _is_text(col, s)
+        text = is_text(col, s, kinds.get(col))
         eligible = (not text and kinds.get(col) not in NOT_SUBGROUP_KINDS and _categorical(s))
         if eligible:
             options.append(col)

@@ -19,7 +19,7 @@ import numpy as np
 
 from core.evaluation.design import Design
 
-__all__ = ["tasks", "labelling_config", "task_json"]
+__all__ = ["tasks", "labelling_config", "task_json", "text_warning"]
 
 #: Name of the choices control in :func:`labelling_config` (what annotations are read from).
 CHOICES_NAME = "label"
@@ -114,3 +114,37 @@ def labelling_config(labels: list | tuple, text_columns: list[str] | None = None
 def task_json(task_list: list[dict[str, Any]]) -> str:
     """Serialise tasks as Label Studio's import JSON (a list)."""
     return json.dumps(task_list, ensure_ascii=False, indent=1)
+
+
+def text_warning(task_list: list[dict[str, Any]], text_columns: list[str] | None) -> str | None:
+    """One line saying when tasks would carry no text for the annotator to read, else ``None``.
+
+    Parameters
+    ----------
+    task_list : list of dict
+        From :func:`tasks`.
+    text_columns : list of str or None
+        The table's free-text columns (``EvalData.text_columns``).
+
+    Returns
+    -------
+    str or None
+        Without free-text columns: the tasks show only the sample id. With them: how many tasks
+        have every text field empty (missing or blank), naming the columns. ``None`` when every
+        task carries some text (or there is no task).
+    """
+    if not task_list:
+        return None
+    cols = list(text_columns or [])
+    if not cols:
+        return ("Label Studio tasks carry no text: no column is mapped as free text, so "
+                "annotators see only the sample id (map the text column on the Data page, or "
+                "pass --col text=COLUMN).")
+    keys = [_field(c) for c in cols]
+    empty = sum(1 for t in task_list
+                if all(t["data"].get(k) is None or not str(t["data"][k]).strip() for k in keys))
+    if not empty:
+        return None
+    named = ", ".join(f"'{c}'" for c in cols)
+    return (f"{empty:,} of {len(task_list):,} Label Studio tasks carry no text: their "
+            f"{named} {'is' if len(cols) == 1 else 'are'} empty.")

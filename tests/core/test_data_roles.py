@@ -323,3 +323,26 @@ def test_prepare_keeps_the_doubts_about_roles_it_chose():
         ("machine_confidence", "model_prob", ("model_prob", "p_unsafe"))]
     assert prepare(df, {"machine_confidence": "p_unsafe"}).asks == ()
     assert prepare(df, {"machine_confidence": "model_prob"}).asks == ()
+
+
+def test_one_missing_machine_label_still_proposes_model_pred_and_validation_names_the_row():
+    # issue 13: with one value missing in 'model_pred', 'topic' was offered as the machine label
+    df = user_table()
+    df["topic"] = ["health", "sports", "travel"] * 4
+    df["model_pred"] = df["model_pred"].astype(object)
+    df.loc[4, "model_pred"] = None
+    det = detect_columns(df)
+    assert det.roles["machine_label"] == "model_pred"
+    assert "topic" in det.roles["subgroups"]
+    assert not [a for a in det.asks if a.role == "machine_label"]
+    with pytest.raises(DataError, match=r"column 'model_pred' \(machine_label\) has missing "
+                                        r"values in row 5"):
+        prepare(df)
+
+
+def test_a_mostly_missing_prediction_column_is_not_proposed():
+    df = user_table()
+    df["model_pred"] = [None] * 7 + PRED[7:]
+    det = detect_columns(df)
+    assert det.roles["machine_label"] is None
+    assert [a.role for a in det.asks] == ["machine_label"]
