@@ -37,14 +37,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: exit code when the reader of stdout left (``hmceval ... | head``): 128 + SIGPIPE, what the
+#: shell reports for a unix tool the closed pipe stopped
+EXIT_CLOSED_PIPE = 141
+
+
+def _quiet_closed_pipe() -> int:
+    """stdout's reader has left: point stdout at devnull so nothing more (not even Python's
+    flush at exit) writes to the closed pipe, and stop quietly."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (a test's capture)
+        pass
+    return EXIT_CLOSED_PIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the process exit code."""
+    """Run the command line; returns the process exit code.
+
+    Every command's output survives a closed pipe (``hmceval workspace list | head``): the
+    command stops quietly with :data:`EXIT_CLOSED_PIPE`, as unix tools do, with no traceback.
+    """
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _quiet_closed_pipe()
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:  # --help, or a usage error: argparse printed it; flush it here
+        sys.stdout.flush()
+        raise
     from core.errors import DataError  # here: numpy is not needed to parse the options
 
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
     except DataError as exc:
         sys.stderr.write(f"hmceval {args.command}: error: {exc}\n")
         return 2

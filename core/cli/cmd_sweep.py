@@ -64,12 +64,10 @@ def run(args: argparse.Namespace) -> int:
         lams = lambda_grid(upper, lower=min(firsts) if firsts else None)
     table = sweep(inp, lams=lams, shares=shares, mode=mode)
     if args.output or args.all:
-        try:
-            to_csv_safe(table, args.output or sys.stdout)
-        except BrokenPipeError:  # `| head`: the reader left; not an error of ours
-            import os
-
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # a closed pipe (`--all | head`) is handled once for every command, in core.cli.main
+        to_csv_safe(table, args.output or sys.stdout)
+        if args.output:
+            print(f"wrote {len(table):,} rows to {args.output}")
         return 0
     unit = data_effort_unit(data)
     end = ("no sample goes to humans" if mode == "at_most"

@@ -95,9 +95,11 @@ def test_missing_file(capsys, tmp_path):
 
 def test_sweep_csv(capsys, hmceval_tsv, tmp_path):
     out_csv = tmp_path / "s.csv"
-    code, _, err = run_cli(capsys, "sweep", str(hmceval_tsv), "--lam", "0:1:0.5",
-                           "--human-share", "0:1:0.25", "-o", str(out_csv))
+    code, out, err = run_cli(capsys, "sweep", str(hmceval_tsv), "--lam", "0:1:0.5",
+                             "--human-share", "0:1:0.25", "-o", str(out_csv))
     assert code == 0, err
+    # one line confirms the file (issue 13: -o printed nothing)
+    assert out == f"wrote 15 rows to {out_csv}\n"
     t = pd.read_csv(out_csv)
     assert list(t.columns[:3]) == ["lambda", "human_share", "N"]
     assert set(KEYS) - {"machine_only", "mode", "lambda", "N"} <= set(t.columns)

@@ -91,3 +91,21 @@ def test_add_a_dataset(capsys, tmp_path):
                              "--name", "my data")
     assert code == 0, err
     assert Workspace(tmp_path / "ws").list_datasets()["name"].tolist() == ["my data"]
+
+
+@pytest.mark.parametrize("argv", [["workspace", "list"], ["workspace", "list", "--json"]])
+def test_a_closed_pipe_stops_quietly(tmp_path, argv):
+    """``hmceval workspace list | head``: the reader leaves before anything is written; the
+    command stops with no traceback (issue 13), exit 141 as a unix tool stopped by the pipe."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HMCEVAL_WORKSPACE": str(tmp_path / "ws")}
+    read, write = os.pipe()
+    os.close(read)  # the reader has already left when the command writes
+    proc = subprocess.run([sys.executable, "-m", "core.cli", *argv], stdout=write,
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=120)
+    os.close(write)
+    assert proc.stderr == ""
+    assert proc.returncode == 141
