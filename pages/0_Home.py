@@ -27,8 +27,11 @@ STEPS = (
     ("2a_Evaluate.py", "3 · Evaluate", "Run a real round: send the chosen samples to annotators "
      "(a file or Label Studio), take their labels back, and get the result with a confidence "
      "interval or a certified error bound."),
-    ("2a_Evaluate.py", "4 · Report", "Download the final labelled table and a one-file report for "
-     "stakeholders at the end of the Evaluate page (or run `hmceval report`)."),
+    ("2a_Evaluate.py", "4 · Report", "Once a round is planned on the Evaluate page (it is saved "
+     "in the workspace), download the final labelled table and a one-file report for "
+     "stakeholders at the end of that page. From the command line, `hmceval report -o "
+     "report.html` writes the report of the latest saved round (`--round ID` for another, or a "
+     "scenario's name once you saved one there)."),
 )
 
 

@@ -1,19 +1,31 @@
-"""``hmceval report``: a self-contained HTML report of a saved scenario's evaluation round."""
+"""``hmceval report``: a self-contained HTML report of an evaluation round, named by a saved
+scenario or by the round's id."""
 
 from __future__ import annotations
 
 import argparse
+
+#: what ``hmceval report`` needs, and how to make it (its error messages end with this)
+HOW_TO_GET_A_ROUND = ("plan a round on the Evaluate page (it is saved in the workspace; "
+                      "'Save this scenario' there names it), or import a scenario with "
+                      "'hmceval workspace import FILE'; 'hmceval workspace list' shows the "
+                      "scenarios and rounds there are")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     from core.cli.cmd_workspace import add_workspace_arg
 
     p = sub.add_parser("report", help="write a stakeholder report (one HTML file, works offline)",
-                       description="Write the report of a scenario's evaluation round: the "
-                                   "question, data, plan, effort, result with intervals, "
-                                   "guarantee, figures and settings. The file embeds plotly.js: "
-                                   "it opens in a browser with no server and no network.")
-    p.add_argument("scenario", help="scenario name or id (see hmceval workspace list)")
+                       description="Write the report of an evaluation round: the question, data, "
+                                   "plan, effort, result with intervals, guarantee, figures and "
+                                   "settings. The round is a saved scenario's (SCENARIO) or "
+                                   "given by its id (--round); with neither, the latest round. "
+                                   "The file embeds plotly.js: it opens in a browser with no "
+                                   "server and no network.")
+    p.add_argument("scenario", nargs="?",
+                   help="scenario name or id (see hmceval workspace list); optional")
+    p.add_argument("--round", type=int, dest="round_id", metavar="ID",
+                   help="report this round (its id in hmceval workspace list) instead")
     p.add_argument("-o", "--output", required=True, help="the HTML file to write")
     add_workspace_arg(p)
     p.set_defaults(func=run)
@@ -23,12 +35,36 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from core.cli.cmd_workspace import open_workspace
+    from core.errors import DataError
     from core.workspace.report import resolve_round, round_report_html
 
     ws = open_workspace(args)
-    sc, rid = resolve_round(ws, args.scenario)
-    text = round_report_html(ws, rid, scenario=ws.export_scenario(sc["id"]))
+    if args.scenario is not None and args.round_id is not None:
+        raise DataError("give a scenario or --round, not both")
+    sc = None
+    if args.scenario is not None:
+        if not len(ws.list_scenarios()):
+            raise DataError(f"no scenario {args.scenario!r}: the workspace {ws.root} has no "
+                            f"saved scenario yet. To report, {HOW_TO_GET_A_ROUND}; "
+                            "'hmceval report --round ID' reports a round without a scenario")
+        try:
+            sc, rid = resolve_round(ws, args.scenario)
+        except DataError as exc:
+            raise DataError(f"{exc}; {HOW_TO_GET_A_ROUND}") from None
+    else:
+        rounds = ws.list_rounds()
+        if rounds.empty:
+            raise DataError(f"the workspace {ws.root} has no evaluation round yet: "
+                            f"{HOW_TO_GET_A_ROUND}")
+        if args.round_id is None:
+            rid = int(rounds["id"].max())
+        elif args.round_id not in set(rounds["id"].astype(int)):
+            raise DataError(f"no round {args.round_id} in the workspace {ws.root}; its rounds "
+                            f"are {', '.join(map(str, sorted(rounds['id'].astype(int))))}")
+        else:
+            rid = int(args.round_id)
+    text = round_report_html(ws, rid, scenario=None if sc is None else ws.export_scenario(sc["id"]))
     Path(args.output).write_text(text, encoding="utf-8")
-    print(f"report of scenario '{sc['name']}' (round {rid}) written to {args.output} "
-          f"({len(text.encode()) / 2**20:.1f} MiB)")
+    what = f"scenario '{sc['name']}' (round {rid})" if sc is not None else f"round {rid}"
+    print(f"report of {what} written to {args.output} ({len(text.encode()) / 2**20:.1f} MiB)")
     return 0

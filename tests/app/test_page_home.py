@@ -61,3 +61,27 @@ def test_home_runs_on_its_own(run_page):
     next(b for b in at.button if b.label == "Try it on the demo data").click()
     at.run()
     assert at.session_state["data_source"] == "demo" and at.success
+
+
+def test_the_report_step_says_what_must_exist_and_the_command_works(tmp_path, capsys):
+    """issue 13: 'or run `hmceval report`' failed with "no scenario '1'" unless a scenario was
+    saved. The step names what must exist first, and the command it gives works on a round."""
+    import re
+
+    from core.cli import main
+    from core.demo import make_demo
+    from core.workspace import Workspace
+    from core.workspace import rounds as R
+
+    at = app()
+    text = next(m.value for m in at.markdown if "hmceval report" in m.value)
+    assert text.startswith("Once a round is planned on the Evaluate page")
+    command = re.search(r"`(hmceval report[^`]*)`", text).group(1)
+    assert command == "hmceval report -o report.html"
+    ws = Workspace(tmp_path / "ws")
+    rid = R.plan_round(ws, prepare(make_demo(), name="demo"), kind="budget",
+                       settings={"lam": 1.0, "share": 0.5, "audit": 200, "seed": 0})
+    out = tmp_path / "report.html"
+    code = main(command.split()[1:-1] + [str(out), "--workspace", str(ws.root)])
+    assert code == 0, capsys.readouterr().err
+    assert f"(round {rid})" in out.read_text(encoding="utf-8")

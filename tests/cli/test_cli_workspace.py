@@ -84,6 +84,43 @@ def test_report_is_self_contained(capsys, filled, tmp_path):
     assert text.count("Plotly.newPlot") == 3
 
 
+@pytest.fixture
+def round_only(tmp_path):
+    """A round planned (as the Evaluate page does) but no scenario saved."""
+    ws = Workspace(tmp_path / "ws1")
+    rid = R.plan_round(ws, prepare(make_demo(), name="demo"), kind="budget",
+                       settings={"lam": 1.0, "share": 0.5, "audit": 200, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    return ws, rid
+
+
+def test_report_of_a_round_without_a_scenario(capsys, round_only, tmp_path):
+    # issue 13: 'hmceval report 1' failed with "no scenario '1'" when no scenario was saved
+    ws, rid = round_only
+    code, out, err = run_cli(capsys, "report", "1", "--workspace", ws.root, "-o",
+                             tmp_path / "r.html")
+    assert code == 2 and out == ""
+    assert "no scenario '1': the workspace" in err and "has no saved scenario yet" in err
+    assert "Evaluate page" in err and "hmceval report --round ID" in err
+    for argv in (["--round", rid], []):  # the round by its id, or the latest round
+        out_html = tmp_path / f"r{len(argv)}.html"
+        code, out, err = run_cli(capsys, "report", *argv, "--workspace", ws.root, "-o", out_html)
+        assert code == 0, err
+        assert out.startswith(f"report of round {rid} written to {out_html}")
+        text = out_html.read_text(encoding="utf-8")
+        assert f"(round {rid})" in text and text.count("Plotly.newPlot") == 3
+    code, out, err = run_cli(capsys, "report", "--round", 99, "--workspace", ws.root, "-o",
+                             tmp_path / "x.html")
+    assert code == 2 and f"no round 99 in the workspace {ws.root}; its rounds are {rid}" in err
+
+
+def test_report_on_an_empty_workspace_says_what_to_do_first(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "report", "--workspace", tmp_path / "empty", "-o",
+                             tmp_path / "x.html")
+    assert code == 2 and "has no evaluation round yet: plan a round on the Evaluate page" in err
+    assert "hmceval workspace import FILE" in err and not (tmp_path / "x.html").exists()
+
+
 def test_add_a_dataset(capsys, tmp_path):
     table = tmp_path / "t.csv"
     make_demo().to_csv(table, index=False)
