@@ -232,7 +232,8 @@ with e2:
     else:
         st.info("No ground-truth effort column: time cost is unavailable.")
 st.subheader("Preview")
-st.dataframe(data.raw.head(200), width="stretch")
+# missing cells (a second rater's unlabelled rows) as "—", not the grid's default "None"
+st.dataframe(data.raw.head(200), width="stretch", placeholder="—")
 
 next_step("2_Trade-off.py", "Trade-off",
           "Choose how many samples go to humans (N) and how much their effort weighs (λ), and see what it buys.")

@@ -305,3 +305,19 @@ def test_the_uploader_path_reads_each_file_once_and_maps_it(run_page, monkeypatc
     assert at.session_state["upload"]["name"] == "second.csv"
     _validate(at)
     assert not at.error and at.session_state["data"].name == "second.csv"
+
+
+def test_the_preview_shows_missing_cells_as_a_dash_not_none(run_page):
+    # issue 13: the demo's human_label_2 showed "None" in the preview's missing cells
+    from tests.app.conftest import shown_cells
+
+    at = run_page("1_Data.py")
+    preview = at.dataframe[-1]
+    raw = at.session_state["data"].raw.head(200)
+    assert list(preview.value.columns) == list(raw.columns)
+    shown = shown_cells(preview)
+    missing = raw["human_label_2"].isna().to_numpy()
+    assert 0 < missing.sum() < len(raw)  # the demo's second rater labelled some rows only
+    assert (shown["human_label_2"][missing] == "—").all()
+    assert (shown["human_label_2"][~missing] != "—").all()
+    assert not (shown == "None").any().any()
