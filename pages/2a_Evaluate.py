@@ -16,8 +16,9 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.evaluation import labelstudio
-from core.evaluation.design import queue_table
-from core.evaluation.planner import audit_size_for_half_width, expected_half_width
+from core.evaluation.design import annotator_table
+from core.evaluation.planner import (audit_size_for_half_width, default_audit,
+                                     expected_half_width)
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, progress_figure
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
@@ -43,29 +44,44 @@ except DataError as exc:
     st.stop()
 
 
-def _ev_set(field: str, wkey: str) -> None:
-    ss["evaluate"] = {**ss["evaluate"], field: ss[wkey]}
+def _ev_set(field: str, wkey: str, scale: float = 1) -> None:
+    value = ss[wkey] / scale if scale != 1 else ss[wkey]
+    ss["evaluate"] = {**ss["evaluate"], field: value}
 
 
-def ev_widget(widget, label: str, field: str, **kwargs):
+def ev_widget(widget, label: str, field: str, *, scale: float = 1, **kwargs):
     """A widget as a view of ``st.session_state["evaluate"][field]``.
 
     A number kept from a bigger dataset (the default audit of 200 on a 50-row table) is brought
-    within the widget's bounds first: Streamlit refuses a value outside them.
+    within the widget's bounds first: Streamlit refuses a value outside them. ``scale``: the
+    widget shows the value times ``scale`` (a share as a percentage: 100).
     """
     value = ss["evaluate"][field]
     lo, hi = kwargs.get("min_value"), kwargs.get("max_value")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        clipped = min(value, hi) if hi is not None else value
+        shown = value * scale
+        clipped = min(shown, hi) if hi is not None else shown
         clipped = max(clipped, lo) if lo is not None else clipped
-        if clipped != value:
-            ss["evaluate"] = {**ss["evaluate"], field: type(value)(clipped)}
+        if clipped != shown:
+            ss["evaluate"] = {**ss["evaluate"], field: type(value)(clipped / scale)}
     wkey = f"_w_ev_{field}"
-    if ss.get(wkey) != ss["evaluate"][field]:
-        ss[wkey] = ss["evaluate"][field]
+    shown = round(ss["evaluate"][field] * scale, 9) if scale != 1 else ss["evaluate"][field]
+    if ss.get(wkey) != shown:
+        ss[wkey] = shown
     if widget is st.number_input:
         kwargs["help"] = range_help(kwargs.get("help"), lo, hi)
-    return widget(label, key=wkey, on_change=_ev_set, args=(field, wkey), **kwargs)
+    return widget(label, key=wkey, on_change=_ev_set, args=(field, wkey, scale), **kwargs)
+
+
+def _audit_suggested(kept: int) -> None:
+    """The audit starts at :func:`default_audit` (kept rows / 5, at most 200) until set."""
+    auto = ss.get("_ev_audit_auto")
+    current = int(ss["evaluate"]["audit"])
+    if current == 200 or (auto is not None and current == auto):
+        value = default_audit(kept)
+        ss["_ev_audit_auto"] = value
+        if value != current:
+            ss["evaluate"] = {**ss["evaluate"], "audit": value}
 
 
 def _dataset_id() -> int:
@@ -85,6 +101,17 @@ except DataError as exc:
     show_error(exc, context="Storing the dataset in the workspace")
     st.stop()
 
+rounds = ws.list_rounds(dsid)
+if not rounds.empty:
+    # the selected round (the latest one after a reload) sets the mode shown, once per choice
+    if ss["evaluate"].get("round_id") not in rounds["id"].tolist():
+        ss["evaluate"] = {**ss["evaluate"], "round_id": int(rounds["id"].iloc[0])}
+    chosen_id = ss["evaluate"]["round_id"]
+    if ss.get("_ev_kind_of_round") != (dsid, chosen_id):
+        ss["_ev_kind_of_round"] = (dsid, chosen_id)
+        ss["evaluate"] = {**ss["evaluate"],
+                          "kind": str(rounds.loc[rounds["id"] == chosen_id, "kind"].iloc[0])}
+
 # ------------------------------------------------------------------------------------ 1. plan
 st.header("1 · Plan the round")
 kind = ev_widget(st.radio, "Mode", "kind", options=["budget", "guarantee"], horizontal=True,
@@ -100,28 +127,36 @@ if kind == "budget":
     except DataError as exc:
         show_error(exc)
         st.stop()
-    # the routing in plain words (the Trade-off page's sentence), the numbers one click away
-    said = tradeoff_summary(res, unit=data_effort_unit(data),
-                            machine_expected=float(inp.a.mean()))
-    st.markdown(f"**{said.headline}**")
-    if said.why:
-        st.info(said.why)
     if assignment.method != "fast":
         st.warning("Extra constraints are set on the Trade-off page; a round is routed with N, "
                    "λ and the mode only (the exact SAE, as hmceval queue does).")
     kept = int((~assignment.human).sum())
+    _audit_suggested(kept)
     c1, c2, c3 = st.columns(3)
     with c1:
         ev_widget(st.number_input, "Audit size", "audit", min_value=0, max_value=max(kept, 0),
-                  step=10, help="Rows drawn at random from the machine's rows and labelled too.")
+                  step=10, help="Rows drawn at random from the machine's rows and labelled too. "
+                                "It starts at a fifth of the machine's rows, at most 200.")
     with c2:
-        ev_widget(st.number_input, "Target half-width (share)", "target_half_width",
-                  min_value=0.001, max_value=0.5, step=0.005, format="%.3f")
+        ev_widget(st.number_input, "Target half-width (± %)", "target_half_width", scale=100,
+                  min_value=0.1, max_value=50.0, step=0.5, format="%.1f",
+                  help="The interval on a class share you aim for, in percentage points.")
     with c3:
         ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
     a = inp.a[~assignment.human]
     pilot = float(np.mean(1 - a)) if kept else 0.0
     audit = int(ss["evaluate"]["audit"])
+    # the plan in plain words counts every row humans label: routed rows and the audit
+    routed = data.M - kept
+    outlook = R.labelling_outlook(data, assignment.human, audit=audit)
+    st.markdown(f"**{R.outlook_sentence(outlook, [('routed', routed), ('audit', audit)])}**")
+    # the routing alone (the Trade-off page's sentence), the numbers one click away
+    said = tradeoff_summary(res, unit=data_effort_unit(data),
+                            machine_expected=float(inp.a.mean()))
+    st.caption(f"Routing alone, before the audit (the Trade-off page's sentence): "
+               f"{said.headline}")
+    if said.why:
+        st.info(said.why)
     if kept and audit:
         hw = expected_half_width(data.M, kept, audit, pilot, n_classes=len(data.labels))
         st.info(f"The machine keeps {kept:,} of {data.M:,} rows; humans label "
@@ -135,6 +170,9 @@ if kind == "budget":
                                          n_classes=len(data.labels))
         st.caption(f"Audit needed for ± {ss['evaluate']['target_half_width']:.1%}: "
                    f"{need:,} rows." if need is not None else "")
+    if audit and audit == ss.get("_ev_audit_auto"):
+        st.caption(f"Audit {audit:,}: a fifth of the {kept:,} rows the machine keeps, at most "
+                   "200 (set your own above).")
     settings = {"lam": params.lam, "share": params.share, "mode": params.mode,
                 "audit": audit, "seed": int(ss["evaluate"]["seed"])}
 else:
@@ -163,9 +201,16 @@ else:
                           if upper > 0 else ""))
     with c3:
         ev_widget(st.number_input, "Audit after certifying", "audit", min_value=0,
-                  max_value=data.M, step=10)
+                  max_value=data.M, step=10,
+                  help="Planned audit of the rows the machine keeps; you can change it when "
+                       "certifying, once the number of kept rows is known.")
         ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
     e = ss["evaluate"]
+    n_cal, n_audit = min(int(e["calibration"]), data.M), int(e["audit"])
+    st.markdown(f"**Humans will label the {n_cal:,} calibration samples first, then the rows "
+                f"the certificate does not let the machine keep, plus an audit of up to "
+                f"{n_audit:,} of those it keeps: at least {min(n_cal + n_audit, data.M):,} of "
+                f"{data.M:,} samples.**")
     settings = {"calibration": int(e["calibration"]), "alpha": float(e["alpha"]),
                 "delta": float(e["delta"]), "lam": float(e["cert_lam"]),
                 "audit": int(e["audit"]), "seed": int(e["seed"])}
@@ -185,6 +230,7 @@ if st.button("Plan the round", type="primary"):
         show_error(exc)
     else:
         ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
+        ss["_ev_kind_of_round"] = (dsid, rid)  # its mode is the one shown
         st.success(f"Round #{rid} planned and saved.")
 
 rounds = ws.list_rounds(dsid)
@@ -225,21 +271,31 @@ with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints
 # ------------------------------------------------------------------------------------ 2. export
 st.header("2 · Send the queue to annotators")
 to_label = int(np.isfinite(rnd["queue_rank"]).sum())
-st.caption(f"{to_label:,} rows to label, in queue order (calibration first, then the audit, both "
-           "in random order, then routed rows by priority). Label Studio tasks carry the text, the "
-           "sample id and the queue position, never the machine's label or a gold label.")
+done = f" ({prog['labelled']:,} labelled already)" if prog["labelled"] else ""
+st.caption(f"{to_label:,} rows to label{done}, in queue order (calibration first, then the "
+           "audit, both in random order, then routed rows by priority). The CSV has one row per "
+           "sample to label: the sample id, the queue position, the selection and the table's "
+           "other columns, never a label (human, gold, second rater or machine) or a confidence. "
+           "Label Studio tasks carry the text, the sample id and the queue position.")
+
+
+def _exported(fmt: str, build) -> bytes:
+    ws.record_event(rid, "exported", {"format": fmt})
+    return build()
+
+
 c1, c2, c3 = st.columns(3)
-# the files are built when a button is clicked (not on every rerun: a large queue takes seconds)
+# built when clicked (a large queue takes seconds), without a rerun (on_click="ignore"): a rerun
+# before the browser's request drops the deferred file; the export is recorded as it is built
 c1.download_button("Queue (CSV)",
-                   lambda: to_csv_safe(queue_table(design, design.selection,
-                                                   rnd["queue_rank"])).encode(),
-                   file_name=f"hmceval_round{rid}_queue.csv", mime="text/csv",
-                   on_click=ws.record_event, args=(rid, "exported", {"format": "csv"}))
+                   lambda: _exported("csv", lambda: to_csv_safe(annotator_table(
+                       design, design.selection, rnd["queue_rank"])).encode()),
+                   file_name=f"hmceval_round{rid}_queue.csv", mime="text/csv", on_click="ignore")
 c2.download_button("Label Studio tasks (JSON)",
-                   lambda: labelstudio.task_json(labelstudio.tasks(design,
-                                                                   rnd["queue_rank"])).encode(),
+                   lambda: _exported("labelstudio", lambda: labelstudio.task_json(
+                       labelstudio.tasks(design, rnd["queue_rank"])).encode()),
                    file_name=f"hmceval_round{rid}_tasks.json", mime="application/json",
-                   on_click=ws.record_event, args=(rid, "exported", {"format": "labelstudio"}))
+                   on_click="ignore")
 c3.download_button("Label Studio labelling config (XML)",
                    labelstudio.labelling_config(design.data.labels, design.data.text_columns).encode(),
                    file_name=f"hmceval_round{rid}_config.xml", mime="application/xml")
@@ -387,6 +443,14 @@ if data.has_gold:
             else:
                 st.rerun()
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _certify_look(key: str, round_id: int, audit: int) -> dict:
+    """What certifying would give (the key names the workspace, round, plan and labels)."""
+    s = ws.round(round_id)["settings"]
+    return R.certify_outlook(ws, round_id, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
+                             audit=audit)
+
+
 if rnd["kind"] == "guarantee" and prog["undecided"]:
     cal = prog["calibration"]
     st.subheader("Certify")
@@ -395,16 +459,45 @@ if rnd["kind"] == "guarantee" and prog["undecided"]:
     else:
         s = rnd["settings"]
         st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; α = "
-                   f"{s['alpha']:g}, δ = {s['delta']:g}, λ = {s['lam']:g}, audit "
-                   f"{s['audit']:,} after certifying.")
-        if st.button("Certify and route the other rows", type="primary"):
-            try:
-                R.certify_round(ws, rid, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
-                                audit=int(s["audit"]), seed=int(s["seed"]))
-            except DataError as exc:
-                show_error(exc)
+                   f"{s['alpha']:g}, δ = {s['delta']:g}, λ = {s['lam']:g} (fixed when the round "
+                   "was planned).")
+        look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
+        try:
+            look = _certify_look(look_key, rid, 0)
+        except DataError as exc:
+            show_error(exc)
+            look = None
+        if look is not None:
+            kept = look["n_machine"]
+            # the audit is chosen now, when the rows the machine keeps are known
+            akey = f"_w_cert_audit_{rid}"
+            planned = int(s.get("audit", 0))
+            if akey not in ss or ss[akey] > kept:
+                ss[akey] = min(planned, kept)
+            why = "Rows drawn at random from those the machine keeps, labelled too."
+            audit = int(st.number_input("Audit after certifying", min_value=0, max_value=kept,
+                                        step=10, key=akey, help=range_help(why, 0, kept)))
+            if planned > kept:
+                st.info(f"The plan asked for an audit of {planned:,}, but certifying now the "
+                        f"machine keeps {kept:,} rows: the audit can take at most {kept:,} "
+                        f"(set to {min(planned, kept):,}; change it above).")
+            look = _certify_look(look_key, rid, audit)
+            if kept:
+                st.markdown(f"Certifying now, the machine keeps {kept:,} rows. " +
+                            R.outlook_sentence(look, [("calibration", look["n_calibration"]),
+                                                      ("routed", look["n_routed"]),
+                                                      ("audit", audit)]))
             else:
-                st.rerun()
+                st.markdown(f"With these labels nothing can be certified: the {look['n_routed']:,} "
+                            "other rows all go to humans (no audit is needed).")
+            if st.button("Certify and route the other rows", type="primary"):
+                try:
+                    R.certify_round(ws, rid, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
+                                    audit=audit, seed=int(s["seed"]))
+                except DataError as exc:
+                    show_error(exc)
+                else:
+                    st.rerun()
 
 # ------------------------------------------------------------------------------------ 4. result
 st.header("4 · Result")
@@ -420,7 +513,7 @@ def _summary(key: str, round_id: int, groups: tuple) -> dict:
     return R.round_summary(ws, round_id, groups=list(groups))
 
 
-state_key = f"{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
+state_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
 subgroups = design.data.subgroup_columns
 groups = st.multiselect("Break the result down by", subgroups, default=R.default_groups(design),
                         help="Subgroup columns; those with many values make long plots.")
@@ -470,7 +563,7 @@ st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretc
 c1, c2, c3 = st.columns(3)
 c1.download_button("Final labelled table (CSV)",
                    lambda: to_csv_safe(R.final_table(design)).encode(),
-                   file_name=f"hmceval_round{rid}_final.csv", mime="text/csv")
+                   file_name=f"hmceval_round{rid}_final.csv", mime="text/csv", on_click="ignore")
 c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
                    file_name=f"hmceval_round{rid}_result.json", mime="application/json")
 
@@ -480,7 +573,8 @@ def _report(key: str, round_id: int) -> bytes:
     return round_report_html(ws, round_id).encode("utf-8")
 
 
-c3.download_button("Report for stakeholders (HTML)", lambda: _report(state_key, rid),
+# built now (cached per round state): a deferred file dies with the rerun its click triggers
+c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
                    file_name=f"hmceval_round{rid}_report.html", mime="text/html",
                    help="One self-contained file: opens in any browser, offline.",
                    on_click=ws.record_event, args=(rid, "exported", {"format": "report"}))

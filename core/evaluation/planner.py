@@ -21,7 +21,10 @@ import math
 from core.errors import DataError
 
 __all__ = ["z_value", "srs_half_width", "srs_size_for_half_width", "smoothed_variance",
-           "expected_half_width", "audit_size_for_half_width"]
+           "expected_half_width", "audit_size_for_half_width", "default_audit", "DEFAULT_AUDIT"]
+
+#: The largest default audit (the Evaluate page's audit box starts at :func:`default_audit`).
+DEFAULT_AUDIT = 200
 
 
 def z_value(confidence: float) -> float:
@@ -144,3 +147,17 @@ def audit_size_for_half_width(M: int, n_kept: int, disagreement: float, target: 
         else:
             lo = mid + 1
     return lo
+
+
+def default_audit(n_kept: int, *, largest: int = DEFAULT_AUDIT) -> int:
+    """The audit a plan starts with: a fifth of the rows the machine keeps, at most ``largest``.
+
+    A fixed 200 is most of a small table's kept rows (200 of the 250 a 500-row table keeps at
+    N = 50 %); a fifth keeps the audit a sample. 200 on 1,000 kept rows or more.
+
+    >>> default_audit(1779), default_audit(250), default_audit(4)
+    (200, 50, 0)
+    """
+    if n_kept < 0:
+        raise DataError(f"kept rows must be >= 0, got {n_kept}")
+    return int(min(largest, n_kept // 5))

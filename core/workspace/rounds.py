@@ -26,7 +26,7 @@ __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design"
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
            "final_table", "effort_summary", "round_summary", "certify_preview", "validity",
            "import_joined", "read_labels", "default_groups", "certify_outlook",
-           "labelling_outlook"]
+           "labelling_outlook", "outlook_sentence"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -266,6 +266,25 @@ def final_table(design: Design) -> pd.DataFrame:
     out["human_label_returned"] = pd.Series(np.where(use_human, human, None), dtype=object)
     out["final_label"] = pd.Series(np.where(use_human, human, mach), dtype=object)
     return out
+
+
+def outlook_sentence(outlook: dict[str, Any], parts: list[tuple[str, int]]) -> str:
+    """A plan in words: every row humans will label, and the effort against labelling all.
+
+    Examples
+    --------
+    >>> outlook_sentence({"rows_labelled": 1978, "rows_total": 3557, "effort_share": 0.483,
+    ...                   "effort_unit": "human_effort"}, [("routed", 1778), ("audit", 200)])
+    'Humans will label 1,978 of 3,557 samples (1,778 routed + 200 audit): about 48% of the annotation effort of labelling everything (52% saved).'
+    """
+    text = (f"Humans will label {outlook['rows_labelled']:,} of {outlook['rows_total']:,} "
+            f"samples ({' + '.join(f'{n:,} {what}' for what, n in parts)})")
+    share = outlook.get("effort_share")
+    if share is not None:
+        what = ("annotation effort" if outlook.get("effort_unit") == "human_effort"
+                else "predicted annotation effort")
+        text += f": about {share:.0%} of the {what} of labelling everything ({1 - share:.0%} saved)"
+    return text + "."
 
 
 def effort_summary(design: Design) -> dict[str, Any]:

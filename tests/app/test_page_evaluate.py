@@ -247,11 +247,13 @@ def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
 
 
 def test_plan_says_the_routing_in_plain_words(run_page, fresh_workspace):
-    """The Trade-off page's sentence on the Evaluate page; why 'at most N' stops short."""
+    """The Trade-off page's sentence on the Evaluate page (as the routing alone, under the
+    plan's own sentence, which counts the audit too); why 'at most N' stops short."""
     at = run_page(PAGE)
     trade = run_page("2_Trade-off.py")
     headline = next(m.value for m in trade.markdown if m.value.startswith("**Accuracy rises"))
-    assert headline in [m.value for m in at.markdown]
+    assert ("Routing alone, before the audit (the Trade-off page's sentence): "
+            + headline.strip("*")) in [c.value for c in at.caption]
     # lambda = 20 on the demo: fewer samples than N = 1,778 pay for their effort
     at = run_page(PAGE, state={"lam": 20.0})
     why = [i.value for i in at.info if i.value.startswith("Only ")]
@@ -295,3 +297,135 @@ def test_a_small_table_keeps_the_page_working(run_page, fresh_workspace):
     at.radio(key="_w_ev_kind").set_value("guarantee").run()
     assert not at.exception and not at.error
     assert at.session_state["evaluate"]["calibration"] == 50
+
+
+def test_plan_counts_every_row_humans_label(run_page, fresh_workspace):
+    """The plan's sentence counts the audit (1,778 routed + 200 audit on the demo) and so says
+    what the result later delivers (52% saved), not the routing's 59%."""
+    at = run_page(PAGE)
+    plan = next(m.value for m in at.markdown if m.value.startswith("**Humans will label"))
+    assert plan.startswith("**Humans will label 1,978 of 3,557 samples (1,778 routed + 200 "
+                           "audit): about 48% of the annotation effort")
+    assert plan.endswith("(52% saved).**")
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    said = next(m.value for m in at.markdown if m.value.startswith("**Humans labelled"))
+    assert said.startswith("**Humans labelled 1,978 of 3,557 samples, 48% of the annotation "
+                           "effort of labelling everything (52% saved)")
+
+
+def test_guarantee_defaults_certify_with_an_audit_the_machine_can_give(run_page,
+                                                                       fresh_workspace):
+    """Defaults (α 0.05, δ 0.1, calibration 1,000, audit 200): the machine keeps fewer than 200
+    rows, so the audit box stops at that number and certifying works; the audit set in the
+    box when certifying is the one drawn and saved."""
+    from core.workspace import Workspace
+
+    at = run_page(PAGE)
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    box = at.number_input(key="_w_cert_audit_1")
+    kept = int(box.max)
+    assert 0 < kept < 200 and box.value == kept
+    assert any(f"the audit can take at most {kept:,}" in i.value for i in at.info)
+    assert any(m.value.startswith(f"Certifying now, the machine keeps {kept:,} rows. Humans "
+                                  f"will label 3,557 of 3,557 samples (1,000 calibration + "
+                                  f"{3557 - 1000 - kept:,} routed + {kept} audit)")
+               for m in at.markdown)
+    box.set_value(100).run()
+    click(at, "Certify and route the other rows")
+    assert not at.error, [e.value for e in at.error]
+    rnd = Workspace(str(fresh_workspace)).round(1)
+    assert (rnd["selection"] == "audit").sum() == 100 and rnd["settings"]["audit"] == 100
+    # calibration rows stay rows of the round: never more labelled than to label
+    assert _round_progress(at) == f"Round #1: 1,000 of {3557 - kept + 100:,} labelled"
+
+
+def test_mode_follows_the_selected_round(run_page, fresh_workspace):
+    """A reload shows the selected (latest) round's mode; choosing another round sets it."""
+    at = run_page(PAGE)
+    click(at, "Plan the round")  # round 1: budget
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    click(at, "Plan the round")  # round 2: guarantee
+    again = run_page(PAGE)  # a reload: a new session
+    assert again.selectbox(key="_w_ev_round_id").value == 2
+    assert again.radio(key="_w_ev_kind").value == "guarantee"
+    again.selectbox(key="_w_ev_round_id").set_value(1).run()
+    assert again.radio(key="_w_ev_kind").value == "budget"
+    # the mode can still be changed to plan a round of the other kind
+    again.radio(key="_w_ev_kind").set_value("guarantee").run()
+    assert again.radio(key="_w_ev_kind").value == "guarantee"
+
+
+def test_target_half_width_is_a_percentage(run_page, fresh_workspace):
+    at = run_page(PAGE)
+    box = at.number_input(key="_w_ev_target_half_width")
+    assert box.value == pytest.approx(1.0) and "%" in box.label
+    box.set_value(2.5).run()
+    assert at.session_state["evaluate"]["target_half_width"] == pytest.approx(0.025)
+    assert any(c.value.startswith("Audit needed for ± 2.5%:") for c in at.caption)
+
+
+def test_a_small_table_gets_a_small_default_audit(run_page, fresh_workspace):
+    """500 rows, N = 50 %: the machine keeps 250 rows; the audit starts at a fifth of them."""
+    import pandas as pd
+
+    from core.data import prepare
+    from core.demo import make_demo
+    from pages._common import fingerprint
+
+    data = prepare(pd.DataFrame(make_demo().head(500)), name="five hundred")
+    at = run_page(PAGE, state={"data": data, "data_key": fingerprint(data.raw, data.roles),
+                               "data_source": "test", "share": 0.5, "lam": 0.0})
+    assert at.number_input(key="_w_ev_audit").value == 50
+    assert any("Audit 50: a fifth of the 250 rows the machine keeps" in c.value
+               for c in at.caption)
+    at.number_input(key="_w_ev_audit").set_value(80).run()
+    assert at.number_input(key="_w_ev_audit").value == 80  # the user's value stays
+
+
+@pytest.fixture
+def deferred(monkeypatch):
+    """file name -> the callable of every deferred download button of the run."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    got: dict = {}
+    original = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, **kw):
+        got[file_name] = data_callable
+        return original(self, data_callable, mimetype, coordinates, file_name, **kw)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return got
+
+
+def test_queue_csv_is_the_rows_to_label_without_answers(run_page, fresh_workspace, deferred):
+    import io
+
+    import pandas as pd
+
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    assert any(c.value.startswith("1,978 rows to label, in queue order") for c in at.caption)
+    queue = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
+    assert len(queue) == 1978
+    assert queue["queue_rank"].tolist() == list(range(1, 1979))
+    assert list(queue.columns[:3]) == ["sample_id", "queue_rank", "selection"]
+    for answer in ("human_label", "human_label_2", "machine_label", "confidence_ts",
+                   "confidence_mcp", "confidence_tcp"):
+        assert answer not in queue.columns
+    assert "response" in queue.columns and "topic" in queue.columns
+    assert (queue["selection"].iloc[:200] == "audit").all()
+    assert (queue["selection"].iloc[200:] == "routed").all()
+
+
+def test_report_is_built_with_the_page(run_page, fresh_workspace, downloads):
+    """The report's bytes are the button's own (not a deferred callable that a rerun between
+    render and click invalidates)."""
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    html = downloads["hmceval_round1_report.html"]
+    assert html.startswith(b"<!DOCTYPE html") or b"<html" in html[:200]
