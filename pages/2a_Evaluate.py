@@ -10,7 +10,6 @@ import json
 import math
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from core.csv_safe import to_csv_safe
@@ -549,8 +548,9 @@ st.markdown(f"**{round_sentence(summary)}**")
 first = classes[-1]
 rs = est["class_shares"][first]
 with st.expander("Technical figures (intervals, audit, comparison with random labelling)"):
-    st.caption(f"{est['n_labelled']:,} rows labelled by humans: {est.get('n_routed', 0):,} routed, "
-               f"{est.get('n_audit', 0):,} audit, {est.get('n_calibration', 0):,} calibration; "
+    parts = [f"{est.get(f'n_{w}', 0):,} {w}" for w in ("calibration", "routed", "audit")
+             if w != "calibration" or est.get("n_calibration")]
+    st.caption(f"{est['n_labelled']:,} rows labelled by humans: {', '.join(parts)}; "
                f"the machine's labels stand for the other {est.get('n_machine', 0):,}; "
                f"{est.get('audit_errors', 0):,} machine errors found in the audit.")
     if rs["random_equivalent"] is not None and rs["half_width"] is not None:

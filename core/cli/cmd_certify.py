@@ -32,7 +32,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "keeps (so that hmceval estimate can give intervals); default 0")
     p.add_argument("--seed", type=int, default=0, help="seed of the audit draw (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.add_argument("-o", "--output", help="write the whole table with its new selection as CSV")
+    p.add_argument("-o", "--output", help="write the whole table with its new selection and "
+                   "queue_rank as CSV (calibration rows keep their rank, then the audit, then "
+                   "routed rows by descending gain), and beside it OUT_to_label.csv: the rows "
+                   "to label in queue order without any label or confidence column")
     p.set_defaults(func=run)
 
 
@@ -51,19 +54,28 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("--audit needs -o: the audit is written into the output table")
     res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
     if args.output:
-        selection, rank = res["selection"], None
-        if args.audit:
-            import numpy as np
+        from pathlib import Path
 
-            from core.evaluation.design import LABELLED, add_audit
-            from core.sae import gains
+        import numpy as np
+        import pandas as pd
 
-            inp = design.inputs()
-            has = np.isin(selection, LABELLED) & design.has_label
-            selection, rank = add_audit(selection, np.full(design.M, np.nan), args.audit,
-                                        seed=args.seed, has_label=has,
-                                        gain=gains(inp.a, inp.l, lam=args.lam, b=inp.b, k=inp.k))
-        to_csv_safe(queue_table(design, selection, rank), args.output)
+        from core.evaluation.design import LABELLED, add_audit, annotator_table
+        from core.sae import gains
+
+        selection = res["selection"]
+        inp = design.inputs()
+        has = np.isin(selection, LABELLED) & design.has_label
+        # the calibration rows keep the rank hmceval queue gave them (rows of the round)
+        raw = design.data.raw
+        old = (pd.to_numeric(raw["queue_rank"], errors="coerce").to_numpy(float)
+               if "queue_rank" in raw.columns else np.full(design.M, np.nan))
+        rank = np.where(selection == "calibration", old, np.nan)
+        selection, rank = add_audit(selection, rank, args.audit, seed=args.seed, has_label=has,
+                                    gain=gains(inp.a, inp.l, lam=args.lam, b=inp.b, k=inp.k))
+        out_path = Path(args.output)
+        to_csv_safe(queue_table(design, selection, rank), out_path)
+        to_csv_safe(annotator_table(design, selection, rank),
+                    out_path.with_name(f"{out_path.stem}_to_label.csv"))
     out = {k: res[k] for k in CERTIFY_KEYS}
     out["n_required"] = res["n_required"]
     out["notes"] = res["notes"]

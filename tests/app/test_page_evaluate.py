@@ -312,6 +312,10 @@ def test_plan_counts_every_row_humans_label(run_page, fresh_workspace):
     said = next(m.value for m in at.markdown if m.value.startswith("**Humans labelled"))
     assert said.startswith("**Humans labelled 1,978 of 3,557 samples, 48% of the annotation "
                            "effort of labelling everything (52% saved)")
+    # budget mode has no calibration sample: the technical figures do not name one
+    tech = next(c.value for c in at.caption if "rows labelled by humans" in c.value)
+    assert tech.startswith("1,978 rows labelled by humans: 1,778 routed, 200 audit; ")
+    assert "calibration" not in tech
 
 
 def test_guarantee_defaults_certify_with_an_audit_the_machine_can_give(run_page,

@@ -178,11 +178,19 @@ def test_certify_with_an_audit_then_estimate(capsys, hmceval_tsv, tmp_path):
     table = pd.read_csv(c)
     assert (table["selection"] == "audit").sum() == 150
     assert (table["selection"] == "machine").sum() == res["n_machine"] - 150
-    # queue: audit rows (random order) first, then routed rows; labelled calibration rows unranked
+    # queue: the calibration rows keep the ranks hmceval queue gave them (rows of the round,
+    # issue 13), then the audit rows (random order), then the routed rows
     ranked = table[table["queue_rank"].notna()].sort_values("queue_rank")
-    assert set(ranked["selection"].iloc[:150]) == {"audit"}
-    assert set(ranked["selection"].iloc[150:]) == {"routed"}
-    assert table.loc[table["selection"] == "calibration", "queue_rank"].isna().all()
+    cal = table["selection"] == "calibration"
+    assert table.loc[cal, "queue_rank"].tolist() == queued.loc[cal, "queue_rank"].tolist()
+    assert ranked["queue_rank"].tolist() == list(range(1, len(ranked) + 1))
+    assert set(ranked["selection"].iloc[:1000]) == {"calibration"}
+    assert set(ranked["selection"].iloc[1000:1150]) == {"audit"}
+    assert set(ranked["selection"].iloc[1150:]) == {"routed"}
+    # what annotators receive: the same queue, no answer column
+    sent = pd.read_csv(tmp_path / "c_to_label.csv")
+    assert sent["sample_id"].tolist() == ranked["sample_id"].tolist()
+    assert not {"target", "machine_predict", "machine_confidence", "final_predict"} & set(sent)
     # the annotators return the gold labels of the queued rows
     table["target"] = gold.where(table["selection"] != "machine")
     table.to_csv(c, index=False)
