@@ -122,14 +122,46 @@ def group_order(groups: npt.ArrayLike | pd.Series) -> list[Hashable]:
     list
         Distinct labels.
     """
-    counts = pd.Series(np.asarray(groups, dtype=object), dtype=object).value_counts(sort=False)
-    frame = pd.DataFrame({"label": counts.index.to_list(), "count": counts.to_numpy()})
+    return group_codes(groups)[1]
+
+
+def group_codes(groups: npt.ArrayLike | pd.Series) -> tuple[np.ndarray, list[Hashable]]:
+    """Every label's position in :func:`group_order`, and that order, from one hashing pass.
+
+    Parameters
+    ----------
+    groups : array-like of shape (n_samples,)
+        Group membership; missing labels (None, NaN) get code -1 and are not listed.
+
+    Returns
+    -------
+    codes : numpy.ndarray of shape (n_samples,)
+        ``levels.index(label)`` of every sample (int64).
+    levels : list
+        Distinct labels in :func:`group_order`.
+    """
+    arr = groups
+    if isinstance(arr, (pd.Series, pd.Index)) and isinstance(arr.dtype, np.dtype):
+        arr = arr.to_numpy()
+    if not (isinstance(arr, np.ndarray) and arr.dtype.kind in "biuf"):
+        arr = np.asarray(arr, dtype=object)  # numeric arrays hash as numbers: faster, same classes
+    codes, uniques = pd.factorize(arr)
+    counts = np.bincount(codes[codes >= 0], minlength=len(uniques))
+    # the labels as value_counts gives them (its index infers their type from the distinct values)
+    labels = pd.Series(np.asarray(uniques, dtype=object), dtype=object).value_counts(sort=False).index.to_list()
+    if len(labels) != len(uniques):  # pragma: no cover - both hash the same way
+        raise AssertionError("group labels hashed differently")
+    frame = pd.DataFrame({"label": labels, "count": counts})
     try:
         frame = frame.sort_values(["count", "label"], ascending=[False, True], kind="mergesort")
     except TypeError:  # labels of mixed types: order ties by their text
         frame["text"] = frame["label"].map(str)
         frame = frame.sort_values(["count", "text"], ascending=[False, True], kind="mergesort")
-    return frame["label"].to_list()
+    order = frame.index.to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    out = np.where(codes >= 0, rank[np.maximum(codes, 0)], -1) if len(order) else np.full(codes.shape, -1)
+    return out.astype(np.int64, copy=False), frame["label"].to_list()
 
 
 def check_groups(groups: npt.ArrayLike | pd.Series, n: int, name: str = "groups") -> np.ndarray:
@@ -151,12 +183,17 @@ def group_levels(g: np.ndarray, name: str) -> list[Hashable]:
     """The labels of ``g`` in :func:`group_order`; DataError when there are more than
     :data:`MAX_GROUPS`."""
     levels = group_order(g)
+    check_level_count(levels, name)
+    return levels
+
+
+def check_level_count(levels: list[Hashable], name: str) -> None:
+    """DataError naming ``name`` when there are more than :data:`MAX_GROUPS` labels."""
     if len(levels) > MAX_GROUPS:
         raise DataError(
             f"{name}: {len(levels)} distinct labels; subgroup analyses take at most {MAX_GROUPS} "
             "(is it an id column?)"
         )
-    return levels
 
 
 def check_magnitude(values: np.ndarray, label: str, rows: npt.ArrayLike | None = None) -> None:

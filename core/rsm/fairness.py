@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
-import statsmodels.api as sm
+from scipy import stats
 
 from core.errors import DataError
-from core.rsm.checks import check_groups, check_pair, group_levels, group_order, one_blas_thread
+from core.rsm.checks import check_groups, check_level_count, check_pair, group_codes, group_levels, one_blas_thread
 
 
 #: Columns of each coefficient row (RSMTool's ``estimates_<analysis>_by_<group>``).
@@ -33,18 +33,85 @@ ANALYSES: dict[str, str] = {
 }
 
 
-def _indicators(values: np.ndarray, levels: list[Hashable]) -> np.ndarray:
-    """Indicator columns for every level but the first (the reference level)."""
-    out = np.empty((values.shape[0], len(levels) - 1), dtype=float)
-    for j, level in enumerate(levels[1:]):
-        out[:, j] = values == level
-    return out
-
-
 def _fit(y: np.ndarray, x: np.ndarray):
+    import statsmodels.api as sm  # only for the cases the exact fast path leaves to it
+
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return sm.OLS(y, x, hasconst=True).fit()
+
+
+class _CellFit:
+    """OLS of ``y`` on a design whose rows take few distinct values ("cells"), with the
+    statistics the analyses read, named and computed as statsmodels' ``OLS(...).fit()`` names
+    and computes them (``pinv`` method, a constant, non-robust covariance, t inference).
+
+    Rows of one cell share a design row, so ``X'X`` and ``X'y`` are those of the cells'
+    design rows weighted by the square roots of their counts, against the cells' sums over
+    those square roots: the least-squares solution and ``pinv(X) pinv(X)'`` are those of that
+    small weighted matrix (one SVD of cells x parameters instead of rows x parameters). The
+    residuals are taken over the rows, as statsmodels takes them.
+    """
+
+    def __init__(self, y: np.ndarray, cell: np.ndarray, xc: np.ndarray, rank: int):
+        counts = np.bincount(cell, minlength=xc.shape[0]).astype(float)
+        sums = np.bincount(cell, weights=y, minlength=xc.shape[0])
+        root = np.sqrt(counts)
+        u, sv, vt = np.linalg.svd(xc * root[:, None], full_matrices=False)
+        inv = np.zeros_like(sv)
+        keep = sv > 1e-15 * sv.max()
+        inv[keep] = 1.0 / sv[keep]
+        pinv = (vt.T * inv) @ u.T
+        self.params = pinv @ (sums / root)
+        self.normalized_cov_params = pinv @ pinv.T
+        self.fitted = (xc @ self.params)[cell]
+        resid = y - self.fitted
+        self.ssr = np.float64(resid @ resid)
+        mean = y.mean()
+        centered = y - mean
+        self.centered_tss = np.float64(centered @ centered)
+        # the explained sum of squares from the fitted values: statsmodels' centered_tss - ssr
+        # (equal with an intercept) cancels to ~1e-9 relative when the groups explain little
+        explained = self.fitted - mean
+        self.ess = np.float64(explained @ explained)
+        self.nobs = np.float64(y.shape[0])
+        self.df_model = float(rank - 1)
+        self.df_resid = self.nobs - rank
+
+    @property
+    def _bse(self) -> np.ndarray:
+        return np.sqrt(np.diag(self.normalized_cov_params) * (self.ssr / self.df_resid))
+
+    @property
+    def pvalues(self) -> np.ndarray:
+        return stats.t.sf(np.abs(self.params / self._bse), self.df_resid) * 2
+
+    def conf_int(self, alpha: float = 0.05) -> np.ndarray:
+        q = stats.t.ppf(1 - alpha / 2, self.df_resid)
+        bse = self._bse
+        return np.column_stack([self.params - q * bse, self.params + q * bse])
+
+    @property
+    def rsquared_adj(self) -> float:
+        # statsmodels' 1 - (nobs - 1) / df_resid * (1 - rsquared), rearranged with ctss = ess + ssr
+        # so that no two numbers close to 1 are subtracted
+        return (self.ess - self.df_model / self.df_resid * self.ssr) / self.centered_tss
+
+    @property
+    def f_pvalue(self) -> float:
+        if self.df_model == 0:
+            return math.nan
+        fvalue = (self.ess / self.df_model) / (self.ssr / self.df_resid)
+        return float(stats.f.sf(fvalue, self.df_model, self.df_resid))
+
+    def compare_f_test(self, restricted: Any) -> tuple[float, float, float]:
+        df_diff = restricted.df_resid - self.df_resid
+        if isinstance(restricted, _CellFit):  # nested: ssr_restricted - ssr = |fitted - fitted_restricted|^2
+            gap = self.fitted - restricted.fitted
+            f_value = float(gap @ gap) / df_diff / self.ssr * self.df_resid
+        else:
+            f_value = (restricted.ssr - self.ssr) / df_diff / self.ssr * self.df_resid
+        return f_value, float(stats.f.sf(f_value, df_diff, self.df_resid)), df_diff
 
 
 def _r2_adj(fit) -> float:
@@ -85,14 +152,13 @@ def _identifiable(x: np.ndarray, n_rows: int) -> np.ndarray:
     return np.array([np.allclose(projector[:, j], eye[:, j], atol=1e-8) for j in range(n_rows)])
 
 
-def _estimates(fit, x: np.ndarray, names: list[str]) -> dict[str, dict[str, float]]:
+def _estimates(fit, ok: np.ndarray, names: list[str]) -> dict[str, dict[str, float]]:
     n_rows = len(names)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         params = np.asarray(fit.params, dtype=float)
         pvalues = np.asarray(fit.pvalues, dtype=float)
         ci = np.asarray(fit.conf_int(0.05), dtype=float)
-    ok = _identifiable(x, n_rows)
     out: dict[str, dict[str, float]] = {}
     for j in range(n_rows):
         if ok[j]:
@@ -101,6 +167,64 @@ def _estimates(fit, x: np.ndarray, names: list[str]) -> dict[str, dict[str, floa
             row = (math.nan, math.nan, math.nan, math.nan)
         out[names[j]] = dict(zip(ESTIMATE_COLUMNS, (float(v) for v in row)))
     return out
+
+
+def _cell_design(codes: list[np.ndarray], sizes: list[int]) -> tuple[np.ndarray, np.ndarray, int]:
+    """The distinct design rows of an intercept plus indicators of every level but the first of
+    each coded factor, each sample's row among them, and the design's rank.
+
+    The rank is exact: indicators of two factors are collinear exactly when the graph linking
+    the levels that occur together falls apart (rank = levels - components + 1).
+    """
+    combined = codes[0].astype(np.int64)
+    for c, k in zip(codes[1:], sizes[1:]):
+        combined = combined * k + c
+    total = math.prod(sizes)
+    present = np.flatnonzero(np.bincount(combined, minlength=total))
+    index = np.full(total, -1, dtype=np.int64)
+    index[present] = np.arange(present.size)
+    parts, rest = [np.ones((present.size, 1))], present
+    levels = []
+    for k in reversed(sizes):
+        levels.append(rest % k)
+        rest = rest // k
+    levels.reverse()
+    for lv, k in zip(levels, sizes):
+        parts.append(np.eye(k)[lv, 1:])
+    rank = 1 + sum(k - 1 for k in sizes)
+    if len(sizes) == 2:  # connected components of the bipartite graph groups - scores
+        parent = list(range(sizes[0] + sizes[1]))
+
+        def root(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for a, b in zip(levels[0].tolist(), (levels[1] + sizes[0]).tolist()):
+            parent[root(a)] = root(b)
+        rank -= len({root(i) for i in range(len(parent))}) - 1
+    return np.hstack(parts), index[combined], rank
+
+
+def _ols(y: np.ndarray, codes: list[np.ndarray], sizes: list[int], x: Callable[[], np.ndarray]) -> tuple[Any, np.ndarray]:
+    """The fit of ``y`` on the indicator design of ``codes`` and which coefficients exist.
+
+    Exact and fast from the cells (:class:`_CellFit`) when the design has full rank, more rows
+    than parameters and a residual that is not vanishing against ``y`` (or ``y`` is exactly
+    0); otherwise statsmodels on the full design matrix ``x()``, as before.
+    """
+    xc, cell, rank = _cell_design(codes, sizes)
+    p = xc.shape[1]
+    if rank == p and y.shape[0] > rank:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            fit = _CellFit(y, cell, xc, rank)
+        yy = float(y @ y)
+        if yy == 0 or fit.ssr > 1e-10 * yy:
+            return fit, np.ones(p, dtype=bool)
+    full = x()
+    return _fit(y, full), _identifiable(full, p)
 
 
 def fairness_analyses(
@@ -150,7 +274,8 @@ def fairness_analyses(
 def _fairness_analyses(y_true, y_pred, groups, *, base_group, name) -> dict[str, Any]:
     h, m = check_pair(y_true, y_pred)
     g = check_groups(groups, h.shape[0], name=name)
-    levels = group_levels(g, name)
+    gcodes, levels = group_codes(g)
+    check_level_count(levels, name)
     if len(levels) < 2:
         only = levels[0] if levels else None
         raise DataError(
@@ -159,7 +284,9 @@ def _fairness_analyses(y_true, y_pred, groups, *, base_group, name) -> dict[str,
     if base_group is not None:
         if base_group not in levels:
             raise DataError(f"{name}: reference group {base_group!r} does not occur")
-        levels.insert(0, levels.pop(levels.index(base_group)))
+        first = levels.index(base_group)
+        levels.insert(0, levels.pop(first))
+        gcodes = np.where(gcodes == first, 0, gcodes + (gcodes < first))
     base = levels[0]
     texts = [str(level) for level in levels]
     if len(set(texts)) != len(texts):
@@ -167,42 +294,45 @@ def _fairness_analyses(y_true, y_pred, groups, *, base_group, name) -> dict[str,
 
     error = m - h
     squared = error**2
-    score_levels = group_order(h)  # most frequent human score first, ties by value
+    scodes, score_levels = group_codes(h)  # most frequent human score first, ties by value
+    k_g, k_s = len(levels), len(score_levels)
 
     n = h.shape[0]
-    const = np.ones((n, 1))
-    xg = _indicators(g, levels)
-    x_group = np.hstack([const, xg])
     names = [f"Intercept ({base})"] + texts[1:]
 
-    osa = _fit(squared, x_group)
-    osd = _fit(error, x_group)
+    def indicators(codes: np.ndarray, k: int) -> np.ndarray:
+        return (codes[:, None] == np.arange(1, k)).astype(float)
+
+    def x_group() -> np.ndarray:
+        return np.hstack([np.ones((n, 1)), indicators(gcodes, k_g)])
+
+    def summary(fit, ok) -> dict[str, Any]:
+        return {"R2": _r2_adj(fit), "sig": _f_pvalue(fit), "estimates": _estimates(fit, ok, names), "note": None}
+
     result: dict[str, Any] = {
         "base_category": base,
         "groups": list(levels),
-        "osa": {"R2": _r2_adj(osa), "sig": _f_pvalue(osa), "estimates": _estimates(osa, x_group, names), "note": None},
-        "osd": {"R2": _r2_adj(osd), "sig": _f_pvalue(osd), "estimates": _estimates(osd, x_group, names), "note": None},
+        "osa": summary(*_ols(squared, [gcodes], [k_g], x_group)),
+        "osd": summary(*_ols(error, [gcodes], [k_g], x_group)),
     }
-    if len(score_levels) > MAX_SCORE_LEVELS:
+    if k_s > MAX_SCORE_LEVELS:
         nan_row = dict.fromkeys(ESTIMATE_COLUMNS, math.nan)
         result["csd"] = {
             "R2": math.nan,
             "sig": math.nan,
             "estimates": {k: dict(nan_row) for k in names},
             "note": (
-                f"not computed: the human scores take {len(score_levels)} distinct values and the "
+                f"not computed: the human scores take {k_s} distinct values and the "
                 f"conditional analysis treats them as categories (at most {MAX_SCORE_LEVELS})"
             ),
         }
         return result
-    xs = _indicators(h.astype(object), score_levels)
-    x_full = np.hstack([const, xg, xs])
-    csd_null = _fit(error, np.hstack([const, xs]))
-    csd = _fit(error, x_full)
+    csd_null, _ = _ols(error, [scodes], [k_s], lambda: np.hstack([np.ones((n, 1)), indicators(scodes, k_s)]))
+    csd, ok = _ols(error, [gcodes, scodes], [k_g, k_s], lambda: np.hstack([x_group(), indicators(scodes, k_s)]))
     result["csd"] = {
         "R2": _r2_adj(csd) - _r2_adj(csd_null),
         "sig": _compare_pvalue(csd, csd_null),
-        "estimates": _estimates(csd, x_full, names),
+        "estimates": _estimates(csd, ok, names),
         "note": None,
     }
     return result

@@ -19,6 +19,7 @@ differences and the usual one-way / additive two-way ANOVA sums of squares.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -323,3 +324,140 @@ def test_subgroup_choices_leave_out_mapped_and_label_like_columns():
     assert subgroup_choices(data) == ["lang", "site"]  # judge_verdict: a prediction by its name
     stale = dataclasses.replace(data, roles=dict(data.roles, subgroups=["model_pred", "lang"]))
     assert subgroup_choices(stale) == ["lang"]  # mapped to machine_label: never a subgroup
+
+
+# ----------------------------------------------------------------------------- fast path vs statsmodels
+# The analyses are computed from per-cell counts and sums (exact OLS algebra); these tests fit the
+# same models with statsmodels on the full indicator design, built here independently.
+
+
+def _order(values):
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return sorted(counts, key=lambda v: (-counts[v], v))
+
+
+def _statsmodels_analyses(h, m, g):
+    import statsmodels.api as sm
+
+    h, m, g = np.asarray(h, float), np.asarray(m, float), np.asarray(g, dtype=object)
+    levels, scores = _order(g.tolist()), _order(h.tolist())
+    one = np.ones((h.size, 1))
+    xg = np.column_stack([one] + [(g == lv).astype(float) for lv in levels[1:]])
+    xs = np.column_stack([(h == s).astype(float) for s in scores[1:]])
+    e = m - h
+
+    def fit(y, x):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # rank-deficient designs: statsmodels' pinv solution
+            return sm.OLS(y, x, hasconst=True).fit()
+
+    def rows(res, k):
+        ci = res.conf_int(0.05)
+        return [(res.params[j], res.pvalues[j], ci[j, 0], ci[j, 1]) for j in range(k)]
+
+    osa, osd = fit(e**2, xg), fit(e, xg)
+    full, null = fit(e, np.hstack([xg, xs])), fit(e, np.column_stack([one, xs]))
+    k = len(levels)
+    return {
+        "osa": (osa.rsquared_adj, osa.f_pvalue, rows(osa, k)),
+        "osd": (osd.rsquared_adj, osd.f_pvalue, rows(osd, k)),
+        "csd": (full.rsquared_adj - null.rsquared_adj, full.compare_f_test(null)[1], rows(full, k)),
+    }
+
+
+def _unbalanced(seed, n, shares, n_scores=4, binary=False):
+    rng = np.random.default_rng(seed)
+    labels = np.array([f"g{i}" for i in range(len(shares))], dtype=object)
+    g = rng.choice(labels, n - 1, p=shares)
+    g = np.append(g, "solo")  # a group of one response
+    h = rng.integers(1, n_scores + 1, n).astype(float)
+    if binary:
+        h = h % 2
+        m = np.where(rng.random(n) < 0.8 - 0.1 * (g == "g2"), h, 1 - h)
+    else:
+        m = h + 0.3 * (g == "g1") - 0.2 * (h == 2) + rng.normal(0, 1, n)
+    return h, m, g
+
+
+@pytest.mark.parametrize("case", [
+    dict(seed=1, n=2000, shares=[0.6, 0.25, 0.1, 0.05]),
+    dict(seed=2, n=500, shares=[0.5, 0.5], n_scores=6),
+    dict(seed=3, n=3000, shares=[0.4, 0.3, 0.2, 0.1], binary=True),
+    dict(seed=4, n=40, shares=[0.9, 0.1], n_scores=2),
+])
+def test_fast_path_equals_statsmodels(case, monkeypatch):
+    import core.rsm.fairness as fairness
+
+    h, m, g = _unbalanced(**case)
+    # full-rank designs never reach statsmodels
+    monkeypatch.setattr(fairness, "_fit", lambda *a: pytest.fail("statsmodels path taken"))
+    res = fairness_analyses(h, m, g)
+    ref = _statsmodels_analyses(h, m, g)
+    assert res["groups"][-1] == "solo"
+    for key, (r2, sig, rows) in ref.items():
+        assert res[key]["R2"] == pytest.approx(r2, rel=1e-9, abs=1e-12)
+        assert res[key]["sig"] == pytest.approx(sig, rel=1e-9, abs=1e-12)
+        for name, want in zip(res[key]["estimates"], rows):
+            got = [res[key]["estimates"][name][c] for c in ESTIMATE_COLUMNS]
+            assert got == pytest.approx(list(want), rel=1e-9, abs=1e-12), (key, name)
+
+
+def test_collinear_design_matches_statsmodels():
+    # group "c" only has human score 9 and no other group has it: in csd its coefficient is
+    # confounded (NaN) and the others are statsmodels' (pinv); osa/osd are full rank
+    h, m, g = _unbalanced(seed=5, n=300, shares=[0.7, 0.3])
+    g[:20], h[:20] = "c", 9.0
+    res = fairness_analyses(h, m, g)
+    ref = _statsmodels_analyses(h, m, g)
+    assert res["groups"] == ["g0", "g1", "c", "solo"]
+    assert all(math.isnan(v) for v in res["csd"]["estimates"]["c"].values())
+    for key, (r2, sig, rows) in ref.items():
+        assert res[key]["R2"] == pytest.approx(r2, rel=1e-9, abs=1e-12)
+        for name, want in zip(res[key]["estimates"], rows):
+            if name != "c" or key != "csd":
+                got = [res[key]["estimates"][name][c] for c in ESTIMATE_COLUMNS]
+                assert got == pytest.approx(list(want), rel=1e-9, abs=1e-12), (key, name)
+    # two groups with disjoint human scores: the group is the score, no csd group estimate
+    res = fairness_analyses([1, 2, 1, 2, 3, 4, 3, 4], [1, 3, 2, 2, 3, 5, 4, 4], list("aaaabbbb"))
+    assert all(math.isnan(v) for v in res["csd"]["estimates"]["b"].values())
+    assert res["osd"]["estimates"]["b"]["estimate"] == pytest.approx(0.5 - 0.5, abs=1e-12)
+
+
+def test_f_test_exact_at_scale():
+    # 0/1 errors at 10^4 rows with a weak group effect: the F-test p-value against the exact
+    # one-way ANOVA (rational arithmetic), the explained sum of squares not cancelling
+    from fractions import Fraction
+
+    rng = np.random.default_rng(6)
+    n = 10_000
+    g = rng.choice(np.array(["a", "b", "c"], dtype=object), n, p=[0.5, 0.3, 0.2])
+    h = rng.integers(0, 2, n).astype(float)
+    m = np.where(rng.random(n) < 0.8, h, 1 - h)
+    e = (m - h).astype(int).tolist()
+    cnt, tot = {}, {}
+    for gi, ei in zip(g.tolist(), e):
+        cnt[gi] = cnt.get(gi, 0) + 1
+        tot[gi] = tot.get(gi, 0) + ei
+    ss, s = sum(v * v for v in e), sum(e)
+    ctss = Fraction(ss) - Fraction(s * s, n)
+    ssr = ss - sum(Fraction(tot[k] ** 2, cnt[k]) for k in cnt)
+    f = float(((ctss - ssr) / 2) / (ssr / (n - 3)))
+    r2 = float(1 - Fraction(n - 1, n - 3) * ssr / ctss)
+    res = fairness_analyses(h, m, g)
+    assert res["osd"]["sig"] == pytest.approx(stats.f.sf(f, 2, n - 3), rel=1e-12)
+    assert res["osd"]["R2"] == pytest.approx(r2, rel=1e-10)
+
+
+def test_group_codes_follow_group_order():
+    from core.rsm.checks import group_codes
+
+    # b: 3, a: 3 (tie, by label), c: 1; missing labels get -1; labels keep their type
+    codes, levels = group_codes(np.array(["b", "a", "c", "b", None, "a", "a", "b"], dtype=object))
+    assert levels == ["a", "b", "c"]
+    assert codes.tolist() == [1, 0, 2, 1, -1, 0, 0, 1]
+    codes, levels = group_codes(np.array([2.0, 1.0, 1.0]))
+    assert levels == [1.0, 2.0] and codes.tolist() == [1, 0, 0]
+    # mixed types: ties ordered by their text, 1 and "1" stay distinct
+    assert group_codes(np.array([1, "1", 2, 2], dtype=object))[1] == [2, 1, "1"]
