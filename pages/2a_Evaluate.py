@@ -199,10 +199,10 @@ else:
                        + (f" On this data λ changes who goes to humans up to about {upper:.4g}."
                           if upper > 0 else ""))
     with c3:
-        ev_widget(st.number_input, "Audit after certifying", "audit", min_value=0,
+        ev_widget(st.number_input, "Planned audit (after certifying)", "audit", min_value=0,
                   max_value=data.M, step=10,
-                  help="Planned audit of the rows the machine keeps; you can change it when "
-                       "certifying, once the number of kept rows is known.")
+                  help="Audit of the rows the machine keeps; set it again when certifying, "
+                       "once the number of kept rows is known.")
         ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
     e = ss["evaluate"]
     n_cal, n_audit = min(int(e["calibration"]), data.M), int(e["audit"])
