@@ -388,8 +388,9 @@ def is_text(col: Any, s: pd.Series, kind: str | None = None) -> bool:
     Its values must be strings, not numbers written as text. Then either its name has a text
     word (:data:`_TEXT_HINTS`: text, response, utterance, context, message, prompt, output,
     answer, reply, ...; unless the name is of a kind in :data:`_NOT_TEXT_KINDS`, as
-    ``response_id``) and its values are long-ish (15 characters on average) or mostly distinct
-    (at least half of them, more than two); or, whatever its name, its values are long (40
+    ``response_id``) and its values are long-ish (15 characters on average), mostly distinct
+    (at least half of them, more than two) or words (most with a space, more than five distinct
+    values, as short answers repeated); or, whatever its name, its values are long (40
     characters on average) or read as sentences (mostly distinct: 80 %, 20 characters on average,
     most with a space).
 
@@ -415,10 +416,11 @@ def is_text(col: Any, s: pd.Series, kind: str | None = None) -> bool:
     words = name_tokens(col)
     named = "text" in norm_name(col) or any(w in _TEXT_HINTS or w.rstrip("s") in _TEXT_HINTS
                                             for w in words)
-    if named and kind not in _NOT_TEXT_KINDS:
-        if mean_len >= 15 or (distinct >= 0.5 and n_distinct > 2):
-            return True
     spaced = float(nonnull.str.contains(" ", regex=False).mean())
+    if named and kind not in _NOT_TEXT_KINDS:
+        if mean_len >= 15 or (distinct >= 0.5 and n_distinct > 2) \
+                or (spaced >= 0.5 and n_distinct > 5):
+            return True
     return mean_len >= 40 or (distinct >= 0.8 and mean_len >= 20 and spaced >= 0.5)
 
 

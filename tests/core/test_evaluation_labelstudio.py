@@ -39,6 +39,16 @@ def test_a_text_word_in_the_name_and_distinct_strings_make_free_text(name):
     assert det.roles["machine_label"] == "model_pred"
 
 
+def test_short_answers_repeated_are_still_free_text():
+    # ten answers, each three times: a third distinct, 10 characters on average, with spaces
+    assert is_text("text", pd.Series(ANSWERS * 3))
+    assert is_text("reply", pd.Series(ANSWERS * 3))
+    # the same values under a name that says nothing: not free text (a category of 10 values)
+    assert not is_text("col_7", pd.Series(ANSWERS * 3))
+    # a named column of few multi-word categories stays a category
+    assert not is_text("context", pd.Series(["small talk", "advice", "chit chat"] * 10))
+
+
 def test_free_text_by_its_values_whatever_its_name():
     sentences = [f"the bot said something odd about topic {i}" for i in range(10)]
     assert detect_columns(table("col_7", sentences)).roles["text"] == ["col_7"]
