@@ -271,10 +271,18 @@ def fairness_analyses(
         return _fairness_analyses(y_true, y_pred, groups, base_group=base_group, name=name)
 
 
-def _fairness_analyses(y_true, y_pred, groups, *, base_group, name) -> dict[str, Any]:
+def fairness_by_codes(h: np.ndarray, m: np.ndarray, coded: tuple[np.ndarray, list], *, name: str) -> dict[str, Any]:
+    """:func:`fairness_analyses` of checked scores and groups already coded by
+    :func:`core.rsm.checks.group_codes` (what :func:`core.rsm.report.evaluation_report` has)."""
+    with one_blas_thread():
+        return _fairness_analyses(h, m, None, base_group=None, name=name, coded=coded)
+
+
+def _fairness_analyses(y_true, y_pred, groups, *, base_group, name, coded=None) -> dict[str, Any]:
     h, m = check_pair(y_true, y_pred)
-    g = check_groups(groups, h.shape[0], name=name)
-    gcodes, levels = group_codes(g)
+    if coded is None:
+        coded = group_codes(check_groups(groups, h.shape[0], name=name))
+    gcodes, levels = coded[0], list(coded[1])
     check_level_count(levels, name)
     if len(levels) < 2:
         only = levels[0] if levels else None

@@ -12,13 +12,13 @@ import pandas as pd
 
 from core.errors import DataError, describe_rows
 from core.rsm.checks import (
-    as_scores, check_groups, check_pair, group_levels, numeric_column, one_blas_thread, optional_scores,
-    sample_sd,
+    as_scores, check_groups, check_level_count, check_pair, group_codes, group_levels, numeric_column,
+    one_blas_thread, optional_scores, sample_sd,
 )
-from core.rsm.fairness import fairness_analyses
+from core.rsm.fairness import fairness_by_codes
 from core.rsm.responses import TRIM_TOLERANCE, select_responses, trim_scores
 from core.rsm.metrics import (
-    agreement, cohen_kappa, difference_of_standardized_means, dsm_by_group, pearson_r,
+    agreement, cohen_kappa, difference_of_standardized_means, pearson_r,
     quadratic_weighted_kappa, r2_score, root_mean_squared_error, standardized_mean_difference,
 )
 from core.rsm.true_score import mse_true, prmse_true, ratings_matrix, true_score_variance, variance_of_errors
@@ -130,13 +130,22 @@ def _eval_row(h: np.ndarray, m: np.ndarray) -> dict[str, Any]:
     }
 
 
-def _group_rows(h: np.ndarray, m: np.ndarray, g: np.ndarray) -> dict[Hashable, dict[str, Any]]:
-    dsm = dsm_by_group(h, m, g)
+def _group_rows(h: np.ndarray, m: np.ndarray, g: np.ndarray,
+                coded: tuple[np.ndarray, list] | None = None) -> dict[Hashable, dict[str, Any]]:
+    """Every group's evaluation row and DSM (:func:`core.rsm.metrics.dsm_by_group`'s), the groups found once
+    (``coded``: :func:`group_codes` of ``g`` when the caller has it)."""
+    codes, levels = group_codes(g) if coded is None else coded
+    check_level_count(levels, "groups")
+    pop = dict(
+        population_true_mean=float(h.mean()), population_true_sd=sample_sd(h),
+        population_pred_mean=float(m.mean()), population_pred_sd=sample_sd(m),
+    )
     rows: dict[Hashable, dict[str, Any]] = {}
-    for label, value in dsm.items():
-        mask = g == label
-        row = _eval_row(h[mask], m[mask])
-        row["DSM"] = value
+    for j, label in enumerate(levels):
+        mask = codes == j
+        hg, mg = h[mask], m[mask]
+        row = _eval_row(hg, mg)
+        row["DSM"] = difference_of_standardized_means(hg, mg, **pop)
         rows[label] = row
     return rows
 
@@ -354,9 +363,10 @@ def _evaluation_report(
         if col not in df.columns:
             raise DataError(f"group column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
         g = check_groups(df[col], h.shape[0], name=f"group column {col!r}")
-        group_levels(g, f"group column {col!r}")
-        report[f"eval_by_{col}"] = _group_rows(h, m, g)
-        report[f"fairness_by_{col}"] = fairness_analyses(h, m, g, name=f"group column {col!r}")
+        coded = group_codes(g)
+        check_level_count(coded[1], f"group column {col!r}")
+        report[f"eval_by_{col}"] = _group_rows(h, m, g, coded)
+        report[f"fairness_by_{col}"] = fairness_by_codes(h, m, coded, name=f"group column {col!r}")
         if human2 is not None:
             report[f"consistency_by_{col}"] = consistency_by_group(h, ratings[:, 1], g)
     return report
