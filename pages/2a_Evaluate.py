@@ -276,6 +276,8 @@ st.caption(f"{to_label:,} rows to label{done}, in queue order (calibration first
            "sample to label: the sample id, the queue position, the selection and the table's "
            "other columns, never a label (human, gold, second rater or machine) or a confidence. "
            "Label Studio tasks carry the text, the sample id and the queue position.")
+if to_label and not design.data.text_columns:
+    st.warning(labelstudio.NO_TEXT_COLUMN)
 
 
 def _exported(fmt: str, build) -> bytes:

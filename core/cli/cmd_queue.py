@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -73,8 +74,11 @@ def run(args: argparse.Namespace) -> int:
         sent = out.with_name(f"{out.stem}_to_label.csv")
         to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
     else:
-        out.write_text(labelstudio.task_json(labelstudio.tasks(design, plan.queue_rank)),
-                       encoding="utf-8")
+        task_list = labelstudio.tasks(design, plan.queue_rank)
+        out.write_text(labelstudio.task_json(task_list), encoding="utf-8")
+        no_text = labelstudio.text_warning(task_list, design.data.text_columns)
+        if no_text:
+            print(f"warning: {no_text}", file=sys.stderr)
         out.with_suffix(".xml").write_text(
             labelstudio.labelling_config(design.data.labels, design.data.text_columns),
             encoding="utf-8")

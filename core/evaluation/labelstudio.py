@@ -116,6 +116,12 @@ def task_json(task_list: list[dict[str, Any]]) -> str:
     return json.dumps(task_list, ensure_ascii=False, indent=1)
 
 
+#: What :func:`text_warning` says when no column is mapped as free text.
+NO_TEXT_COLUMN = ("Label Studio tasks carry no text: no column is mapped as free text, so "
+                  "annotators see only the sample id (map the text column on the Data page, or "
+                  "pass --col text=COLUMN).")
+
+
 def text_warning(task_list: list[dict[str, Any]], text_columns: list[str] | None) -> str | None:
     """One line saying when tasks would carry no text for the annotator to read, else ``None``.
 
@@ -137,9 +143,7 @@ def text_warning(task_list: list[dict[str, Any]], text_columns: list[str] | None
         return None
     cols = list(text_columns or [])
     if not cols:
-        return ("Label Studio tasks carry no text: no column is mapped as free text, so "
-                "annotators see only the sample id (map the text column on the Data page, or "
-                "pass --col text=COLUMN).")
+        return NO_TEXT_COLUMN
     keys = [_field(c) for c in cols]
     empty = sum(1 for t in task_list
                 if all(t["data"].get(k) is None or not str(t["data"][k]).strip() for k in keys))

@@ -433,3 +433,19 @@ def test_report_is_built_with_the_page(run_page, fresh_workspace, downloads):
     click(at, "Fill labels from gold")
     html = downloads["hmceval_round1_report.html"]
     assert html.startswith(b"<!DOCTYPE html") or b"<html" in html[:200]
+
+
+def test_queue_without_text_is_flagged(run_page, fresh_workspace, hmceval_data):
+    """The HMCEval release has no free-text column: its Label Studio tasks would show the
+    annotators only a sample id, and the page says so once a round is planned; the demo (with
+    its response text) does not."""
+    from pages._common import fingerprint
+
+    demo = run_page(PAGE)
+    click(demo, "Plan the round")
+    assert not any("carry no text" in w.value for w in demo.warning)
+    at = run_page(PAGE, state={"data": hmceval_data, "data_source": "test",
+                               "data_key": fingerprint(hmceval_data.raw, hmceval_data.roles)})
+    click(at, "Plan the round")
+    assert any(w.value.startswith("Label Studio tasks carry no text: no column is mapped as "
+                                  "free text") for w in at.warning), [w.value for w in at.warning]

@@ -115,6 +115,8 @@ def test_queue_labelstudio_format(capsys, hmceval_tsv, tmp_path):
     assert len(tasks) == 60 and [t["data"]["queue_rank"] for t in tasks] == list(range(1, 61))
     assert all("machine_predict" not in t["data"] and "target" not in t["data"] for t in tasks)
     assert "<Choices" in out.with_suffix(".xml").read_text()
+    # the release has no free-text column: the annotators would see only the sample id
+    assert "warning: Label Studio tasks carry no text: no column is mapped as free text" in err
 
 
 def write(tmp_path, df, name="t.csv"):
