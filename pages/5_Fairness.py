@@ -62,26 +62,13 @@ def column_config(columns) -> dict:
     return out
 
 
-#: The cache key of the report shown (set once it is computed): every table, CSV and JSON of the
-#: page is derived from the report and the assignment, so their downloads are built once per key.
-REPORT_KEY = {"key": ""}
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _csv(key: str, _table: pd.DataFrame) -> str:
-    return to_csv_safe(_table)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _json(key: str, _report: dict) -> str:
-    return dumps(_report)
-
-
 def show_table(table: pd.DataFrame, name: str, key: str, *, index: bool = True) -> None:
-    """The table with plain headers, and its CSV download (formula cells neutralised)."""
+    """The table with plain headers, and its CSV download (formula cells neutralised; written when
+    the button is clicked, not on every rerun)."""
     st.dataframe(table, column_config=column_config(table.columns), hide_index=not index, width="stretch")
-    data = _csv(f"{REPORT_KEY['key']}|{key}|{index}", table.reset_index() if index else table)
-    st.download_button(f"Download {name} (CSV)", data, file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}")
+    shown = table.reset_index() if index else table
+    st.download_button(f"Download {name} (CSV)", lambda: to_csv_safe(shown), file_name=f"{key}.csv",
+                       mime="text/csv", key=f"dl_{key}")
 
 
 def rows_frame(rows: dict, columns, index_name: str = "group") -> pd.DataFrame:
@@ -268,9 +255,6 @@ except Exception as exc:  # a DataError names the problem; anything else is show
     show_error(exc)
     st.stop()
 
-REPORT_KEY["key"] = json.dumps([ss["data_key"], compare, groups, second_source, rounded, options, assign_key],
-                               sort_keys=True, default=str)
-
 # ----------------------------------------------------------------------------- notes
 what = {"machine": "the machine evaluator's labels", "collaborative": f"the collaborative labels at {params.label}",
         "raters": f"the second rater (`{second_source}`)"}[compare]
@@ -387,9 +371,8 @@ for col in groups:
         "note": st.column_config.TextColumn("Note", width="large"),
     })
     st.download_button(f"Download the fairness analyses by {col} (CSV)",
-                       _csv(f"{REPORT_KEY['key']}|fairness_by_{col}",
-                            pd.concat({ANALYSES[a]: estimates_frame(fair, a) for a in ANALYSES},
-                                      names=["analysis", "coefficient"]).reset_index()),
+                       lambda fair=fair: to_csv_safe(pd.concat({ANALYSES[a]: estimates_frame(fair, a) for a in ANALYSES},
+                                                               names=["analysis", "coefficient"]).reset_index()),
                        file_name=f"fairness_by_{col}.csv", mime="text/csv", key=f"dl_fairness_{col}")
     st.caption("osa: squared error ~ group; osd: error (evaluated − reference) ~ group; csd: error ~ "
                "group + reference score as a category, against error ~ reference score (R2 is the "
@@ -440,6 +423,6 @@ for col in groups:
                        "the machine is less confident go to humans more often.")
 
 st.divider()
-st.download_button("Download this report (JSON, the format of `hmceval agreement`)", _json(REPORT_KEY["key"], report),
+st.download_button("Download this report (JSON, the format of `hmceval agreement`)", lambda: dumps(report),
                    file_name=f"agreement_{compare}.json", mime="application/json")
 next_step("6_Turns.py", "Turns", "How agreement and the assignment change along a dialogue's turns.")

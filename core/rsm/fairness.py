@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from core.errors import DataError
-from core.rsm.checks import check_groups, check_level_count, check_pair, group_codes, group_levels, one_blas_thread
+from core.rsm.checks import check_groups, check_level_count, check_pair, group_codes, one_blas_thread
 
 
 #: Columns of each coefficient row (RSMTool's ``estimates_<analysis>_by_<group>``).
@@ -451,13 +451,11 @@ def assignment_by_group(
         t, m = codes[:n], codes[n:]
         c = len(classes)
         f = np.where(hum, t, m)
-    gcodes, guniques = pd.factorize(g)
-    code_of = {}
-    for i, v in enumerate(guniques):
-        code_of.setdefault(v, i)
+    gcodes, levels = group_codes(g)
+    check_level_count(levels, "groups")
     rows = {}
-    for label in group_levels(g, "groups"):
-        mask = gcodes == code_of[label]
+    for j, label in enumerate(levels):
+        mask = gcodes == j
         size = int(mask.sum())
         row: dict[str, Any] = {"N": size, "n_human": int(hum[mask].sum())}
         row["human_ratio"] = row["n_human"] / size

@@ -228,6 +228,40 @@ def test_every_table_can_be_downloaded(run_page):
     assert any("JSON" in label for label in labels)
 
 
+def test_downloads_are_written_on_click_with_the_tables_shown(run_page, monkeypatch):
+    """The CSV and JSON downloads are callables (written when clicked, not on every rerun):
+    called here, they give the tables the page shows."""
+    import io
+    import json
+
+    import streamlit.elements.widgets.button as button
+
+    deferred: dict[str, object] = {}
+    original = button.marshall_file
+
+    def record(coordinates, data, proto, mimetype, file_name=None, **kw):
+        if callable(data):
+            deferred[file_name] = data
+        return original(coordinates, data, proto, mimetype, file_name, **kw)
+
+    monkeypatch.setattr(button, "marshall_file", record)
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    assert {"eval_by_system.csv", "fairness_by_system.csv", "agreement_machine.json"} <= set(deferred)
+    shown = next(d.value for d in at.dataframe if "DSM" in d.value.columns and d.value.index.name == "system")
+    got = pd.read_csv(io.StringIO(deferred["eval_by_system.csv"]()), index_col="system")
+    assert got.index.astype(str).tolist() == shown.index.tolist()
+    assert got["N"].tolist() == shown["N"].tolist()
+    assert got["kappa"].to_numpy() == pytest.approx(shown["kappa"].to_numpy())
+    report = json.loads(deferred["agreement_machine.json"]())
+    assert report["eval"]["N"] == len(make_demo())
+    fair = pd.read_csv(io.StringIO(deferred["fairness_by_system.csv"]()))
+    base = report["fairness_by_system"]["base_category"]
+    osd = fair[(fair["analysis"] == "Overall score difference") & (fair["coefficient"] == f"Intercept ({base})")]
+    assert osd["estimate"].item() == pytest.approx(
+        report["fairness_by_system"]["osd"]["estimates"][f"Intercept ({base})"]["estimate"])
+
+
 def test_zero_scores_option_drops_and_says_how_many(run_page):
     frame = _ordinal_frame()
     frame["human_label"] = frame["human_label"] - 1  # gold 0..4
