@@ -46,9 +46,12 @@ def label_scores(values: npt.ArrayLike, labels: Sequence[Hashable], *, name: str
     DataError
         A label that is not one of ``labels`` (text labels).
     """
+    numeric = all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in labels)
+    if numeric and isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        return values.astype(float), None  # numbers as they are (NaN stays missing), no object round trip
     arr = np.asarray(pd.Series(values, dtype=object).to_numpy(), dtype=object)
     missing = pd.isna(arr)
-    if all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) for v in labels):
+    if numeric:
         out = np.full(arr.shape[0], np.nan)
         try:
             out[~missing] = arr[~missing].astype(float)

@@ -279,6 +279,11 @@ def test_label_scores():
     assert scores[:2].tolist() == [1.0, 0.0] and math.isnan(scores[2])
     with pytest.raises(DataError, match="'maybe' is not one of the classes .* row 2"):
         label_scores(["safe", "maybe"], ("safe", "unsafe"), name="rater")
+    # numeric arrays are taken as numbers (NaN missing), whatever their dtype
+    scores, mapping = label_scores(np.array([2, 0, 1], dtype=np.uint8), (0, 1, 2))
+    assert mapping is None and scores.dtype == float and scores.tolist() == [2.0, 0.0, 1.0]
+    scores, _ = label_scores(np.array([1.0, np.nan]), (0, 1))
+    assert scores[0] == 1.0 and math.isnan(scores[1])
 
 
 def test_comparison_frame():
