@@ -28,4 +28,4 @@ test: install browser labelstudio
 	$(PYTHON) -m pytest
 
 bench: install
-	for b in sae agreement hee scorekeeping tooltalk archive mce mce_inference mce_quantized certify app cli; do $(PYTHON) bench/$$b.py || exit 1; done
+	for b in sae agreement hee scorekeeping tooltalk archive mce mce_inference mce_quantized certify app upload cli; do $(PYTHON) bench/$$b.py || exit 1; done
