@@ -107,7 +107,7 @@ def forest_figure(rows: pd.DataFrame, *, label: str, confidence: float = 0.95) -
                                                                  "symbol": "circle-open"}))
     fig.update_layout(title=f"Share of '{label}' among the true labels",
                       xaxis_title="share", xaxis_tickformat=".0%",
-                      yaxis=_row_axis(names, autorange="reversed"),
+                      yaxis=_row_axis(names, autorange="reversed", title={"text": "group"}),
                       height=max(280, 150 + 28 * sum(1 + n.count("<br>") for n in names)),
                       title_y=0.98, title_yanchor="top",
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
@@ -156,9 +156,11 @@ def progress_figure(progress: dict[str, Any]) -> go.Figure:
     fig.add_trace(go.Bar(y=kinds, x=left, orientation="h", name="to label",
                          marker_color="#dddddd"))
     # the legend sits above the bars, outside the plot area: below it, it covered the ticks
-    fig.update_layout(barmode="stack", height=120 + 40 * len(kinds), xaxis_title="rows",
-                      yaxis=_row_axis(kinds),
+    fig.update_layout(title={"text": "Labelling progress by selection", "x": 0, "xanchor": "left",
+                             "y": 0.98, "yanchor": "top"},
+                      barmode="stack", height=150 + 40 * len(kinds), xaxis_title="rows",
+                      yaxis=_row_axis(kinds, title={"text": "selection"}),
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
                               "yanchor": "bottom", "traceorder": "normal"},
-                      margin={"t": 40, "l": label_margin(kinds), "r": 10, "b": 50})
+                      margin={"t": 70, "l": label_margin(kinds), "r": 10, "b": 50})
     return fig
