@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from core.figures.tradeoff import TEMPLATE
 
 __all__ = ["TITLE", "turn_figure", "nice_ticks", "TURN_NAMES", "TURN_STYLES"]
 
@@ -97,58 +100,79 @@ def turn_figure(table: pd.DataFrame, *, reliability: Sequence[str] = ("accuracy"
                    and not table[k].isna().all())
 
     bars = " (bars: bootstrap 95% interval)"
-    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07,
-                        row_heights=[0.42, 0.34, 0.24],
-                        subplot_titles=("Reliability" + (bars if has_bars(reliability) else ""),
-                                        "Human effort" + (bars if has_bars(effort) else ""),
-                                        "Samples per turn"))
-    x = table["turn"].astype(str)
+    layout = _panels()
+    titles = ("Reliability" + (bars if has_bars(reliability) else ""),
+              "Human effort" + (bars if has_bars(effort) else ""), "Samples per turn")
+    for note, text in zip(layout["annotations"], titles):
+        note["text"] = text
+    x = table["turn"].astype(str).to_numpy()
     hover = [f"turn {t}: {n} samples{' (under 5% of samples)' if s else ''}"
              for t, n, s in zip(table["turn"], table["n"], small)]
+    traces: list[dict] = []
 
     def line(key: str, row: int) -> bool:
         if key not in table or table[key].isna().all():
             return False
         color, dash, symbol = _style(key)
         name = TURN_NAMES.get(key, key)
-        err = {}
+        y = table[key].to_numpy(dtype=float)
+        trace = {
+            "type": "scatter", "x": x, "y": y, "mode": "lines+markers", "name": name, "legendgroup": key,
+            "line": {"color": color, "dash": dash, "width": 2},
+            "marker": {"symbol": [f"{symbol}-open" if s else symbol for s in small], "size": 9,
+                       "color": color, "line": {"color": color, "width": 1.5}},
+            "text": hover, "hovertemplate": "%{text}<br>%{y:.1%}<extra>" + name + "</extra>",
+            **_AXES[row],
+        }
         if f"{key}_lo" in table and not table[f"{key}_lo"].isna().all():
-            err = {"error_y": {"type": "data", "symmetric": False, "color": color, "thickness": 1.2,
-                               "array": table[f"{key}_hi"] - table[key],
-                               "arrayminus": table[key] - table[f"{key}_lo"]}}
-        fig.add_trace(go.Scatter(
-            x=x, y=table[key], mode="lines+markers", name=name, legendgroup=key,
-            line={"color": color, "dash": dash, "width": 2},
-            marker={"symbol": [f"{symbol}-open" if s else symbol for s in small], "size": 9,
-                    "color": color, "line": {"color": color, "width": 1.5}},
-            text=hover, hovertemplate="%{text}<br>%{y:.1%}<extra>" + name + "</extra>", **err),
-            row=row, col=1)
+            trace["error_y"] = {"type": "data", "symmetric": False, "color": color, "thickness": 1.2,
+                                "array": table[f"{key}_hi"].to_numpy(dtype=float) - y,
+                                "arrayminus": y - table[f"{key}_lo"].to_numpy(dtype=float)}
+        traces.append(trace)
         return True
 
     drawn = [line(key, 1) for key in reliability]
     if not any(drawn):
-        fig.add_annotation(text="no gold labels: reliability unavailable", showarrow=False,
-                           xref="x domain", yref="y domain", x=0.5, y=0.5, row=1, col=1)
+        layout["annotations"].append({"text": "no gold labels: reliability unavailable", "showarrow": False,
+                                      "xref": "x domain", "yref": "y domain", "x": 0.5, "y": 0.5})
     for key in effort:
         line(key, 2)
-    fig.add_trace(go.Bar(
-        x=x, y=table["n"], name="Samples per turn", marker={
+    traces.append({
+        "type": "bar", "x": x, "y": table["n"].to_numpy(), "name": "Samples per turn", "marker": {
             "color": "#999999", "pattern": {"shape": ["/" if s else "" for s in small]}},
-        text=[f"{int(n):,}" for n in table["n"]], textposition="outside", cliponaxis=False,
-        hovertext=hover, hovertemplate="%{hovertext}<extra></extra>"), row=3, col=1)
+        "text": [f"{int(n):,}" for n in table["n"]], "textposition": "outside", "cliponaxis": False,
+        "hovertext": hover, "hovertemplate": "%{hovertext}<extra></extra>", **_AXES[3]})
     if any(small):
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=_SMALL,
-                                 marker={"symbol": "circle-open", "size": 9, "color": "#333333"},
-                                 hoverinfo="skip"), row=1, col=1)
+        traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": _SMALL,
+                       "marker": {"symbol": "circle-open", "size": 9, "color": "#333333"},
+                       "hoverinfo": "skip", **_AXES[1]})
     percent = {"range": [0, 1.05], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "tickformat": ".0%",
                "rangemode": "tozero"}
-    fig.update_yaxes(title_text="% correct", row=1, col=1, **percent)
-    fig.update_yaxes(title_text="% of the turn", row=2, col=1, **percent)
+    layout["yaxis"].update(title={"text": "% correct"}, **percent)
+    layout["yaxis2"].update(title={"text": "% of the turn"}, **percent)
     ticks = nice_ticks(float(table["n"].max()) if len(table) else 0.0)
-    fig.update_yaxes(title_text="samples", row=3, col=1, range=[0, ticks[-1]], tickvals=ticks,
-                     tickformat=",d")
-    fig.update_xaxes(type="category", title_text="dialogue turn", row=3, col=1)
-    fig.update_layout(title={"text": TITLE, "x": 0, "xanchor": "left"}, height=760,
-                      template="plotly_white", legend={"orientation": "h", "y": -0.1, "x": 0},
-                      margin={"t": 70, "b": 10, "l": 60, "r": 20}, bargap=0.3)
-    return fig
+    layout["yaxis3"].update(title={"text": "samples"}, range=[0, ticks[-1]], tickvals=ticks, tickformat=",d")
+    layout["xaxis3"].update(type="category", title={"text": "dialogue turn"})
+    layout.update(title={"text": TITLE, "x": 0, "xanchor": "left"}, height=760, template=TEMPLATE,
+                  legend={"orientation": "h", "y": -0.1, "x": 0},
+                  margin={"t": 70, "b": 10, "l": 60, "r": 20}, bargap=0.3)
+    # one unvalidated constructor call (the project's figure pattern, see core.figures.data):
+    # plotly's per-property validation cost three times the per-turn statistics at 10^5 rows
+    return go.Figure(data=traces, layout=layout, _validate=False)
+
+
+#: Axes of each panel's traces.
+_AXES = {1: {"xaxis": "x", "yaxis": "y"}, 2: {"xaxis": "x2", "yaxis": "y2"}, 3: {"xaxis": "x3", "yaxis": "y3"}}
+_PANELS: list[dict] = []
+
+
+def _panels() -> dict:
+    """The three panels' axes and title annotations (plotly's ``make_subplots``, computed once),
+    a fresh copy per figure."""
+    if not _PANELS:
+        fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.07,
+                            row_heights=[0.42, 0.34, 0.24], subplot_titles=("1", "2", "3"))
+        layout = fig.to_dict()["layout"]
+        layout.pop("template", None)
+        _PANELS.append(layout)
+    return copy.deepcopy(_PANELS[0])

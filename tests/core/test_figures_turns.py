@@ -123,3 +123,23 @@ def test_panel_titles_mention_bars_only_where_drawn():
                                     if not k.startswith("human_ratio")}}
     titles = _panel_titles(turn_figure(pd.DataFrame(no_gold)))
     assert titles[:2] == ["Reliability", "Human effort (bars: bootstrap 95% interval)"]
+
+
+def test_turn_figure_is_valid_plotly_with_each_trace_on_its_panel():
+    # built from dicts without plotly's validation: plotly's validating constructor must accept
+    # every property, and reliability / effort / counts sit on the panels y, y2, y3 sharing the
+    # turn axis of the bottom panel (x3 titled, x and x2 matching it)
+    import plotly.graph_objects as go
+
+    from core.figures.tradeoff import TEMPLATE
+
+    fig = turn_figure(_table())
+    checked = go.Figure(fig.to_dict())  # raises on an invalid property
+    panel = {t.name: (t.xaxis, t.yaxis) for t in checked.data}
+    assert panel["Accuracy"] == ("x", "y") and panel["Samples sent to humans"] == ("x2", "y2")
+    assert panel["Samples per turn"] == ("x3", "y3")
+    assert checked.layout.xaxis.matches == "x3" and checked.layout.xaxis2.matches == "x3"
+    assert [a.text.split(" (")[0] for a in checked.layout.annotations][:3] == [
+        "Reliability", "Human effort", "Samples per turn"]
+    assert fig.layout.template == TEMPLATE
+    assert fig.layout.yaxis.domain[0] > fig.layout.yaxis2.domain[1] > fig.layout.yaxis3.domain[1]
