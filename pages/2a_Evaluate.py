@@ -549,6 +549,15 @@ for note in est["notes"]:
 st.markdown(f"**{round_sentence(summary)}**")
 first = classes[-1]
 rs = est["class_shares"][first]
+st.caption("The shares estimate the true labels of all rows: the machine's rows are corrected by "
+           "the errors the audit found, so they differ from the shares of the labels in the "
+           "final table (human where a human labelled, else the machine's).")
+if (rs["random_half_width"] is not None and rs["half_width"] is not None
+        and rs["random_half_width"] < rs["half_width"]):
+    st.warning(f"For the share of '{first}', labelling the same {est['n_labelled']:,} rows at "
+               f"random would give a tighter interval (± {rs['random_half_width']:.2%} against "
+               f"this round's ± {rs['half_width']:.2%}): routing buys correct final labels, not "
+               "a tighter estimate of a share. Raise the audit for a tighter share.")
 with st.expander("Technical figures (intervals, audit, comparison with random labelling)"):
     parts = [f"{est.get(f'n_{w}', 0):,} {w}" for w in ("calibration", "routed", "audit")
              if w != "calibration" or est.get("n_calibration")]

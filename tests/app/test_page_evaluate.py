@@ -47,7 +47,11 @@ def test_budget_round_plan_simulate_result(run_page, fresh_workspace):
     click(at, "Fill labels from gold")
     labels = [m.label for m in at.metric]
     assert labels == ["Share of '0'", "Share of '1'", "Accuracy of the final labels"]
-    assert not at.warning
+    # the only warning, honest on the demo: random labelling of as many rows would estimate
+    # the share of '1' more tightly than this round (the routed rows are not a random sample)
+    assert [w.value.split(",")[0] for w in at.warning] == [
+        "For the share of '1'"], [w.value for w in at.warning]
+    assert "would give a tighter interval" in at.warning[0].value
     # the result in plain words: 1,778 routed + 200 audit rows of 3,557; the figures are the
     # workspace's round summary (the HTML report's), the technical ones in the expander
     from core.summary import round_sentence
