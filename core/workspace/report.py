@@ -141,8 +141,16 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
         parts.append(
             "<h2>The result</h2>"
             f"<table><tr><th>class</th><th>share</th><th>{level} interval</th>"
-            "<th>machine alone</th><th>random labels for the same precision</th></tr>"
-            f"{body}</table><p>Accuracy of the final labels: {acc_text}.</p>"
+            "<th>machine alone</th><th>rows labelled at random for the same precision</th></tr>"
+            f"{body}</table><p class='muted'>The last column: how many rows a simple random "
+            f"sample would need to estimate the share as precisely as this round, which had "
+            f"{est['n_labelled']:,} rows labelled by humans"
+            + ("; a smaller number means random labelling would have estimated that share "
+               "more cheaply (routing buys correct final labels, not a tighter share)"
+               if any(v["random_equivalent"] is not None
+                      and v["random_equivalent"] < est["n_labelled"]
+                      for v in est["class_shares"].values()) else "")
+            + f".</p><p>Accuracy of the final labels: {acc_text}.</p>"
             + "".join(f"<p class='warning'>{e(n)}</p>" for n in est["notes"]))
         for c in est["class_shares"]:
             figures.append(_figure_html(forest_figure(forest_rows(est, c), label=c,

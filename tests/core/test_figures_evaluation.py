@@ -97,3 +97,7 @@ def test_report_figures_show_their_labels_whole_even_when_written_inside_the_app
         assert "#000001" not in json.dumps(layout["template"])
     # the demo's longest row label, "topic = relationships (n=722)", fits the forest plots
     assert all(lay["margin"]["l"] >= 29 * 7 for lay in layouts[1:])
+    # the random-labelling column is explained, and on the demo it says that random labelling
+    # would estimate a share with fewer rows than this round labelled (the QA's reading)
+    assert "rows labelled at random for the same precision" in page
+    assert "a smaller number means random labelling would have estimated that share" in page
