@@ -26,7 +26,7 @@ ROLE_HELP = {
     "human_label": "Gold (human) label. Without it, observed reliability is unavailable.",
     "human_label_2": "A second human rating (may be empty where not double-scored).",
     "human_effort": "Ground-truth annotation cost (reported as time cost).",
-    "predicted_effort": "Predicted effort l_i used by the optimiser (falls back to human effort, then 1).",
+    "predicted_effort": "Predicted effort: what the optimiser weighs against confidence (falls back to the human effort, then 1 per sample).",
     "human_confidence": "b_i, default 1.",
     "machine_effort": "k_i, default 0.",
     "turn": "1-based turn of the response in its dialogue.",

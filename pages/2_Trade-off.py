@@ -28,7 +28,7 @@ M = data.M
 unit = data_effort_unit(data)  # the unit of l_i, the effort the optimiser weighs
 st.title("Trade-off")
 st.caption("HMCEval sends a sample to a human when the confidence it gains, minus λ × its "
-           "effort, is positive and among the N largest (Eq. 3-4). Raise N or lower λ for "
+           "effort, is positive and among the N largest (the paper's Eq. 3–4). Raise N or lower λ for "
            "reliability; lower N or raise λ to save effort. λ weighs confidence against effort, "
            f"so its useful range depends on the effort's unit (here: {unit}): the λ slider "
            "spans exactly the values that change something on this data.")
