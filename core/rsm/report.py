@@ -342,8 +342,11 @@ def evaluation_report(
 
 
 def _evaluation_report(
-    df: pd.DataFrame, *, human: str, system: str, human2: str | None, groups: Sequence[str], rounded: bool
+    df: pd.DataFrame, *, human: str, system: str, human2: str | None, groups: Sequence[str], rounded: bool,
+    whole: bool = True,
 ) -> dict[str, Any]:
+    """:func:`evaluation_report`; with ``whole=False`` only the ``*_by_<group>`` entries (the
+    whole-set tables left out: the caller has them)."""
     if not isinstance(df, pd.DataFrame):
         raise DataError("expected a table (pandas DataFrame)")
     if df.shape[0] == 0:
@@ -352,13 +355,15 @@ def _evaluation_report(
     m = numeric_column(df, system, allow_missing=False)
     if rounded:
         m = np.rint(m)
-    report: dict[str, Any] = {"eval": _eval_row(h, m)}
+    report: dict[str, Any] = {"eval": _eval_row(h, m)} if whole else {}
     ratings = h.reshape(-1, 1)
     if human2 is not None:
         h2 = numeric_column(df, human2, allow_missing=True)
-        report["consistency"] = consistency_metrics(h, h2)
+        if whole:
+            report["consistency"] = consistency_metrics(h, h2)
         ratings = np.column_stack([h, h2])
-    report["true_score"] = true_score_metrics(ratings, m)
+    if whole:
+        report["true_score"] = true_score_metrics(ratings, m)
     for col in groups:
         if col not in df.columns:
             raise DataError(f"group column {col!r} not found (columns: {', '.join(map(str, df.columns))})")
@@ -477,8 +482,9 @@ def agreement_report(
                 report[f"error_by_{g}"] = group_problem[g]
                 continue
             try:
-                part = evaluation_report(frame, human=human, system=system, human2=human2, groups=[g],
-                                         rounded=rounded)
+                with one_blas_thread():
+                    part = _evaluation_report(frame, human=human, system=system, human2=human2, groups=[g],
+                                              rounded=rounded, whole=False)
             except DataError as exc:
                 report[f"error_by_{g}"] = str(exc)
                 continue
