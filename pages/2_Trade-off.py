@@ -239,7 +239,8 @@ if data.has_gold and data.has_effort:
     whole = data_lambda_range()
     grid_lams = (lambda_grid(whole.upper, lower=whole.first) if whole.upper > 0
                  else np.array([0.0]))
-    grid = current_sweep(grid_lams, shares=np.round(np.arange(0, 1.0001, 0.05), 10))
+    grid_shares = np.round(np.arange(0, 1.0001, 0.05), 10)
+    grid = current_sweep(grid_lams, shares=grid_shares)
     st.plotly_chart(frontier_figure(grid, current=res, machine_only=mo["accuracy"],
                                     log_lambda=True,
                                     x_title=f"Time cost (share of the total effort in {gt_unit})"),
@@ -281,3 +282,9 @@ d2.download_button("Download the metrics (JSON)", dumps(res).encode(),
 next_step("2a_Evaluate.py", "Evaluate",
           "Run a real round at this setting: plan who labels what, send the queue, take the "
           "labels back and get the result with a confidence interval.")
+
+if data.has_gold and data.has_effort:
+    # the page is drawn: compute the other budget mode's frontier grid now (cached per dataset and
+    # mode), so that a switch of the mode does not wait for it (0.4 s at 10^5 rows, 1.2 s at 10^6)
+    current_sweep(grid_lams, shares=grid_shares,
+                  mode="exactly" if ss["mode"] == "at_most" else "at_most")

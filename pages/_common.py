@@ -280,12 +280,12 @@ def cached_sweep(data_key: str, _inp: SAEInputs, lams: tuple, shares: tuple | No
                  n_values=None if n_values is None else list(n_values), mode=mode)
 
 
-def current_sweep(lams, *, shares=None, n_values=None) -> pd.DataFrame:
-    """A sweep of the active dataset in the current mode (cached)."""
+def current_sweep(lams, *, shares=None, n_values=None, mode: str | None = None) -> pd.DataFrame:
+    """A sweep of the active dataset in ``mode`` (default: the current mode), cached."""
     return cached_sweep(st.session_state["data_key"], sae_inputs(), tuple(map(float, lams)),
                         None if shares is None else tuple(map(float, shares)),
                         None if n_values is None else tuple(map(int, n_values)),
-                        st.session_state["mode"])
+                        mode or st.session_state["mode"])
 
 
 # ------------------------------------------------------------------------------- widgets

@@ -292,3 +292,28 @@ def test_a_new_dataset_brings_lambda_into_its_range(run_page):
     # a λ inside the new range is kept
     at.number_input(key="_w_lam_box").set_value(0.01).run()
     assert at.session_state["lam"] == 0.01
+
+
+def test_the_other_modes_frontier_is_ready_before_a_switch(run_page, monkeypatch):
+    """Issue 11: switching "at most" / "exactly" waited for the other mode's frontier grid (21
+    budgets x the λ grid; 0.4 s at 10^5 rows). The page computes it once drawn, so the switch
+    only reads the cache."""
+    import streamlit as st
+
+    import pages._common as common
+
+    calls: list[tuple[str, int]] = []
+    real = common.sweep
+
+    def counting(inp, *, lams, shares=None, n_values=None, mode="at_most"):
+        calls.append((mode, len(shares or ())))
+        return real(inp, lams=lams, shares=shares, n_values=n_values, mode=mode)
+
+    monkeypatch.setattr(common, "sweep", counting)
+    st.cache_data.clear()
+    at = run_page("2_Trade-off.py")
+    assert ("at_most", 21) in calls and ("exactly", 21) in calls  # both frontier grids
+    calls.clear()
+    at.radio(key="_w_mode").set_value("exactly").run()
+    assert not at.exception
+    assert ("exactly", 21) not in calls, calls  # read from the cache
