@@ -379,12 +379,11 @@ def _label_codes(values: np.ndarray) -> tuple[np.ndarray, list]:
     return rank[codes], classes
 
 
-def _scores(t: np.ndarray, p: np.ndarray, c: int) -> dict[str, float]:
-    """:func:`core.reliability.classification_scores` of coded labels ``t`` (gold) and ``p``
-    over the classes that occur in them (as it counts them: the same confusion matrix)."""
+def _scores_cm(cm: np.ndarray) -> dict[str, float]:
+    """:func:`core.reliability.classification_scores` of one confusion matrix (gold in rows)
+    over the classes that occur in it (as it counts them)."""
     from core.reliability import RELIABILITY_KEYS, scores_from_confusion
 
-    cm = np.bincount(t * c + p, minlength=c * c).reshape(c, c)
     present = (cm.sum(axis=0) > 0) | (cm.sum(axis=1) > 0)
     s = scores_from_confusion(cm[np.ix_(present, present)])
     return {k: float(s[k]) for k in RELIABILITY_KEYS}
@@ -430,10 +429,15 @@ def assignment_by_group(
     hum = hum.astype(bool)
     n = hum.shape[0]
     g = check_groups(groups, n)
-    ml = np.asarray(machine_label, dtype=object)
+
+    def labels(values: npt.ArrayLike) -> np.ndarray:  # numbers stay numbers (no object copy)
+        arr = np.asarray(values)
+        return arr if arr.dtype.kind in "iuf" else np.asarray(values, dtype=object)
+
+    ml = labels(machine_label)
     if ml.shape != (n,):
         raise DataError(f"machine_label: expected {n} labels, got shape {ml.shape}")
-    gold = None if human_label is None else np.asarray(human_label, dtype=object)
+    gold = None if human_label is None else labels(human_label)
     if gold is not None and gold.shape != (n,):
         raise DataError(f"human_label: expected {n} labels, got shape {gold.shape}")
     effort = None
@@ -442,22 +446,29 @@ def assignment_by_group(
         if effort.shape != (n,):
             raise DataError(f"human_effort: expected {n} values, got shape {effort.shape}")
     fast = gold is not None and not (pd.isna(gold).any() or pd.isna(ml).any())
+    if gold is not None and not fast:  # missing labels: classification_scores names them
+        gold, ml = np.asarray(gold, dtype=object), np.asarray(ml, dtype=object)
     final = None if gold is None or fast else collaborative_labels(ml, gold, hum)
-    if fast:  # labels coded once; each group's confusion counted, not its labels re-encoded
-        # (coded from the arrays as given: numbers are factorised as numbers, much faster)
-        raw = [np.asarray(human_label), np.asarray(machine_label)]
-        numeric = all(r.dtype.kind in "iuf" for r in raw)
-        codes, classes = _label_codes(np.concatenate(raw if numeric else [gold, ml]))
-        t, m = codes[:n], codes[n:]
-        c = len(classes)
-        f = np.where(hum, t, m)
     gcodes, levels = group_codes(g)
     check_level_count(levels, "groups")
+    k = len(levels)
+    sizes = np.bincount(gcodes, minlength=k)
+    humans = np.bincount(gcodes[hum], minlength=k)
+    if fast:  # labels coded once; every group's confusion counted in one pass
+        # (coded from the arrays as given: numbers are factorised as numbers, much faster)
+        numeric = gold.dtype.kind in "iuf" and ml.dtype.kind in "iuf"
+        codes, classes = _label_codes(np.concatenate([gold, ml] if numeric else
+                                                     [np.asarray(gold, dtype=object), np.asarray(ml, dtype=object)]))
+        t, m = codes[:n], codes[n:]
+        c = len(classes)
+        cell = gcodes * (c * c) + t * c
+        cm_final = np.bincount(cell + np.where(hum, t, m), minlength=k * c * c).reshape(k, c, c)
+        cm_machine = np.bincount(cell + m, minlength=k * c * c).reshape(k, c, c)
     rows = {}
     for j, label in enumerate(levels):
-        mask = gcodes == j
-        size = int(mask.sum())
-        row: dict[str, Any] = {"N": size, "n_human": int(hum[mask].sum())}
+        mask = gcodes == j if effort is not None or not fast else None
+        size = int(sizes[j])
+        row: dict[str, Any] = {"N": size, "n_human": int(humans[j])}
         row["human_ratio"] = row["n_human"] / size
         if effort is None:
             row["time_cost"] = None
@@ -467,11 +478,10 @@ def assignment_by_group(
         if gold is None:
             row["accuracy"] = row["f1"] = row["machine_accuracy"] = None
         elif fast:
-            tg = t[mask]
-            collab = _scores(tg, f[mask], c)
+            collab = _scores_cm(cm_final[j])
             row["accuracy"] = collab["accuracy"]
             row["f1"] = collab["f1"]
-            row["machine_accuracy"] = _scores(tg, m[mask], c)["accuracy"]
+            row["machine_accuracy"] = _scores_cm(cm_machine[j])["accuracy"]
         else:  # missing labels: classification_scores names them
             collab = classification_scores(gold[mask], final[mask])
             row["accuracy"] = collab["accuracy"]
