@@ -104,6 +104,7 @@ def dsm_figure(
         "type": "bar", "x": labels, "y": values, "marker": {"color": colors}, "text": texts,
         "textposition": "outside", "hovertext": hovers, "hoverinfo": "text",
         "customdata": [flags[k] for k in dsm], "name": "DSM", "showlegend": False,
+        "legendgroup": "dsm",  # shown by the colour entries below, one per colour drawn
     }]
     band_line = {"color": "#2ca02c", "dash": "dash", "width": 1}
     shapes = [{"type": "rect", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": -band, "y1": band,
@@ -116,7 +117,8 @@ def dsm_figure(
                              ("missing", _MISSING, "DSM missing or NaN (drawn at 0)")):
         if key in present or (key == "missing" and "nan" in present):
             traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "markers", "name": name,
-                           "hoverinfo": "skip", "marker": {"symbol": "square", "size": 12, "color": color}})
+                           "legendgroup": "dsm", "hoverinfo": "skip",
+                           "marker": {"symbol": "square", "size": 12, "color": color}})
     traces.append({"type": "scatter", "x": [None], "y": [None], "mode": "lines", "hoverinfo": "skip",
                    "name": f"±{band:g} band (acceptable |DSM|)", "line": dict(band_line)})
     finite = [abs(v) for v in values]

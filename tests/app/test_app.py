@@ -77,3 +77,24 @@ def test_number_boxes_state_their_allowed_range(run_page):
         for box in boxes:
             bounded = box.proto.has_min or box.proto.has_max
             assert not bounded or "Allowed: " in (box.help or ""), (page, box.label, box.help)
+
+
+FIGURE_PAGES = ["1_Data.py", "2_Trade-off.py", "2a_Evaluate.py", "3_Confidence.py",
+                "4_Effort.py", "5_Fairness.py", "6_Turns.py", "7_Scorekeeping.py", "8_ToolTalk.py"]
+
+
+@pytest.mark.parametrize("page", FIGURE_PAGES)
+def test_every_figure_reads_on_its_own(run_page, page, tmp_path, monkeypatch):
+    """Issue 13: every figure on the demo has a title that fits, titled axes and every mark in
+    the legend (``figure_problems``); the Evaluate page once a round has a result."""
+    from tests.app.conftest import figure_problems
+
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    at = run_page(page, timeout=300)
+    if page == "2a_Evaluate.py":
+        for label in ("Plan the round", "Fill labels from gold"):
+            [b for b in at.button if b.label == label][0].click().run()
+    figures = at.get("plotly_chart")
+    assert figures, page
+    problems = {i: figure_problems(f) for i, f in enumerate(figures)}
+    assert not any(problems.values()), problems
