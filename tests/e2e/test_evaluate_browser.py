@@ -20,6 +20,22 @@ def _click(page, name: str) -> None:
     _wait_idle(page)
 
 
+def _open_expander(page, title: str, button: str) -> None:
+    """Open an expander until ``button`` inside it shows: a click that lands while the page is
+    still redrawing can be lost (seen on a loaded machine)."""
+    fill = page.get_by_role("button", name=button).first
+    for _ in range(4):
+        if fill.is_visible():
+            return
+        page.get_by_text(title).first.click()
+        try:
+            fill.wait_for(state="visible", timeout=15_000)
+            return
+        except Exception:  # playwright's TimeoutError
+            _wait_idle(page)
+    fill.wait_for(state="visible")
+
+
 def _open_evaluate(page, url: str) -> None:
     """Open the app and go to the Evaluate page through the sidebar, as a user does."""
     page.goto(url, wait_until="domcontentloaded")
@@ -38,7 +54,8 @@ def test_round_survives_a_server_restart(browser, tmp_path):
         _open_evaluate(page, url)
         _click(page, "Plan the round")
         page.get_by_text("Round #1 planned and saved").wait_for()
-        page.get_by_text("Simulate the annotators").first.click()
+        _wait_idle(page)
+        _open_expander(page, "Simulate the annotators", "Fill labels from gold")
         _click(page, "Fill labels from gold")
         page.get_by_text("Accuracy of the final labels").first.wait_for()
         assert page.locator('[data-testid="stException"]').count() == 0
