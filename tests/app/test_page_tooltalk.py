@@ -188,15 +188,22 @@ def test_bare_ground_truth_is_flagged(run_page, shared_data: Path):
     assert (_metrics(at)["Precision"], _metrics(at)["Recall"]) == ("0.000", "0.000")
 
 
-def test_calls_readable_and_columns_sized(run_page):
-    """Issue 13: calls as ``Tool(arg=value, ...)`` (session token left out) instead of raw JSON;
-    long text wrapped in sized columns; headers in words with the column name in the tooltip."""
+def _two_conversations(run_page):
+    """The page on one uploaded conversation: an alarm predicted at the wrong time (an
+    incorrect action) and a message predicted as it was made."""
     wrong = _pred(ALARM, time="08:00:00")
     at = run_page(PAGE, state=EXACT)
     at.file_uploader[0].set_value([("two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]),
                                     "application/json")])
     at.run()
     assert not at.exception and not at.error
+    return at
+
+
+def test_calls_readable_and_columns_sized(run_page):
+    """Issue 13: calls as ``Tool(arg=value, ...)`` (session token left out) instead of raw JSON;
+    long text wrapped in sized columns; headers in words with the column name in the tooltip."""
+    at = _two_conversations(run_page)
     # incorrect actions: the readable call is shown, the JSON arguments only in the CSV
     element = _table(at, *INCORRECT)
     order, config = _layout(element)
@@ -296,12 +303,7 @@ def test_undefined_rates_read_a_dash(run_page):
 def test_no_table_shows_none_or_nan(run_page):
     """Issue 13: no visible cell of any table reads None/NaN (the detail table's calls without an
     exception and without a matched ground-truth call included)."""
-    wrong = _pred(ALARM, time="08:00:00")
-    at = run_page(PAGE, state=EXACT)
-    at.file_uploader[0].set_value([("two.json", _conv("two", [ALARM, MESSAGE], [wrong, _pred(MESSAGE)]),
-                                    "application/json")])
-    at.run()
-    assert not at.exception and not at.error
+    at = _two_conversations(run_page)
     predicted = _table(at, *PREDICTED)
     assert predicted.value["ground truth #"].isna().any() and predicted.value["exception"].isna().all()
     for element in at.dataframe:
