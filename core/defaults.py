@@ -48,6 +48,11 @@ HEE_RANDOM_STATE: int = 397
 #: Folds of the shuffled cross-validation.
 HEE_FOLDS: int = 5
 
+#: Dialogues up to which the Effort page fits its forests as soon as it has a table; above, it
+#: waits for a button (10^5 demo-like rows, about 18,000 dialogues, fit in about 18 s on 2
+#: cores, so 10^6 rows would block the page for minutes on a visit).
+EFFORT_AUTO_FIT_ROWS: int = 50_000
+
 #: Samples of the general ILP (extra constraints, cvxpy + HiGHS): about 8 s and 0.5 GB at
 #: 100,000 samples, so larger tables are refused before the solver is called (app and CLI).
 MAX_ILP_SAMPLES = 200_000

@@ -10,6 +10,7 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.data import load_table
 from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS
+from core import defaults
 from core.errors import DataError
 from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
 from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
@@ -340,6 +341,18 @@ if not specs:
     if notices:
         st.info("Notes: " + "; ".join(dict.fromkeys(notices)) + ".")
     st.stop()
+
+if len(table) > defaults.EFFORT_AUTO_FIT_ROWS and ss.get("_eff_fit_for") != table_key:
+    # a large table is fitted when asked: a visit must not block the page for minutes
+    st.info(f"{len(table):,} dialogues: fitting the forests ({' and '.join(specs)}, "
+            f"{'cross-validated' if ss['eff_eval'] == 'cv' else 'train/test split'}) takes minutes "
+            f"on a small machine (about 18 s for 18,000 dialogues on 2 cores), so it starts when you "
+            "ask.")
+    if not st.button("Fit the effort model", type="primary", key="_w_eff_fit"):
+        next_step("2_Trade-off.py", "Trade-off",
+                  "Optimise the assignment; come back here to predict the effort first.")
+        st.stop()
+    ss["_eff_fit_for"] = table_key
 
 results: dict[str, EffortResult] = {}
 # everything the fits depend on: the key of what is derived from them (downloads, figures)

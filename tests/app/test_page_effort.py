@@ -264,3 +264,23 @@ def test_masked_lm_is_a_choice_among_the_models_folder(run_page, tmp_path, monke
 def test_page_ends_with_the_next_step(run_page):
     at = run_page(PAGE, state={"eff_perm": 0})
     assert any(m.value == "**Next: Trade-off**" for m in at.markdown)
+
+
+def test_a_large_table_is_fitted_when_asked(run_page, monkeypatch):
+    """Above EFFORT_AUTO_FIT_ROWS dialogues the forests are fitted on a button press, not on a
+    visit (10^6 rows would block the page for minutes); the page still ends with its next step.
+    Here the bound is lowered below the demo's dialogue count."""
+    from core import defaults
+
+    monkeypatch.setattr(defaults, "EFFORT_AUTO_FIT_ROWS", 10)
+    at = run_page(PAGE)
+    assert not at.exception and not at.error
+    assert any("so it starts when you ask" in i.value for i in at.info)
+    assert "Metrics" not in [s.value for s in at.subheader]  # nothing fitted yet
+    assert at.markdown[-1].value == "**Next: Trade-off**"
+    at.button(key="_w_eff_fit").click().run()
+    assert not at.exception and not at.error
+    assert "Metrics" in [s.value for s in at.subheader]
+    at.run()  # fitted for this table: no second ask
+    assert "Metrics" in [s.value for s in at.subheader]
+    assert not any("so it starts when you ask" in i.value for i in at.info)
