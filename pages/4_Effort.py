@@ -312,8 +312,15 @@ with st.expander("Model settings"):
         synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
                min_value=0, max_value=20, step=1)
 
-if table is None:
+def _stop(why: str) -> None:
+    """End the page early, still with its next step."""
+    next_step("2_Trade-off.py", "Trade-off", why)
     st.stop()
+
+
+if table is None:
+    _stop("The assignment works with the effort the dataset already has; to predict effort, "
+          "upload an annotation log above.")
 table_key = fingerprint(table)
 avail = {}
 for spec in ("D", "D+W", "W"):
@@ -336,11 +343,12 @@ for name in ss["eff_sets"]:
         specs[name] = name
 if ss["eff_eval"] == "split" and ss["eff_split_col"] is None:
     st.warning("Choose the split column, or switch to cross-validation.")
-    st.stop()
+    _stop("Or optimise the assignment with the effort the dataset already has.")
 if not specs:
     if notices:
         st.info("Notes: " + "; ".join(dict.fromkeys(notices)) + ".")
-    st.stop()
+    _stop("Choose a feature set above to fit the effort model, or optimise the assignment with "
+          "the effort the dataset already has.")
 
 if len(table) > defaults.EFFORT_AUTO_FIT_ROWS and ss.get("_eff_fit_for") != table_key:
     # a large table is fitted when asked: a visit must not block the page for minutes
@@ -349,9 +357,7 @@ if len(table) > defaults.EFFORT_AUTO_FIT_ROWS and ss.get("_eff_fit_for") != tabl
             f"on a small machine (about 18 s for 18,000 dialogues on 2 cores), so it starts when you "
             "ask.")
     if not st.button("Fit the effort model", type="primary", key="_w_eff_fit"):
-        next_step("2_Trade-off.py", "Trade-off",
-                  "Optimise the assignment; come back here to predict the effort first.")
-        st.stop()
+        _stop("Optimise the assignment; come back here to predict the effort first.")
     ss["_eff_fit_for"] = table_key
 
 results: dict[str, EffortResult] = {}
@@ -372,7 +378,8 @@ all_notices = effort_notices(notices, results)
 if all_notices:
     st.info("Notes: " + "; ".join(all_notices) + ".")
 if not results:
-    st.stop()
+    _stop("No effort model could be fitted (see above); the assignment works with the effort "
+          "the dataset already has.")
 
 # ----------------------------------------------------------------------------- results
 st.subheader("Metrics")
