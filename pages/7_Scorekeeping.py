@@ -103,13 +103,21 @@ with src_col:
                 "when neither is present and it cannot be inferred; it must agree with the logs.")
 with demo_col:
     st.write("")
-    seed = st.number_input("Demo seed", min_value=0, max_value=MAX_SEED, step=1, value=int(ss["sk_seed"]),
-                           help=range_help("The demo episodes are simulated by this project's code "
-                                f"({len(DEMO_PROFILES)} simulated answerers × 6 episodes), "
-                                "not copied from recorded runs.", 0, MAX_SEED))
-    if st.button("Show the simulated demo episodes", width="stretch"):
+    def _show_demo(seed_key: str | None = None) -> None:
         ss["sk_source"] = "demo"
-        ss["sk_seed"] = int(seed)
+        if seed_key is not None:
+            ss["sk_seed"] = int(ss[seed_key])
+
+    # a new seed shows its episodes at once (the QA saw the box say 3 over seed 0's episodes)
+    if ss.get("_w_sk_seed") != ss["sk_seed"]:
+        ss["_w_sk_seed"] = int(ss["sk_seed"])
+    st.number_input("Demo seed", min_value=0, max_value=MAX_SEED, step=1, key="_w_sk_seed",
+                    on_change=_show_demo, args=("_w_sk_seed",),
+                    help=range_help("The demo episodes are simulated by this project's code "
+                                    f"({len(DEMO_PROFILES)} simulated answerers × 6 episodes), "
+                                    "not copied from recorded runs; a new seed shows its episodes.",
+                                    0, MAX_SEED))
+    st.button("Show the simulated demo episodes", width="stretch", on_click=_show_demo)
 
 if uploads:
     files = [(u.name, u.getvalue()) for u in uploads]
