@@ -266,6 +266,9 @@ wrap = 70 if shown["episode"].str.len().max() * 5.5 > COLUMNS["episode"][2] - 16
 st.markdown("**Scores**")
 _show(shown, ["episode", "Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
               "Slot-Filling-Accuracy", "Aborted", "Success"], wrap=wrap)
+st.caption("**Success** and **Lose** are clembench's strict flags: Success is 1 only when every "
+           "probe was answered right and every slot was filled; any other played episode counts "
+           "as Lose, even with a high Main Score. Main Score is the graded measure.")
 st.markdown("**Rounds and requests**")
 _show(shown, ["episode", "slots", "scored rounds", "logged rounds", "Request Count", "Parsed Request Count",
               "Violated Request Count", "Request Success Ratio", "Lose", "matches recorded"], wrap=wrap)
