@@ -12,7 +12,9 @@ from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
 from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
-from pages._common import fmt, get_data, get_params, init_state, next_step, set_data, show_error, synced
+from core.sae import lambda_grid
+from pages._common import (data_lambda_range, fmt, get_data, get_params, init_state, next_step,
+                           set_data, show_error, synced)
 
 init_state()
 ss = st.session_state
@@ -141,7 +143,11 @@ with tab_cmp:
 
                 st.subheader("Effect on the sample assignment (paper Figure 4)")
                 params = get_params()
-                lams = tuple(np.round(np.arange(0, 50.0001, 0.5), 10))
+                # λ over the data's whole range (the Trade-off slider's grid), not a fixed 0-50:
+                # on efforts normalised to [0, 1] the curves stopped far before the machine alone
+                whole = data_lambda_range()
+                lams = (tuple(float(v) for v in lambda_grid(whole.upper, lower=whole.first))
+                        if whole.upper > 0 else (0.0,))
                 try:
                     points, curves = _sae(ss["data_key"], data, tuple(chosen), params.lam, params.n_human,
                                           params.mode, lams)
@@ -151,7 +157,8 @@ with tab_cmp:
                 if points is not None:
                     x = "time_cost" if data.has_effort else "time_cost_predicted"
                     st.caption(f"At {params.label}, each column in turn as the machine confidence (no extra "
-                               "constraints). Lines: λ from 0 to 50 at this N. Change N and λ on the Trade-off page. "
+                               f"constraints). Lines: λ from 0 to {lams[-1]:.4g} at this N (the active data's range, "
+                               "log-like steps). Change N and λ on the Trade-off page. "
                                "F1, precision and recall are macro averages over the classes."
                                + ("" if data.has_effort else " No ground-truth effort: the x axis is the "
                                   "predicted time cost."))

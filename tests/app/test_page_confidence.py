@@ -272,3 +272,29 @@ def test_one_epoch_is_singular(run_page, tiny_dir):
 def test_page_ends_with_the_next_step(run_page):
     at = run_page(PAGE)
     assert any(m.value == "**Next: Trade-off**" for m in at.markdown)
+
+
+def test_figure4_lines_span_the_datas_lambda_range(run_page, hmceval_tsv):
+    """The QA case: on the release (range 0 to 804.7) the lines stopped at a fixed λ = 50, far
+    before the machine alone; they now span the data's whole λ range, and reach time cost 0."""
+    import json
+
+    import numpy as np
+
+    data = prepare(load_table(hmceval_tsv), name="hmceval")
+    at = run_page(PAGE, state=_state(data))
+    assert not at.exception and not at.error
+    assert any("Lines: λ from 0 to 804.7 at this N" in c.value for c in at.caption)
+    spec = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    def values(v):  # plotly sends arrays as {"dtype", "bdata"} (base64)
+        import base64
+
+        import numpy as np
+
+        if isinstance(v, dict):
+            return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+        return np.asarray(v, dtype=float)
+
+    lines = [t for t in spec["data"] if t.get("mode") == "lines" and t.get("x") is not None]
+    lows = [float(np.nanmin(values(t["x"]))) for t in lines]
+    assert lines and all(low == 0 for low in lows), lows
