@@ -185,13 +185,19 @@ c = st.columns(6)
 c[0].metric("Conversations", f"{agg['num_conversations']}")
 c[1].metric("Success rate", fmt(agg["success_rate"], 3), help="Share of conversations with recall 1 and no "
                                                                  "incorrect action.")
-c[2].metric("Precision", fmt(agg["precision"], 3), help="Pooled matches / predictions.")
+c[2].metric("Precision", fmt(agg["precision"], 3), help="Pooled matches / predictions; 0 when "
+            "nothing was predicted (ToolTalk's convention).")
 c[3].metric("Recall", fmt(agg["recall"], 3), help="Pooled matches / ground-truth calls.")
 c[4].metric("Incorrect-action rate", fmt(agg["bad_action_rate"], 3), help="Pooled bad actions / actions.")
-c[5].metric("Action precision", fmt(agg["action_precision"], 3), help="Pooled valid actions / actions.")
+c[5].metric("Action precision", fmt(agg["action_precision"], 3), help="Pooled valid actions / actions; "
+            "1 when no action was predicted (none was wrong: ToolTalk's convention).")
 st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground-truth calls, {agg['matches']} "
            f"matches, {agg['actions']} predicted actions ({agg['bad_actions']} incorrect); mean soft success "
            f"{fmt(agg['soft_success_rate'], 3)}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
+if agg["predictions"] == 0 or agg["actions"] == 0:
+    st.caption("As in ToolTalk's scorer, precision is 0 when nothing was predicted and action "
+               "precision is 1 when no action was predicted (no action, so none was wrong); the "
+               "per-tool tables below show '—' where a rate has no denominator.")
 
 # Tables: short headers in words (the CSV's column name and its meaning in the tooltip), widths in
 # pixels that add up to at most 900 (the page's content at a 1,400 px window with the sidebar

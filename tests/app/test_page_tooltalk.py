@@ -332,3 +332,14 @@ def test_figures_explained(run_page):
     at = run_page(PAGE, state=EXACT)
     charts = at.get("plotly_chart")
     assert len(charts) == 3 and all(figure_problems(c) == [] for c in charts)
+
+
+def test_no_prediction_conventions_explained(run_page):
+    """With nothing predicted, ToolTalk's scorer gives precision 0 and action precision 1: the
+    page says so (the QA read the two cards as a contradiction)."""
+    at = run_page(PAGE, state=EXACT)
+    at.file_uploader[0].set_value([("none.json", _conv("none", [ALARM], []), "application/json")])
+    at.run()
+    assert not at.exception and not at.error
+    assert (_metrics(at)["Precision"], _metrics(at)["Action precision"]) == ("0.000", "1.000")
+    assert any("precision is 0 when nothing was predicted" in t for t in _texts(at.caption))
