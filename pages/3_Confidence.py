@@ -168,15 +168,21 @@ with tab_cmp:
                         "human_ratio": "human share", "time_cost": "time cost",
                         "time_cost_predicted": "predicted time cost", "f1": "F1",
                         "precision": "precision", "recall": "recall"})
-                    st.dataframe(show, hide_index=True, width="stretch",
+                    # headers in words and shares in % as on the Trade-off page (the values, and
+                    # the CSV from the table's toolbar, stay fractions)
+                    pct_cols = {"human share": "Human share", "time cost": "Time cost",
+                                "predicted time cost": "Predicted time cost",
+                                "accuracy": "Accuracy", "F1": "F1 (macro)",
+                                "precision": "Precision (macro)", "recall": "Recall (macro)"}
+                    st.dataframe(show, hide_index=True, width="stretch", placeholder="—",
                                  column_config={
+                                     "confidence column": st.column_config.TextColumn(
+                                         "Confidence column"),
                                      "to humans": st.column_config.NumberColumn(
-                                         format="%d", help="Samples the assignment sends to humans"),
-                                     "human share": st.column_config.NumberColumn(format="percent"),
-                                     "accuracy": st.column_config.NumberColumn(format="percent"),
-                                     **{k: st.column_config.NumberColumn(format="%.4f")
-                                        for k in show.columns[4:] if k != "accuracy"},
-                                     show.columns[3]: st.column_config.NumberColumn(format="%.4f")})
+                                         "To humans", format="localized",
+                                         help="Samples the assignment sends to humans"),
+                                     **{k: st.column_config.NumberColumn(label, format="percent")
+                                        for k, label in pct_cols.items() if k in show.columns}})
                     st.plotly_chart(sae_estimators_figure(points, curves, x=x, machine_only=cmp.accuracy),
                                     width="stretch", key="mce_sae")
 
