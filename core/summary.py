@@ -175,6 +175,19 @@ def _nan(x: Any) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
+def effort_clause(effort: dict[str, Any]) -> str | None:
+    """The effort of a round (planned or done) against labelling everything, in words, e.g.
+    ``"41% of the annotation effort of labelling everything (59% saved)"``; None without an
+    ``effort_share``. ``effort`` as :func:`core.workspace.rounds.effort_summary` gives it."""
+    share = effort.get("effort_share")
+    if share is None:
+        return None
+    what = ("annotation effort" if effort.get("effort_unit") == "human_effort"
+            else "predicted annotation effort")
+    return (f"{_whole_pct(share)} of the {what} of labelling everything "
+            f"({_whole_pct(1 - share)} saved)")
+
+
 def round_sentence(summary: dict[str, Any]) -> str:
     """The plain-language result of an evaluation round (:func:`core.workspace.rounds.round_summary`).
 
@@ -188,12 +201,8 @@ def round_sentence(summary: dict[str, Any]) -> str:
     """
     eff = summary["effort"]
     text = f"Humans labelled {eff['rows_labelled']:,} of {eff['rows_total']:,} samples"
-    share = eff.get("effort_share")
-    if share is not None:
-        what = ("annotation effort" if eff.get("effort_unit") == "human_effort"
-                else "predicted annotation effort")
-        text += (f", {_whole_pct(share)} of the {what} of labelling everything "
-                 f"({_whole_pct(1 - share)} saved)")
+    if (clause := effort_clause(eff)) is not None:
+        text += f", {clause}"
     acc = ((summary.get("estimate") or {}).get("accuracy") or {})
     if acc.get("estimate") is not None:
         text += f"; the final labels are estimated {pct(acc['estimate'])} accurate"

@@ -20,6 +20,7 @@ from core.evaluation.estimate import estimate
 from core.evaluation.guarantee import certify
 from core.evaluation.imports import join_labels, refuse_outside_queue
 from core.sae import gains
+from core.summary import effort_clause
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
@@ -279,11 +280,8 @@ def outlook_sentence(outlook: dict[str, Any], parts: list[tuple[str, int]]) -> s
     """
     text = (f"Humans will label {outlook['rows_labelled']:,} of {outlook['rows_total']:,} "
             f"samples ({' + '.join(f'{n:,} {what}' for what, n in parts)})")
-    share = outlook.get("effort_share")
-    if share is not None:
-        what = ("annotation effort" if outlook.get("effort_unit") == "human_effort"
-                else "predicted annotation effort")
-        text += f": about {share:.0%} of the {what} of labelling everything ({1 - share:.0%} saved)"
+    if (clause := effort_clause(outlook)) is not None:  # the result's own wording
+        text += f": about {clause}"
     return text + "."
 
 
