@@ -9,7 +9,8 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.turns import turn_figure
 from core.turns import per_turn_from, turn_base_for
-from pages._common import current_assignment, get_data, get_params, init_state, next_step, show_error
+from pages._common import (column_config, current_assignment, get_data, get_params, init_state, next_step,
+                           show_error)
 
 init_state()
 data = get_data()
@@ -79,24 +80,10 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
     "small": ("Under 5%", "small: the turn holds under 5% of the samples (wide intervals)", 80),
 }
 
-
-def _config(df: pd.DataFrame, order: list[str], *, helps: dict | None = None,
-            widths: dict | None = None) -> dict:
-    """Header, tooltip and width of each shown column; the column type from its values."""
-    config = {}
-    for col in order:
-        label, help_, width = COLUMNS[col]
-        kind = df[col].dtype.kind
-        cls = (st.column_config.CheckboxColumn if kind == "b" else
-               st.column_config.NumberColumn if kind in "iuf" else st.column_config.TextColumn)
-        config[col] = cls(label, help=(helps or {}).get(col, help_), width=(widths or {}).get(col, width))
-    return config
-
-
 order = [c for c in COLUMNS if c in table]
 shares = [c for c in order if table[c].dtype.kind == "f" and c != "mean_confidence"]
 st.dataframe(table.style.format("{:.1%}", subset=shares).format("{:.3f}", subset=["mean_confidence"]),
-             hide_index=True, width="stretch", column_order=order, column_config=_config(table, order),
+             hide_index=True, width="stretch", column_order=order, column_config=column_config(table, order, COLUMNS),
              placeholder=MISSING)
 st.caption(f"Shares in % ({MISSING}: unavailable, e.g. reliability without gold labels, time cost without "
            "an effort column). Hover over a header for its definition; the CSV holds the same values as "
@@ -115,7 +102,7 @@ if ci:
                               **{k: [_interval(lo, hi) for lo, hi in zip(table[f"{k}_lo"], table[f"{k}_hi"])]
                                  for k in ci}})
     st.dataframe(intervals, hide_index=True, width="stretch", placeholder=MISSING,
-                 column_config=_config(intervals, ["turn", *ci], widths={k: 125 for k in ci},
+                 column_config=column_config(intervals, ["turn", *ci], COLUMNS, widths={k: 125 for k in ci},
                                        helps={k: f"{k}_lo, {k}_hi: 95% interval of "
                                                  + COLUMNS[k][1].split(": ", 1)[1] for k in ci}))
     st.download_button("Download the intervals (CSV)",

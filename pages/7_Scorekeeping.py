@@ -28,7 +28,7 @@ from core.figures.scorekeeping import (
     score_text,
 )
 from core.serialize import dumps
-from pages._common import fmt, init_state, next_step, range_help, show_error, synced
+from pages._common import column_config, fmt, init_state, next_step, range_help, show_error, synced
 
 # Canonical state of this page (st.session_state):
 #   sk_source   "demo" or "upload": which episodes are shown
@@ -211,14 +211,7 @@ def _as_text(df: pd.DataFrame, columns, *, aborted, digits: int = 4) -> pd.DataF
 def _show(df: pd.DataFrame, order: list[str], *, wrap: int = 35, height: int | str = "auto") -> None:
     """One table: the columns in ``order`` with their header, tooltip and width; scores written as
     text aligned right like the numbers."""
-    config = {}
-    for col in order:
-        label, help_, width = COLUMNS[col]
-        if df[col].dtype.kind in "iuf":
-            config[col] = st.column_config.NumberColumn(label, help=help_, width=width)
-        else:
-            config[col] = st.column_config.TextColumn(label, help=help_, width=width,
-                                                      alignment="right" if col in SCORES_AS_TEXT else None)
+    config = column_config(df, order, COLUMNS, right=SCORES_AS_TEXT)
     st.dataframe(df, hide_index=True, width="stretch", column_order=order, column_config=config,
                  row_height=wrap, height=height, placeholder=ABSENT_TEXT)
 

@@ -329,6 +329,27 @@ def range_help(help: str | None, lo: float | None, hi: float | None) -> str | No
     return f"{help} {allowed}" if help else allowed
 
 
+def column_config(df: pd.DataFrame, order: list[str], columns: dict, *, helps: dict | None = None,
+                  widths: dict | None = None, right: set | frozenset = frozenset()) -> dict:
+    """``st.dataframe``'s column_config for the columns in ``order``: header, tooltip and width in
+    pixels from ``columns`` (column -> (header, tooltip, width, ...); ``helps`` and ``widths``
+    override), the column type from its values (checkbox, number, else text; the text columns in
+    ``right`` aligned right, as numbers written as text)."""
+    config = {}
+    for col in order:
+        label, help_, width = columns[col][:3]
+        kind = df[col].dtype.kind
+        kwargs = {"help": (helps or {}).get(col, help_), "width": (widths or {}).get(col, width)}
+        if kind == "b":
+            config[col] = st.column_config.CheckboxColumn(label, **kwargs)
+        elif kind in "iuf":
+            config[col] = st.column_config.NumberColumn(label, **kwargs)
+        else:
+            config[col] = st.column_config.TextColumn(
+                label, alignment="right" if col in right else None, **kwargs)
+    return config
+
+
 def next_step(page: str | None, label: str, why: str = "") -> None:
     """End a page with the next step of the workflow: a link to ``pages/<page>``, or, when
     ``page`` is None, a step on this same page (shown as text).
