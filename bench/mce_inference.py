@@ -7,10 +7,14 @@ first ``--n`` (context, response) pairs of ``../shared/data/diasafety/test.json`
 ``--runs`` runs (the settings interleaved), in samples/s:
 
 - float32, batch 128, torch's default thread count (what the code did before issue 11);
-- as configured (the default batch size, thread choice and ``cpu_precision`` of the code);
-- float32: batch 128 / 32 with 1 thread, batch 32 with 2 threads (forced);
-- bfloat16 autocast: batch 32 / 64 with 1 thread, batch 32 with 2 threads;
-- int8 dynamic quantization: batch 32 with 1 thread.
+- as configured (the default batch size, thread choice, ``cpu_precision`` and
+  ``lean_inference`` of the code);
+- the ``transformers`` forward: float32 batch 32 with 1 and 2 threads, bfloat16 autocast batch
+  32 with 1 and 2 threads, int8 dynamic quantization batch 32 with 1 thread;
+- the lean BERT forward (``core.mce.lean``): float32 batch 32 with 2 threads, bfloat16 batch 32
+  with 1 and 2 threads, batch 64 with 2 threads.
+
+The last lines say what computed the features in each setting (``inference_path_``).
 
 Batches are cut from the inputs sorted by length and padded to their longest input
 (``core.mce.inputs.pad_batch``); the mean and longest token counts are printed. The accuracy of
@@ -85,8 +89,15 @@ def main() -> int:
 
     default_threads = torch.get_num_threads()
 
-    def once(batch: int | None, threads: int | None, precision: str | None) -> float:
+    has_lean = hasattr(clf.config, "lean_inference")
+    default_lean = getattr(clf.config, "lean_inference", False)
+    paths: dict[str, str] = {}
+
+    def once(name: str, batch: int | None, threads: int | None, precision: str | None,
+             lean: bool | None = None) -> float:
         clf.config.eval_batch_size = default_bs if batch is None else batch
+        if has_lean:
+            clf.config.lean_inference = default_lean if lean is None else lean
         if has_precision:
             clf.config.cpu_precision = default_precision if precision is None else precision
         before = torch.get_num_threads()
@@ -99,30 +110,38 @@ def main() -> int:
         try:
             t0 = time.perf_counter()
             clf.predict_output(texts, contexts=contexts, **kwargs)
-            return time.perf_counter() - t0
+            elapsed = time.perf_counter() - t0
+            paths[name] = getattr(clf, "inference_path_", "transformers forward")
+            return elapsed
         finally:
             torch.set_num_threads(before)
 
+    plain = False if has_lean else None
     settings = [
         (f"float32, batch 128, {default_threads} threads (torch's default; before issue 11)",
-         128, default_threads, "float32"),
-        (f"as configured (batch {default_bs}, {default_precision}, the code's threads)", None, None, None),
-        ("float32, batch 128, 1 thread", 128, 1, "float32"),
-        ("float32, batch 32, 1 thread", 32, 1, "float32"),
-        ("float32, batch 32, 2 threads", 32, 2, "float32"),
+         128, default_threads, "float32", plain),
+        (f"as configured (batch {default_bs}, {default_precision}, the code's threads)", None, None, None, None),
+        ("float32, batch 32, 1 thread", 32, 1, "float32", plain),
+        ("float32, batch 32, 2 threads", 32, 2, "float32", plain),
     ]
     if has_precision:
         settings += [
-            ("bfloat16, batch 32, 1 thread", 32, 1, "bfloat16"),
-            ("bfloat16, batch 64, 1 thread", 64, 1, "bfloat16"),
-            ("bfloat16, batch 32, 2 threads", 32, 2, "bfloat16"),
-            ("int8, batch 32, 1 thread", 32, 1, "int8"),
+            ("bfloat16 autocast, batch 32, 1 thread", 32, 1, "bfloat16", plain),
+            ("bfloat16 autocast, batch 32, 2 threads (before the lean forward)", 32, 2, "bfloat16", plain),
+            ("int8, batch 32, 1 thread", 32, 1, "int8", plain),
+        ]
+    if has_lean:
+        settings += [
+            ("lean float32, batch 32, 2 threads", 32, 2, "float32", True),
+            ("lean bfloat16, batch 32, 1 thread", 32, 1, "bfloat16", True),
+            ("lean bfloat16, batch 32, 2 threads", 32, 2, "bfloat16", True),
+            ("lean bfloat16, batch 64, 2 threads", 64, 2, "bfloat16", True),
         ]
     ref0 = reference()
     times: dict[str, list[float]] = {name: [] for name, *_ in settings}
     for _ in range(args.runs):  # interleaved, so a change of load hits every setting alike
-        for name, batch, threads, precision in settings:
-            times[name].append(once(batch, threads, precision))
+        for name, *setting in settings:
+            times[name].append(once(name, *setting))
     ref = statistics.median([ref0, reference()])
     print(f"reference: one stable argsort of 100,000 floats = {ref * 1e3:.3f} ms")
     print(f"{'setting (median of ' + str(args.runs) + ' interleaved runs)':<72} {'samples/s':>10} "
@@ -131,6 +150,9 @@ def main() -> int:
     for name, *_ in settings:
         t = statistics.median(times[name])
         print(f"{name:<72} {len(texts) / t:>10.1f} {t:>10.2f} {t / ref:>8.0f} {base / t:>8.2f}x")
+    print("what computed the features:")
+    for name, *_ in settings:
+        print(f"  {name}: {paths.get(name, '?')}")
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     return 0
 

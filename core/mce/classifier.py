@@ -40,6 +40,7 @@ from core.errors import DataError
 from core.mce.confidence import TrainingStopped
 from core.mce.encoder import build_network, check_model_dir, default_model_dir, load_encoder, load_tokenizer
 from core.mce.inference import inference_precision, quantized_network, score_encoded
+from core.mce.lean import lean_encoder, parameters_version
 from core.mce.inputs import Encoded, encode_labels, encode_pairs, normalize_context, pad_batch, text_pairs
 from core.mce.persistence import (
     FORMAT_NAME,
@@ -176,20 +177,39 @@ class TextClassifier:
         if not hasattr(self, "net_"):
             raise DataError("the classifier is not trained: call fit or load first")
 
-    def _inference_net(self) -> tuple[Any, bool]:
-        """``(network, bf16)``: what scores under the setting ``cpu_precision`` on this device.
+    def _inference_net(self) -> tuple[Any, bool, Any]:
+        """``(network, bf16, lean)``: what scores under the settings ``cpu_precision`` and
+        ``lean_inference`` on this device.
 
-        ``"int8"``: the int8 copy of ``net_`` (made once per network and kept; ``net_`` itself
-        where this torch cannot quantize); ``"bfloat16"``: ``net_`` under bfloat16 autocast.
+        ``"int8"``: the int8 copy of ``net_`` (made once per network and kept; float32 where
+        this torch cannot quantize); ``"bfloat16"``: ``net_`` under bfloat16 autocast.
+        ``lean``: a :class:`~core.mce.lean.LeanBert` of ``net_``'s encoder in that precision
+        (rebuilt when the weights change), or None. :attr:`inference_path_` says which ran.
         """
         precision = inference_precision(self.config.cpu_precision, self.device_)
-        if precision != "int8":
-            return self.net_, precision == "bfloat16"
-        cached = getattr(self, "_int8_", None)
-        if cached is None or cached[0] is not self.net_:
-            cached = (self.net_, quantized_network(self.net_))
-            self._int8_ = cached
-        return (cached[1] if cached[1] is not None else self.net_), False
+        if precision == "int8":
+            cached = getattr(self, "_int8_", None)
+            if cached is None or cached[0] is not self.net_:
+                cached = (self.net_, quantized_network(self.net_))
+                self._int8_ = cached
+            if cached[1] is not None:
+                self.inference_path_ = "transformers forward, int8"
+                return cached[1], False, None
+            precision = "float32"  # this torch cannot quantize
+        bf16 = precision == "bfloat16"
+        on_cpu = str(self.device_).startswith("cpu")
+        path = f"transformers forward, {precision}" + (" autocast" if bf16 else "")
+        lean = None
+        if self.config.lean_inference and on_cpu:
+            key = (self.net_, parameters_version(self.net_.encoder), bf16)
+            cached = getattr(self, "_lean_", None)
+            if cached is None or cached[0][0] is not key[0] or cached[0][1:] != key[1:]:
+                cached = (key, *lean_encoder(self.net_.encoder, bf16=bf16))
+                self._lean_ = cached
+            lean = cached[1]
+            path = cached[2] if lean is not None else f"{path} ({cached[2]})"
+        self.inference_path_ = path
+        return self.net_, bf16, lean
 
     def predict_output(
         self,
@@ -227,11 +247,11 @@ class TextClassifier:
         self._require_fitted()
         encoded = self._encoded(texts, contexts)
         n = len(encoded)
-        net, bf16 = self._inference_net()
+        net, bf16, lean = self._inference_net()
         proba, feats = score_encoded(
             net, encoded, n_classes=len(self.classes_), batch=self._batch,
             batch_size=self.config.eval_batch_size, device=self.device_, progress=progress,
-            should_stop=should_stop, n_threads=n_threads, bf16=bf16,
+            should_stop=should_stop, n_threads=n_threads, bf16=bf16, lean=lean,
         )
         label_index = proba.argmax(axis=1) if n else np.empty(0, dtype=int)
         return ClassifierOutput(

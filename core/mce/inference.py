@@ -127,6 +127,7 @@ def score_encoded(
     should_stop: Callable[[], bool] | Any = None,
     n_threads: int | None = None,
     bf16: bool = False,
+    lean: Callable[..., Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(proba, features)`` of the encoded samples, in their order.
 
@@ -138,6 +139,8 @@ def score_encoded(
     processors idle now (:func:`~core.mce.runtime.free_cores`) when there is more than one
     batch on the CPU, else the current count. ``bf16``: the encoder runs under
     ``torch.autocast("cpu", torch.bfloat16)``, the head in float32 on the features.
+    ``lean``: a :class:`~core.mce.lean.LeanBert` of ``net``'s encoder (built in the precision
+    wanted) computes the features instead of ``net.features``; ``bf16`` is then ignored.
 
     Raises
     ------
@@ -163,8 +166,11 @@ def score_encoded(
             if stop_requested(should_stop):
                 raise TrainingStopped("inference stopped")
             idx = order[start : start + bs]
-            with cast():
-                f = net.features(**batch(encoded, idx))
+            if lean is not None:
+                f = lean(**batch(encoded, idx))
+            else:
+                with cast():
+                    f = net.features(**batch(encoded, idx))
             f = f.float()
             logits = net.head(f)  # float32 (dropout is the identity in eval mode)
             proba[idx] = torch.softmax(logits.double(), dim=-1).cpu().numpy()

@@ -47,6 +47,12 @@ class ClassifierConfig:
         probabilities within 0.001. ``"int8"``: the encoder's Linear layers quantized to int8,
         about 3x faster, but about 10% of the labels change (opt-in). ``"auto"``:
         ``"bfloat16"`` where the CPU has native bfloat16, else ``"float32"``.
+    lean_inference : bool, default=True
+        On a CPU in float32 or bfloat16, compute the features of a BERT-architecture encoder
+        with :class:`~core.mce.lean.LeanBert` (fused projections, packed weights, the first
+        token only in the last layer): the same function as the ``transformers`` forward with
+        less work, 1.3-1.4x faster (``bench/mce_inference.py``). Other encoders, a GPU and
+        ``"int8"`` use the ``transformers`` forward; so does False.
     dropout : float, default=0.1
         Dropout of the classification head and of the encoder's hidden/attention layers.
     learning_rate : float, default=5e-5
@@ -72,6 +78,7 @@ class ClassifierConfig:
     batch_size: int = 64
     eval_batch_size: int = 32
     cpu_precision: str = "auto"
+    lean_inference: bool = True
     dropout: float = 0.1
     learning_rate: float = 5e-5
     weight_decay: float = 0.0
@@ -98,6 +105,7 @@ class ClassifierConfig:
             ("max_grad_norm", math.isfinite(float(self.max_grad_norm)) and float(self.max_grad_norm) >= 0.0),
             ("seed", isinstance(self.seed, int)),
             ("group_by_length", isinstance(self.group_by_length, bool)),
+            ("lean_inference", isinstance(self.lean_inference, bool)),
             ("cpu_precision", self.cpu_precision in CPU_PRECISIONS),
         ]
         for name, ok in checks:
