@@ -9,10 +9,11 @@ first ``--n`` (context, response) pairs of ``../shared/data/diasafety/test.json`
 - float32, batch 128, torch's default thread count (what the code did before issue 11);
 - as configured (the default batch size, thread choice, ``cpu_precision`` and
   ``lean_inference`` of the code);
-- the ``transformers`` forward: float32 batch 32 with 1 and 2 threads, bfloat16 autocast batch
+- the ``transformers`` forward, batches without a token bound (as before): float32 batch 32 with 1 and 2 threads, bfloat16 autocast batch
   32 with 1 and 2 threads, int8 dynamic quantization batch 32 with 1 thread;
-- the lean BERT forward (``core.mce.lean``): float32 batch 32 with 2 threads, bfloat16 batch 32
-  with 1 and 2 threads, batch 64 with 2 threads.
+- the lean BERT forward (``core.mce.lean``) with the token bound of the batches
+  (``eval_batch_tokens``): float32 batch 32 with 2 threads, bfloat16 batch 32 with 1 and 2
+  threads, batch 64 with 2 threads.
 
 The last lines say what computed the features in each setting (``inference_path_``).
 
@@ -93,9 +94,14 @@ def main() -> int:
     default_lean = getattr(clf.config, "lean_inference", False)
     paths: dict[str, str] = {}
 
+    has_tokens = hasattr(clf.config, "eval_batch_tokens")
+    default_tokens = getattr(clf.config, "eval_batch_tokens", 0)
+
     def once(name: str, batch: int | None, threads: int | None, precision: str | None,
              lean: bool | None = None) -> float:
         clf.config.eval_batch_size = default_bs if batch is None else batch
+        if has_tokens:  # the transformers rows as before the lean forward: no token bound
+            clf.config.eval_batch_tokens = 0 if lean is False else default_tokens
         if has_lean:
             clf.config.lean_inference = default_lean if lean is None else lean
         if has_precision:

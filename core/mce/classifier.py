@@ -250,7 +250,8 @@ class TextClassifier:
         net, bf16, lean = self._inference_net()
         proba, feats = score_encoded(
             net, encoded, n_classes=len(self.classes_), batch=self._batch,
-            batch_size=self.config.eval_batch_size, device=self.device_, progress=progress,
+            batch_size=self.config.eval_batch_size, max_tokens=self.config.eval_batch_tokens or None,
+            device=self.device_, progress=progress,
             should_stop=should_stop, n_threads=n_threads, bf16=bf16, lean=lean,
         )
         label_index = proba.argmax(axis=1) if n else np.empty(0, dtype=int)

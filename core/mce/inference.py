@@ -39,6 +39,7 @@ __all__ = [
     "cpu_has_native_bf16",
     "inference_precision",
     "quantized_network",
+    "length_batches",
     "score_encoded",
 ]
 
@@ -115,6 +116,27 @@ def quantized_network(net: Any) -> Any | None:
     return qnet.eval()
 
 
+def length_batches(lengths: Sequence[int], batch_size: int, max_tokens: int | None = None) -> list[list[int]]:
+    """Inference batches: the sample indices sorted by length (stable), cut into runs of at most
+    ``batch_size`` samples whose padded size (samples x longest length) is at most
+    ``max_tokens`` (a longer single sample makes a batch of its own).
+
+    Sorting by length keeps the padding small; the token bound cuts it further in the long tail,
+    where lengths grow fastest, while short samples keep full batches.
+    """
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    out: list[list[int]] = []
+    cur: list[int] = []
+    for i in order:
+        if cur and (len(cur) >= batch_size or (max_tokens is not None and (len(cur) + 1) * lengths[i] > max_tokens)):
+            out.append(cur)
+            cur = []
+        cur.append(i)
+    if cur:
+        out.append(cur)
+    return out
+
+
 def score_encoded(
     net: Any,
     encoded: Encoded,
@@ -128,11 +150,13 @@ def score_encoded(
     n_threads: int | None = None,
     bf16: bool = False,
     lean: Callable[..., Any] | None = None,
+    max_tokens: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(proba, features)`` of the encoded samples, in their order.
 
-    Batches are cut from the samples sorted by length and padded to their longest sample
-    (``batch``, :func:`~core.mce.inputs.pad_batch`). ``proba`` has shape (n_samples, n_classes),
+    Batches are cut from the samples sorted by length (:func:`length_batches`: at most
+    ``batch_size`` samples and ``max_tokens`` padded tokens each) and padded to their longest
+    sample (``batch``, :func:`~core.mce.inputs.pad_batch`). ``proba`` has shape (n_samples, n_classes),
     softmax in float64; ``features`` (n_samples, hidden_size), float32. ``net`` is a network of
     :func:`~core.mce.encoder.build_network` (``features(**inputs)`` and ``head``).
     ``n_threads`` torch threads on the CPU for this call (restored after); default: the
@@ -153,19 +177,17 @@ def score_encoded(
     hidden = int(net.head.in_features)
     proba = np.empty((n, n_classes), dtype=np.float64)
     feats = np.empty((n, hidden), dtype=np.float32)
-    order = sorted(range(n), key=lambda i: len(encoded[i]["input_ids"]))  # less padding
-    bs = batch_size
-    total = math.ceil(n / bs)
+    batches = length_batches([len(e["input_ids"]) for e in encoded], batch_size, max_tokens)
+    total = len(batches)
     net.eval()
     if n_threads is None:
         on_cpu = str(device).startswith("cpu")
         n_threads = free_cores() if on_cpu and total > 1 else torch.get_num_threads()
     cast = (lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if bf16 else contextlib.nullcontext
     with torch_threads(n_threads), torch.inference_mode():
-        for b, start in enumerate(range(0, n, bs), start=1):
+        for b, idx in enumerate(batches, start=1):
             if stop_requested(should_stop):
                 raise TrainingStopped("inference stopped")
-            idx = order[start : start + bs]
             if lean is not None:
                 f = lean(**batch(encoded, idx))
             else:

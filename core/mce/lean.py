@@ -152,9 +152,9 @@ class LeanBert:
                 q, x = q[:, :, :1], x[:, :1]
             a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
             a = a.transpose(1, 2).reshape(n, -1, hidden)
-            x = p["norm1"](self._linear(a, p["out"]).float() + x)
+            x = p["norm1"](torch.add(x, self._linear(a, p["out"])))  # float32 sum, as under autocast
             h = self._linear(x.to(self.dtype), p["up"], gelu=True)
-            x = p["norm2"](self._linear(h, p["down"]).float() + x)
+            x = p["norm2"](torch.add(x, self._linear(h, p["down"])))
         return x[:, 0]
 
 

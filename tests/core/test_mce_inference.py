@@ -196,3 +196,37 @@ def test_setting_saved_and_older_files_default_to_auto(fitted, tmp_path):
     assert loaded.config.cpu_precision == "auto"
     texts = POS + NEG
     assert np.array_equal(loaded.predict_proba(texts), fitted.predict_proba(texts))
+
+
+def test_length_batches_by_count_and_padded_tokens():
+    from core.mce.inference import length_batches
+
+    lengths = [5, 40, 3, 40, 10, 12, 90, 4]
+    # sorted by length (stable): 2(3) 7(4) 0(5) 4(10) 5(12) 1(40) 3(40) 6(90)
+    assert length_batches(lengths, 3) == [[2, 7, 0], [4, 5, 1], [3, 6]]
+    # at most 80 padded tokens: 4 x 12 = 48 fits, a 40 joins only a batch of one 40 (2 x 40 = 80)
+    assert length_batches(lengths, 8, 80) == [[2, 7, 0, 4, 5], [1, 3], [6]]
+    assert length_batches(lengths, 8, 10) == [[2, 7], [0], [4], [5], [1], [3], [6]]  # 90 > 10: alone
+    assert length_batches([], 4, 100) == []
+    every = length_batches(lengths, 2, 50)
+    assert sorted(i for b in every for i in b) == list(range(8))
+    assert all(len(b) <= 2 and (len(b) == 1 or len(b) * max(lengths[i] for i in b) <= 50) for b in every)
+
+
+def test_token_bound_setting_keeps_the_outputs(fitted):
+    texts, contexts = (POS + NEG) * 2, CONTEXTS * 2
+    before = fitted.config.eval_batch_tokens
+    try:
+        totals = []
+        fitted.config.eval_batch_tokens = 0
+        unbounded = _score(fitted, texts, contexts, precision="float32", progress=lambda d, t, m: totals.append(t))
+        fitted.config.eval_batch_tokens = 20  # a few samples per batch
+        bounded = _score(fitted, texts, contexts, precision="float32", progress=lambda d, t, m: totals.append(t))
+    finally:
+        fitted.config.eval_batch_tokens = before
+    batch = fitted.config.eval_batch_size
+    assert totals[0] == -(-len(texts) // batch) and totals[-1] > len(texts) // 5  # every input > 5 tokens
+    assert np.abs(bounded.proba - unbounded.proba).max() < 1e-5
+    assert (bounded.labels == unbounded.labels).all()
+    with pytest.raises(DataError, match="eval_batch_tokens"):
+        ClassifierConfig(eval_batch_tokens=-1).validate()
