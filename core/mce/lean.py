@@ -26,7 +26,13 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LeanBert", "lean_encoder", "parameters_version"]
+__all__ = ["SHORT_ATTENTION", "LeanBert", "lean_encoder", "parameters_version"]
+
+#: Batches padded to at most this many tokens compute attention as two batched matrix
+#: products with a float32 softmax between them; longer ones use torch's fused
+#: ``scaled_dot_product_attention``, whose CPU kernel is 2-2.5x slower on short inputs with
+#: 32-wide heads but faster from about 100 tokens on (``bench/mce_inference.py``).
+SHORT_ATTENTION = 64
 
 
 def parameters_version(module: Any) -> tuple[int, ...]:
@@ -143,14 +149,21 @@ class LeanBert:
         x = self.embeddings(input_ids=input_ids, token_type_ids=token_type_ids).float()
         n, t, hidden = x.shape
         keep = attention_mask[:, None, None, :].bool()
-        mask = None if bool(keep.all()) else torch.zeros(keep.shape, dtype=self.dtype).masked_fill(~keep, float("-inf"))
+        mask = None if bool(keep.all()) else torch.zeros(keep.shape).masked_fill(~keep, float("-inf"))
+        scale = self.head_size ** -0.5
         last = len(self.layers) - 1
         for i, p in enumerate(self.layers):
             qkv = self._linear(x.to(self.dtype), p["qkv"]).view(n, t, 3, self.heads, self.head_size)
             q, k, v = (part.transpose(1, 2) for part in qkv.unbind(2))
             if i == last:  # only the first token's output is read
                 q, x = q[:, :, :1], x[:, :1]
-            a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+            if t <= SHORT_ATTENTION:  # scores as one batched product, softmax in float32
+                s = torch.matmul(q, k.transpose(-1, -2)).float().mul_(scale)
+                if mask is not None:
+                    s.add_(mask)
+                a = torch.matmul(torch.softmax(s, dim=-1).to(self.dtype), v)
+            else:
+                a = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mask.to(self.dtype))
             a = a.transpose(1, 2).reshape(n, -1, hidden)
             x = p["norm1"](torch.add(x, self._linear(a, p["out"])))  # float32 sum, as under autocast
             h = self._linear(x.to(self.dtype), p["up"], gelu=True)
