@@ -5,7 +5,7 @@ CPU, more when it is busy). Fine-tunes the classifier once on a stratified subsa
 ``../shared/data/diasafety/train.json`` (default 1,000 rows, 1 epoch, batch 32; the subsample
 as in ``bench/mce.py``), or loads one saved with ``--model DIR`` (``--save DIR`` keeps the one
 trained here), then scores the whole ``test.json`` (and the training subsample, for the trust
-score) with each ``cpu_precision`` on the same weights, one thread, and prints per precision:
+score) with each ``cpu_precision``, through the transformers forward and the lean one (``lean_inference``), on the same weights, one thread, and prints per setting:
 
 - test accuracy, and its difference to float32 (the target of issue 11: within 0.5 points);
 - the share of test samples whose predicted label changed, the largest absolute change of a
@@ -37,7 +37,14 @@ from core.mce.metrics import confidence_report  # noqa: E402
 from mce import stratified_subsample  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "diasafety"
-PRECISIONS = ("float32", "bfloat16", "int8")
+#: (row name, cpu_precision, lean_inference): the reference first.
+SETTINGS = (
+    ("float32", "float32", False),
+    ("bf16 auto", "bfloat16", False),
+    ("f32 lean", "float32", True),
+    ("bf16 lean", "bfloat16", True),
+    ("int8", "int8", False),
+)
 
 
 def main() -> int:
@@ -71,8 +78,9 @@ def main() -> int:
     y_train = np.searchsorted(np.asarray(clf.classes_, dtype=object).astype(str),
                               train["label"].astype(str).to_numpy())
     out, speed = {}, {}
-    for precision in PRECISIONS:
-        clf.config.cpu_precision = precision
+    for precision, setting, lean in SETTINGS:
+        clf.config.cpu_precision = setting
+        clf.config.lean_inference = lean
         t = time.perf_counter()
         out[precision] = clf.predict_output(test["response"].tolist(), contexts=test["context"].tolist(),
                                             n_threads=1)
@@ -82,9 +90,9 @@ def main() -> int:
     ref = out["float32"]
     acc_ref = float(np.mean(ref.labels == gold))
     print()
-    print(f"{'precision':<10} {'accuracy':>9} {'vs f32':>8} {'changed':>8} {'max |dp|':>9} "
+    print(f"{'setting':<10} {'accuracy':>9} {'vs f32':>8} {'changed':>8} {'max |dp|':>9} "
           f"{'feat med':>9} {'feat max':>9} {'TS AUC':>7} {'samples/s':>10}")
-    for precision in PRECISIONS:
+    for precision, *_ in SETTINGS:
         o, tr = out[precision], out[precision + " train"]
         acc = float(np.mean(o.labels == gold))
         changed = float(np.mean(o.label_index != ref.label_index))
@@ -94,6 +102,9 @@ def main() -> int:
         auc = confidence_report(gold, o.labels, {"ts": ts.predict(o.features, o.label_index)})["ts"]["auc"]
         print(f"{precision:<10} {100 * acc:>8.2f}% {100 * (acc - acc_ref):>+7.2f} {100 * changed:>7.2f}% "
               f"{dp:>9.4f} {np.median(rel):>9.4f} {rel.max():>9.4f} {auc:>7.4f} {speed[precision]:>10.1f}")
+    print("rows: float32 = the transformers forward in float32 (the reference); bf16 auto = it under "
+          "bfloat16 autocast; f32 lean / bf16 lean = core.mce.lean (lean_inference, the default); "
+          "int8 = dynamic quantization")
     return 0
 
 

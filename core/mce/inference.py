@@ -17,6 +17,11 @@ The precision of CPU inference (the setting ``cpu_precision`` of
   Opt-in only.
 - ``"float32"``: the trained network as it is.
 - ``"auto"`` (default): ``"bfloat16"`` where the CPU has native bfloat16, else ``"float32"``.
+
+In float32 and bfloat16 a BERT-architecture encoder is computed on the CPU by
+:class:`~core.mce.lean.LeanBert` (the setting ``lean_inference``): in bfloat16 it rounds where
+the autocast forward above does (matrix products in bfloat16, sums and normalisations in
+float32) and runs about 1.4x its speed.
 """
 
 from __future__ import annotations

@@ -12,9 +12,11 @@ less work, on the same weights:
 - in bfloat16 the weights are cast once and, where torch's oneDNN backend has them, packed once
   into its blocked layout (``torch.ops.mkldnn._linear_pointwise``), with the GELU fused into the
   intermediate product; elsewhere the plain ``F.linear`` is used;
+- attention over short batches (:data:`SHORT_ATTENTION`) is two batched products with a
+  float32 softmax, torch's fused kernel over longer ones;
 - numerics follow ``torch.autocast("cpu", torch.bfloat16)`` on the ``transformers`` module:
-  matrix products and attention in bfloat16, residual sums and layer normalisations in
-  float32. In float32 the result equals the ``transformers`` forward up to float rounding.
+  matrix products and attention in bfloat16, residual sums, softmax and layer normalisations
+  in float32. In float32 the result equals the ``transformers`` forward up to float rounding.
 
 Only BERT's own architecture is taken (``model_type == "bert"``, absolute positions, the exact
 GELU, no decoder); :func:`lean_encoder` says why it declines any other encoder, and the caller
