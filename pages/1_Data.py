@@ -212,7 +212,7 @@ if not data.has_gold:
                "observed precision/recall/F1/accuracy are unavailable.")
 mapping = pd.DataFrame([{"role": ROLE_NAMES[r], "column": data.roles.get(r) or "—"} for r in ROLES])
 with st.expander("Column mapping in use", expanded=False):
-    st.dataframe(mapping, hide_index=True, width="stretch")
+    st.dataframe(mapping, hide_index=True, width="stretch", placeholder="—")
     st.caption(f"Subgroups: {', '.join(data.subgroup_columns) or '—'} · text: "
                f"{', '.join(data.text_columns) or '—'} · other confidence columns: "
                f"{', '.join(data.confidence_columns[1:]) or '—'}")

@@ -427,9 +427,9 @@ _show_import_report()
 imports = ws.imports(rid)
 if len(imports):
     with st.expander(f"Imports of this round ({len(imports)})"):
-        st.dataframe(imports.drop(columns=["notices"]), hide_index=True, width="stretch")
+        st.dataframe(imports.drop(columns=["notices"]), hide_index=True, width="stretch", placeholder="—")
         events = ws.events(rid)
-        st.dataframe(events, hide_index=True, width="stretch")
+        st.dataframe(events, hide_index=True, width="stretch", placeholder="—")
 
 if data.has_gold:
     with st.expander("Simulate the annotators (this dataset has gold labels)", expanded=False):
@@ -601,7 +601,7 @@ if data.has_gold and rnd["kind"] == "budget" and rnd["settings"].get("audit"):
             st.plotly_chart(coverage_figure(table), width="stretch")
             st.dataframe(table, hide_index=True, width="stretch",
                          column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                        for c in table.columns if c != "quantity"})
+                                        for c in table.columns if c != "quantity"}, placeholder="—")
             st.caption("Each round draws a new audit and hides the gold labels of the machine's "
                        "rows; coverage is how often the interval held the true value.")
 

@@ -107,7 +107,7 @@ with tab_cmp:
                 table.insert(1, "active", table["confidence column"] == active)
                 st.dataframe(table, hide_index=True, width="stretch",
                              column_config={k: st.column_config.NumberColumn(format="%.4f")
-                                            for k in table.columns[2:]})
+                                            for k in table.columns[2:]}, placeholder="—")
                 st.caption(f"Machine accuracy on all samples: {fmt(cmp.accuracy)}. AUC: probability that a "
                            "correct machine label gets a higher confidence than a wrong one (NaN when the machine "
                            "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "

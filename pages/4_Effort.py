@@ -394,13 +394,13 @@ metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"
                                "MAE": r.metrics["mae"], "R²": r.metrics["r2"]}
                         for name, r in results.items()})
 st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.4f")
-                                      for name in metrics.columns})
+                                      for name in metrics.columns}, placeholder="—")
 # the settings each model was fitted with, read from the results (not from the widgets)
 settings = effort_settings(results)
 st.caption("Settings used: " + " · ".join(
     f"**{name}** {row.features} features, {row.evaluation}, {row.trees} trees, max_features "
     f"{row.max_features}, seed {row.seed}" for name, row in settings.iterrows()))
-st.dataframe(settings.rename(columns={"max_features": "features per split"}))
+st.dataframe(settings.rename(columns={"max_features": "features per split"}), placeholder="—")
 d1, d2 = st.columns(2)
 slug = "_".join(name.replace("+", "") for name in results)
 fit_key += repr(sorted(results))  # a feature set that failed is not among the results
@@ -420,7 +420,7 @@ with st.expander("Per-fold metrics"):
         "mse": "MSE", "rmse": "RMSE", "mae": "MAE", "r2": "R²"})
     st.dataframe(folds, hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.4f")
-                                for c in ("MSE", "RMSE", "MAE", "R²")})
+                                for c in ("MSE", "RMSE", "MAE", "R²")}, placeholder="—")
 
 
 all_cols: list[str] = []
@@ -448,7 +448,7 @@ shown = pd.DataFrame({
 st.caption("** p < 0.001, * p < 0.05 (two-sided). NaN: undefined (constant feature or time).")
 st.dataframe(shown, hide_index=True,
              column_config={"Pearson p": st.column_config.NumberColumn(format="%.2e"),
-                            "Spearman p": st.column_config.NumberColumn(format="%.2e")})
+                            "Spearman p": st.column_config.NumberColumn(format="%.2e")}, placeholder="—")
 st.plotly_chart(corr_fig, key="eff_corr")
 
 st.subheader("Feature importance")

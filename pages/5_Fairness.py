@@ -65,7 +65,8 @@ def column_config(columns) -> dict:
 def show_table(table: pd.DataFrame, name: str, key: str, *, index: bool = True) -> None:
     """The table with plain headers, and its CSV download (formula cells neutralised; written when
     the button is clicked, not on every rerun)."""
-    st.dataframe(table, column_config=column_config(table.columns), hide_index=not index, width="stretch")
+    st.dataframe(table, column_config=column_config(table.columns), hide_index=not index, width="stretch",
+                 placeholder="—")
     shown = table.reset_index() if index else table
     st.download_button(f"Download {name} (CSV)", lambda: to_csv_safe(shown), file_name=f"{key}.csv",
                        mime="text/csv", key=f"dl_{key}")
@@ -369,7 +370,7 @@ for col in groups:
         "p-value": st.column_config.NumberColumn("p-value", format="%.4g",
                                                  help="F-test of the group effect. RSMTool: sig"),
         "note": st.column_config.TextColumn("Note", width="large"),
-    })
+    }, placeholder="—")
     st.download_button(f"Download the fairness analyses by {col} (CSV)",
                        lambda fair=fair: to_csv_safe(pd.concat({ANALYSES[a]: estimates_frame(fair, a) for a in ANALYSES},
                                                                names=["analysis", "coefficient"]).reset_index()),
@@ -380,7 +381,7 @@ for col in groups:
     with st.expander("Coefficients (estimate, p-value, 95 % interval)"):
         for a in ANALYSES:
             st.markdown(f"*{ANALYSES[a]}*")
-            st.dataframe(estimates_frame(fair, a), width="stretch")
+            st.dataframe(estimates_frame(fair, a), width="stretch", placeholder="—")
 
     if f"consistency_by_{col}" in report:
         st.markdown("**Human-human agreement by subgroup**")
