@@ -103,6 +103,13 @@ class TextClassifier:
         self.config.validate()
         self.history_: list[dict[str, float]] = []
 
+    #: Inference copies of ``net_`` made on demand (oneDNN's packed weights cannot be copied).
+    _CACHES = ("_lean_", "_int8_")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state without the inference caches, so ``copy.deepcopy`` works (they are rebuilt)."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._CACHES}
+
     # ------------------------------------------------------------------ inputs
     def _encoded(self, texts: Sequence[Any], contexts: Sequence[Any] | None) -> Encoded:
         pairs = text_pairs(

@@ -114,8 +114,9 @@ def test_other_architectures_are_declined_with_the_reason(tmp_path):
 
 def _fit(tmp_path, **settings):
     path = build_tiny_bert(tmp_path / "fit", hidden_size=32, num_heads=4, intermediate_size=64, num_layers=2)
+    settings = {"cpu_precision": "float32", **settings}
     clf = TextClassifier(model_dir=str(path), epochs=3, batch_size=4, learning_rate=1e-2, max_length=32,
-                         device="cpu", cpu_precision="float32", **settings)
+                         device="cpu", **settings)
     labels = ["Safe", "Unsafe"] * 4
     return clf.fit(TEXTS, labels, contexts=CONTEXTS)
 
@@ -157,3 +158,16 @@ def test_lean_setting_validated_and_saved(tmp_path):
     clf.save(tmp_path / "saved")
     back = TextClassifier.load(tmp_path / "saved")
     assert back.config.lean_inference is False
+
+
+def test_a_classifier_with_a_lean_cache_can_be_deep_copied(tmp_path):
+    import copy
+
+    clf = _fit(tmp_path, cpu_precision="bfloat16")
+    first = clf.predict_output(TEXTS, contexts=CONTEXTS)  # builds the lean copy (packed weights)
+    assert hasattr(clf, "_lean_")
+    twin = copy.deepcopy(clf)
+    assert not hasattr(twin, "_lean_") and twin.net_ is not clf.net_
+    again = twin.predict_output(TEXTS, contexts=CONTEXTS)
+    assert twin.inference_path_ == clf.inference_path_
+    assert np.array_equal(again.proba, first.proba)
