@@ -365,17 +365,34 @@ def _episode_from_bytes(
                          instance_source=instance_source or INSTANCE_FILE)
 
 
+def _run_root(logs: Sequence[str], stem: str) -> str:
+    """The run root of a zip named ``stem``: its top-level folder of the same name when every log
+    sits below it (``runs/`` in ``runs.zip``, the folder that was zipped), else ``""`` (the zip's
+    own root)."""
+    if stem and all(len(PurePosixPath(n).parts) >= 3 and PurePosixPath(n).parts[0] == stem for n in logs):
+        return stem
+    return ""
+
+
 def _load_members(
     members: Mapping[str, bytes], *, prefix: str, origin: str, n_slots: int | None, seen: dict[str, int],
-    out: LoadedEpisodes, any_json_is_log: bool,
+    out: LoadedEpisodes, any_json_is_log: bool, prepend: bool = False,
 ) -> None:
-    """Episodes from a flat mapping of posix member names -> bytes (a zip or an upload)."""
+    """Episodes from a flat mapping of posix member names -> bytes (a zip or an upload).
+
+    A zip's episode (``prefix``: the zip's stem) is named by its folder relative to the run root
+    (:func:`_run_root`), as a folder given to :func:`load_paths` names its episodes: ``runs.zip``
+    holding ``runs/`` and ``runs.zip`` holding its contents give the same names. ``prepend`` puts
+    the zip's stem in front (several inputs, as :func:`load_paths` puts a folder's name); a log
+    at the zip's root is named by the stem.
+    """
     names = sorted(members)
     logs = [n for n in names if _is_interactions_name(n)]
     if any_json_is_log:
         logs = [n for n in names if n.lower().endswith(".json")
                 and PurePosixPath(n).name not in _SIDE_FILES
                 and not PurePosixPath(n).name.startswith("experiment_")]
+    root = _run_root(logs, prefix) if prefix and logs else ""
     used: set[str] = set()
     for n in logs:
         p = PurePosixPath(n)
@@ -394,11 +411,12 @@ def _load_members(
         instance_data = members.get(instance_name)
         if instance_data is not None:
             used.add(instance_name)
+        rel = str(p.parent.relative_to(root)) if root else folder
         if _is_interactions_name(n):
-            label = folder if folder else (prefix or p.name)
+            label = rel if rel else (prefix or p.name)
         else:
             label = str(p.with_suffix(""))
-        if prefix and folder:
+        if prefix and rel and prepend:
             label = f"{prefix}/{label}"
         experiment = _experiment_of(p.parts)
         out.episodes.append(_episode_from_bytes(
@@ -428,6 +446,14 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
     an ``instance.json`` beside it (clembench stores the game instance in each episode folder)
     as the game instance, whose ``slots`` give the number of slots as in clembench's scorer
     (folders and zip members alike).
+
+    An episode is named by its folder relative to the run root: the folder given, or in a zip
+    its top-level folder named as the zip when all logs sit below it (the folder that was zipped:
+    ``runs/`` in ``runs.zip``), else the zip's root. ``runs.zip`` holding
+    ``runs/<game>/<experiment>/<episode>/interactions.json`` and ``runs.zip`` holding
+    ``<game>/<experiment>/<episode>/interactions.json`` both name it
+    ``<game>/<experiment>/<episode>``, as the folder ``runs`` does. With several paths, each
+    name starts with its folder's name or its zip's stem.
 
     Parameters
     ----------
@@ -483,7 +509,7 @@ def load_paths(paths: Sequence[str | Path], *, n_slots: int | None = None) -> Lo
             members = _zip_members(path, source=str(path))
             before = len(out.episodes)
             _load_members(members, prefix=path.stem, origin=f"{path}:", n_slots=n_slots, seen=seen,
-                          out=out, any_json_is_log=False)
+                          out=out, any_json_is_log=False, prepend=len(paths) > 1)
             if len(out.episodes) == before:
                 raise _fail(str(path), "the zip archive holds no interactions.json")
         else:
@@ -514,7 +540,8 @@ def load_uploads(files: Sequence[tuple[str, bytes]], *, n_slots: int | None = No
     ----------
     files : sequence of (name, bytes)
         Uploaded file names (may contain ``/`` for folder uploads) and contents. A zip is
-        searched for ``interactions.json`` members. Any other ``.json`` file is read as an
+        searched for ``interactions.json`` members, named as in :func:`load_paths` (with the
+        zip's stem in front when several files are uploaded). Any other ``.json`` file is read as an
         episode log, except ``scores.json`` and ``instance.json`` (paired with the log of the
         same folder, or with the only log of a flat upload) and ``experiment_*.json`` (ignored).
     n_slots : int, optional
@@ -540,7 +567,7 @@ def load_uploads(files: Sequence[tuple[str, bytes]], *, n_slots: int | None = No
             members = _zip_members(bytes(data), source=name)
             before = len(out.episodes)
             _load_members(members, prefix=PurePosixPath(name).stem, origin=f"{name}:", n_slots=n_slots,
-                          seen=seen, out=out, any_json_is_log=False)
+                          seen=seen, out=out, any_json_is_log=False, prepend=len(files) > 1)
             if len(out.episodes) == before:
                 raise _fail(name, "the zip archive holds no interactions.json")
         else:

@@ -529,11 +529,75 @@ def test_load_paths_variants(shared_data: Path, tmp_path: Path):
     zp.write_bytes(_zip(entries))
     z = sk.load_paths([zp])
     assert len(z.episodes) == 5 and any(i.endswith("README.txt") for i in z.ignored)
+    assert sorted(e.name for e in z.episodes) == sorted(RECORDED)  # not runs/runs/...
     for s in sk.score_episodes(z.episodes):
         assert s.episode.recorded is not None and sk.compare_scores(s, s.episode.recorded) == []
     # mixed paths
     mixed = sk.load_paths([ep, zp])
     assert len(mixed.episodes) == 6 and len({e.name for e in mixed.episodes}) == 6
+
+
+def _tiny_run(prefix: str) -> dict[str, bytes]:
+    """Two episodes of one game in two experiments, under ``prefix`` (``"runs/"`` or ``""``)."""
+    log = json.dumps(make_log(perfect())).encode()
+    return {f"{prefix}privateshared/0_travel-booking/episode_0/interactions.json": log,
+            f"{prefix}privateshared/0_travel-booking/episode_0/scores.json":
+                b'{"turn scores": {}, "episode scores": {}}',
+            f"{prefix}privateshared/1_job-interview/episode_3/interactions.json": log}
+
+
+@pytest.mark.parametrize("prefix", ["runs/", ""])
+def test_zip_episode_names_are_relative_to_the_run_root(tmp_path: Path, prefix: str):
+    """QA: a zip of runs/<game>/<experiment>/<episode>/ named its episodes runs/runs/...; the
+    name is the episode's folder below the run root, alike with or without the runs/ folder."""
+    zp = tmp_path / "runs.zip"
+    zp.write_bytes(_zip(_tiny_run(prefix)))
+    expected = ["privateshared/0_travel-booking/episode_0", "privateshared/1_job-interview/episode_3"]
+    for loaded in (sk.load_paths([zp]), sk.load_uploads([("runs.zip", zp.read_bytes())])):
+        assert [e.name for e in loaded.episodes] == expected
+        assert [e.experiment for e in loaded.episodes] == ["0_travel-booking", "1_job-interview"]
+        assert loaded.episodes[0].recorded is not None and loaded.episodes[1].recorded is None
+    # in a zip of another name, runs/ is a folder below the run root (the zip's root)
+    other = tmp_path / "other.zip"
+    other.write_bytes(zp.read_bytes())
+    assert [e.name for e in sk.load_paths([other]).episodes] == [prefix + n for n in expected]
+    # several inputs: the zip's stem once in front, as a folder's name
+    both = sk.load_paths([zp, other])
+    assert [e.name for e in both.episodes] == [
+        "runs/privateshared/0_travel-booking/episode_0", "runs/privateshared/1_job-interview/episode_3",
+        f"other/{prefix}privateshared/0_travel-booking/episode_0",
+        f"other/{prefix}privateshared/1_job-interview/episode_3"]
+    up = sk.load_uploads([("runs.zip", zp.read_bytes()), ("more.zip", zp.read_bytes())])
+    assert [e.name for e in up.episodes][::2] == ["runs/privateshared/0_travel-booking/episode_0",
+                                                  f"more/{prefix}privateshared/0_travel-booking/episode_0"]
+
+
+def test_folder_episode_names_are_relative_to_the_run_root(tmp_path: Path):
+    """The unpacked run names its episodes as its zip does."""
+    for name, data in _tiny_run("runs/").items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    assert [e.name for e in sk.load_paths([tmp_path / "runs"]).episodes] == [
+        "privateshared/0_travel-booking/episode_0", "privateshared/1_job-interview/episode_3"]
+    assert [e.name for e in sk.load_paths([tmp_path / "runs" / "privateshared"]).episodes] == [
+        "0_travel-booking/episode_0", "1_job-interview/episode_3"]
+
+
+def test_zip_names_of_shallow_layouts(tmp_path: Path):
+    """A log at the zip's root is named by the zip; the top folder named as the zip is dropped
+    only when every log sits below it (else the zip's root is the run root)."""
+    log = json.dumps(make_log(perfect())).encode()
+    cases = [({"interactions.json": log}, ["ep7"]),
+             ({"episode_7/interactions.json": log}, ["episode_7"]),
+             ({"ep7/interactions.json": log}, ["ep7"]),
+             ({"ep7/episode_0/interactions.json": log, "ep7/x/episode_1/interactions.json": log},
+              ["episode_0", "x/episode_1"]),
+             ({"ep7/episode_0/interactions.json": log, "b/episode_0/interactions.json": log},
+              ["b/episode_0", "ep7/episode_0"])]
+    for entries, expected in cases:
+        zp = tmp_path / "ep7.zip"
+        zp.write_bytes(_zip(entries))
+        assert [e.name for e in sk.load_paths([zp]).episodes] == expected, entries
 
 
 def test_load_paths_errors(tmp_path: Path):
