@@ -155,9 +155,10 @@ except DataError as exc:  # pragma: no cover - scored episodes are validated alr
 # ------------------------------------------------------------------ tables
 # Short headers in words (clembench's key or the CSV's column name and its meaning in the tooltip),
 # widths in pixels adding up to at most 900 px (the page's content at a 1,400 px window with the
-# sidebar open is about 930 px), long episode names wrapped. Scores are shown as text (a number, or
-# "aborted", "—", "undefined"): the grid draws every missing value as one placeholder, so the words
-# that tell these apart cannot come from NaN cells.
+# sidebar open is about 930 px), long episode names wrapped. Scores are numbers (they sort as
+# numbers in the browser); the grid draws a missing one as "—" (its placeholder), and a short
+# "status" column says why it is missing ("aborted", "undefined"). Only the episode detail's
+# key/value list, whose rows are different quantities, writes its values as text.
 COLUMNS = {  # column -> (header, tooltip, width in px)
     "model": ("Answerer model", "model: the answerer's model", 220),
     "episodes": ("Episodes", "episodes: episodes of this model", 80),
@@ -165,7 +166,10 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
     "% Played": ("% Played", "% Played: 100 × played / episodes", 85),
     "Quality Score": ("Quality Score", "Quality Score: mean Main Score over the played episodes", 110),
     "clemscore": ("clemscore", "clemscore: % Played / 100 × Quality Score", 90),
-    "episode": ("Episode", "episode: the episode's folder (model/experiment/episode)", 255),
+    "status": ("Status", "status: played, aborted (clembench gives no scores: NaN), or undefined "
+               "(a score is NaN in a played episode, e.g. Kappa when the answers use one class); "
+               "for a model: all played, some aborted, all aborted", 80),
+    "episode": ("Episode", "episode: the episode's folder below the run root", 255),
     "Main Score": ("Main Score", "Main Score: 100 · 2·sf·tk / (sf + tk), sf = Slot-Filling-Accuracy, "
                    "tk = Truncated Kappa", 85),
     "Middle-Accuracy": ("Middle acc.", "Middle-Accuracy: probing accuracy of the middle round", 85),
@@ -193,25 +197,32 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
 }
 
 
-SCORES_AS_TEXT = {"% Played", "Quality Score", "clemscore", "Main Score", "Middle-Accuracy", "Accuracy",
-                  "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy", "Request Success Ratio", "Slot Filled?"}
+#: How the number columns are written (the values stay numbers: the browser sorts them as such).
+FORMATS = {**dict.fromkeys(["% Played", "Quality Score", "clemscore"], "%.2f"),
+           **dict.fromkeys(["Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
+                            "Slot-Filling-Accuracy", "Request Success Ratio"], "%.4f"),
+           "Slot Filled?": "%d"}
+#: Text columns aligned right like numbers (the episode detail's values, written as text).
+RIGHT = {"value"}
 
 
-def _as_text(df: pd.DataFrame, columns, *, aborted, digits: int = 4) -> pd.DataFrame:
-    """``df`` with ``columns`` as the page's text (:func:`score_text`); ``aborted`` is one flag or
-    one per row."""
+def _numeric(df: pd.DataFrame, columns) -> pd.DataFrame:
+    """``df`` with ``columns`` as float (None and NaN alike missing: drawn as "—")."""
     out = df.copy()
-    flags = list(aborted) if not isinstance(aborted, bool) else [aborted] * len(df)
     for col in columns:
-        out[col] = [score_text(v, aborted=bool(a), digits=digits)
-                    for v, a in zip(df[col], flags)]
+        out[col] = pd.to_numeric(out[col], errors="raise").astype(float)
     return out
 
 
-def _show(df: pd.DataFrame, order: list[str], *, wrap: int = 35, height: int | str = "auto") -> None:
-    """One table: the columns in ``order`` with their header, tooltip and width; scores written as
-    text aligned right like the numbers."""
-    config = column_config(df, order, COLUMNS, right=SCORES_AS_TEXT)
+def _show(df: pd.DataFrame, order: list[str], *, wrap: int = 35, height: int | str = "auto",
+          widths: dict | None = None) -> None:
+    """One table: the columns in ``order`` with their header, tooltip and width (``widths``
+    overrides); the number columns of :data:`FORMATS` written with their decimals."""
+    config = column_config(df, order, COLUMNS, right=RIGHT, widths=widths)
+    for col in order:
+        if col in FORMATS and df[col].dtype.kind in "iuf":
+            label, help_, width = COLUMNS[col][:3]
+            config[col] = st.column_config.NumberColumn(label, help=help_, width=width, format=FORMATS[col])
     st.dataframe(df, hide_index=True, width="stretch", column_order=order, column_config=config,
                  row_height=wrap, height=height, placeholder=ABSENT_TEXT)
 
@@ -238,8 +249,11 @@ if not agg["played"]:
     st.caption("Every episode was aborted: an aborted episode has no Main Score, so there is no "
                "Quality Score and no clemscore (— here, NaN in clembench's files).")
 by_model = pd.DataFrame.from_dict(report["aggregate_by_model"], orient="index").reset_index(names="model")
-_show(_as_text(by_model, ["% Played", "Quality Score", "clemscore"], aborted=True, digits=2),
-      ["model", "episodes", "played", "% Played", "Quality Score", "clemscore"])
+shown_models = _numeric(by_model, ["% Played", "Quality Score", "clemscore"])
+shown_models["status"] = ["all aborted" if not p else "all played" if p == n else "some aborted"
+                          for p, n in zip(by_model["played"], by_model["episodes"])]
+_show(shown_models, ["model", "status", "episodes", "played", "% Played", "Quality Score", "clemscore"],
+      widths={"status": 100})
 st.download_button("Download the scores per model (CSV)", to_csv_safe(by_model).encode(),
                    file_name="scorekeeping_by_model.csv", mime="text/csv")
 if ignored:
@@ -250,25 +264,33 @@ if ignored:
 st.subheader("Episodes")
 SCORE_COLUMNS = ["Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy",
                  "Main Score", "Request Success Ratio"]
-shown = _as_text(table, ["Middle-Accuracy", *SCORE_COLUMNS], aborted=table["Aborted"].astype(bool))
+shown = _numeric(table, SCORE_COLUMNS)
+# why a score is missing, in words: the aborted episode has none (NaN in clembench's files), a
+# played one may have a NaN score (e.g. Kappa when the answers use one class)
+shown["status"] = [ABORTED_TEXT if a else UNDEFINED_TEXT if undefined else "played"
+                   for a, undefined in zip(table["Aborted"].astype(bool),
+                                           table[SCORE_COLUMNS].apply(
+                                               lambda row: any(isinstance(v, float) and v != v for v in row),
+                                               axis=1))]
 shown["matches recorded"] = [ABSENT_TEXT if v is None else ("yes" if v else "NO")
                              for v in table["matches recorded"]]
 # names longer than the column (5.5 px a character measured in chromium, 16 px of padding) wrap
 # over the lines of a taller row
 wrap = 70 if shown["episode"].str.len().max() * 5.5 > COLUMNS["episode"][2] - 16 else 35
 st.markdown("**Scores**")
-_show(shown, ["episode", "Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
-              "Slot-Filling-Accuracy", "Aborted", "Success"], wrap=wrap)
+_show(shown, ["episode", "status", "Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
+              "Slot-Filling-Accuracy", "Success"], wrap=wrap)
 st.caption("**Success** and **Lose** are clembench's strict flags: Success is 1 only when every "
            "probe was answered right and every slot was filled; any other played episode counts "
            "as Lose, even with a high Main Score. Main Score is the graded measure.")
 st.markdown("**Rounds and requests**")
 _show(shown, ["episode", "slots", "scored rounds", "logged rounds", "Request Count", "Parsed Request Count",
               "Violated Request Count", "Request Success Ratio", "Lose", "matches recorded"], wrap=wrap)
-st.caption(f"**{ABORTED_TEXT}**: the episode was aborted, so clembench gives this score no value "
-           f"(NaN in its files); **{ABSENT_TEXT}**: clembench logs no value (Middle-Accuracy of an "
-           f"episode that ended before its middle round; no scores.json to compare with); "
-           f"**{UNDEFINED_TEXT}**: NaN in a played episode (e.g. Kappa when the answers use one class).")
+st.caption(f"**{ABSENT_TEXT}**: no value. Status **{ABORTED_TEXT}**: the episode was aborted, so "
+           f"clembench gives its scores no value (NaN in its files; Middle-Accuracy is not logged at "
+           f"all when it ended before its middle round); status **{UNDEFINED_TEXT}**: a score is NaN "
+           f"in a played episode (e.g. Kappa when the answers use one class). Recorded "
+           f"{ABSENT_TEXT}: no scores.json to compare with. The scores sort as numbers.")
 st.download_button("Download both episode tables (CSV; empty cell = no value)", to_csv_safe(table).encode(),
                    file_name="scorekeeping_episodes.csv", mime="text/csv")
 mismatch = [e for e in report["episodes"] if e["matches_recorded"] is False]
@@ -316,9 +338,8 @@ with c1:
     if ep["turn_scores"]:
         turns = pd.DataFrame.from_dict(ep["turn_scores"], orient="index").rename_axis("round").reset_index()
         turns["round"] = turns["round"].astype(int)  # clembench's keys are text: "0", "1", ...
-        shown_turns = _as_text(turns, ["Accuracy"], aborted=False)
-        if "Slot Filled?" in turns:  # absent in round 0: NaN in the frame
-            shown_turns["Slot Filled?"] = [ABSENT_TEXT if v != v else str(int(v)) for v in turns["Slot Filled?"]]
+        # absent in round 0: NaN in the frame, drawn as "—"
+        shown_turns = _numeric(turns, [c for c in ("Accuracy", "Slot Filled?") if c in turns])
         _show(shown_turns, [c for c in ("round", "Request Count", "Parsed Request Count",
                                         "Violated Request Count", "Accuracy", "Slot Filled?") if c in turns])
         st.caption(f"{ABSENT_TEXT}: not scored in that round (`Slot Filled?` starts in round 1).")

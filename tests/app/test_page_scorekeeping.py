@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from pathlib import Path
 
@@ -81,10 +82,13 @@ def test_upload_zip_of_recorded_runs(run_page, shared_data: Path):
                for t in _texts(at.success))
     table = _shown(at)
     assert list(table["matches recorded"]) == ["yes"] * 5
-    row = table[table["episode"].str.endswith("mistral-large-2411/0_travel-booking/episode_7")].iloc[0]
-    # issue 13: an aborted episode's missing scores all say "aborted" (clembench: NaN)
-    assert row["Aborted"] == "1"
-    assert [row[k] for k in ("Middle-Accuracy", "Accuracy", "Kappa", "Main Score")] == ["aborted"] * 4
+    # the episodes are named by their folder below runs/ (QA: not runs/runs/...)
+    assert list(table["episode"]) == sorted(RECORDED)
+    row = table[table["episode"] == "mistral-large-2411/0_travel-booking/episode_7"].iloc[0]
+    # an aborted episode's missing scores are empty (—, clembench: NaN) and its status says why
+    assert row["status"] == "aborted"
+    assert [row[k] for k in ("Middle-Accuracy", "Accuracy", "Kappa", "Main Score")] == ["—"] * 4
+    assert list(table["status"]) == ["played"] * 4 + ["aborted"]
 
 
 def test_upload_flat_json_files(run_page, shared_data: Path):
@@ -141,26 +145,29 @@ def test_round_zero_abort_detail(run_page):
     assert any("aborted in round 0" in t for t in _texts(at.info))
     assert any("No scored probing round" in t for t in _texts(at.info))
     table = _shown(at)
-    # not logged by clembench (ended before the middle round) vs NaN (aborted): "—" vs "aborted"
-    assert table.iloc[0]["Middle-Accuracy"] == "—" and table.iloc[0]["Main Score"] == "aborted"
+    # no value ("—", clembench: not logged or NaN); the status says the episode was aborted
+    assert table.iloc[0]["Middle-Accuracy"] == "—" and table.iloc[0]["Main Score"] == "—"
+    assert table.iloc[0]["status"] == "aborted"
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["% Played"] == "0.00" and metrics["Quality Score"] == "—"
     assert any("Every episode was aborted" in t for t in _texts(at.caption))
 
 
 def test_missing_scores_have_one_word_and_a_caption(run_page):
-    """Issue 13: no row mixes NaN and None; aborted episodes say "aborted", a caption says why."""
+    """Issue 13: no row mixes NaN and None; aborted episodes say "aborted" (in the status column,
+    their scores are empty: —), a caption says why."""
     at = run_page(PAGE)
     data, shown = at.dataframe[1].value, _shown(at)
     aborted = data["Aborted"] == 1
     assert aborted.any() and (~aborted).any()
     scores = ["Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy", "Main Score"]
-    assert (shown.loc[aborted, scores] == "aborted").all().all()
+    assert (shown.loc[aborted, scores] == "—").all().all()
+    assert (shown.loc[aborted, "status"] == "aborted").all() and (shown.loc[~aborted, "status"] == "played").all()
     assert not shown.isin(["NaN", "nan", "None", "absent"]).any().any()
-    # played episodes keep their numbers (4 decimals), and a real 0 stays 0
-    played = shown.loc[~aborted, "Main Score"]
-    assert played.str.fullmatch(r"\d+\.\d{4}").all()
-    assert (played == "0.0000").any()  # the yes-sayer's played episodes score 0, not "aborted"
+    # played episodes keep their numbers (written with 4 decimals), and a real 0 stays 0
+    played = data.loc[~aborted, "Main Score"]
+    assert played.notna().all() and _layout(at.dataframe[1])[1]["Main Score"]["type_config"]["format"] == "%.4f"
+    assert (played == 0).any()  # the yes-sayer's played episodes score 0, not "aborted"
     assert any("**aborted**" in t and "**—**" in t for t in _texts(at.caption))
     # the per-episode scores of an aborted episode say the same
     name = data.loc[aborted, "episode"].iloc[0]
@@ -213,6 +220,54 @@ def test_tables_and_figure_data_are_downloadable(run_page, shared_data: Path, do
     by_model = pd.read_csv(io.BytesIO(downloads["scorekeeping_by_model.csv"]))
     assert sorted(by_model["model"]) == ["Llama-3.3-70B-Instruct", "Mistral-Small-24B-Instruct-2501",
                                          "mistral-large-2411"]
+
+
+def test_score_columns_are_numbers_and_the_status_says_aborted(run_page, shared_data: Path, downloads):
+    """QA: the score columns sorted as text in the browser; they are numbers now (missing: —),
+    and the aborted / undefined state is a short status column."""
+    at = run_page(PAGE)
+    at.file_uploader[0].set_value([("runs.zip", _zip(shared_data / "clembench"), "application/zip")])
+    at.run()
+    assert not at.exception and not at.error
+    by_model, scores, rounds = at.dataframe[0].value, at.dataframe[1].value, at.dataframe[2].value
+    for col in ("Main Score", "Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy"):
+        assert pd.api.types.is_float_dtype(scores[col]), col
+    assert pd.api.types.is_float_dtype(rounds["Request Success Ratio"])
+    for col in ("% Played", "Quality Score", "clemscore"):
+        assert pd.api.types.is_float_dtype(by_model[col]), col
+    shown = shown_cells(at.dataframe[1]).set_index("episode")
+    aborted = "mistral-large-2411/0_travel-booking/episode_7"
+    assert shown.loc[aborted, "status"] == "aborted" and shown.loc[aborted, "Main Score"] == "—"
+    assert math.isnan(scores.set_index("episode").loc[aborted, "Main Score"])
+    # sorted as numbers: the recorded Main Scores (README of the shared data) in order, the empty last
+    main = scores.set_index("episode")["Main Score"].sort_values(na_position="last")
+    assert [round(v, 4) for v in main.iloc[:4]] == [42.1053, 69.5652, 92.8571, 99.1597]
+    assert list(main.index) == [RECORDED[1], RECORDED[0], RECORDED[2], RECORDED[3], aborted]
+    # the models: mistral-large's only episode was aborted; Llama's one was played
+    status = dict(zip(by_model["model"], by_model["status"]))
+    assert status == {"Llama-3.3-70B-Instruct": "all played", "Mistral-Small-24B-Instruct-2501": "all played",
+                      "mistral-large-2411": "all aborted"}
+    assert by_model.set_index("model").loc["mistral-large-2411", "% Played"] == 0.0
+    # the CSV stays as it was: numbers, no status column
+    episodes = pd.read_csv(io.BytesIO(downloads["scorekeeping_episodes.csv"]))
+    assert "status" not in episodes.columns and pd.api.types.is_float_dtype(episodes["Main Score"])
+
+
+def test_status_undefined_for_a_nan_score_of_a_played_episode(run_page):
+    """A played episode whose answers and ground truth are all "no": Kappa is NaN (drawn as —),
+    the status says "undefined", the other scores stay numbers (Truncated Kappa max(0, NaN) = 0)."""
+    probe = {"target": "A", "question": "q", "gt": 0, "answer": "ASIDE: no", "value": 0, "tries": 1}
+    log = {"players": {"GM": "Game master for privateshared", "Player 1": "Answerer: m"},
+           "probes": [[probe, dict(probe, target="B")]], "realised_slots": {"a": 0, "b": 1},
+           "Request Count": [2, 0, 0], "Parsed Request Count": [2, 0, 0], "Violated Request Count": [0, 0, 0],
+           "Filled Slots": [True], "Aborted": False, "Played Probe Rounds": 1}
+    at = run_page(PAGE)
+    at.file_uploader[0].set_value([("e/interactions.json", json.dumps(log).encode(), "application/json")])
+    at.run()
+    assert not at.exception and not at.error
+    data, shown = at.dataframe[1].value.iloc[0], shown_cells(at.dataframe[1]).iloc[0]
+    assert shown["status"] == "undefined" and shown["Kappa"] == "—" and math.isnan(data["Kappa"])
+    assert (data["Accuracy"], data["Truncated Kappa"], data["Main Score"]) == (1.0, 0.0, 0.0)
 
 
 def test_slot_count_given_on_the_page(run_page, shared_data: Path):
@@ -280,9 +335,10 @@ def test_tables_fit_explain_and_show_no_none(run_page, shared_data: Path, source
     if source == "recorded":
         # the long recorded episode names wrap over taller rows instead of being cut off
         assert at.dataframe[1].proto.row_height >= 65
-        assert shown["Middle-Accuracy"].tolist().count("aborted") == 1
+        assert shown["status"].tolist().count("aborted") == 1
     if source == "round zero abort":
-        assert shown.iloc[0]["Middle-Accuracy"] == "—" and shown.iloc[0]["Kappa"] == "aborted"
+        assert shown.iloc[0]["Middle-Accuracy"] == "—" and shown.iloc[0]["Kappa"] == "—"
+        assert shown.iloc[0]["status"] == "aborted"
         assert turn_scores is None
     values = shown_cells(episode_scores)
     assert len(values) == 13 and values["value"].str.len().min() >= 1
@@ -299,10 +355,11 @@ def test_every_table_downloadable(run_page, downloads):
     first = at.dataframe[1].value.iloc[0]  # the episode shown in the detail by default
     assert list(scores["score"])[:6] == ["Middle-Accuracy", "Accuracy", "Kappa", "Truncated Kappa",
                                          "Slot-Filling-Accuracy", "Main Score"]
-    assert f"{scores.set_index('score').loc['Main Score', 'value']:.4f}" == first["Main Score"]
+    assert scores.set_index("score").loc["Main Score", "value"] == pytest.approx(first["Main Score"], rel=1e-12)
     episodes = pd.read_csv(io.BytesIO(downloads["scorekeeping_episodes.csv"]))
     shown_columns = set(_layout(at.dataframe[1])[0]) | set(_layout(at.dataframe[2])[0])
-    assert shown_columns <= set(episodes.columns)
+    # every shown column is in the CSV, but the status (words for its empty score cells)
+    assert shown_columns - {"status"} <= set(episodes.columns) and "status" not in episodes.columns
 
 
 def test_number_inputs_state_their_range(run_page):
