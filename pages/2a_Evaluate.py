@@ -234,7 +234,17 @@ if st.button("Plan the round", type="primary"):
 
 rounds = ws.list_rounds(dsid)
 if rounds.empty:
-    st.info("No round for this dataset yet: plan one above.")
+    elsewhere = ws.list_rounds()
+    if elsewhere.empty:
+        st.info("No round for this dataset yet: plan one above.")
+    else:
+        names = ws.list_datasets().set_index("id")["name"]
+        latest = elsewhere.iloc[0]
+        n_other = len(elsewhere)
+        st.info(f"No round for this dataset yet: plan one above. The workspace has {n_other:,} "
+                f"round{'' if n_other == 1 else 's'} on other datasets (the latest, #{int(latest['id'])}, on "
+                f"#{int(latest['dataset_id'])} {names.get(latest['dataset_id'], '')}): make that dataset "
+                "active under Saved datasets in the sidebar to see them.")
     next_step(None, "plan a round (1 · Plan the round, above)",
               "Choose budget mode (N and λ from the Trade-off page, plus an audit) or guarantee "
               "mode (a certified accuracy), then press Plan the round. The queue to send to "

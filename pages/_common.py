@@ -89,13 +89,39 @@ def fingerprint(df: pd.DataFrame, roles: dict | None = None) -> str:
 
 
 def init_state() -> None:
-    """Set defaults once per session; the built-in demo data is the default dataset."""
+    """Set defaults once per session. The active dataset of a new session is the one of the
+    workspace's latest round, so a reload or a restart resumes the evaluation under way; with
+    no round (or when it cannot be read, said in the sidebar) it is the built-in demo."""
     ss = st.session_state
     for key, value in DEFAULTS.items():
         if key not in ss:
             ss[key] = json.loads(json.dumps(value))
-    if "data" not in ss:
+    if "data" not in ss and not resume_latest_round():
         load_demo()
+
+
+def resume_latest_round() -> bool:
+    """Make the dataset of the workspace's latest round active (with the round selected on the
+    Evaluate page); False when the workspace has no round or cannot be read (the error is kept
+    in ``_resume_error`` and shown in the sidebar)."""
+    from core.workspace.rounds import data_from_workspace
+
+    ss = st.session_state
+    try:
+        rounds = get_workspace().list_rounds()
+        if rounds.empty:
+            return False
+        latest = rounds.iloc[0]  # newest first
+        dsid, rid = int(latest["dataset_id"]), int(latest["id"])
+        set_data(data_from_workspace(get_workspace(), dsid), source="workspace")
+    except DataError as exc:
+        ss["_resume_error"] = f"The latest round's dataset could not be reopened: {exc}"
+        return False
+    ss["dataset_id"] = dsid
+    ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
+    ss["_resumed"] = (f"Resumed where the work stopped: the dataset of round #{rid}, the "
+                      "workspace's latest. Other datasets are under Saved datasets below.")
+    return True
 
 
 def load_demo() -> None:
@@ -107,6 +133,7 @@ def set_data(data: EvalData, *, source: str) -> None:
     """Make ``data`` the active dataset (derived caches are keyed on its fingerprint)."""
     ss = st.session_state
     key = fingerprint(data.raw, data.roles)  # first: if it fails, the active dataset stays
+    ss.pop("_resumed", None)
     ss["data"] = data
     ss["data_key"] = key
     ss["data_source"] = source
@@ -387,6 +414,10 @@ def sidebar() -> None:
     with st.sidebar:
         st.markdown("**Active dataset**")
         st.caption(f"{data.name} · {data.M:,} samples · {len(data.labels)} classes")
+        if st.session_state.get("_resumed") and st.session_state.get("data_source") == "workspace":
+            st.caption(st.session_state["_resumed"])
+        if st.session_state.get("_resume_error"):
+            st.error(st.session_state["_resume_error"])
         gold = "gold labels ✓" if data.has_gold else "no gold labels"
         st.caption(f"{gold} · confidence: `{data.roles.get('machine_confidence')}` · "
                    f"effort: {data.effort_source.replace('_', ' ')}")

@@ -80,6 +80,42 @@ def test_work_survives_a_new_session(run_page, fresh_workspace):
     assert [m.label for m in second.metric][-1] == "Accuracy of the final labels"
 
 
+def test_a_new_session_resumes_the_latest_rounds_dataset(run_page, fresh_workspace):
+    """A reload or a restart must not drop the user's dataset for the demo: a new session
+    opens the dataset of the workspace's latest round, with that round selected."""
+    import pandas as pd
+
+    from core.data import prepare
+    from core.demo import make_demo
+    from pages._common import fingerprint
+
+    data = prepare(pd.DataFrame(make_demo().head(400)), name="responses.csv")
+    at = run_page(PAGE, state={"data": data, "data_key": fingerprint(data.raw, data.roles),
+                               "data_source": "upload"})
+    click(at, "Plan the round")
+    second = run_page(PAGE)  # no data in the session: as after F5 or a server restart
+    assert not second.exception and not second.error
+    assert second.session_state["data"].name == "responses.csv"
+    assert second.session_state["data"].M == 400
+    assert second.selectbox(key="_w_ev_round_id").value == 1
+    assert _round_progress(second).startswith("Round #1: 0 of ")
+    # the sidebar (drawn by app.py around every page) says so
+    assert second.session_state["_resumed"].startswith("Resumed where the work stopped: the dataset of round #1")
+    # the demo made active by hand: the page points to the rounds of the other dataset
+    third = run_page(PAGE, state={"data_source": "demo"} | _demo_state())
+    assert any("No round for this dataset yet" in i.value and "1 round on other datasets" in i.value
+               and "responses.csv" in i.value for i in third.info), [i.value for i in third.info]
+
+
+def _demo_state() -> dict:
+    from core.data import prepare
+    from core.demo import make_demo
+    from pages._common import fingerprint
+
+    data = prepare(make_demo(), name="Built-in demo")
+    return {"data": data, "data_key": fingerprint(data.raw, data.roles)}
+
+
 def test_guarantee_round_certifies(run_page, fresh_workspace):
     at = run_page(PAGE)
     at.radio(key="_w_ev_kind").set_value("guarantee").run()
