@@ -24,8 +24,26 @@ if str(ROOT) not in sys.path:
 
 
 
+def config_flags() -> list[str]:
+    """The settings of the project's ``.streamlit/config.toml`` as command-line flags.
+
+    Streamlit reads that file only from the current folder; passed as flags they hold wherever
+    ``python app.py`` is started from (no usage statistics, the upload limit, no file watcher).
+    """
+    import tomllib
+
+    path = ROOT / ".streamlit" / "config.toml"
+    flags: list[str] = []
+    for section, items in tomllib.loads(path.read_text(encoding="utf-8")).items():
+        for key, value in items.items():
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            flags += [f"--{section}.{key}", text]
+    return flags
+
+
 def launch(argv: list[str]) -> None:
-    """Start the Streamlit server on this script (``python app.py [streamlit options]``)."""
+    """Start the Streamlit server on this script (``python app.py [streamlit options]``; an
+    option given there wins over the project's configuration)."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.web import cli as streamlit_cli
 
@@ -33,7 +51,7 @@ def launch(argv: list[str]) -> None:
     # otherwise answers the first script run of the server (see the module docstring)
     PagesManager.uses_pages_directory = False
     sys.argv = ["streamlit", "run", str(Path(__file__).resolve()),
-                "--server.address", "127.0.0.1", "--server.headless", "true", *argv]
+                "--server.address", "127.0.0.1", "--server.headless", "true", *config_flags(), *argv]
     streamlit_cli.main()
 
 

@@ -40,3 +40,33 @@ def test_tables_and_figures_keep_their_download_buttons():
     for page in sorted((ROOT / "pages").glob("*.py")):
         text = page.read_text()
         assert "displayModeBar" not in text and "disableDataExport" not in text, page.name
+
+
+def test_the_launcher_passes_the_configuration_wherever_it_starts(monkeypatch, tmp_path):
+    """Streamlit reads .streamlit/config.toml only from the current folder: python app.py
+    passes its settings as flags, so they hold when started from elsewhere; the user's own
+    options come last and win."""
+    import sys
+
+    import app
+    from streamlit.web import cli as streamlit_cli
+
+    seen = {}
+    monkeypatch.setattr(streamlit_cli, "main", lambda: seen.setdefault("argv", list(sys.argv)))
+    monkeypatch.setattr(sys, "argv", list(sys.argv))
+    monkeypatch.chdir(tmp_path)
+    app.launch(["--server.port", "8999", "--server.fileWatcherType", "auto"])
+    argv = seen["argv"]
+    pairs = dict(zip(argv[3::2], argv[4::2]))
+    assert argv[:3] == ["streamlit", "run", str(ROOT / "app.py")]
+    assert pairs["--server.address"] == "127.0.0.1" and pairs["--server.headless"] == "true"
+    assert pairs["--browser.gatherUsageStats"] == "false"
+    assert pairs["--server.maxUploadSize"] == "200"
+    assert pairs["--client.toolbarMode"] == "minimal"
+    assert argv.index("--server.fileWatcherType") < len(argv) - 2  # the config's "none" first...
+    assert argv[argv.index("--server.fileWatcherType") + 1] == "none"
+    assert argv[-4:] == ["--server.port", "8999", "--server.fileWatcherType", "auto"]  # ...the user's last
+
+
+def test_no_file_watcher():
+    assert _config()["server"]["fileWatcherType"] == "none"
