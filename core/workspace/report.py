@@ -9,6 +9,7 @@ call :func:`round_report_html`.
 
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import html
 import json
@@ -16,9 +17,9 @@ from typing import Any
 
 from core.figures.evaluation import forest_figure, forest_rows, progress_figure
 from core.workspace.rounds import round_summary
-from core.workspace.store import Workspace
+from core.workspace.store import SCENARIO_FORMAT, Workspace
 
-__all__ = ["round_report_html", "resolve_round"]
+__all__ = ["resolve_round", "round_report_html", "round_scenario"]
 
 _CSS = """
 body { font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; margin: 2rem auto;
@@ -63,6 +64,30 @@ def _figure_html(fig: Any) -> str:
 
 def _pct(v: float | None, digits: int = 1) -> str:
     return "n/a" if v is None else f"{v * 100:.{digits}f}%"
+
+
+def round_scenario(ws: Workspace, round_id: int) -> dict[str, Any]:
+    """The scenario that plans round ``round_id`` again, in the export format of
+    :meth:`Workspace.export_scenario` (``hmceval workspace import`` reads it): the dataset by
+    content hash with its column mapping, and the round's settings as the Evaluate page keeps
+    them (N share, λ and mode for a budget round; the calibration size and the certificate's
+    settings for a guarantee round)."""
+    rnd = ws.round(round_id)
+    ds = ws.dataset(rnd["dataset_id"])
+    st_ = rnd["settings"]
+    evaluate = {"kind": rnd["kind"]}
+    evaluate.update({k: st_[k] for k in ("audit", "seed", "alpha", "delta", "calibration") if k in st_})
+    if rnd["kind"] == "budget":
+        settings: dict[str, Any] = {k: st_[k] for k in ("lam", "share", "mode") if k in st_}
+    else:  # a guarantee round's λ is the certificate's (the Evaluate page's cert_lam)
+        settings = {}
+        if "lam" in st_:
+            evaluate["cert_lam"] = st_["lam"]
+    settings["evaluate"] = {**evaluate, "round_id": None}
+    return {"format": SCENARIO_FORMAT, "version": 1, "name": f"{ds['name']}, round {round_id}",
+            "dataset": {"name": ds["name"], "content_hash": ds["content_hash"],
+                        "n_rows": ds["n_rows"], "roles": ds["roles"]},
+            "settings": settings}
 
 
 def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
@@ -158,15 +183,17 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
     figures.insert(0, _figure_html(progress_figure(prog)))
     parts.append("<h2>Key figures</h2>" + "".join(f"<div class='figure'>{f}</div>"
                                                    for f in figures))
-    repro = {"round": {"id": rnd["id"], "kind": rnd["kind"], "settings": st_,
-                       "created": rnd["created"], "created_by": rnd["created_by"]},
-             "dataset": {"name": ds["name"], "content_hash": ds["content_hash"],
-                         "roles": ds["roles"]}}
-    if scenario is not None:
-        repro["scenario"] = scenario
-    parts.append("<h2>Settings to reproduce</h2><p class='muted'>Load the scenario with "
-                 "<code>hmceval workspace import</code> and the same table.</p>"
-                 f"<pre>{e(json.dumps(repro, indent=2, default=str))}</pre>")
+    repro = scenario if scenario is not None else round_scenario(ws, round_id)
+    text = json.dumps(repro, indent=2, default=str)
+    href = "data:application/json;base64," + base64.b64encode(text.encode("utf-8")).decode("ascii")
+    parts.append("<h2>Settings to reproduce</h2><p class='muted'>The scenario below holds the "
+                 "column mapping and the settings of this round (planned "
+                 f"{e(str(rnd['created'])[:10])} by {e(str(rnd['created_by']))}). "
+                 f"<a download='scenario.json' href='{href}'>Save it as scenario.json</a> and "
+                 "load it with <code>hmceval workspace import scenario.json --data TABLE</code>, "
+                 f"where TABLE is the same table (content hash <code>{ds['content_hash'][:12]}</code>"
+                 "); the Evaluate page then plans the same round.</p>"
+                 f"<pre>{e(text)}</pre>")
     js = plotly.offline.get_plotlyjs()
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(name)}</title><style>{_CSS}</style>"

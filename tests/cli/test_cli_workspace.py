@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 
 from core.cli import main
@@ -146,3 +147,40 @@ def test_a_closed_pipe_stops_quietly(tmp_path, argv):
     os.close(write)
     assert proc.stderr == ""
     assert proc.returncode == 141
+
+
+def test_the_reports_settings_import_and_plan_the_same_round(capsys, round_only, tmp_path):
+    """QA: the report said to load its settings with 'hmceval workspace import', which refused
+    them (not a scenario file). The JSON in the report is now the scenario itself."""
+    import html as html_mod
+
+    ws, rid = round_only
+    out_html = tmp_path / "r.html"
+    code, out, err = run_cli(capsys, "report", "--round", str(rid), "--workspace", ws.root, "-o", out_html)
+    assert code == 0, err
+    text = out_html.read_text(encoding="utf-8")
+    block = html_mod.unescape(text.split("<h2>Settings to reproduce</h2>", 1)[1].split("<pre>", 1)[1]
+                              .split("</pre>", 1)[0])
+    scenario = json.loads(block)
+    assert scenario["format"] == "hmceval-scenario"
+    assert scenario["settings"]["lam"] == 1.0 and scenario["settings"]["share"] == 0.5
+    assert scenario["settings"]["evaluate"]["kind"] == "budget"
+    assert scenario["settings"]["evaluate"]["audit"] == 200
+    # the download link in the report holds the same JSON
+    import base64
+    href = re.search(r"href='data:application/json;base64,([^']+)'", text).group(1)
+    assert json.loads(base64.b64decode(href)) == scenario
+    # another workspace, the same table: the import runs and the scenario plans the same round
+    saved = tmp_path / "scenario.json"
+    saved.write_text(block, encoding="utf-8")
+    table = tmp_path / "table.csv"
+    make_demo().to_csv(table, index=False)
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "other", "import", saved,
+                             "--data", table)
+    assert code == 0, err
+    other = Workspace(tmp_path / "other")
+    sc = other.scenario(scenario["name"])
+    assert sc["settings"] == scenario["settings"]
+    data = R.data_from_workspace(other, sc["dataset_id"])
+    rid2 = R.plan_round(other, data, kind="budget", settings={**sc["settings"], **sc["settings"]["evaluate"]})
+    assert np.array_equal(other.round(rid2)["selection"], ws.round(rid)["selection"])
