@@ -298,13 +298,21 @@ def _exported(fmt: str, build) -> bytes:
 c1, c2, c3 = st.columns(3)
 # built when clicked (a large queue takes seconds), without a rerun (on_click="ignore"): a rerun
 # before the browser's request drops the deferred file; the export is recorded as it is built
-c1.download_button("Queue (CSV)",
+queued = np.isfinite(rnd["queue_rank"])
+n_done = int((queued & design.has_label).sum())
+if n_done == int(queued.sum()):  # all labelled: the whole queue, as a record
+    n_done = 0
+c1.download_button("Queue (CSV)" if not n_done else "Rows still to label (CSV)",
                    lambda: _exported("csv", lambda: to_csv_safe(annotator_table(
-                       design, design.selection, rnd["queue_rank"])).encode()),
-                   file_name=f"hmceval_round{rid}_queue.csv", mime="text/csv", on_click="ignore")
+                       design, design.selection, rnd["queue_rank"],
+                       done=design.has_label if n_done else None)).encode()),
+                   file_name=f"hmceval_round{rid}_queue{'_remaining' if n_done else ''}.csv",
+                   mime="text/csv", on_click="ignore",
+                   help=(f"Leaves out the {n_done:,} rows of the queue already labelled." if n_done else None))
 c2.download_button("Label Studio tasks (JSON)",
                    lambda: _exported("labelstudio", lambda: labelstudio.task_json(
-                       labelstudio.tasks(design, rnd["queue_rank"])).encode()),
+                       labelstudio.tasks(design, rnd["queue_rank"],
+                                         done=design.has_label if n_done else None)).encode()),
                    file_name=f"hmceval_round{rid}_tasks.json", mime="application/json",
                    on_click="ignore")
 c3.download_button("Label Studio labelling config (XML)",
@@ -413,7 +421,7 @@ else:
             client = LabelStudioClient(url, token)
             pushed = client.push_queue(
                 title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
-                labelstudio.tasks(design, rnd["queue_rank"]))
+                labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label))
         except DataError as exc:
             show_error(exc, context="Label Studio")
         else:

@@ -35,7 +35,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the whole table with its new selection and "
                    "queue_rank as CSV (calibration rows keep their rank, then the audit, then "
                    "routed rows by descending gain), and beside it OUT_to_label.csv: the rows "
-                   "to label in queue order without any label or confidence column")
+                   "still to label (not the labelled calibration rows) in queue order without "
+                   "any label or confidence column")
     p.set_defaults(func=run)
 
 
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
                                     gain=gains(inp.a, inp.l, lam=args.lam, b=inp.b, k=inp.k))
         out_path = Path(args.output)
         to_csv_safe(queue_table(design, selection, rank), out_path)
-        to_csv_safe(annotator_table(design, selection, rank),
+        to_csv_safe(annotator_table(design, selection, rank, done=has),
                     out_path.with_name(f"{out_path.stem}_to_label.csv"))
     out = {k: res[k] for k in CERTIFY_KEYS}
     out["n_required"] = res["n_required"]

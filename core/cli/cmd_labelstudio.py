@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
             raise DataError("the table has no 'queue_rank' column: push the output of "
                             "hmceval queue or certify")
         rank = design.data.raw["queue_rank"].to_numpy(dtype=float, na_value=float("nan"))
-        task_list = labelstudio.tasks(design, rank)
+        task_list = labelstudio.tasks(design, rank, done=design.has_label)  # only what remains
         warning = labelstudio.text_warning(task_list, design.data.text_columns)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)

@@ -380,7 +380,7 @@ def answer_columns(design: Design) -> list[str]:
 
 
 def annotator_table(design: Design, selection: np.ndarray,
-                    queue_rank: np.ndarray) -> pd.DataFrame:
+                    queue_rank: np.ndarray, *, done: np.ndarray | None = None) -> pd.DataFrame:
     """The queue as annotators receive it: the rows to label, in queue order, no answers.
 
     Parameters
@@ -388,6 +388,9 @@ def annotator_table(design: Design, selection: np.ndarray,
     design : Design
     selection, queue_rank : arrays of shape (M,)
         As :func:`queue_table`; rows with a finite ``queue_rank`` are the rows to label.
+    done : bool array of shape (M,), optional
+        Rows already labelled (e.g. a guarantee round's calibration rows after certifying):
+        left out, so annotators get only what remains; their queue ranks are kept.
 
     Returns
     -------
@@ -398,7 +401,10 @@ def annotator_table(design: Design, selection: np.ndarray,
     """
     table = queue_table(design, selection, queue_rank)
     rank = np.asarray(queue_rank, dtype=float)
-    rows = np.flatnonzero(np.isfinite(rank))
+    todo = np.isfinite(rank)
+    if done is not None:
+        todo &= ~np.asarray(done, dtype=bool)
+    rows = np.flatnonzero(todo)
     rows = rows[np.argsort(rank[rows], kind="stable")]
     sid = design.data.roles.get("sample_id") or "sample_id"
     first = [sid, "queue_rank", design.selection_column]

@@ -50,7 +50,7 @@ def _field(name: str) -> str:
     return key if not key[0].isdigit() else f"c_{key}"
 
 
-def tasks(design: Design, queue_rank: np.ndarray) -> list[dict[str, Any]]:
+def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = None) -> list[dict[str, Any]]:
     """Label Studio tasks for the rows to label, in queue order.
 
     Parameters
@@ -58,6 +58,8 @@ def tasks(design: Design, queue_rank: np.ndarray) -> list[dict[str, Any]]:
     design : Design
     queue_rank : array of shape (M,)
         1..n on the rows to label, NaN elsewhere.
+    done : bool array of shape (M,), optional
+        Rows already labelled: no task (as :func:`~core.evaluation.design.annotator_table`).
 
     Returns
     -------
@@ -66,7 +68,10 @@ def tasks(design: Design, queue_rank: np.ndarray) -> list[dict[str, Any]]:
         "turn"}}`` per row to label.
     """
     rank = np.asarray(queue_rank, dtype=float)
-    rows = np.flatnonzero(np.isfinite(rank))
+    todo = np.isfinite(rank)
+    if done is not None:
+        todo &= ~np.asarray(done, dtype=bool)
+    rows = np.flatnonzero(todo)
     rows = rows[np.argsort(rank[rows], kind="stable")]
     ids = design.sample_ids()
     f = design.data.frame

@@ -465,6 +465,31 @@ def test_queue_csv_is_the_rows_to_label_without_answers(run_page, fresh_workspac
     assert (queue["selection"].iloc[200:] == "routed").all()
 
 
+def test_after_certifying_the_queue_holds_only_the_rows_still_to_label(run_page, fresh_workspace,
+                                                                      deferred):
+    """QA: the queue of a certified guarantee round held its 1,000 labelled calibration rows
+    too, with nothing saying which were done; annotators would have redone them."""
+    import io
+    import json
+
+    import pandas as pd
+
+    at = run_page(PAGE)
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    click(at, "Plan the round")
+    first = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
+    assert len(first) == 1000 and (first["selection"] == "calibration").all()
+    click(at, "Fill labels from gold")
+    click(at, "Certify and route the other rows")
+    assert "Rows still to label (CSV)" in [d.label for d in at.get("download_button")]
+    rest = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue_remaining.csv"]()))
+    assert len(rest) > 0 and "calibration" not in set(rest["selection"])
+    assert not set(rest["sample_id"]) & set(first["sample_id"])
+    assert rest["queue_rank"].min() > 1000  # the calibration rows keep ranks 1..1,000
+    tasks = json.loads(deferred["hmceval_round1_tasks.json"]())
+    assert sorted(t["data"]["sample_id"] for t in tasks) == sorted(rest["sample_id"])
+
+
 def test_report_is_built_with_the_page(run_page, fresh_workspace, downloads):
     """The report's bytes are the button's own (not a deferred callable that a rerun between
     render and click invalidates)."""

@@ -189,9 +189,10 @@ def test_certify_with_an_audit_then_estimate(capsys, hmceval_tsv, tmp_path):
     assert set(ranked["selection"].iloc[:1000]) == {"calibration"}
     assert set(ranked["selection"].iloc[1000:1150]) == {"audit"}
     assert set(ranked["selection"].iloc[1150:]) == {"routed"}
-    # what annotators receive: the same queue, no answer column
+    # what annotators receive: the rest of the queue (the labelled calibration rows left out),
+    # no answer column
     sent = pd.read_csv(tmp_path / "c_to_label.csv")
-    assert sent["sample_id"].tolist() == ranked["sample_id"].tolist()
+    assert sent["sample_id"].tolist() == ranked["sample_id"].iloc[1000:].tolist()
     assert not {"target", "machine_predict", "machine_confidence", "final_predict"} & set(sent)
     # the annotators return the gold labels of the queued rows
     table["target"] = gold.where(table["selection"] != "machine")

@@ -147,3 +147,7 @@ def test_annotator_table_is_the_queue_without_answers():
     d2 = load_design(df.drop(columns=["uid"]), {"human_label": "target"})
     out2 = annotator_table(d2, sel, rank)
     assert out2["sample_id"].tolist() == [3, 5, 1] and "target" not in out2
+    # rows already labelled (a certified round's calibration rows) are left out, ranks kept
+    done = np.array([False, False, True, False, False])
+    out3 = annotator_table(d, sel, rank, done=done)
+    assert out3["uid"].tolist() == [15, 11] and out3["queue_rank"].tolist() == [2, 3]

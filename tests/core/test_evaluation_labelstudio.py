@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -82,6 +83,12 @@ def test_tasks_carry_the_text_of_a_users_table():
     assert 'value="$text"' in config and "$sample_id" not in config
     assert labelstudio.text_warning(tasks, d.data.text_columns) is None
     json.loads(labelstudio.task_json(tasks))
+    # rows already labelled get no task; the others keep their queue rank
+    first = int(np.flatnonzero(plan.queue_rank == 1)[0])
+    done = np.zeros(d.M, dtype=bool)
+    done[first] = True
+    rest = labelstudio.tasks(d, plan.queue_rank, done=done)
+    assert [t["data"]["queue_rank"] for t in rest] == [2, 3, 4]
 
 
 def test_a_warning_when_tasks_carry_no_text():
