@@ -281,8 +281,10 @@ with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints
 st.header("2 · Send the queue to annotators")
 to_label = int(np.isfinite(rnd["queue_rank"]).sum())
 done = f" ({prog['labelled']:,} labelled already)" if prog["labelled"] else ""
-st.caption(f"{to_label:,} rows to label{done}, in queue order (calibration first, then the "
-           "audit, both in random order, then routed rows by priority). The CSV has one row per "
+order = ("calibration first, in random order, then the audit, in random order, then routed rows "
+         "by priority" if prog["calibration"]["rows"] else
+         "the audit first, in random order, then routed rows by priority")
+st.caption(f"{to_label:,} rows to label{done}, in queue order ({order}). The CSV has one row per "
            "sample to label: the sample id, the queue position, the selection and the table's "
            "other columns, never a label (human, gold, second rater or machine) or a confidence. "
            "Label Studio tasks carry the text, the sample id and the queue position.")

@@ -292,8 +292,9 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
     else:
         out["predicted_effort"] = 1.0
         effort_source = "uniform"
-        notices.append("No effort column: every sample costs 1 unit of human effort; time cost "
-                       "is unavailable and equals the human ratio in predicted terms.")
+        notices.append("No effort column: every sample costs 1 unit of human effort, so the "
+                       "predicted effort saved is the share of samples the machine keeps; the "
+                       "time actually spent is unknown (no time column).")
     for role in ("turn", "n_turns"):
         if merged.get(role):
             arr = _numeric(df, merged[role], role, lo=0.0)

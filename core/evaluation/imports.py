@@ -240,7 +240,8 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
     if bad:
         shown = "; ".join(f"'{lab}' (sample ids {some_values(ss, 3)})" for lab, ss in
                           list(bad.items())[:5])
-        raise DataError(f"{len(bad)} labels are not among the dataset's classes: {shown}; the "
+        raise DataError(f"{len(bad)} label value{'' if len(bad) == 1 else 's'} not among the "
+                        f"dataset's classes: {shown}; the "
                         f"classes are {', '.join(repr(str(c)) for c in classes)}")
     per_row: dict[int, dict[str, Any]] = {}
     rows, vote_lab = [], []
@@ -280,8 +281,9 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
                   "annotators": len(set(imported.annotator)),
                   "unannotated": len(imported.unannotated)}
     notices = list(imported.notices)
-    notices.append(f"{counts_out['labelled']:,} of {m:,} rows have a label from this import "
-                   f"({imported.n_labels:,} labels)")
+    notices.append(f"{counts_out['labelled']:,} of {m:,} rows have a label from this import"
+                   + (f" ({imported.n_labels:,} labels in all)"
+                      if imported.n_labels != counts_out["labelled"] else ""))
     if ties:
         notices.append(f"{len(ties)} samples need adjudication: their annotators tie with no "
                        f"majority (sample ids {some_values([ids[r] for r in ties])}); they stay "

@@ -144,7 +144,10 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                     f"{'annotation time' if effort['effort_unit'] == 'human_effort' else 'predicted effort'}"
                     f" of labelling everything (saved: {_pct(1 - effort['effort_share'], 0)})"
                     if effort["effort_share"] is not None else "")
-                 + f"; the machine alone labelled {prog['machine']:,}.</p>"
+                 + f"; the machine's label stands unchecked on the other {prog['machine']:,}"
+                 + (f" (the machine keeps {prog['machine'] + prog['audit']['rows']:,} rows; humans "
+                    f"audited {prog['audit']['rows']:,} of them)" if prog["audit"]["rows"] else "")
+                 + ".</p>"
                  f"<table><tr><th>selection</th><th>labelled</th><th>rows</th></tr>{rows}</table>")
     if cert:
         parts.append(f"<h2>The guarantee</h2><p class='guarantee'>{e(cert['guarantee'])}</p>")

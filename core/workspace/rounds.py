@@ -323,8 +323,8 @@ def round_summary(ws: Workspace, round_id: int, *,
     out["estimate"] = None
     out["estimate_error"] = None
     if prog["undecided"]:
-        out["estimate_error"] = ("the round is not decided yet: label the calibration sample "
-                                 "and certify")
+        out["estimate_error"] = ("label the calibration sample and certify, which decides the "
+                                 "rows the machine keeps")
     elif missing:
         what = "/".join(w for w, n in (("calibration", missing_cal),
                                         ("routed", missing - missing_cal)) if n)
