@@ -255,7 +255,13 @@ if ss["evaluate"].get("round_id") not in ids:
     ss["evaluate"] = {**ss["evaluate"], "round_id": ids[0]}
 # option labels that do not change while a round is labelled: the browser kept a selectbox's
 # old option text after the labels moved on; the progress is a caption below it
-labels_of = {r.id: f"#{r.id} · {r.kind} · {r.created}" for r in rounds.itertuples()}
+def _when(iso: str) -> str:
+    """'2026-11-23T22:27:07+00:00' -> '2026-11-23 22:27 UTC' (the workspace stores UTC)."""
+    text = str(iso)
+    return f"{text[:10]} {text[11:16]} UTC" if len(text) >= 16 and text[10] == "T" else text
+
+
+labels_of = {r.id: f"#{r.id} · {r.kind} · planned {_when(r.created)}" for r in rounds.itertuples()}
 rid = ev_widget(st.selectbox, "Round", "round_id", options=ids, format_func=labels_of.get)
 chosen = rounds.loc[rounds["id"] == rid].iloc[0]
 st.caption(f"Round #{rid}: {int(chosen['n_labelled']):,} of {int(chosen['n_to_label']):,} "
@@ -378,7 +384,8 @@ source = st.radio("Labels from", ["CSV file", "Label Studio export (JSON file)",
                                   "Label Studio server"], horizontal=True, key="_w_import_source")
 if source == "CSV file":
     up = st.file_uploader("Labels table (CSV/TSV/Parquet): a sample id column and a label column",
-                          type=["csv", "tsv", "txt", "parquet", "json"], key="_w_labels_csv")
+                          type=["csv", "tsv", "txt", "parquet", "json"],
+                          key=f"_w_labels_csv_{rid}")  # a round's own: no file left from another
     if up is not None:
         try:
             table = _read_table(up.name, up.getvalue())
@@ -400,7 +407,7 @@ if source == "CSV file":
                     annotator_col=None if ann_col == "—" else ann_col), up.name)
 elif source == "Label Studio export (JSON file)":
     up = st.file_uploader("Label Studio's JSON export of the project", type=["json"],
-                          key="_w_labels_ls")
+                          key=f"_w_labels_ls_{rid}")
     if up is not None and st.button("Import these labels", type="primary"):
         from core.evaluation.imports import labels_from_labelstudio
 

@@ -309,7 +309,7 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
 # --------------------------------------------------------------------------- into a table
 
 def refuse_outside_queue(selection: np.ndarray, rows: Sequence[int] | np.ndarray, *,
-                         nothing: str = "written") -> None:
+                         nothing: str = "written", ids: np.ndarray | None = None) -> None:
     """Refuse labels for rows a round does not send to humans.
 
     Parameters
@@ -321,6 +321,8 @@ def refuse_outside_queue(selection: np.ndarray, rows: Sequence[int] | np.ndarray
         0-based rows that received a label.
     nothing : str, default="written"
         The verb of the message's last words (``"nothing was written"``, ``"... imported"``).
+    ids : array of shape (M,), optional
+        The sample id of every row: the message names the first one by it.
 
     Raises
     ------
@@ -332,9 +334,14 @@ def refuse_outside_queue(selection: np.ndarray, rows: Sequence[int] | np.ndarray
     rows = np.asarray(rows, dtype=np.int64)
     outside = rows[~np.isin(selection[rows], LABELLED)]
     if len(outside):
-        raise DataError(f"{len(outside)} labelled rows are not in the round's queue (for "
-                        f"example {describe_rows(outside[:1])}, selection "
-                        f"'{selection[outside[0]] or 'undecided'}'); nothing was {nothing}")
+        first = outside[0]
+        which = (f"sample id {ids[first]!r} ({describe_rows(outside[:1])})" if ids is not None
+                 else describe_rows(outside[:1]))
+        stale = (" Is this file from another round? Each round has its own queue."
+                 if len(outside) == len(rows) else "")
+        raise DataError(f"{len(outside):,} labelled rows are not in the round's queue (for "
+                        f"example {which}, selection '{selection[first] or 'undecided'}'); "
+                        f"nothing was {nothing}.{stale}")
 
 
 def apply_labels(design, joined: JoinedLabels) -> tuple[pd.DataFrame, dict[str, int]]:
@@ -364,7 +371,8 @@ def apply_labels(design, joined: JoinedLabels) -> tuple[pd.DataFrame, dict[str, 
         raise DataError("the table has no 'selection' column: labels go into a round planned "
                         "with hmceval queue or certify")
     new = joined.has_label
-    refuse_outside_queue(design.selection, np.flatnonzero(new), nothing="written")
+    refuse_outside_queue(design.selection, np.flatnonzero(new), nothing="written",
+                         ids=design.sample_ids())
     col = design.data.roles.get("human_label") or "human_label"
     out = queue_table(design, design.selection)
     current = np.where(np.isin(design.selection, LABELLED), design.human_label, None)

@@ -140,7 +140,7 @@ def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, 
     """Store returned labels; rows must be ones the round asks humans to label."""
     rnd, design = round_design(ws, round_id)
     rows = np.asarray(rows, dtype=np.int64)
-    refuse_outside_queue(design.selection, rows, nothing="imported")
+    refuse_outside_queue(design.selection, rows, nothing="imported", ids=design.sample_ids())
     classes = set(design.data.labels)
     bad = [v for v in labels if v not in classes]
     if bad:

@@ -209,12 +209,12 @@ def test_csv_import_partial_then_complete(run_page, fresh_workspace):
     click(at, "Plan the round")
     labels = _queue_labels(at)
     first, rest = labels.iloc[:412], labels.iloc[412:]
-    at.file_uploader(key="_w_labels_csv").set_value(
+    at.file_uploader(key="_w_labels_csv_1").set_value(
         ("first.csv", first.to_csv(index=False).encode(), "text/csv")).run()
     click(at, "Import these labels")
     assert any("412 rows labelled from first.csv" in s.value for s in at.success)
     assert _round_progress(at) == "Round #1: 412 of 1,978 labelled"
-    at.file_uploader(key="_w_labels_csv").set_value(
+    at.file_uploader(key="_w_labels_csv_1").set_value(
         ("rest.csv", rest.to_csv(index=False).encode(), "text/csv")).run()
     click(at, "Import these labels")
     assert _round_progress(at) == "Round #1: 1,978 of 1,978 labelled"
@@ -232,11 +232,11 @@ def test_bad_label_files_are_refused_and_nothing_is_lost(run_page, fresh_workspa
     click(at, "Plan the round")
     labels = _queue_labels(at)
     good = labels.iloc[:10]
-    at.file_uploader(key="_w_labels_csv").set_value(
+    at.file_uploader(key="_w_labels_csv_1").set_value(
         ("good.csv", good.to_csv(index=False).encode(), "text/csv")).run()
     click(at, "Import these labels")
     bad = edit(labels.iloc[10:20].copy())
-    at.file_uploader(key="_w_labels_csv").set_value(
+    at.file_uploader(key="_w_labels_csv_1").set_value(
         ("bad.csv", bad.to_csv(index=False).encode(), "text/csv")).run()
     click(at, "Import these labels")
     errors = [e.value for e in at.error]
@@ -249,7 +249,7 @@ def test_wrong_file_for_a_label_studio_export(run_page, fresh_workspace):
     at = run_page(PAGE)
     click(at, "Plan the round")
     at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
-    at.file_uploader(key="_w_labels_ls").set_value(
+    at.file_uploader(key="_w_labels_ls_1").set_value(
         ("export.json", b'{"not": "an export"}', "application/json")).run()
     click(at, "Import these labels")
     assert any("export.json" in e.value for e in at.error)
@@ -276,7 +276,7 @@ def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
             anns = [{"completed_by": 1, "was_cancelled": True, "result": []}]
         tasks.append({"id": k + 1, "data": {"sample_id": int(sid)}, "annotations": anns})
     at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
-    at.file_uploader(key="_w_labels_ls").set_value(
+    at.file_uploader(key="_w_labels_ls_1").set_value(
         ("export.json", _json.dumps(tasks).encode(), "application/json")).run()
     click(at, "Import these labels")
     assert any("4 rows labelled from export.json" in s.value for s in at.success), \

@@ -305,10 +305,13 @@ def test_refuse_outside_queue_names_the_first_row_and_its_selection():
     sel = np.array(["routed", "machine", "audit", "", "calibration"], dtype=object)
     refuse_outside_queue(sel, [0, 2, 4])  # all in the queue: no error
     with pytest.raises(DataError, match=r"^2 labelled rows are not in the round's queue \(for "
-                       r"example row 2, selection 'machine'\); nothing was written$"):
+                       r"example row 2, selection 'machine'\); nothing was written.$"):
         refuse_outside_queue(sel, [0, 1, 3])
-    with pytest.raises(DataError, match=r"row 4, selection 'undecided'\); nothing was imported"):
-        refuse_outside_queue(sel, [3], nothing="imported")
+    # none of the rows in the queue: likely another round's file, said; the id named
+    ids = np.array(["s10", "s11", "s12", "s13", "s14"], dtype=object)
+    with pytest.raises(DataError, match=r"example sample id 's13' \(row 4\), selection 'undecided'\); "
+                                        r"nothing was imported. Is this file from another round\?"):
+        refuse_outside_queue(sel, [3], nothing="imported", ids=ids)
 
 
 def test_the_parts_export_the_same_objects_as_imports():

@@ -68,8 +68,8 @@ def test_import_errors_change_nothing(ws, demo):
     routed = np.flatnonzero(sel == "routed")
     machine = np.flatnonzero(sel == "machine")
     with pytest.raises(DataError, match=rf"^1 labelled rows are not in the round's queue \(for "
-                       rf"example row {machine[0] + 1}, selection 'machine'\); nothing was "
-                       "imported$"):
+                       rf"example sample id {machine[0] + 1} \(row {machine[0] + 1}\), selection "
+                       r"'machine'\); nothing was imported.$"):
         R.import_labels(ws, rid, np.r_[routed[:2], machine[:1]], [0, 1, 0], source="csv")
     with pytest.raises(DataError, match="not one of the dataset's classes"):
         R.import_labels(ws, rid, routed[:2], [0, "maybe"], source="csv")
