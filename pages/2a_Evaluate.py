@@ -83,14 +83,17 @@ def _audit_suggested(kept: int) -> None:
             ss["evaluate"] = {**ss["evaluate"], "audit": value}
 
 
-def _dataset_id() -> int:
-    key = ss.get("data_key")
+def _dataset_id() -> int | None:
+    """The active dataset's id in the workspace, None while it is not stored: a visit stores
+    nothing (planning a round or saving a scenario does)."""
+    key = (ss.get("data_key"), len(ws.list_datasets()))  # a dataset stored since: look again
     cached = ss.get("_dataset_id_for")
     if cached and cached[0] == key:
         return cached[1]
-    dsid = R.dataset_id_for(ws, data, source=ss.get("data_source", "session"))
+    dsid = R.find_dataset_id(ws, data)
     ss["_dataset_id_for"] = (key, dsid)
-    ss["dataset_id"] = dsid
+    if dsid is not None:
+        ss["dataset_id"] = dsid
     return dsid
 
 
@@ -100,7 +103,7 @@ except DataError as exc:
     show_error(exc, context="Storing the dataset in the workspace")
     st.stop()
 
-rounds = ws.list_rounds(dsid)
+rounds = ws.list_rounds(dsid) if dsid is not None else ws.list_rounds().iloc[:0]
 if not rounds.empty:
     # the selected round (the latest one after a reload) sets the mode shown, once per choice
     if ss["evaluate"].get("round_id") not in rounds["id"].tolist():
@@ -228,11 +231,12 @@ if st.button("Plan the round", type="primary"):
     except DataError as exc:
         show_error(exc)
     else:
+        dsid = _dataset_id()  # stored by the plan
         ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
         ss["_ev_kind_of_round"] = (dsid, rid)  # its mode is the one shown
         st.success(f"Round #{rid} planned and saved.")
 
-rounds = ws.list_rounds(dsid)
+rounds = ws.list_rounds(dsid) if dsid is not None else ws.list_rounds().iloc[:0]
 if rounds.empty:
     elsewhere = ws.list_rounds()
     if elsewhere.empty:

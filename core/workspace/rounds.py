@@ -35,6 +35,12 @@ def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") ->
     return ws.add_dataset(data.raw, name=data.name, roles=_roles(data), source=source)
 
 
+def find_dataset_id(ws: Workspace, data: EvalData) -> int | None:
+    """The id of the dataset if the workspace holds it (same content and mapping), else None;
+    stores nothing."""
+    return ws.find_dataset(data.raw, _roles(data))
+
+
 def _roles(data: EvalData) -> dict[str, Any]:
     return {k: v for k, v in data.roles.items()}
 

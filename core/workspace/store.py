@@ -145,6 +145,15 @@ class Workspace:
         return read_table(self.root / "tables", name)
 
     # ----------------------------------------------------------------------------- datasets
+    def find_dataset(self, raw: pd.DataFrame, roles: dict[str, Any] | None = None) -> int | None:
+        """The id of the stored dataset with this content and column mapping, or None (nothing
+        is stored)."""
+        roles_json = json.dumps(roles or {}, sort_keys=True, default=str)
+        with self._connect() as con:
+            row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
+                              (table_hash(raw), roles_json)).fetchone()
+        return None if row is None else int(row["id"])
+
     def add_dataset(self, raw: pd.DataFrame, *, name: str, roles: dict[str, Any] | None = None,
                     source: str = "upload") -> int:
         """Store a table (as loaded) with its column mapping; the same content and mapping

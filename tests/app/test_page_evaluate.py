@@ -514,3 +514,16 @@ def test_queue_without_text_is_flagged(run_page, fresh_workspace, hmceval_data):
     click(at, "Plan the round")
     assert any(w.value.startswith("Label Studio tasks carry no text: no column is mapped as "
                                   "free text") for w in at.warning), [w.value for w in at.warning]
+
+
+def test_a_visit_stores_nothing(run_page, fresh_workspace):
+    """QA: looking at Evaluate stored the active dataset (the demo) in the workspace; only a
+    planned round (or a saved scenario) stores it."""
+    from core.workspace import Workspace
+
+    at = run_page(PAGE)
+    assert not at.exception
+    assert Workspace(str(fresh_workspace)).list_datasets().empty
+    click(at, "Plan the round")
+    assert len(Workspace(str(fresh_workspace)).list_datasets()) == 1
+    assert at.selectbox(key="_w_ev_round_id").value == 1
