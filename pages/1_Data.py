@@ -75,9 +75,11 @@ def _figures(data_key: str, _data) -> dict:
     unit = data_effort_unit(_data)
     source = {"predicted_effort": "predicted", "human_effort": "ground truth",
               "uniform": "1 per sample"}.get(_data.effort_source, _data.effort_source)
-    figs["effort"] = histogram(histogram_counts(f["predicted_effort"]),
-                               title=f"Effort the optimiser uses ({source})",
-                               x_title=f"effort per sample ({unit})")
+    if _data.effort_source != "uniform":  # 1 per sample: a single bar says nothing
+        # a short title: a long one runs under the chart's toolbar in a half-width column
+        figs["effort"] = histogram(histogram_counts(f["predicted_effort"]),
+                                   title="Effort the optimiser uses",
+                                   x_title=f"{source} effort per sample ({unit})")
     if _data.has_effort:
         figs["human_effort"] = histogram(
             histogram_counts(f["human_effort"]), title="Ground-truth effort",
@@ -225,7 +227,11 @@ with g2:
     st.plotly_chart(figs["confidence"], width="stretch")
 e1, e2 = st.columns(2)
 with e1:
-    st.plotly_chart(figs["effort"], width="stretch")
+    if "effort" in figs:
+        st.plotly_chart(figs["effort"], width="stretch")
+    else:
+        st.info("No effort column: every sample costs 1 unit of effort, so there is no "
+                "distribution to show. Predict efforts on the Effort page, or map a time column.")
 with e2:
     if "human_effort" in figs:
         st.plotly_chart(figs["human_effort"], width="stretch")

@@ -321,3 +321,23 @@ def test_the_preview_shows_missing_cells_as_a_dash_not_none(run_page):
     assert (shown["human_label_2"][missing] == "—").all()
     assert (shown["human_label_2"][~missing] != "—").all()
     assert not (shown == "None").any().any()
+
+
+def test_uniform_effort_has_no_single_bar_histogram(run_page):
+    """QA: with no effort column the effort histogram was one bar at 1; the page says why
+    there is no distribution instead."""
+    import pandas as pd
+
+    from core.data import prepare
+    from pages._common import fingerprint
+
+    df = pd.DataFrame({"machine_label": ["a", "b", "a", "b"], "machine_confidence": [0.9, 0.6, 0.7, 0.8],
+                       "human_label": ["a", "b", "b", "b"]})
+    data = prepare(df)
+    assert data.effort_source == "uniform"
+    at = run_page("1_Data.py", state={"data": data, "data_key": fingerprint(df, data.roles),
+                                      "data_source": "upload"})
+    assert not at.exception and not at.error
+    specs = " ".join(e.proto.spec for e in at.get("plotly_chart"))
+    assert "Effort the optimiser uses" not in specs and "Machine confidence" in specs
+    assert any("every sample costs 1 unit of effort" in i.value for i in at.info)
