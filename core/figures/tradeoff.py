@@ -66,7 +66,9 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
     x : str
         Column for the x axis.
     metrics : sequence of str
-        Columns to draw; columns that are all NaN (unavailable) are skipped.
+        Columns to draw; columns that are all NaN (unavailable) are skipped, and a column equal
+        to one drawn before joins its curve and its legend name ("Human ratio = Predicted time
+        cost" under uniform effort), instead of a line hidden under the other.
     current : float, optional
         x value of the current setting, marked with a vertical dashed line (a legend entry).
     x_title : str, optional
@@ -87,7 +89,12 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
     for m in metrics:
         if m not in df or df[m].isna().all():
             continue
-        traces.append({"type": "scatter", "x": xs, "y": df[m].to_numpy(), "mode": "lines",
+        ys = df[m].to_numpy(dtype=float)
+        same = next((t for t in traces if np.allclose(t["y"], ys, rtol=0, atol=1e-12, equal_nan=True)), None)
+        if same is not None:
+            same["name"] += " = " + _NAMES.get(m, m)
+            continue
+        traces.append({"type": "scatter", "x": xs, "y": ys, "mode": "lines",
                        "name": _NAMES.get(m, m), "line": {"color": _COLORS.get(m), "width": 2}})
     if current is not None and (current > 0 or not log_x):
         # a trace rather than a shape: it has a legend entry and works on a log axis

@@ -72,3 +72,19 @@ def test_figures_share_the_small_white_template():
     assert fig.layout.template.layout.plot_bgcolor == "white"
     assert fig.layout.template.layout.xaxis.gridcolor == TEMPLATE.layout.xaxis.gridcolor
     assert not fig.layout.template.data.bar  # not the whole plotly_white tree
+
+
+def test_equal_curves_share_one_line_and_name():
+    """QA: under uniform effort the predicted time cost equals the human ratio, and its line
+    hid the other while the legend listed both."""
+    import pandas as pd
+
+    from core.figures.tradeoff import curves_figure
+
+    df = pd.DataFrame({"human_share": [0.0, 0.5, 1.0], "human_ratio": [0.0, 0.5, 1.0],
+                       "time_cost_predicted": [0.0, 0.5, 1.0], "time_cost": [0.0, 0.7, 1.0]})
+    fig = curves_figure(df, x="human_share", metrics=["human_ratio", "time_cost", "time_cost_predicted"])
+    assert [t.name for t in fig.data] == ["Human ratio = Predicted time cost", "Time cost"]
+    df.loc[1, "time_cost_predicted"] = 0.51  # differ anywhere: two lines
+    fig = curves_figure(df, x="human_share", metrics=["human_ratio", "time_cost_predicted"])
+    assert [t.name for t in fig.data] == ["Human ratio", "Predicted time cost"]
