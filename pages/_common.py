@@ -167,10 +167,11 @@ def _fit_lambda_to_data() -> None:
     new = 0.0 if new is None else float(new)
     ss["lam"] = new
     unit = per_unit(data_effort_unit(get_data()))
-    ss["_lam_note"] = (f"λ was {lam:g}, beyond this dataset's whole range (0 to {full.upper:.4g}, "
-                       f"{unit}), where no sample goes to humans; it is now {new:g}"
-                       + (", the largest step at which all N allowed samples go to humans."
-                          if new > 0 else "."))
+    ss["_lam_note"] = (f"λ was {lam:g}: on this dataset (λ from 0 to {full.upper:.4g}, {unit}) "
+                       f"that weighs effort so heavily that no sample would go to humans. It is "
+                       f"now {new:g}"
+                       + (": the largest λ on the slider at which humans still get all N "
+                          "samples the budget allows." if new > 0 else "."))
 
 
 def get_data() -> EvalData:

@@ -50,6 +50,18 @@ CERTIFY_KEYS = ("alpha", "delta", "lambda", "M", "n_calibration", "threshold", "
                 "calibration_kept_errors", "predicted_human_effort", "guarantee")
 
 
+
+def count_share(part: int, whole: int, digits: int = 1) -> str:
+    """``part / whole`` as a percentage rounded half up from the exact fraction: 1,111 of
+    2,000 reads 55.6% (``f"{0.5555:.1%}"`` gives 55.5%, the float being just below)."""
+    from decimal import ROUND_HALF_UP, Decimal
+
+    if whole == 0:
+        return "n/a"
+    value = (Decimal(int(part)) * 100 / Decimal(int(whole))).quantize(Decimal(1).scaleb(-digits),
+                                                                     rounding=ROUND_HALF_UP)
+    return f"{value}%"
+
 def _check_levels(alpha: float, delta: float) -> None:
     for name, v in (("alpha", alpha), ("delta", delta)):
         if not isinstance(v, (int, float, np.floating)) or not math.isfinite(v) or not 0 < v < 1:
@@ -268,7 +280,7 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
         sentence = (f"With probability at least {1 - delta:.0%} over the random calibration "
                     f"sample, the machine's labels disagree with human labels on at most "
                     f"{alpha:.1%} of the rows it keeps: {n_machine:,} of the {rest:,} rows "
-                    f"outside the calibration sample ({share:.1%}) need no human, "
+                    f"outside the calibration sample ({count_share(n_machine, rest)}) need no human, "
                     f"{n_human:,} go to humans.")
     out = {
         "alpha": float(alpha), "delta": float(delta), "lambda": float(lam), "M": m,

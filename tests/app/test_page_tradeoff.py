@@ -283,9 +283,10 @@ def test_a_new_dataset_brings_lambda_into_its_range(run_page):
     keep = ("data", "data_key", "data_source", "lam", "share", "mode", "_lam_note")
     at = run_page("2_Trade-off.py", state={k: data_page.session_state[k] for k in keep})
     assert not at.exception and not at.error
-    assert at.info[0].value == ("λ was 4.6, beyond this dataset's whole range (0 to 0.04, per "
-                                "second), where no sample goes to humans; it is now 0.006, the "
-                                "largest step at which all N allowed samples go to humans.")
+    assert at.info[0].value == ("λ was 4.6: on this dataset (λ from 0 to 0.04, per second) that "
+                                "weighs effort so heavily that no sample would go to humans. It is "
+                                "now 0.006: the largest λ on the slider at which humans still get "
+                                "all N samples the budget allows.")
     assert metrics(at)["Humans"] == "4 of 8"
     at.run()  # said once
     assert not any(i.value.startswith("λ was") for i in at.info)

@@ -171,3 +171,13 @@ def test_violation_rate_on_the_release_matches_the_reference(hmceval_tsv):
                            d.frame["human_label"].to_numpy(), alpha=0.05, delta=0.1,
                            calibration=1000, rounds=100, seed=11, lam=4.6).summary
     assert s46["median_machine_share"] < 0.05
+
+
+def test_count_share_rounds_half_up_from_the_exact_fraction():
+    from core.evaluation.guarantee import count_share
+
+    assert f"{1111 / 2000:.1%}" == "55.5%"  # the float is just below 0.5555
+    assert count_share(1111, 2000) == "55.6%"
+    assert count_share(1, 3) == "33.3%" and count_share(2, 3, 0) == "67%"
+    assert count_share(0, 7) == "0.0%" and count_share(7, 7) == "100.0%"
+    assert count_share(3, 0) == "n/a"
