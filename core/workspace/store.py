@@ -438,6 +438,16 @@ class Workspace:
                               "annotator": r["annotator"], "label": json.loads(r["label_json"])}
                              for r in rows], columns=["import_id", "row", "annotator", "label"])
 
+    def round_version(self, round_id: int) -> tuple[str, int, int]:
+        """What a round's state depends on, cheaply: its plan file, its number of label rows
+        and its latest import id. Any plan change (certification, an audit) or label import
+        changes it: a cache key for the round's Design."""
+        with self._connect() as con:
+            plan = _record(con, "rounds", round_id, "round")["plan_file"]
+            n, last = con.execute("SELECT COUNT(*), COALESCE(MAX(import_id), 0) FROM labels "
+                                  "WHERE round_id=?", (int(round_id),)).fetchone()
+        return str(plan), int(n), int(last)
+
     def round_labels(self, round_id: int) -> dict[int, Any]:
         """row -> label for every labelled row of a round (the latest import wins)."""
         with self._connect() as con:
