@@ -325,3 +325,30 @@ def test_budget_round_waits_for_routed_rows_only(ws, demo):
     rid = R.plan_round(ws, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
     err = R.round_summary(ws, rid)["estimate_error"]
     assert err.endswith(" routed rows still need a human label") and "calibration" not in err
+
+
+def test_round_version_changes_with_every_plan_or_label_change(ws, demo):
+    """The Evaluate page caches a round's Design on this key: it must change whenever the
+    round's plan or labels do, and only then."""
+    rid = R.plan_round(ws, demo, kind="budget", settings={"lam": 1.0, "share": 0.1, "audit": 0})
+    v0 = ws.round_version(rid)
+    assert ws.round_version(rid) == v0 and v0[1:] == (0, 0)
+    ws.record_event(rid, "exported", {"format": "csv"})  # not a change of state
+    assert ws.round_version(rid) == v0
+    routed = np.flatnonzero(ws.round(rid)["selection"] == "routed")
+    R.import_labels(ws, rid, routed[:3], [0, 1, 0], source="csv")
+    v1 = ws.round_version(rid)
+    assert v1[0] == v0[0] and v1[1] == 3 and v1[2] > 0
+    R.import_labels(ws, rid, routed[:3], [1, 1, 1], source="csv")  # corrections: same rows
+    v2 = ws.round_version(rid)
+    assert v2[1] == v1[1] + 3 and v2[2] > v1[2]
+    rnd = ws.round(rid)
+    ws.update_plan(rid, rnd["selection"], rnd["queue_rank"], action="same plan")
+    assert ws.round_version(rid) == v2  # plans are stored by content: the same plan, the same key
+    sel, rank = rnd["selection"].copy(), rnd["queue_rank"].copy()
+    one = np.flatnonzero(sel == "machine")[0]
+    sel[one], rank[one] = "audit", np.nanmax(rank) + 1
+    ws.update_plan(rid, sel, rank, action="audit added")
+    assert ws.round_version(rid)[0] != v2[0]
+    with pytest.raises(DataError):
+        ws.round_version(999)
