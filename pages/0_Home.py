@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from pages._common import get_data, init_state, load_demo, next_step
+from pages._common import get_data, init_state, load_demo, next_step, remember_active
 
 init_state()
 st.title("HMCEval Studio")
@@ -53,6 +53,7 @@ st.caption(f"Active dataset: {data.name} · {data.M:,} samples.")
 if st.button("Try it on the demo data", type="primary",
              help="Loads the built-in demo dataset and opens the Trade-off page."):
     load_demo()
+    remember_active(get_data(), source="demo")  # a reload reopens the demo, not older work
     try:
         st.switch_page("pages/2_Trade-off.py")
     except StreamlitAPIException:  # the page runs on its own (a test): no page to switch to

@@ -11,7 +11,8 @@ from core.data import REQUIRED_ROLES, ROLE_NAMES, ROLES, Detection, detect_colum
 from core.errors import DataError
 from core.figures.data import histogram, histogram_counts, label_balance
 from core.summary import data_effort_unit, effort_unit
-from pages._common import demo_frame, get_data, init_state, next_step, set_data, show_error
+from pages._common import (demo_frame, get_data, init_state, next_step, remember_active, set_data,
+                           show_error)
 
 init_state()
 st.title("Data")
@@ -111,7 +112,10 @@ def _activate(data, *, source: str, message: str) -> None:
         set_data(data, source=source)
     except (TypeError, ValueError) as exc:
         raise _unhashable(data, exc) from None
-    ss["data_flash"] = message
+    failed = remember_active(data, source=source)  # survives reloads and restarts
+    ss["data_flash"] = message + (" Saved in the workspace: a reload or a restart reopens it."
+                                  if failed is None and source != "demo" else "")
+    ss["data_save_error"] = failed
     st.rerun()
 
 
@@ -130,6 +134,10 @@ with right:
                   message="The built-in demo dataset is active.")
 if flash:
     st.success(flash)
+save_error = ss.pop("data_save_error", None)
+if save_error:
+    st.warning(f"The dataset is active for this session but could not be saved in the workspace, "
+               f"so a reload will not reopen it: {save_error}")
 
 if up is not None and (ss.get("upload") or {}).get("file_id") != up.file_id:
     content = up.getvalue()  # a new file: its bytes are read and hashed once

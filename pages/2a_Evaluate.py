@@ -232,6 +232,7 @@ if st.button("Plan the round", type="primary"):
         show_error(exc)
     else:
         dsid = _dataset_id()  # stored by the plan
+        ws.remember_active(dsid)
         ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
         ss["_ev_kind_of_round"] = (dsid, rid)  # its mode is the one shown
         st.success(f"Round #{rid} planned and saved.")

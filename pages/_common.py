@@ -101,27 +101,59 @@ def init_state() -> None:
 
 
 def resume_latest_round() -> bool:
-    """Make the dataset of the workspace's latest round active (with the round selected on the
-    Evaluate page); False when the workspace has no round or cannot be read (the error is kept
-    in ``_resume_error`` and shown in the sidebar)."""
+    """Reopen the work under way: the dataset last made active in the workspace (an upload, a
+    saved dataset made active, a planned round's), else the dataset of the latest round, with
+    its latest round selected on the Evaluate page. False when there is nothing to reopen or
+    the workspace cannot be read (the error is kept in ``_resume_error``, shown in the
+    sidebar)."""
     from core.workspace.rounds import data_from_workspace
 
     ss = st.session_state
     try:
-        rounds = get_workspace().list_rounds()
-        if rounds.empty:
+        ws = get_workspace()
+        rounds = ws.list_rounds()
+        dsid = ws.last_active()
+        if dsid == "demo":  # the user chose the demo last
             return False
-        latest = rounds.iloc[0]  # newest first
-        dsid, rid = int(latest["dataset_id"]), int(latest["id"])
-        set_data(data_from_workspace(get_workspace(), dsid), source="workspace")
+        if dsid is None:
+            if rounds.empty:
+                return False
+            dsid = int(rounds.iloc[0]["dataset_id"])  # newest first
+        data = data_from_workspace(ws, dsid)
+        set_data(data, source="workspace")
     except DataError as exc:
-        ss["_resume_error"] = f"The latest round's dataset could not be reopened: {exc}"
+        ss["_resume_error"] = f"The last dataset of the workspace could not be reopened: {exc}"
         return False
     ss["dataset_id"] = dsid
-    ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
-    ss["_resumed"] = (f"Resumed where the work stopped: the dataset of round #{rid}, the "
-                      "workspace's latest. Other datasets are under Saved datasets below.")
+    own = rounds[rounds["dataset_id"] == dsid]
+    if not own.empty:
+        rid = int(own.iloc[0]["id"])
+        ss["evaluate"] = {**ss["evaluate"], "round_id": rid}
+        where = f"'{data.name}', with its latest round (#{rid})"
+    else:
+        where = f"'{data.name}'"
+    ss["_resumed"] = (f"Resumed where the work stopped: {where}, the dataset last made active. "
+                      "Other datasets are under Saved datasets below.")
     return True
+
+
+def remember_active(data: EvalData, *, source: str) -> str | None:
+    """Store ``data`` in the workspace and record it as the last active dataset, so a reload
+    or a restart reopens it; the error message when that fails (the data stays active for
+    this session)."""
+    from core.workspace.rounds import dataset_id_for
+
+    try:
+        ws = get_workspace()
+        if source == "demo":  # reopened from the code, never stored
+            ws.remember_active(None)
+            return None
+        dsid = dataset_id_for(ws, data, source=source)
+        ws.remember_active(dsid)
+    except DataError as exc:
+        return str(exc)
+    st.session_state["dataset_id"] = dsid
+    return None
 
 
 def load_demo() -> None:
@@ -482,6 +514,7 @@ def restore_scenario(key: int | str) -> None:
     set_data(data, source="workspace")
     ss = st.session_state
     ss["dataset_id"] = sc["dataset_id"]
+    ws.remember_active(sc["dataset_id"])
     settings = sc["settings"]
     for k in ("lam", "share", "mode", "constraints"):
         if k in settings:
@@ -509,6 +542,7 @@ def _open_clicked(key: str) -> None:
         try:
             dsid = int(choice.split(" ", 1)[0].lstrip("#"))
             set_data(data_from_workspace(get_workspace(), dsid), source="workspace")
+            get_workspace().remember_active(dsid)
             st.session_state["dataset_id"] = dsid
             st.session_state["_restore_error"] = None
         except DataError as exc:

@@ -132,6 +132,27 @@ class Workspace:
         with self._connect() as con:
             return int(con.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()[0])
 
+    def remember_active(self, dataset_id: int | None) -> None:
+        """Record the dataset last made active (a new session reopens it); None records the
+        built-in demo, which is not stored."""
+        with self._connect(write=True) as con:
+            if dataset_id is not None:
+                _record(con, "datasets", dataset_id, "dataset")
+            con.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('active_dataset', ?)",
+                        ("demo" if dataset_id is None else str(int(dataset_id)),))
+
+    def last_active(self) -> int | str | None:
+        """The dataset last made active (:meth:`remember_active`): its id, ``"demo"`` for the
+        built-in demo, None when nothing was recorded or the dataset is no longer stored."""
+        with self._connect() as con:
+            row = con.execute("SELECT value FROM meta WHERE key='active_dataset'").fetchone()
+            if row is None:
+                return None
+            if row[0] == "demo":
+                return "demo"
+            found = con.execute("SELECT id FROM datasets WHERE id=?", (int(row[0]),)).fetchone()
+        return None if found is None else int(found[0])
+
     def _write_table(self, df: pd.DataFrame) -> str:
         return write_table(self.root / "tables", df)
 

@@ -17,6 +17,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+@pytest.fixture(autouse=True)
+def _workspace_per_test(tmp_path_factory, monkeypatch):
+    """Every page test gets an empty workspace of its own: a new session reopens the dataset
+    last made active in its workspace, so one test's upload must not become the next test's
+    starting dataset. A test may set its own (``monkeypatch.setenv``) after this."""
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path_factory.mktemp("ws")))
+
+
 def page_test(file_name: str, *, timeout: float = 120) -> AppTest:
     """An AppTest of ``pages/<file_name>`` (not yet run)."""
     return AppTest.from_file(str(ROOT / "pages" / file_name), default_timeout=timeout)

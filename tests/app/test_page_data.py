@@ -341,3 +341,28 @@ def test_uniform_effort_has_no_single_bar_histogram(run_page):
     specs = " ".join(e.proto.spec for e in at.get("plotly_chart"))
     assert "Effort the optimiser uses" not in specs and "Machine confidence" in specs
     assert any("every sample costs 1 unit of effort" in i.value for i in at.info)
+
+
+def test_an_upload_survives_a_reload(run_page, tmp_path, monkeypatch):
+    """Nothing the user loaded is lost: a validated upload is stored in the workspace and a new
+    session (a reload, a restart) reopens it; choosing the demo again is remembered too."""
+    from core.workspace import Workspace
+
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    at = run_page("1_Data.py")
+    _activate(at, "mine.csv", b"pred,prob,gold\nsafe,0.9,safe\nunsafe,0.8,unsafe\nsafe,0.6,unsafe\n")
+    _validate(at)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("Saved in the workspace" in s.value for s in at.success)
+    ws = Workspace(tmp_path / "ws")
+    assert ws.list_datasets()["name"].tolist() == ["mine.csv"]
+    assert ws.last_active() == int(ws.list_datasets()["id"].iloc[0])
+    again = run_page("1_Data.py")  # a new session: no data in it
+    assert again.session_state["data"].name == "mine.csv" and again.session_state["data"].M == 3
+    assert again.session_state["_resumed"].startswith("Resumed where the work stopped: 'mine.csv'")
+    # the demo chosen on the Home page: a reload gives the demo, which is not stored
+    home = run_page("0_Home.py", state={"data": again.session_state["data"],
+                                        "data_key": again.session_state["data_key"]})
+    [b for b in home.button if b.label == "Try it on the demo data"][0].click().run()
+    assert ws.last_active() == "demo" and len(ws.list_datasets()) == 1
+    assert run_page("1_Data.py").session_state["data"].name == "Built-in demo"

@@ -100,7 +100,8 @@ def test_a_new_session_resumes_the_latest_rounds_dataset(run_page, fresh_workspa
     assert second.selectbox(key="_w_ev_round_id").value == 1
     assert _round_progress(second).startswith("Round #1: 0 of ")
     # the sidebar (drawn by app.py around every page) says so
-    assert second.session_state["_resumed"].startswith("Resumed where the work stopped: the dataset of round #1")
+    assert second.session_state["_resumed"].startswith(
+        "Resumed where the work stopped: 'responses.csv', with its latest round (#1)")
     # the demo made active by hand: the page points to the rounds of the other dataset
     third = run_page(PAGE, state={"data_source": "demo"} | _demo_state())
     assert any("No round for this dataset yet" in i.value and "1 round on other datasets" in i.value

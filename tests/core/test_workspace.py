@@ -352,3 +352,16 @@ def test_round_version_changes_with_every_plan_or_label_change(ws, demo):
     assert ws.round_version(rid)[0] != v2[0]
     with pytest.raises(DataError):
         ws.round_version(999)
+
+
+def test_the_last_active_dataset_is_remembered(ws, demo):
+    assert ws.last_active() is None
+    dsid = R.dataset_id_for(ws, demo)
+    ws.remember_active(dsid)
+    assert ws.last_active() == dsid
+    assert Workspace(ws.root).last_active() == dsid  # in the file: a restart reads it
+    ws.remember_active(None)
+    assert ws.last_active() == "demo"
+    with pytest.raises(DataError):
+        ws.remember_active(dsid + 99)
+    assert ws.last_active() == "demo"  # a refused id changes nothing
