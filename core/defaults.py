@@ -53,6 +53,11 @@ HEE_FOLDS: int = 5
 #: cores, so 10^6 rows would block the page for minutes on a visit).
 EFFORT_AUTO_FIT_ROWS: int = 50_000
 
+#: Rows up to which the Data page saves a validated upload in the workspace at once (so a
+#: reload reopens it). The workspace's content hash writes the table as CSV: about 0.7 s at
+#: 10^5 rows and 7 s at 10^6, so larger uploads are saved on a button press.
+AUTO_SAVE_ROWS: int = 200_000
+
 #: Samples of the general ILP (extra constraints, cvxpy + HiGHS): about 8 s and 0.5 GB at
 #: 100,000 samples, so larger tables are refused before the solver is called (app and CLI).
 MAX_ILP_SAMPLES = 200_000

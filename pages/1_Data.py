@@ -10,6 +10,7 @@ import streamlit as st
 from core.data import REQUIRED_ROLES, ROLE_NAMES, ROLES, Detection, detect_columns, load_table, prepare
 from core.errors import DataError
 from core.figures.data import histogram, histogram_counts, label_balance
+from core.defaults import AUTO_SAVE_ROWS
 from core.summary import data_effort_unit, effort_unit
 from pages._common import (demo_frame, get_data, init_state, next_step, remember_active, set_data,
                            show_error)
@@ -112,9 +113,13 @@ def _activate(data, *, source: str, message: str) -> None:
         set_data(data, source=source)
     except (TypeError, ValueError) as exc:
         raise _unhashable(data, exc) from None
-    failed = remember_active(data, source=source)  # survives reloads and restarts
+    if source == "demo" or data.M <= AUTO_SAVE_ROWS:
+        failed = remember_active(data, source=source)  # survives reloads and restarts
+        saved = failed is None and source != "demo"
+    else:  # hashing and writing a large table takes seconds: on request (below)
+        failed, saved = None, False
     ss["data_flash"] = message + (" Saved in the workspace: a reload or a restart reopens it."
-                                  if failed is None and source != "demo" else "")
+                                  if saved else "")
     ss["data_save_error"] = failed
     st.rerun()
 
@@ -138,6 +143,20 @@ save_error = ss.pop("data_save_error", None)
 if save_error:
     st.warning(f"The dataset is active for this session but could not be saved in the workspace, "
                f"so a reload will not reopen it: {save_error}")
+_active = get_data()
+if (ss.get("data_source") == "upload" and _active.M > AUTO_SAVE_ROWS
+        and ss.get("_saved_key") != ss.get("data_key")):
+    st.info(f"{_active.name} ({_active.M:,} rows) is active for this session only: tables above "
+            f"{AUTO_SAVE_ROWS:,} rows are saved in the workspace on request (it takes a few "
+            "seconds per million rows). Planning a round on the Evaluate page saves it too.")
+    if st.button("Save it in the workspace"):
+        with st.spinner("Saving the table in the workspace…"):
+            failed = remember_active(_active, source="upload")
+        if failed:
+            st.error(f"Not saved: {failed}")
+        else:
+            ss["_saved_key"] = ss.get("data_key")
+            st.success("Saved in the workspace: a reload or a restart reopens it.")
 
 if up is not None and (ss.get("upload") or {}).get("file_id") != up.file_id:
     content = up.getvalue()  # a new file: its bytes are read and hashed once

@@ -366,3 +366,26 @@ def test_an_upload_survives_a_reload(run_page, tmp_path, monkeypatch):
     [b for b in home.button if b.label == "Try it on the demo data"][0].click().run()
     assert ws.last_active() == "demo" and len(ws.list_datasets()) == 1
     assert run_page("1_Data.py").session_state["data"].name == "Built-in demo"
+
+
+def test_a_large_upload_is_saved_on_request(run_page, tmp_path, monkeypatch):
+    """Saving hashes the table as CSV (about 7 s at 10^6 rows): above AUTO_SAVE_ROWS the page
+    says the table is for this session only and saves it on a button press."""
+    import core.defaults
+    from core.workspace import Workspace
+
+    monkeypatch.setattr(core.defaults, "AUTO_SAVE_ROWS", 2)
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    at = run_page("1_Data.py")
+    _activate(at, "big.csv", b"pred,prob,gold\nsafe,0.9,safe\nunsafe,0.8,unsafe\nsafe,0.6,unsafe\n")
+    _validate(at)
+    assert not at.exception and not at.error
+    ws = Workspace(tmp_path / "ws")
+    assert ws.list_datasets().empty and ws.last_active() is None
+    assert not any("Saved in the workspace" in s.value for s in at.success)
+    assert any("active for this session only" in i.value for i in at.info)
+    [b for b in at.button if b.label == "Save it in the workspace"][0].click().run()
+    assert any("Saved in the workspace" in s.value for s in at.success)
+    assert ws.list_datasets()["name"].tolist() == ["big.csv"] and ws.last_active() is not None
+    at.run()
+    assert not any("active for this session only" in i.value for i in at.info)
