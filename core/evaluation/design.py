@@ -35,6 +35,8 @@ import pandas as pd
 from core.data import EvalData, norm_name, prepare
 from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
+from core.evaluation.active import (PROBABILITY_COLUMN, ActiveDesign, check_probabilities,
+                                    design_frontier, draw)
 from core.sae import SAEInputs, gains, n_from_share, solve_fast
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "answer_columns",
     "annotator_table",
     "add_audit",
+    "plan_design",
 ]
 
 #: The four selection values, in the order a round fills them.
@@ -77,6 +80,10 @@ class Design:
         Name of the selection column in the file (``"selection"`` when the file has none).
     has_selection : bool
         Whether the file had a selection column.
+    inclusion : numpy.ndarray of shape (M,), optional
+        The inclusion probability pi_i of every row when the round was planned with one
+        (``inclusion_probability`` column: the active or random design,
+        :mod:`core.evaluation.active`); None for routing with a uniform audit.
     """
 
     data: EvalData
@@ -85,6 +92,7 @@ class Design:
     selection_column: str = SELECTION_COLUMN
     has_selection: bool = False
     notices: tuple[str, ...] = field(default_factory=tuple)
+    inclusion: np.ndarray | None = None
 
     @property
     def M(self) -> int:
@@ -154,7 +162,8 @@ def load_design(df: pd.DataFrame, roles: dict[str, Any] | None = None, *,
                             f"available: {', '.join(map(str, df.columns))}")
     else:
         sel_col = columns.get("selection")
-    bookkeeping = {c for c in (sel_col, columns.get("queue_rank")) if c is not None}
+    pi_col = columns.get(PROBABILITY_COLUMN)
+    bookkeeping = {c for c in (sel_col, columns.get("queue_rank"), pi_col) if c is not None}
     if bookkeeping and "subgroups" not in roles:
         from core.data import detect_roles
 
@@ -174,9 +183,12 @@ def load_design(df: pd.DataFrame, roles: dict[str, Any] | None = None, *,
         human = np.array([None if pd.isna(v) else v for v in h.astype(object)], dtype=object)
     else:
         human = np.full(m, None, dtype=object)
+    inclusion = None
+    if pi_col is not None:
+        inclusion = check_probabilities(data.raw[pi_col], selection, str(pi_col))
     return Design(data=data, selection=selection, human_label=human,
                   selection_column=sel_col or SELECTION_COLUMN, has_selection=sel_col is not None,
-                  notices=tuple(data.notices))
+                  notices=tuple(data.notices), inclusion=inclusion)
 
 
 @dataclass(frozen=True)
@@ -197,6 +209,10 @@ class QueuePlan:
     seed : int
     counts : dict
         selection value -> number of rows (``""`` for undecided rows).
+    inclusion : numpy.ndarray of shape (M,), optional
+        The inclusion probabilities of an active or random design (None for routing).
+    design : ActiveDesign, optional
+        The solved design with its frontier (active and random designs).
     """
 
     selection: np.ndarray
@@ -205,6 +221,8 @@ class QueuePlan:
     lam: float | None
     seed: int
     counts: dict[str, int]
+    inclusion: np.ndarray | None = None
+    design: ActiveDesign | None = None
 
     @property
     def n_to_label(self) -> int:
@@ -319,7 +337,8 @@ def plan_queue(design: Design, *, calibration: int = 0, lam: float | None = None
 
 
 def queue_table(design: Design, selection: np.ndarray,
-                queue_rank: np.ndarray | None = None) -> pd.DataFrame:
+                queue_rank: np.ndarray | None = None,
+                inclusion: np.ndarray | None = None) -> pd.DataFrame:
     """The table as loaded, every original column, with the selection (and queue rank).
 
     Parameters
@@ -328,6 +347,9 @@ def queue_table(design: Design, selection: np.ndarray,
     selection : array of shape (M,)
     queue_rank : array of shape (M,), optional
         NaN where a row is not to be labelled; written as an integer column with empty cells.
+    inclusion : array of shape (M,), optional
+        Inclusion probabilities, written as ``inclusion_probability`` (a column of that name
+        already in the table is replaced).
 
     Returns
     -------
@@ -347,6 +369,9 @@ def queue_table(design: Design, selection: np.ndarray,
         out["queue_rank"] = pd.array(np.where(np.isfinite(rank), rank, 0).astype("int64"),
                                      dtype="Int64")
         out.loc[~np.isfinite(rank), "queue_rank"] = pd.NA
+    if inclusion is not None:
+        pi = np.asarray(inclusion, dtype=float)
+        out[PROBABILITY_COLUMN] = np.where(np.isfinite(pi), pi, np.nan)
     return out
 
 
@@ -408,7 +433,8 @@ def annotator_table(design: Design, selection: np.ndarray,
     rows = rows[np.argsort(rank[rows], kind="stable")]
     sid = design.data.roles.get("sample_id") or "sample_id"
     first = [sid, "queue_rank", design.selection_column]
-    drop = set(answer_columns(design))
+    drop = set(answer_columns(design)) | {c for c in table.columns
+                                          if norm_name(c) == PROBABILITY_COLUMN}
     rest = [c for c in table.columns if c not in first and c not in drop]
     return table.iloc[rows][first + rest].reset_index(drop=True)
 
@@ -464,3 +490,98 @@ def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed
     rank = np.full(len(sel), np.nan)
     rank[order] = np.arange(1, len(order) + 1)
     return sel, rank
+
+
+def plan_design(design: Design, *, kind: str = "active", labels: float | None = None,
+                effort_budget: float | None = None, lam: float = 0.0, mu: float | None = None,
+                width_ratio: float | None = None, seed: int = 0) -> QueuePlan:
+    """Plan a round with inclusion probabilities: the active design, or plain random labelling.
+
+    Parameters
+    ----------
+    design : Design
+        Every row undecided (no calibration sample: guarantee mode keeps its simple random
+        calibration sample, :func:`plan_queue`).
+    kind : {"active", "random"}
+        ``active``: the recommended design of :func:`core.evaluation.active.design_frontier`
+        (or the one for ``mu``); ``random``: the same pi = budget / total cost on every row.
+    labels, effort_budget : float
+        The budget, in expected labels or in expected predicted effort (one of them).
+    lam : float, default=0
+        Lambda of the gain b - a - lambda (l - k) that ranks rows for routing (0: the machine's
+        chance of being wrong; effort already enters through an effort budget).
+    mu : float, optional
+        Weight of the final accuracy (default: the recommended design).
+    width_ratio : float, optional
+        See :func:`~core.evaluation.active.design_frontier`.
+    seed : int, default=0
+        Seed of the Poisson draw; the same seed gives the same rows.
+
+    Returns
+    -------
+    QueuePlan
+        ``selection``: ``routed`` (pi = 1), ``audit`` (drawn with pi < 1), ``machine``;
+        ``inclusion``: pi of every row; ``queue_rank``: audit rows in random order, then
+        routed rows by descending gain; ``design``: the solved design and its frontier.
+    """
+    from core.evaluation.active import DEFAULT_WIDTH_RATIO, DESIGNS
+
+    if kind not in ("active", "random"):
+        raise DataError(f"design must be one of {', '.join(DESIGNS)}, got {kind!r} "
+                        "(routing is planned by plan_queue)")
+    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise DataError(f"seed must be a whole number in [0, 2^63), got {seed}")
+    if not (isinstance(lam, (int, float)) and np.isfinite(lam) and lam >= 0):
+        raise DataError(f"lambda must be a finite number >= 0, got {lam}")
+    sel = design.selection.copy()
+    decided = np.flatnonzero(sel != "")
+    if len(decided):
+        raise DataError(f"column '{design.selection_column}' already routes "
+                        f"{describe_rows(decided)} ({', '.join(sorted(set(sel[decided])))}); "
+                        "a design is planned on undecided rows only (clear the column to "
+                        "re-plan); a calibration sample with inclusion probabilities is not "
+                        "built yet")
+    inp = design.inputs()
+    classes = design.data.labels
+    index = {v: i for i, v in enumerate(classes)}
+    codes = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
+                        count=design.M)
+    g = gains(inp.a, inp.l, lam=float(lam), b=inp.b, k=inp.k)
+    rec, table = design_frontier(codes, inp.a, max(len(classes), 2), labels=labels,
+                                 effort_budget=effort_budget, effort=inp.l, gain=g,
+                                 width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
+                                 else float(width_ratio))
+    if kind == "random":
+        cost = np.ones(design.M) if labels is not None else np.asarray(inp.l, dtype=float)
+        budget = float(labels if labels is not None else effort_budget)
+        pi = np.full(design.M, min(1.0, budget / float(cost.sum())))
+        row = table[table["design"] == "random"].iloc[0].to_dict()
+        chosen = ActiveDesign(pi=pi, mu=float("nan"), kind="random",
+                              expected_labels=row["expected_labels"],
+                              expected_effort=row["expected_effort"],
+                              expected_accuracy=row["expected_accuracy"],
+                              expected_half_width=row["expected_half_width"],
+                              random_equivalent=row["random_equivalent"],
+                              n_routed=int(row["n_routed"]), frontier=table)
+    elif mu is None:
+        chosen = rec
+    else:
+        from core.evaluation.active import active_design
+
+        chosen = active_design(codes, inp.a, max(len(classes), 2), mu=float(mu), labels=labels,
+                               effort_budget=effort_budget, effort=inp.l, gain=g,
+                               width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
+                               else float(width_ratio))
+    pi = np.asarray(chosen.pi, dtype=float)
+    drawn = draw(pi, seed=int(seed))
+    sel = np.where(pi >= 1, "routed", np.where(drawn, "audit", "machine")).astype(object)
+    rng = np.random.default_rng(int(seed) + 1)
+    audit = np.flatnonzero(sel == "audit")
+    routed = np.flatnonzero(sel == "routed")
+    routed = routed[np.argsort(-g[routed], kind="stable")]
+    queue = np.concatenate([audit[rng.permutation(len(audit))], routed]).astype(np.int64)
+    rank = np.full(design.M, np.nan)
+    rank[queue] = np.arange(1, len(queue) + 1)
+    counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
+    return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
+                     seed=int(seed), counts=counts, inclusion=pi, design=chosen)

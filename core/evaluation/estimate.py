@@ -293,7 +293,10 @@ def estimate(design: Design, *, groups: list[str] | None = None,
     Returns
     -------
     dict
-        Keys :data:`ESTIMATE_KEYS`, then ``n_labelled``, ``audit_errors``, ``notes``.
+        Keys :data:`ESTIMATE_KEYS`, then ``n_labelled``, ``audit_errors``, ``notes`` (with one
+        sentence per group significantly worse than the rest), ``design`` (``"routing"``
+        here; a table with inclusion probabilities is estimated by
+        :func:`core.evaluation.weighted_design.estimate_weighted_design`) and ``worse_groups``.
         ``class_shares`` maps each class (as written in the file) to ``estimate``, ``ci_low``,
         ``ci_high``, ``machine_only``, ``half_width``, ``random_half_width`` (the half-width
         the same number of labels drawn at random would give) and ``random_equivalent``;
@@ -305,6 +308,10 @@ def estimate(design: Design, *, groups: list[str] | None = None,
                         "per row); plan the round first (Evaluate page, or hmceval queue / certify), "
                         "or map the column to the selection role (command line: --col "
                         "selection=NAME)")
+    if design.inclusion is not None:
+        from core.evaluation.weighted_design import estimate_weighted_design
+
+        return estimate_weighted_design(design, groups=groups, confidence=confidence)
     sel_words = design.selection
     present = set(design.machine_label.tolist()) | {
         v for v, w in zip(design.human_label, sel_words) if v is not None and w in LABELLED}
@@ -365,7 +372,14 @@ def estimate(design: Design, *, groups: list[str] | None = None,
             mask = (values == v).to_numpy()
             by_group[col][label_key(v, strip=False)] = one(mask)
     out["by_group"] = by_group
+    worse: list[dict[str, Any]] = []
+    if groups and out["n_audit"]:
+        from core.evaluation.weighted_design import group_accuracy
+
+        _, worse, wnotes = group_accuracy(design, groups, confidence=confidence)
+        out["notes"] = out["notes"] + wnotes
     ordered = {k: out[k] for k in ESTIMATE_KEYS}
     ordered.update({k: out[k] for k in ("n_labelled", "audit_errors", "notes")})
+    ordered.update({"design": "routing", "worse_groups": worse})
     return ordered
 

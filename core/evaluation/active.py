@@ -1,0 +1,436 @@
+"""The active design: every row gets a known probability of being labelled.
+
+Routing (:func:`core.evaluation.design.plan_queue`) labels the least confident rows for sure
+and leaves the rest to a small uniform audit: right for the final labels' accuracy, wasteful
+for the estimates, which then rest on the audit alone. The active design spends the same
+budget so that every label serves both: row i is labelled with probability pi_i in (0, 1],
+drawn independently (Poisson sampling), and pi_i is stored beside the row
+(``inclusion_probability``), so the estimators of :mod:`core.evaluation.weighted` can weight
+each label by 1 / pi_i.
+
+**The optimisation.** With the machine's class probabilities f_ic (its confidence q_i on its own
+label, the rest spread evenly over the other classes) the variance of the weighted estimate of
+a class share is sum_i (1 / pi_i - 1) s_i^2 / M^2, with s_i^2 = sum_c f_ic (1 - f_ic) the
+uncertainty of row i. Labelling row i also fixes its final label with probability
+g_i = b_i - a_i - lambda (l_i - k_i) (the SAE gain: the machine's chance of being wrong, less
+lambda times the effort; lambda = 0 by default, since effort enters through the budget). The
+design solves
+
+    minimise   sum_i s_i^2 / pi_i  -  mu sum_i g_i pi_i
+    subject to sum_i c_i pi_i <= B,     pi_min <= pi_i <= 1,
+
+where c_i is 1 (a budget B in labels) or the predicted human effort l_i (a budget in effort).
+The problem is convex and separable; its solution is, for the budget's multiplier nu,
+
+    pi_i = min(1, max(pi_min, s_i / sqrt(nu c_i - mu g_i)))     (1 where nu c_i <= mu g_i),
+
+found by bisection on nu. With mu = 0 it is the square-root rule of cost-optimal sampling,
+generalised to a per-row cost: pi_i grows with the uncertainty and shrinks with the effort
+(as 1 / sqrt(c_i)). As mu grows, the rows most likely wrong get pi_i = 1 (they are *routed*,
+labelled for sure, as routing does), and in the limit the design is routing plus a floor
+sample. The floor pi_min (a quarter of the uniform rate by default) keeps every weight
+bounded, so that no single surprise among the confident rows can blow up the variance.
+
+**The frontier.** :func:`design_frontier` solves the problem on a grid of mu and reports, for
+each design, the expected accuracy of the final labels (sum_i pi_i + (1 - pi_i) q_i over M, from
+the machine's confidences) and the expected half-width of a class-share interval; the
+recommended design is the most accurate one whose interval is expected to be no wider than
+plain random labelling's with the same budget (``width_ratio`` = 1): every label then serves
+the estimate at least as well as a random label would, and the final labels as well as that
+allows. Routing the budget to the least confident rows is on the frontier for reference.
+
+The expectations use the confidences as probabilities; where they are not calibrated, the
+design is still valid (the estimators use the realised labels and the stored pi_i), only less
+efficient than it could be.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError, describe_rows
+from core.evaluation.planner import srs_size_for_half_width, z_value
+
+__all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATIO",
+           "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
+           "ActiveDesign", "routing_design", "design_frontier", "active_design", "draw", "check_probabilities"]
+
+#: The designs a round can be planned with (``hmceval queue --design``).
+DESIGNS: tuple[str, ...] = ("active", "routing", "random")
+#: Name of the per-row inclusion probability column in a round's table.
+PROBABILITY_COLUMN = "inclusion_probability"
+#: The floor pi_min as a share of the uniform rate (budget / total cost).
+DEFAULT_FLOOR = 0.25
+#: The recommended design's expected half-width, at most this times random labelling's.
+DEFAULT_WIDTH_RATIO = 1.0
+
+
+def machine_probabilities(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int
+                          ) -> np.ndarray:
+    """The machine's probability of every class for every row.
+
+    Parameters
+    ----------
+    machine_codes : int array of shape (M,)
+        The machine's class, 0..K-1.
+    confidence : array of shape (M,)
+        Its confidence in that class, in [0, 1].
+    n_classes : int
+        K >= 2.
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        q_i on the machine's class, (1 - q_i) / (K - 1) on each other class.
+    """
+    codes = np.asarray(machine_codes, dtype=np.int64)
+    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
+    k = max(int(n_classes), 2)
+    f = np.repeat(((1 - q) / (k - 1))[:, None], k, axis=1)
+    f[np.arange(len(codes)), codes] = q
+    return f
+
+
+def row_uncertainty(confidence: np.ndarray, n_classes: int) -> np.ndarray:
+    """s_i^2 = sum_c f_ic (1 - f_ic): the summed class-share variance of row i, shape (M,)."""
+    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
+    k = max(int(n_classes), 2)
+    other = (1 - q) / (k - 1)
+    return q * (1 - q) + (k - 1) * other * (1 - other)
+
+
+def _pi_for(nu: float, sig: np.ndarray, cost: np.ndarray, gain: np.ndarray, mu: float,
+            floor: np.ndarray) -> np.ndarray:
+    den = nu * cost - mu * gain
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(den > 0, sig / np.sqrt(np.where(den > 0, den, 1.0)), 1.0)
+    return np.clip(p, floor, 1.0)
+
+
+def inclusion_probabilities(uncertainty: np.ndarray, cost: np.ndarray, budget: float, *,
+                            gain: np.ndarray | None = None, mu: float = 0.0,
+                            floor: float | np.ndarray = 0.0) -> np.ndarray:
+    """Solve the design problem of the module doc for one mu.
+
+    Parameters
+    ----------
+    uncertainty : array of shape (M,)
+        s_i^2 >= 0.
+    cost : array of shape (M,)
+        c_i > 0 (1 for a budget in labels, the predicted effort for a budget in effort).
+    budget : float
+        B > 0, in the unit of ``cost``: sum_i c_i pi_i <= B (with equality unless every row can
+        be labelled within it).
+    gain : array of shape (M,), optional
+        g_i, the value of labelling row i for the final labels (default 0).
+    mu : float >= 0
+        Weight of the final labels' accuracy against the estimates' variance.
+    floor : float or array of shape (M,), default=0
+        pi_min; the budget must cover it (sum_i c_i pi_min <= B).
+
+    Returns
+    -------
+    ndarray of shape (M,)
+        pi_i in [max(pi_min, tiny), 1].
+    """
+    s2 = np.maximum(np.asarray(uncertainty, dtype=float), 0.0)
+    cost = np.asarray(cost, dtype=float)
+    m = len(s2)
+    if m == 0:
+        return np.zeros(0)
+    if not (np.all(np.isfinite(cost)) and np.all(cost > 0)):
+        bad = np.flatnonzero(~(np.isfinite(cost) & (cost > 0)))
+        raise DataError(f"the effort of every row must be a number > 0 for an effort budget; "
+                        f"{describe_rows(bad)} have {cost[bad[0]]!r}")
+    g = np.zeros(m) if gain is None else np.asarray(gain, dtype=float)
+    if not math.isfinite(mu) or mu < 0:
+        raise DataError(f"mu must be a finite number >= 0, got {mu}")
+    fl = np.broadcast_to(np.asarray(floor, dtype=float), (m,))
+    # rows the machine is sure of still get a tiny uncertainty: pi stays positive, so that
+    # every row keeps a chance of being labelled (the estimators need pi > 0 everywhere)
+    sig = np.sqrt(np.maximum(s2, 1e-6))
+    fl = np.maximum(fl, 1e-6)
+    total = float(cost.sum())
+    if budget >= total:
+        return np.ones(m)
+    if float((fl * cost).sum()) > budget * (1 + 1e-12):
+        raise DataError(f"the budget {budget:g} does not cover the floor of the design "
+                        f"({float((fl * cost).sum()):g}); lower the floor or raise the budget")
+    lo, hi = 1e-12, 1.0
+    while float((_pi_for(hi, sig, cost, g, mu, fl) * cost).sum()) > budget:
+        hi *= 4.0
+        if hi > 1e300:
+            break
+    for _ in range(200):  # bisection on the budget's multiplier, in log space
+        mid = math.sqrt(lo * hi)
+        if float((_pi_for(mid, sig, cost, g, mu, fl) * cost).sum()) > budget:
+            lo = mid
+        else:
+            hi = mid
+        if hi / lo < 1 + 1e-10:
+            break
+    return _pi_for(hi, sig, cost, g, mu, fl)
+
+
+@dataclass(frozen=True)
+class ActiveDesign:
+    """One solved design.
+
+    Attributes
+    ----------
+    pi : ndarray of shape (M,)
+        Inclusion probabilities.
+    mu : float
+        Its weight of final accuracy (see the module doc); ``nan`` for routing and random.
+    kind : str
+        ``"active"``, ``"routing"`` (pi = 1 on the least confident rows, a uniform audit of the
+        rest) or ``"random"`` (equal pi everywhere).
+    expected_labels, expected_effort : float
+        sum_i pi_i and sum_i pi_i l_i.
+    expected_accuracy : float
+        sum_i (pi_i + (1 - pi_i) q_i) / M (from the confidences).
+    expected_half_width : float
+        z sqrt(max_c sum_i (1 / pi_i - 1) f_ic (1 - f_ic)) / M: the widest class share's
+        expected half-width with the machine's probabilities as the control.
+    random_equivalent : int or None
+        The labels drawn at random that would give the same half-width (for a share of 0.5:
+        the worst case).
+    n_routed : int
+        Rows with pi_i = 1.
+    """
+
+    pi: np.ndarray
+    mu: float
+    kind: str
+    expected_labels: float
+    expected_effort: float
+    expected_accuracy: float
+    expected_half_width: float
+    random_equivalent: int | None
+    n_routed: int
+    recommended: bool = False
+    frontier: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+
+    def summary(self) -> dict[str, Any]:
+        """The design's numbers as a plain dict (no per-row arrays)."""
+        return {"design": self.kind, "mu": None if math.isnan(self.mu) else float(self.mu),
+                "expected_labels": float(self.expected_labels),
+                "expected_effort": float(self.expected_effort),
+                "expected_accuracy": float(self.expected_accuracy),
+                "expected_half_width": float(self.expected_half_width),
+                "random_equivalent": self.random_equivalent, "n_routed": int(self.n_routed)}
+
+
+def _describe(pi: np.ndarray, mu: float, kind: str, f: np.ndarray, q: np.ndarray,
+              effort: np.ndarray, confidence: float) -> ActiveDesign:
+    m = len(pi)
+    v = f * (1 - f)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(v > 0, (1 / pi - 1)[:, None] * v, 0.0)
+    var = terms.sum(axis=0).max() / m ** 2 if m else 0.0
+    half = z_value(confidence) * math.sqrt(var)
+    acc = float((pi + (1 - pi) * q).mean()) if m else float("nan")
+    eq = (srs_size_for_half_width(m, 0.25, half, confidence=confidence)
+          if m and math.isfinite(half) else None)
+    return ActiveDesign(pi=pi, mu=mu, kind=kind, expected_labels=float(pi.sum()),
+                        expected_effort=float((pi * effort).sum()), expected_accuracy=acc,
+                        expected_half_width=half, random_equivalent=eq,
+                        n_routed=int((pi >= 1).sum()))
+
+
+def _budget_cost(m: int, effort: np.ndarray, labels: float | None,
+                 effort_budget: float | None) -> tuple[np.ndarray, float, str]:
+    if (labels is None) == (effort_budget is None):
+        raise DataError("give the budget in labels or in effort (one of the two)")
+    if labels is not None:
+        if not isinstance(labels, (int, float, np.integer, np.floating)) \
+                or not math.isfinite(labels) or not 0 < labels <= m:
+            raise DataError(f"the budget in labels must be a number in (0, {m}], got {labels}")
+        return np.ones(m), float(labels), "labels"
+    if not isinstance(effort_budget, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(effort_budget) or effort_budget <= 0:
+        raise DataError(f"the effort budget must be a number > 0, got {effort_budget}")
+    return np.asarray(effort, dtype=float), float(effort_budget), "effort"
+
+
+def routing_design(confidence: np.ndarray, cost: np.ndarray, budget: float, *,
+                   gain: np.ndarray, audit_share: float = 0.0) -> np.ndarray:
+    """Routing as a design: pi = 1 on the rows of largest gain the budget covers.
+
+    ``audit_share`` of the budget is kept for a uniform audit of the other rows (pi equal on
+    them); the rest routes rows by descending gain (ties to the earlier row) while the budget
+    lasts.
+    """
+    m = len(confidence)
+    pi = np.zeros(m)
+    order = np.argsort(-np.asarray(gain, dtype=float), kind="stable")
+    route_budget = budget * (1 - audit_share)
+    csum = np.cumsum(cost[order])
+    n_route = int(np.searchsorted(csum, route_budget * (1 + 1e-12), side="right"))
+    pi[order[:n_route]] = 1.0
+    rest = order[n_route:]
+    left = budget - float(cost[order[:n_route]].sum())
+    if len(rest) and left > 0:
+        pi[rest] = min(1.0, left / float(cost[rest].sum()))
+    return pi
+
+
+def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
+                    labels: float | None = None, effort_budget: float | None = None,
+                    effort: np.ndarray | None = None, gain: np.ndarray | None = None,
+                    floor: float = DEFAULT_FLOOR, width_ratio: float = DEFAULT_WIDTH_RATIO,
+                    confidence_level: float = 0.95, n_grid: int = 25
+                    ) -> tuple[ActiveDesign, pd.DataFrame]:
+    """Solve the design on a grid of mu; return the recommended design and the frontier.
+
+    Parameters
+    ----------
+    machine_codes : int array of shape (M,)
+    confidence : array of shape (M,)
+        The machine's confidence q_i in its label.
+    n_classes : int
+    labels, effort_budget : float
+        The budget: expected labels, or expected effort (in the effort's unit). One of them.
+    effort : array of shape (M,), optional
+        Predicted human effort per row (needed with ``effort_budget``; default 1).
+    gain : array of shape (M,), optional
+        The value of a label for the final labels (default 1 - q_i: the chance the machine is
+        wrong); routing sends the largest first.
+    floor : float, default=0.25
+        pi_min as a share of the uniform rate budget / sum_i c_i.
+    width_ratio : float, default=1.0
+        The recommended design is the most accurate one whose expected half-width is at most
+        this times that of plain random labelling with the same budget.
+    confidence_level : float, default=0.95
+    n_grid : int, default=25
+        Values of mu (log-spaced over the range where the design changes, plus 0).
+
+    Returns
+    -------
+    (ActiveDesign, pandas.DataFrame)
+        The recommended design (``frontier`` attached) and one row per design: ``design``,
+        ``mu``, ``expected_labels``, ``expected_effort``, ``expected_accuracy``,
+        ``expected_half_width``, ``random_equivalent``, ``n_routed``, ``recommended``. The
+        frontier's last rows are routing (no audit) and plain random labelling, for reference.
+    """
+    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
+    m = len(q)
+    if m == 0:
+        raise DataError("the table has no rows to plan")
+    eff = np.ones(m) if effort is None else np.asarray(effort, dtype=float)
+    cost, budget, unit = _budget_cost(m, eff, labels, effort_budget)
+    if not (isinstance(width_ratio, (int, float)) and math.isfinite(width_ratio)
+            and width_ratio > 0):
+        raise DataError(f"the width ratio must be a number > 0, got {width_ratio}")
+    if not 0 <= floor < 1:
+        raise DataError(f"the floor must be in [0, 1), got {floor}")
+    g = (1 - q) if gain is None else np.asarray(gain, dtype=float)
+    f = machine_probabilities(machine_codes, q, n_classes)
+    s2 = row_uncertainty(q, n_classes)
+    rate = min(1.0, budget / float(cost.sum()))
+    fl = floor * rate
+    # scale of mu: the marginal variance of a row at the uniform rate against its gain
+    scale = float(np.mean(s2)) / rate ** 2 / max(float(np.mean(np.abs(g))), 1e-9)
+    mus = [0.0] + list(scale * np.logspace(-2, 2.5, max(int(n_grid), 2) - 1))
+    rows: list[ActiveDesign] = []
+    for mu in mus:
+        pi = inclusion_probabilities(s2, cost, budget, gain=g, mu=mu, floor=fl)
+        rows.append(_describe(pi, mu, "active", f, q, eff, confidence_level))
+    route = _describe(routing_design(q, cost, budget, gain=g), float("nan"), "routing", f, q,
+                      eff, confidence_level)
+    random = _describe(np.full(m, rate), float("nan"), "random", f, q, eff, confidence_level)
+    widest = width_ratio * random.expected_half_width
+    ok = [d for d in rows if d.expected_half_width <= widest * (1 + 1e-9)]
+    if ok:
+        best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))
+    else:  # no design is as tight as asked: the tightest one
+        best = min(rows, key=lambda d: (d.expected_half_width, -d.expected_accuracy))
+    table = pd.DataFrame([{**d.summary(), "recommended": d is best}
+                          for d in rows + [route, random]])
+    table.attrs["budget_unit"] = unit
+    rec = ActiveDesign(**{**best.__dict__, "recommended": True, "frontier": table})
+    return rec, table
+
+
+def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
+                  mu: float | None = None, **kwargs: Any) -> ActiveDesign:
+    """The recommended design (``mu=None``) or the design for a given mu.
+
+    Keyword arguments are those of :func:`design_frontier`.
+    """
+    rec, table = design_frontier(machine_codes, confidence, n_classes, **kwargs)
+    if mu is None:
+        return rec
+    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
+    m = len(q)
+    eff = np.ones(m) if kwargs.get("effort") is None else np.asarray(kwargs["effort"], float)
+    cost, budget, _ = _budget_cost(m, eff, kwargs.get("labels"), kwargs.get("effort_budget"))
+    g = (1 - q) if kwargs.get("gain") is None else np.asarray(kwargs["gain"], dtype=float)
+    rate = min(1.0, budget / float(cost.sum()))
+    pi = inclusion_probabilities(row_uncertainty(q, n_classes), cost, budget, gain=g,
+                                 mu=float(mu), floor=kwargs.get("floor", DEFAULT_FLOOR) * rate)
+    f = machine_probabilities(machine_codes, q, n_classes)
+    d = _describe(pi, float(mu), "active", f, q, eff, kwargs.get("confidence_level", 0.95))
+    return ActiveDesign(**{**d.__dict__, "frontier": table})
+
+
+def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
+    """Poisson sampling: row i is drawn with probability pi_i, independently. Bool (M,)."""
+    pi = np.asarray(pi, dtype=float)
+    rng = np.random.default_rng(int(seed))
+    return (rng.random(len(pi)) < pi) | (pi >= 1)
+
+
+def check_probabilities(values: pd.Series, selection: np.ndarray, column: str) -> np.ndarray:
+    """Validate a round table's inclusion probabilities against its selection.
+
+    Parameters
+    ----------
+    values : pandas.Series of shape (M,)
+        The column as loaded.
+    selection : array of shape (M,)
+        The selection words.
+    column : str
+        The column's name, for messages.
+
+    Returns
+    -------
+    ndarray of shape (M,)
+        The probabilities (NaN on calibration and undecided rows, where none is needed).
+
+    Raises
+    ------
+    DataError
+        Text or values outside (0, 1]; a missing value on a routed, audit or machine row;
+        a routed row below 1, or an audit or machine row at 1 (the column no longer matches
+        the selection: edited by hand?). Each names the rows.
+    """
+    num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    text = np.flatnonzero(values.notna().to_numpy() & np.isnan(num))
+    if len(text):
+        raise DataError(f"column '{column}' must hold numbers in (0, 1]; {describe_rows(text)} "
+                        f"hold text such as {values.iloc[text[0]]!r}")
+    sel = np.asarray(selection, dtype=object)
+    planned = np.isin(sel, ("routed", "audit", "machine"))
+    missing = np.flatnonzero(planned & np.isnan(num))
+    if len(missing):
+        raise DataError(f"column '{column}' has no inclusion probability on "
+                        f"{describe_rows(missing)} (routed, audit or machine rows need one); "
+                        "the table no longer matches its plan")
+    out = np.flatnonzero(~np.isnan(num) & ~((num > 0) & (num <= 1)))
+    if len(out):
+        raise DataError(f"column '{column}' must hold probabilities in (0, 1]; "
+                        f"{describe_rows(out)} hold {num[out[0]]:g}")
+    routed_low = np.flatnonzero((sel == "routed") & (num < 1))
+    drawn_one = np.flatnonzero(np.isin(sel, ("audit", "machine")) & (num >= 1))
+    if len(routed_low) or len(drawn_one):
+        rows = np.sort(np.concatenate([routed_low, drawn_one]))
+        raise DataError(f"column '{column}' does not match column 'selection' on "
+                        f"{describe_rows(rows)}: a routed row has probability 1, an audit or "
+                        "machine row less than 1 (edited by hand?); re-plan the round")
+    return num

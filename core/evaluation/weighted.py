@@ -1,0 +1,419 @@
+"""Estimators for rounds planned with inclusion probabilities (the active design).
+
+Row i was labelled with a known probability pi_i (1 for routed rows), independently of the
+others (Poisson sampling, :mod:`core.evaluation.active`); xi_i = 1 when it was. The estimands
+are over the M rows of the table: the share of each class among the true labels, and the
+accuracy of the final labels (the human label where a human labelled, the machine's elsewhere).
+
+**Class shares: inverse-probability weighting with a power-tuned control.** With y_i = 1[true
+class = c] and the machine's probability f_i of class c as the control, the estimator is
+
+    theta = ( sum_i m_i + sum_i xi_i (y_i - m_i) / pi_i ) / M,       m_i = beta_0 + beta_1 f_i,
+
+unbiased for any fixed (beta_0, beta_1), since E[xi_i / pi_i] = 1. The coefficients are the
+ones that minimise the estimated variance, a weighted least-squares fit of y on (1, f) over the
+labelled rows with weights (1 - pi_i) / pi_i^2 (the PPI++ idea, "power tuning", with an
+intercept: the generalised regression estimator of survey sampling). Its variance under the
+design is sum_i (1 / pi_i - 1) r_i^2 / M^2 with r_i = y_i - m_i, estimated without bias by
+
+    v = sum_i xi_i (1 - pi_i) r_i^2 / pi_i^2 / M^2,
+
+inflated by n / (n - 2) for the two fitted coefficients (n labelled rows with pi_i < 1). The
+interval is theta -/+ z sqrt(v), clipped to what the labels make certain. Subgroups use the
+coefficients fitted on the whole table (a group's rows are still a Poisson sample of it).
+
+**Plain random labelling** (every pi_i equal and below 1, no routed row): given the number of
+labels, a Poisson sample with equal probabilities is a simple random sample, and the interval
+is exactly PPI++'s (``ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, lam=None)``: power-tuned
+lambda clipped to [0, 1], normal interval on the unlabelled and the rectifier variances).
+
+**Accuracy of the final labels.** The unknown part is the number of unlabelled rows the machine
+got right, sum_i (1 - xi_i) k_i with k_i = 1[machine = true]. Writing k_i = m_i + r_i with
+m_i = beta_0 + beta_1 q_i (q_i the machine's confidence, coefficients fitted as above on the
+labelled rows' k_i), it is estimated by sum_unlabelled m_i + sum_i xi_i (1 / pi_i - 1) r_i, whose
+error sum_i r_i (xi_i / pi_i - 1) has the same variance as above.
+
+**Too few labels.** Where fewer than :data:`MIN_LABELS` rows with pi_i < 1 are labelled (a
+small group, a rare class), a normal interval cannot be trusted: the interval is the
+conservative one that spans every value the unlabelled rows could take, and a note says so.
+Coverage is shown by simulation (``bench/design.py``, ``tests/core/evaluation/
+test_weighted.py``): at least 0.94 at 0.95 in every regime measured.
+
+**Groups whose final labels are worse.** For a group G and the rest R of the table, the two
+accuracy estimates rest on disjoint rows drawn independently, so their difference has variance
+v_G + v_R; :func:`worse_groups` flags G when the one-sided z test rejects "G is as accurate as
+the rest" at level 0.05 divided by the number of groups of the column (Bonferroni: no more than
+5 % false alarms per column when every group is fine), and G has at least :data:`MIN_LABELS`
+labelled rows.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
+
+__all__ = ["MIN_LABELS", "ALARM_LEVEL", "control_cells", "fit_control", "weighted_total", "ppi_mean_interval",
+           "table_controls", "weighted_estimates", "worse_groups"]
+
+#: Fewest labelled rows (with pi < 1) for a normal interval; fewer gives the conservative one.
+MIN_LABELS = 20
+#: Family-wise false-alarm level of :func:`worse_groups`, per group column.
+ALARM_LEVEL = 0.05
+
+
+def control_cells(machine: np.ndarray, confidence_scores: np.ndarray, fitted: np.ndarray, *,
+                  per_cell: int = 25, max_bins: int = 8) -> np.ndarray:
+    """Cells of the control: the machine's class, crossed with bins of its confidence.
+
+    Parameters
+    ----------
+    machine : int array of shape (M,)
+    confidence_scores : array of shape (M,)
+    fitted : bool array of shape (M,)
+        The rows the control is fitted on (labelled, pi < 1).
+    per_cell : int, default=25
+        Fitted rows per confidence bin (at least): a class with n fitted rows gets
+        min(max_bins, n // per_cell) bins, cut at quantiles of their confidence (ties stay in
+        one bin).
+    max_bins : int, default=8
+
+    Returns
+    -------
+    int array of shape (M,)
+        The cell of every row.
+    """
+    machine = np.asarray(machine, dtype=np.int64)
+    q = np.asarray(confidence_scores, dtype=float)
+    fitted = np.asarray(fitted, dtype=bool)
+    cells = np.zeros(len(machine), dtype=np.int64)
+    offset = 0
+    for c in np.unique(machine):
+        rows = machine == c
+        qf = np.sort(q[rows & fitted])
+        n_bins = max(1, min(max_bins, len(qf) // per_cell))
+        edges = np.unique(qf[(np.arange(1, n_bins) * len(qf)) // n_bins]) if n_bins > 1 \
+            else np.array([])
+        cells[rows] = offset + np.searchsorted(edges, q[rows], side="right")
+        offset += len(edges) + 1
+    return cells
+
+
+def fit_control(y: np.ndarray, cells: np.ndarray, pi: np.ndarray, n_cells: int,
+                fallback: np.ndarray) -> np.ndarray:
+    """The variance-minimising control of each cell: the weighted mean of y over its rows.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        The labelled rows' outcomes.
+    cells : int array of shape (n,)
+        Their cells (:func:`control_cells`).
+    pi : array of shape (n,)
+        Their inclusion probabilities; weights (1 - pi) / pi^2, so rows with pi = 1 carry none.
+    n_cells : int
+    fallback : array of shape (n_cells,)
+        The control of a cell with fewer than :data:`MIN_LABELS` / 2 weighted rows (the
+        machine's own probability averaged over the cell).
+
+    Returns
+    -------
+    ndarray of shape (n_cells,)
+        With indicator controls the least-squares coefficients are the weighted cell means:
+        the estimator is then a post-stratified (generalised regression) estimator.
+    """
+    y, pi = np.asarray(y, dtype=float), np.asarray(pi, dtype=float)
+    w = (1 - pi) / pi ** 2
+    sw = np.bincount(cells, weights=w, minlength=n_cells)
+    swy = np.bincount(cells, weights=w * y, minlength=n_cells)
+    count = np.bincount(cells, weights=(w > 0).astype(float), minlength=n_cells)
+    out = np.asarray(fallback, dtype=float).copy()
+    ok = (count >= MIN_LABELS / 2) & (sw > 0)
+    out[ok] = swy[ok] / sw[ok]
+    return out
+
+
+def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
+                   m_unl_sum: float, *, n_params: int = 0) -> tuple[float, float, int]:
+    """The estimated total of y over labelled and unlabelled rows, its variance, and n.
+
+    Parameters
+    ----------
+    y_lab, m_lab, pi_lab : arrays of shape (n_lab,)
+        The labelled rows' outcomes, control values and inclusion probabilities.
+    m_unl_sum : float
+        The sum of the control over the unlabelled rows.
+    n_params : int, default=0
+        Coefficients fitted on these rows (the variance is inflated by n / (n - n_params)).
+
+    Returns
+    -------
+    (total, variance, n)
+        ``total`` = sum_lab y + sum_unl m + sum_lab (1 / pi - 1) r (an estimate of
+        sum_all y whose error is sum_all r (xi / pi - 1)); ``variance`` its estimate;
+        ``n`` the labelled rows with pi < 1.
+    """
+    r = y_lab - m_lab
+    free = pi_lab < 1
+    n = int(free.sum())
+    total = float(y_lab.sum() + m_unl_sum + ((1 / pi_lab[free] - 1) * r[free]).sum())
+    var = float(((1 - pi_lab[free]) * r[free] ** 2 / pi_lab[free] ** 2).sum())
+    if n > n_params + 1:
+        var *= n / (n - n_params)
+    return total, var, n
+
+
+def ppi_mean_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *,
+                      confidence: float = 0.95) -> tuple[float, float, float]:
+    """PPI++'s estimate and interval for a mean (power-tuned, lambda clipped to [0, 1]).
+
+    The formulas of Angelopoulos, Duchi and Zrnic (2023) as ``ppi_py.ppi_mean_ci`` computes
+    them with ``lam=None``: lambda = cov(y, yhat) / ((1 + n / N) var(yhat over all rows))
+    (covariance with divisor n, variance with divisor n + N - 1), clipped to [0, 1]; estimate
+    lambda mean(yhat_unlabelled) + mean(y - lambda yhat); standard error
+    sqrt(sd(lambda yhat_unlabelled)^2 / N + sd(y - lambda yhat)^2 / n) (divisors N and n).
+
+    Parameters
+    ----------
+    y, yhat : arrays of shape (n,)
+    yhat_unlabelled : array of shape (N,)
+    confidence : float in (0, 1)
+
+    Returns
+    -------
+    (estimate, low, high)
+    """
+    y, yhat, yu = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_unlabelled))
+    n, big_n = len(y), len(yu)
+    z = z_value(confidence)
+    cov = float(((y - y.mean()) * (yhat - yhat.mean())).sum() / n)
+    allhat = np.concatenate([yhat, yu])
+    var = float(allhat.var(ddof=1)) if len(allhat) > 1 else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = cov / ((1 + n / big_n) * var)
+    lam = float(np.clip(lam, 0.0, 1.0)) if math.isfinite(lam) else 0.0
+    est = float(lam * yu.mean() + (y - lam * yhat).mean())
+    se = math.sqrt((lam * yu).std() ** 2 / big_n + (y - lam * yhat).std() ** 2 / n)
+    return est, est - z * se, est + z * se
+
+
+def _conservative(known: float, n_unl: int, m: int) -> tuple[float, float]:
+    return known / m, (known + n_unl) / m
+
+
+def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
+                   pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int
+                   ) -> dict[str, Any]:
+    """The controls of a whole table, fitted once (groups reuse them).
+
+    Returns
+    -------
+    dict
+        ``cells`` (int array of shape (M,)), ``n_cells``, and per outcome an array of shape
+        (M,) of control values: ``share_<c>`` for each class, ``accuracy``.
+    """
+    from core.evaluation.active import machine_probabilities
+
+    machine = np.asarray(machine, dtype=np.int64)
+    human = np.asarray(human, dtype=np.int64)
+    lab = np.asarray(labelled, dtype=bool)
+    pi = np.asarray(pi, dtype=float)
+    q = np.asarray(confidence_scores, dtype=float)
+    f = machine_probabilities(machine, q, n_classes)
+    cells = control_cells(machine, q, lab & (pi < 1))
+    n_cells = int(cells.max()) + 1 if len(cells) else 0
+    size = np.maximum(np.bincount(cells, minlength=n_cells), 1)
+    out: dict[str, Any] = {"cells": cells, "n_cells": n_cells}
+    outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
+    outcomes["accuracy"] = ((human == machine).astype(float), np.clip(q, 0, 1))
+    for key, (y, prior) in outcomes.items():
+        fallback = np.bincount(cells, weights=prior, minlength=n_cells) / size
+        means = fit_control(y[lab], cells[lab], pi[lab], n_cells, fallback)
+        out[key] = means[cells]
+    return out
+
+
+def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
+                       pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
+                       confidence: float = 0.95, controls: dict[str, Any] | None = None
+                       ) -> dict[str, Any]:
+    """Class shares and final accuracy with intervals, for one table or one group.
+
+    Parameters
+    ----------
+    machine : int array of shape (M,)
+        Machine class codes 0..K-1.
+    human : int array of shape (M,)
+        Human class codes where labelled, -1 elsewhere.
+    labelled : bool array of shape (M,)
+        xi: the rows humans labelled (routed rows and drawn audit rows).
+    pi : array of shape (M,)
+        Inclusion probabilities in (0, 1].
+    confidence_scores : array of shape (M,)
+        The machine's confidence in its label, q_i.
+    n_classes : int
+    confidence : float, default=0.95
+        Confidence level of the intervals.
+    controls : dict, optional
+        :func:`table_controls` of these rows (for a group: the whole table's, restricted to
+        the group's rows); fitted on these rows when absent.
+
+    Returns
+    -------
+    dict
+        ``M``, ``n_labelled``, ``n_free`` (labelled rows with pi < 1), ``method``
+        (``"ppi++"``, ``"weighted"``), ``class_shares`` (list over classes of ``estimate``,
+        ``ci_low``, ``ci_high``, ``half_width``, ``machine_only``, ``random_half_width``,
+        ``random_equivalent``, ``conservative``), ``accuracy`` (``estimate``, ``ci_low``,
+        ``ci_high``, ``variance``, ``conservative``), ``machine_accuracy`` (the machine's
+        accuracy on the table, estimated with the weights), ``notes``.
+    """
+    from core.evaluation.active import machine_probabilities
+
+    machine = np.asarray(machine, dtype=np.int64)
+    human = np.asarray(human, dtype=np.int64)
+    lab = np.asarray(labelled, dtype=bool)
+    pi = np.asarray(pi, dtype=float)
+    q = np.asarray(confidence_scores, dtype=float)
+    m = len(machine)
+    z = z_value(confidence)
+    k = n_classes
+    n_lab = int(lab.sum())
+    free_lab = lab & (pi < 1)
+    n_free = int(free_lab.sum())
+    n_unl = m - n_lab
+    random_design = bool(controls is None and m and n_unl and not (pi >= 1).any()
+                         and np.ptp(pi) == 0 and n_lab >= 2)
+    conservative = n_unl > 0 and n_free < MIN_LABELS
+    own = controls is None
+    if own and m:
+        controls = table_controls(machine, human, lab, pi, q, n_classes=k)
+    n_params = int(controls["n_cells"]) if own and m else 0
+    f = machine_probabilities(machine, q, k) if random_design else None
+    notes: list[str] = []
+    shares = []
+    for c in range(k):
+        y = (human[lab] == c).astype(float)
+        known = float(y.sum())
+        if m == 0:
+            shares.append({"estimate": None, "ci_low": None, "ci_high": None})
+            continue
+        ctrl = controls[f"share_{c}"]
+        if n_unl == 0:
+            est = lo = hi = known / m
+        elif conservative:
+            lo, hi = _conservative(known, n_unl, m)
+            est = (known + ctrl[~lab].sum()) / m
+        elif random_design:
+            est, lo, hi = ppi_mean_interval(y, f[lab, c], f[~lab, c], confidence=confidence)
+        else:
+            total, var, _ = weighted_total(y, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
+                                           n_params=n_params)
+            est = total / m
+            half = z * math.sqrt(var) / m
+            lo, hi = est - half, est + half
+        floor_, ceil_ = known / m, (known + n_unl) / m
+        est = min(max(est, floor_), ceil_)
+        lo, hi = max(min(lo, est), floor_), min(max(hi, est), ceil_)
+        half = (hi - lo) / 2
+        p = est
+        shares.append({
+            "estimate": float(est), "ci_low": float(lo), "ci_high": float(hi),
+            "machine_only": float((machine == c).mean()),
+            "half_width": float(half),
+            "random_half_width": (srs_half_width(m, n_lab, p * (1 - p), confidence=confidence)
+                                  if n_lab >= 1 else None),
+            "random_equivalent": (None if p * (1 - p) == 0 else
+                                  srs_size_for_half_width(m, p * (1 - p), half,
+                                                          confidence=confidence)),
+            "conservative": bool(conservative)})
+    # accuracy of the final labels
+    right = (human[lab] == machine[lab]).astype(float)
+    acc: dict[str, Any]
+    if m == 0:
+        acc = {"estimate": None, "ci_low": None, "ci_high": None, "variance": None,
+               "conservative": False}
+    elif n_unl == 0:
+        acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
+               "conservative": False}
+    else:
+        ctrl = controls["accuracy"]
+        # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
+        total_k, var, _ = weighted_total(right, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
+                                         n_params=n_params)
+        unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
+        est = (n_lab + unl_right) / m
+        if conservative:
+            lo, hi = n_lab / m, 1.0
+            var_out = None
+        else:
+            half = z * math.sqrt(var) / m
+            lo, hi = max(n_lab / m, est - half), min(1.0, est + half)
+            var_out = var / m ** 2
+        acc = {"estimate": float(est), "ci_low": float(min(lo, est)),
+               "ci_high": float(max(hi, est)), "variance": var_out,
+               "conservative": bool(conservative)}
+    if conservative:
+        notes.append(f"only {n_free} rows drawn at random are labelled (fewer than "
+                     f"{MIN_LABELS}): the intervals span every value the {n_unl:,} unlabelled "
+                     "rows could take")
+    machine_acc = None
+    if n_lab and m:
+        w = 1 / pi[lab]
+        machine_acc = float((w * right).sum() / w.sum())
+    return {"M": m, "n_labelled": n_lab, "n_free": n_free,
+            "method": "ppi++" if random_design else "weighted",
+            "class_shares": shares, "accuracy": acc, "machine_accuracy": machine_acc,
+            "notes": notes}
+
+
+def worse_groups(results: dict[str, dict[str, Any]], rest: dict[str, dict[str, Any]], *,
+                 level: float = ALARM_LEVEL) -> list[dict[str, Any]]:
+    """Groups whose final labels are significantly less accurate than the rest of the table.
+
+    Parameters
+    ----------
+    results : dict
+        Group value -> :func:`weighted_estimates` of its rows (with ``human_share`` and
+        ``effort`` added by the caller, if known).
+    rest : dict
+        Group value -> :func:`weighted_estimates` of every other row.
+    level : float, default=0.05
+        Family-wise level over the column's groups (Bonferroni).
+
+    Returns
+    -------
+    list of dict
+        One per flagged group: ``group``, ``accuracy``, ``rest_accuracy``, ``difference``,
+        ``z``, ``machine_accuracy``, ``rest_machine_accuracy``, ``human_share``,
+        ``rest_human_share``, ``effort``, ``rest_effort``.
+    """
+    from scipy.stats import norm
+
+    tested = {g: r for g, r in results.items()
+              if r["accuracy"].get("variance") is not None
+              and rest[g]["accuracy"].get("variance") is not None}
+    if len(results) < 2 or not tested:
+        return []
+    crit = float(norm.ppf(1 - level / len(results)))
+    flagged = []
+    for g, r in tested.items():
+        o = rest[g]
+        a, b = r["accuracy"]["estimate"], o["accuracy"]["estimate"]
+        se = math.sqrt(r["accuracy"]["variance"] + o["accuracy"]["variance"])
+        if se <= 0:
+            continue
+        zval = (a - b) / se
+        if zval < -crit:
+            flagged.append({"group": g, "accuracy": a, "rest_accuracy": b,
+                            "difference": a - b, "z": zval,
+                            "machine_accuracy": r.get("machine_accuracy"),
+                            "rest_machine_accuracy": o.get("machine_accuracy"),
+                            "human_share": r.get("human_share"),
+                            "rest_human_share": o.get("human_share"),
+                            "effort": r.get("effort"), "rest_effort": o.get("effort")})
+    return flagged
+
