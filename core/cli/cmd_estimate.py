@@ -10,9 +10,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "estimate", help="final class shares and accuracy with confidence intervals",
         description="Read tables with a 'selection' column and human labels on the calibration, "
                     "routed and audit rows; print the share of each class among the true labels "
-                    "of all rows and the accuracy of the final labels, with intervals (class "
-                    "shares: difference estimator with a smoothed normal interval; accuracy: "
-                    "exact hypergeometric bounds), overall and per group.")
+                    "of all rows and the accuracy of the final labels, with intervals, overall "
+                    "and per group, and name every group whose final labels are significantly "
+                    "worse than the rest (notes). Routing rounds: difference estimator with a "
+                    "smoothed normal interval, exact hypergeometric accuracy bounds. Rounds with "
+                    "an inclusion_probability column (hmceval queue --design active|random): "
+                    "inverse-probability weighting with a control from the machine's "
+                    "confidences (PPI++ exactly for plain random labelling).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="one or more round tables")
     p.add_argument("--group", action="append", metavar="COL", help="break down by this column "
                    "(repeatable)")
@@ -38,6 +42,12 @@ def _print_text(path: str, res: dict) -> None:
     a = res["accuracy"]
     print(f"  accuracy of final labels: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
           f"{fmt(a['ci_high'])}] ({level})")
+    for col, values in res.get("by_group", {}).items():
+        print(f"  accuracy of final labels by {col}:")
+        for value, g in values.items():
+            a = g["accuracy"]
+            print(f"    {value!s:>12}: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
+                  f"{fmt(a['ci_high'])}]  ({g['M']:,} rows, {g['n_labelled']:,} labelled)")
     for note in res["notes"]:
         print(f"  note: {note}")
 

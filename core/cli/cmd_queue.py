@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from core.defaults import LAMBDA
+
+DESIGN_CHOICES = ("active", "routing", "random")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -21,7 +25,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
     p.add_argument("--calibration", type=int, default=0, metavar="N_C",
                    help="size of a new calibration sample (default 0)")
-    p.add_argument("--lam", type=float, default=4.6, help="lambda of the assignment (default 4.6)")
+    p.add_argument("--design", choices=DESIGN_CHOICES, default=None,
+                   help="active: every row gets an inclusion probability from the optimiser "
+                        "(routed rows with probability 1, the rest drawn independently; the "
+                        "inclusion_probability column is written), the default with --labels "
+                        "or --effort-budget; routing: today's exact SAE routing plus a uniform "
+                        "audit, the default with --human-share or --human-count; random: plain "
+                        "random labelling with equal probabilities")
+    p.add_argument("--labels", type=float, metavar="B",
+                   help="active/random design: the budget in expected labels")
+    p.add_argument("--effort-budget", type=float, metavar="E",
+                   help="active/random design: the budget in expected predicted effort (the "
+                        "effort column's unit)")
+    p.add_argument("--width-ratio", type=float, default=None, metavar="R",
+                   help="active design: recommend the most accurate design whose interval is "
+                        "expected at most R times as wide as random labelling's (default 1)")
+    p.add_argument("--lam", type=float, default=None,
+                   help=f"lambda of the gain that ranks rows for humans (default {LAMBDA} for "
+                        "routing; 0 for the active design, where effort enters through the "
+                        "budget)")
+    p.add_argument("--json", action="store_true",
+                   help="print the plan as JSON (the design, its expectations and, for the "
+                        "active design, the frontier with the recommended design marked)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--human-share", type=float, metavar="Q",
                    help="route N = int(Q * M') rows, M' = rows outside the calibration sample")
@@ -51,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
     from core.csv_safe import to_csv_safe
     from core.evaluation.design import annotator_table, plan_queue, queue_table
 
+    design_kind = _design_kind(args)
+    if design_kind != "routing":
+        return _run_weighted(args, design_kind)
+    if args.lam is None:
+        args.lam = LAMBDA
     if not math.isfinite(args.lam) or args.lam < 0:
         raise DataError(f"--lam must be a finite number >= 0, got {args.lam}")
     if args.human_share is not None:
@@ -114,3 +144,93 @@ def _note_labels_present(design, queue_rank) -> None:
               f"{int(queued.sum()):,} rows to label; hmceval estimate reads them as returned "
               "labels (a gold column stands in for a finished round): for a real round, drop "
               "that column before hmceval queue", file=sys.stderr)
+
+
+def _design_kind(args: argparse.Namespace) -> str:
+    """The design asked for: --design, else active with a budget in labels or effort, else
+    routing."""
+    from core.errors import DataError
+
+    weighted_budget = args.labels is not None or args.effort_budget is not None
+    routing_budget = args.human_share is not None or args.human_count is not None
+    kind = args.design or ("active" if weighted_budget else "routing")
+    if kind == "routing" and weighted_budget:
+        raise DataError("--labels and --effort-budget set the budget of the active or random "
+                        "design; routing takes --human-share or --human-count")
+    if kind != "routing":
+        if routing_budget or args.audit or args.exactly:
+            raise DataError(f"--design {kind} takes its budget from --labels or "
+                            "--effort-budget; --human-share, --human-count, --audit and "
+                            "--exactly belong to --design routing")
+        if args.calibration:
+            raise DataError(f"--calibration with --design {kind} is not built yet (a "
+                            "calibration sample with unequal probabilities); draw the "
+                            "calibration sample with --design routing")
+        if not weighted_budget:
+            raise DataError(f"--design {kind} needs a budget: --labels B or --effort-budget E")
+        if args.labels is not None and args.effort_budget is not None:
+            raise DataError("give the budget in labels (--labels) or in effort "
+                            "(--effort-budget), not both")
+    return kind
+
+
+def _run_weighted(args: argparse.Namespace, kind: str) -> int:
+    """hmceval queue --design active|random."""
+    import math
+    from pathlib import Path
+
+    from core.cli.common import load_round, print_json
+    from core.csv_safe import to_csv_safe
+    from core.errors import DataError
+    from core.evaluation import labelstudio
+    from core.evaluation.design import annotator_table, plan_design, queue_table
+
+    lam = 0.0 if args.lam is None else args.lam
+    if not math.isfinite(lam) or lam < 0:
+        raise DataError(f"--lam must be a finite number >= 0, got {lam}")
+    if not 0 <= args.seed < 2**63:
+        raise DataError(f"--seed must be in [0, 2^63), got {args.seed}")
+    for name in ("labels", "effort_budget", "width_ratio"):
+        value = getattr(args, name)
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise DataError(f"--{name.replace('_', '-')} must be a number > 0, got {value}")
+    design = load_round(args.path, args.col)
+    if args.effort_budget is not None and design.data.roles.get("predicted_effort") is None \
+            and design.data.roles.get("human_effort") is None:
+        raise DataError("--effort-budget needs an effort column (predicted_effort or "
+                        "human_effort; --col predicted_effort=NAME)")
+    plan = plan_design(design, kind=kind, labels=args.labels, effort_budget=args.effort_budget,
+                       lam=lam, width_ratio=args.width_ratio, seed=args.seed)
+    out = Path(args.output)
+    sent = None
+    if args.format == "csv":
+        to_csv_safe(queue_table(design, plan.selection, plan.queue_rank, plan.inclusion), out)
+        sent = out.with_name(f"{out.stem}_to_label.csv")
+        to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
+    else:
+        task_list = labelstudio.tasks(design, plan.queue_rank)
+        out.write_text(labelstudio.task_json(task_list), encoding="utf-8")
+        out.with_suffix(".xml").write_text(
+            labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+            encoding="utf-8")
+        print("note: the round's table with its inclusion probabilities is needed to estimate; "
+              "plan with --format csv too (same seed) and import the labels into it",
+              file=sys.stderr)
+    summary = plan.design.summary()
+    if args.json:
+        frontier = plan.design.frontier
+        print_json({"design": kind, "M": design.M, "counts": plan.counts,
+                    "rows_to_label": plan.n_to_label, "seed": plan.seed, "lambda": lam,
+                    "budget": {"labels": args.labels, "effort": args.effort_budget},
+                    "expected": summary,
+                    "frontier": [] if frontier is None else frontier.to_dict("records"),
+                    "output": str(out), "to_label": None if sent is None else str(sent)})
+    else:
+        counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
+        hw = summary["expected_half_width"]
+        print(f"{kind} design: {plan.n_to_label} rows to label ({counts}); expected final "
+              f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "
+              f"{hw:.4f} (worth {summary['random_equivalent']} random labels); round table "
+              f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else ""))
+    _note_labels_present(design, plan.queue_rank)
+    return 0

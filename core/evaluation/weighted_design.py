@@ -131,6 +131,9 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
     k = max(len(arr["classes"]), 2)
     ctrl = table_controls(arr["machine"], arr["human"], arr["labelled"], arr["pi"], arr["q"],
                           n_classes=k)
+    roles = design.data.roles
+    has_effort = roles.get("predicted_effort") is not None or \
+        roles.get("human_effort") is not None
 
     def part(mask: np.ndarray) -> dict[str, Any]:
         sub = {key: (v[mask] if isinstance(v, np.ndarray) and v.shape[:1] == mask.shape
@@ -139,7 +142,8 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
                                arr["pi"][mask], arr["q"][mask], n_classes=k,
                                confidence=confidence, controls=sub)
         r["human_share"] = float(arr["labelled"][mask].mean()) if mask.any() else None
-        r["effort"] = float(arr["effort"][mask].mean()) if mask.any() else None
+        r["effort"] = (float(arr["effort"][mask].mean()) if mask.any() and has_effort
+                       else None)
         return r
 
     by_group: dict[str, dict[str, Any]] = {}
@@ -185,8 +189,8 @@ def worse_group_sentence(w: dict[str, Any]) -> str:
         cause.append(f"its effort per row is {w['effort'] / w['rest_effort']:.2f}x the rest's")
     if cause:
         parts.append("; ".join(cause))
-    return ": ".join(parts) + "; give it a minimum human share, or plan a design stratified by " \
-        "this column"
+    return ": ".join(parts) + "; fix: give it a minimum human share, or plan a design " \
+        "stratified by this column."
 
 
 def estimate_weighted_design(design, *, groups: list[str] | None = None,
