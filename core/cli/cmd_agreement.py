@@ -17,9 +17,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="agreement (kappa, QWK, r, SMD, R2, RMSE, PRMSE) and fairness (DSM, OLS) statistics",
         description=(
             "Compare an evaluator's scores with the human (gold) scores in RSMTool's conventions: "
-            "prints one JSON object with 'eval', 'consistency' (with --human2), 'true_score', and "
-            "for every --group column 'eval_by_<group>', 'fairness_by_<group>' (and, with "
-            "--human2, 'consistency_by_<group>'), after 'responses': how many rows were read, "
+            "prints one JSON object with 'eval', 'consistency', 'degradation' and "
+            "'disattenuated_correlations' (with --human2), 'true_score', and for every --group "
+            "column 'eval_by_<group>', 'fairness_by_<group>' (and, with --human2, "
+            "'consistency_by_<group>' and 'disattenuated_correlations_by_<group>', its first row "
+            "'All data'), as RSMTool's rsmeval names them, after 'responses': how many rows were read, "
             "used, and excluded and why. Responses are selected as RSMTool's rsmeval selects "
             "them: a missing or non-numeric human or system score excludes the response (it is "
             "not an error), so do zero human scores unless --no-exclude-zero-scores, and the "

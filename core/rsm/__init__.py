@@ -38,7 +38,8 @@ Parts, from the bottom up (each imports only the ones above it in this list):
 * :mod:`core.rsm.responses`: which responses rsmeval evaluates (flags, zero and non-numeric
   scores, candidates) and its trimmed scores;
 * :mod:`core.rsm.io`: RSMTool's JSON lines reader (nested objects flattened);
-* :mod:`core.rsm.report`: RSMTool's tables and :func:`evaluation_report`, the one report the
+* :mod:`core.rsm.report`: RSMTool's tables (eval, consistency, true score, degradation,
+  disattenuated correlations, by subgroup) and :func:`evaluation_report`, the one report the
   command line and the dashboard print;
 * :mod:`core.rsm.compare`: what the dashboard compares (machine, collaborative result, raters).
 
@@ -65,7 +66,7 @@ from core.rsm.report import (
     EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, CONSISTENCY_BY_GROUP_COLUMNS,
     TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, COLUMN_DESCRIPTIONS, PERCENT_COLUMNS, eval_metrics,
     eval_by_group, consistency_metrics, consistency_by_group, true_score_metrics, evaluation_report,
-    agreement_report,
+    agreement_report, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_correlation,
 )
 from core.rsm.compare import (
     COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame, subgroup_choices,
@@ -110,6 +111,10 @@ __all__ = [
     "eval_by_group",
     "consistency_metrics",
     "consistency_by_group",
+    "DEGRADATION_COLUMNS",
+    "DISATTENUATED_COLUMNS",
+    "degradation",
+    "disattenuated_correlation",
     "true_score_metrics",
     "group_order",
     "evaluation_report",

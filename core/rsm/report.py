@@ -43,6 +43,13 @@ CONSISTENCY_BY_GROUP_COLUMNS: tuple[str, ...] = CONSISTENCY_COLUMNS + ("DSM",)
 TRUE_SCORE_COLUMNS: tuple[str, ...] = (
     "N", "N raters", "N_single", "N_multiple", "variance_of_errors", "true_score_var", "mse_true", "prmse_true",
 )
+#: Columns of the degradation table (RSMTool's ``degradation``: human-system minus human-human).
+DEGRADATION_COLUMNS: tuple[str, ...] = ("corr", "kappa", "wtkappa", "exact_agr", "adj_agr", "SMD")
+#: Columns of the disattenuated correlations (RSMTool's ``disattenuated_correlations`` and
+#: ``disattenuated_correlations_by_<group>``).
+DISATTENUATED_COLUMNS: tuple[str, ...] = ("corr_HM", "corr_HH", "sqrt_HH", "corr_disattenuated")
+#: The row of the whole evaluation set in RSMTool's ``disattenuated_correlations_by_<group>``.
+ALL_DATA = "All data"
 #: Our true-score column -> RSMTool's name in its ``true_score_eval`` table.
 TRUE_SCORE_RSMTOOL_NAMES: dict[str, str] = {
     "N": "N", "N raters": "N raters", "N_single": "N single", "N_multiple": "N multiple",
@@ -261,6 +268,67 @@ def consistency_by_group(
     return out
 
 
+def degradation(eval_row: Mapping[str, Any], consistency_row: Mapping[str, Any] | None) -> dict[str, float] | None:
+    """How much worse the system agrees with H than a second rater does (RSMTool's ``degradation``).
+
+    RSMTool's ``compute_degradation_and_disattenuated_correlations`` (``use_all_responses``): each
+    of :data:`DEGRADATION_COLUMNS` of the human-system row over all responses minus the same
+    column of the human-human row over the double-scored ones (SMD: unpooled minus pooled).
+
+    Parameters
+    ----------
+    eval_row : mapping
+        The ``eval`` row (:func:`eval_metrics`).
+    consistency_row : mapping or None
+        The ``consistency`` row (:func:`consistency_metrics`); None when nothing is double-scored.
+
+    Returns
+    -------
+    dict or None
+        :data:`DEGRADATION_COLUMNS` -> difference; None when ``consistency_row`` is None.
+    """
+    if consistency_row is None:
+        return None
+    return {c: float(eval_row[c]) - float(consistency_row[c]) for c in DEGRADATION_COLUMNS}
+
+
+def disattenuated_correlation(corr_hm: float, corr_hh: float) -> dict[str, float]:
+    """The human-system correlation corrected for the human raters' unreliability.
+
+    RSMTool's ``compute_disattenuated_correlations``: ``sqrt_HH = sqrt(corr_HH)`` (NaN when
+    ``corr_HH`` is negative or NaN) and ``corr_disattenuated = corr_HM / sqrt_HH`` (numpy's
+    division, as pandas': ``inf`` when ``sqrt_HH`` is 0 and ``corr_HM`` is not, NaN for 0/0).
+
+    Parameters
+    ----------
+    corr_hm : float
+        Pearson r between H and the system scores.
+    corr_hh : float
+        Pearson r between the two human ratings.
+
+    Returns
+    -------
+    dict
+        :data:`DISATTENUATED_COLUMNS` -> value.
+    """
+    hm, hh = np.float64(corr_hm), np.float64(corr_hh)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        root = np.sqrt(hh)
+        return {"corr_HM": float(hm), "corr_HH": float(hh), "sqrt_HH": float(root),
+                "corr_disattenuated": float(hm / root)}
+
+
+def _disattenuated_by_group(whole: tuple[float, float], eval_rows: Mapping[Hashable, Mapping[str, Any]],
+                            cons_rows: Mapping[Hashable, Mapping[str, Any]]) -> dict[Hashable, dict[str, float]]:
+    """RSMTool's ``disattenuated_correlations_by_<group>``: the whole set (:data:`ALL_DATA`) first,
+    then every group, its ``corr_HM`` from ``eval_by_<group>`` and ``corr_HH`` from
+    ``consistency_by_<group>`` (NaN for a group without a double-scored response)."""
+    out: dict[Hashable, dict[str, float]] = {ALL_DATA: disattenuated_correlation(*whole)}
+    for label, row in eval_rows.items():
+        out[label] = disattenuated_correlation(row["corr"], cons_rows[label]["corr"])
+    return out
+
+
 def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
     """True-score evaluation of the system (``true_score_eval``).
 
@@ -335,7 +403,11 @@ def evaluation_report(
         estimates without double-scored responses), and for every group column ``g``:
         ``eval_by_g`` (label -> :data:`EVAL_BY_GROUP_COLUMNS`), ``fairness_by_g``
         (see :func:`core.rsm.fairness.fairness_analyses`) and, with ``human2``,
-        ``consistency_by_g`` (label -> :data:`CONSISTENCY_COLUMNS` or None).
+        ``consistency_by_g`` (label -> :data:`CONSISTENCY_BY_GROUP_COLUMNS`) and
+        ``disattenuated_correlations_by_g`` (:data:`ALL_DATA`, then label ->
+        :data:`DISATTENUATED_COLUMNS`). With ``human2`` also ``degradation``
+        (:func:`degradation`) and ``disattenuated_correlations`` (:func:`disattenuated_correlation`
+        of the ``eval`` and ``consistency`` correlations), both None when nothing is double-scored.
     """
     with one_blas_thread():
         return _evaluation_report(df, human=human, system=system, human2=human2, groups=groups, rounded=rounded)
@@ -361,6 +433,9 @@ def _evaluation_report(
         h2 = numeric_column(df, human2, allow_missing=True)
         if whole:
             report["consistency"] = consistency_metrics(h, h2)
+            report["degradation"] = degradation(report["eval"], report["consistency"])
+            report["disattenuated_correlations"] = None if report["consistency"] is None else \
+                disattenuated_correlation(report["eval"]["corr"], report["consistency"]["corr"])
         ratings = np.column_stack([h, h2])
     if whole:
         report["true_score"] = true_score_metrics(ratings, m)
@@ -373,7 +448,12 @@ def _evaluation_report(
         report[f"eval_by_{col}"] = _group_rows(h, m, g, coded)
         report[f"fairness_by_{col}"] = fairness_by_codes(h, m, coded, name=f"group column {col!r}")
         if human2 is not None:
-            report[f"consistency_by_{col}"] = consistency_by_group(h, ratings[:, 1], g)
+            cons = consistency_by_group(h, ratings[:, 1], g)
+            report[f"consistency_by_{col}"] = cons
+            both = ~np.isnan(ratings[:, 1])
+            whole_hh = pearson_r(h[both], ratings[both, 1]) if both.any() else math.nan
+            report[f"disattenuated_correlations_by_{col}"] = _disattenuated_by_group(
+                (pearson_r(h, m), whole_hh), report[f"eval_by_{col}"], cons)
     return report
 
 
@@ -409,7 +489,8 @@ def agreement_report(
       instead of stopping the others; ``"raise"`` lets the DataError through;
     * ``raters=True`` says that ``system`` is a second human rater: the consistency tables
       (``consistency`` and ``consistency_by_<group>``) compare ``human`` with ``system`` and there
-      is no ``true_score`` (one rating per side: no rater error variance to estimate); with
+      is no ``true_score`` (one rating per side: no rater error variance to estimate), no
+      ``degradation`` and no disattenuated correlations; with
       ``exclude_zero_scores`` its zero ratings are excluded too, as RSMTool's for a second rater.
 
     Parameters
@@ -497,4 +578,7 @@ def agreement_report(
             if f"eval_by_{g}" in report:
                 report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, frame[g].to_numpy())
         del report["true_score"]
+        for key in [k for k in report if k in ("degradation", "disattenuated_correlations")
+                    or k.startswith("disattenuated_correlations_by_")]:
+            del report[key]  # they compare the system with two raters; here it is one of them
     return report

@@ -38,8 +38,14 @@ def test_report_keys_and_values(table, capsys):
     )
     assert code == 0, err
     rep = json.loads(out)
-    assert list(rep) == ["responses", "eval", "consistency", "true_score", "eval_by_lang", "fairness_by_lang",
-                         "consistency_by_lang"]
+    assert list(rep) == ["responses", "eval", "consistency", "degradation", "disattenuated_correlations",
+                         "true_score", "eval_by_lang", "fairness_by_lang", "consistency_by_lang",
+                         "disattenuated_correlations_by_lang"]
+    # degradation (RSMTool: human-system minus human-human): exact 50 - 100/3, adjacent 100 - 100
+    assert rep["degradation"]["exact_agr"] == pytest.approx(50 / 3) and rep["degradation"]["adj_agr"] == 0.0
+    # by group, 'All data' first; de.ch has one double-scored response: r_HH NaN (printed NaN)
+    assert list(rep["disattenuated_correlations_by_lang"]) == ["All data", "de.ch", "en.us"]
+    assert math.isnan(rep["disattenuated_correlations_by_lang"]["de.ch"]["corr_disattenuated"])
     assert rep["responses"]["N_total"] == 4 and rep["responses"]["N"] == 4
     assert rep["true_score"]["N raters"] == 2
     # consistency by group: de.ch has one double-scored response (H 4, H2 3): exact 0, adjacent 100;
@@ -235,3 +241,21 @@ def test_help_documents_the_bounds(capsys):
         main(["agreement", "--help"])
     text = " ".join(capsys.readouterr().out.split())
     assert "0.4998" in text and "1 to 1,000,000" in text and "--no-exclude-zero-scores" in text
+
+
+def test_second_rater_zeros_kept_with_no_exclude_zero_scores(tmp_path, capsys):
+    # RSMTool's lr-eval-with-scaling-and-h2-keep-zeros: with exclude_zero_scores false the second
+    # rater's zeros are scores (its consistency: N 200, h2_min 0.0), not absent ratings
+    path = tmp_path / "zeros.csv"
+    path.write_text("h1,m,h2\n1,1,0\n2,2,2\n3,3,3\n4,4,4\n")
+    argv = ["agreement", str(path), "--human", "h1", "--system", "m", "--human2", "h2", "--json"]
+    code, out, err = _run(argv + ["--no-exclude-zero-scores"], capsys)
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["consistency"]["N"] == 4 and rep["consistency"]["h2_min"] == 0.0
+    assert rep["true_score"]["N_multiple"] == 4
+    # by default (RSMTool's exclude_zero_scores true) the 0 counts as no second rating
+    code, out, err = _run(argv, capsys)
+    rep = json.loads(out)
+    assert rep["consistency"]["N"] == 3 and rep["consistency"]["h2_min"] == 2.0
+    assert rep["responses"]["human2_set_missing"]["zero"] == 1

@@ -413,7 +413,8 @@ def test_evaluation_report_on_a_table():
         "grp": ["g.1", "g.1", "g.2.x", "g.2.x"],
     })
     rep = ag.evaluation_report(df, human="gold", system="machine", human2="second", groups=["grp"], rounded=True)
-    assert set(rep) == {"eval", "consistency", "true_score", "eval_by_grp", "fairness_by_grp", "consistency_by_grp"}
+    assert set(rep) == {"eval", "consistency", "degradation", "disattenuated_correlations", "true_score",
+                        "eval_by_grp", "fairness_by_grp", "consistency_by_grp", "disattenuated_correlations_by_grp"}
     assert rep["eval"]["sys_mean"] == 3.0  # the rounded scores [2, 2, 3, 5]
     assert rep["eval_by_grp"]["g.1"]["DSM"] == pytest.approx(-1 / math.sqrt(2) + 1 / math.sqrt(5 / 3))
     # consistency: H = [1,2,3,4], H2 = [2,2,3,3]: exact 2/4, adjacent 4/4

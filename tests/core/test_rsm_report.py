@@ -1,0 +1,159 @@
+"""RSMTool's rsmeval tables beyond eval/consistency: second scores of 0 kept, degradation and the
+disattenuated correlations (whole set and by subgroup).
+
+Expected values are either worked out by hand in the comment beside them from RSMTool's code
+(``rsmtool.analyzer.Analyzer.compute_degradation_and_disattenuated_correlations``,
+``compute_disattenuated_correlations``, ``run_prediction_analyses``;
+``rsmtool.preprocessor.FeaturePreprocessor.process_data_rsmeval``) or copied from RSMTool's own
+expected output of its test experiment ``lr-eval-with-scaling-and-h2-keep-zeros``
+(``tests/data/experiments/lr-eval-with-scaling-and-h2-keep-zeros/output/`` in
+EducationalTestingService/rsmtool, commit a844f716), file named beside each number.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.rsm import agreement_report
+from core.rsm.report import (
+    ALL_DATA, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_correlation,
+)
+
+# RSMTool's expected output, lr_eval_with_scaling_and_h2_keep_zeros_eval.csv, row "raw"
+KEEP_ZEROS_EVAL_RAW = {"corr": 0.7801773732608225, "wtkappa": 0.7401809047638146,
+                       "kappa": 0.3862885997281025, "exact_agr": 0.0, "adj_agr": 90.0,
+                       "SMD": -0.00895498424118327}
+# ... _consistency.csv (N 200: the four second scores of 0 are kept; h2_min 0.0)
+KEEP_ZEROS_CONSISTENCY = {"corr": 0.7548403394172343, "wtkappa": 0.7433862433862435,
+                          "kappa": 0.5886134067952251, "exact_agr": 72.0, "adj_agr": 98.0,
+                          "SMD": -0.1496210831361695}
+# ... _degradation.csv, row "raw"
+KEEP_ZEROS_DEGRADATION_RAW = {"corr": 0.025337033843588208, "kappa": -0.20232480706712264,
+                              "wtkappa": -0.0032053386224288882, "exact_agr": -72.0, "adj_agr": -8.0,
+                              "SMD": 0.14066609889498624}
+# ... _disattenuated_correlations.csv, row "raw"
+KEEP_ZEROS_DISATTENUATED_RAW = {"corr_HM": 0.7801773732608225, "corr_HH": 0.7548403394172343,
+                                "sqrt_HH": 0.8688154806500827, "corr_disattenuated": 0.8979782135984299}
+
+
+def test_degradation_reproduces_rsmtool_keep_zeros_row():
+    got = degradation(KEEP_ZEROS_EVAL_RAW, KEEP_ZEROS_CONSISTENCY)
+    assert list(got) == list(DEGRADATION_COLUMNS)
+    for c, v in KEEP_ZEROS_DEGRADATION_RAW.items():
+        assert got[c] == pytest.approx(v, rel=1e-12, abs=1e-12), c
+
+
+def test_disattenuated_correlation_reproduces_rsmtool_keep_zeros_row():
+    got = disattenuated_correlation(KEEP_ZEROS_EVAL_RAW["corr"], KEEP_ZEROS_CONSISTENCY["corr"])
+    assert list(got) == list(DISATTENUATED_COLUMNS)
+    for c, v in KEEP_ZEROS_DISATTENUATED_RAW.items():
+        assert got[c] == pytest.approx(v, rel=1e-12), c
+
+
+def test_disattenuated_correlation_degenerate_values_as_rsmtool():
+    # np.sqrt of a negative human-human r is NaN (RSMTool: "treat them as Nones"), so is the ratio
+    neg = disattenuated_correlation(0.5, -0.25)
+    assert math.isnan(neg["sqrt_HH"]) and math.isnan(neg["corr_disattenuated"])
+    # r_HH = 0: pandas' division 0.5 / 0 = inf, 0 / 0 = NaN
+    assert disattenuated_correlation(0.5, 0.0)["corr_disattenuated"] == math.inf
+    assert math.isnan(disattenuated_correlation(0.0, 0.0)["corr_disattenuated"])
+    # r_HH = 0.25: sqrt 0.5, 0.4 / 0.5 = 0.8
+    assert disattenuated_correlation(0.4, 0.25) == {"corr_HM": 0.4, "corr_HH": 0.25, "sqrt_HH": 0.5,
+                                                     "corr_disattenuated": pytest.approx(0.8, abs=1e-15)}
+    assert degradation(KEEP_ZEROS_EVAL_RAW, None) is None
+
+
+def _keep_zeros_table() -> pd.DataFrame:
+    # h1 has no 0; the second rater gave 0 to the first response
+    return pd.DataFrame({"h1": [1, 2, 3, 4], "h2": [0, 2, 3, 4], "m": [1.0, 2.0, 3.0, 4.0]})
+
+
+def test_second_score_zeros_kept_when_zero_scores_are_kept():
+    # lr-eval-with-scaling-and-h2-keep-zeros: exclude_zero_scores false keeps the second rater's
+    # zeros (RSMTool: N 200, h2_min 0.0, not N 196 and h2_min 1.0)
+    rep = agreement_report(_keep_zeros_table(), human="h1", system="m", human2="h2", exclude_zero_scores=False)
+    cons = rep["consistency"]
+    # both rated 4 responses; h2 = [0, 2, 3, 4]: mean 9/4, min 0
+    assert cons["N"] == 4 and cons["h2_min"] == 0.0 and cons["h2_mean"] == 2.25
+    # exact agreement: 3 of 4 equal; adjacent: |1 - 0| = 1 -> all 4
+    assert cons["exact_agr"] == 75.0 and cons["adj_agr"] == 100.0
+    ts = rep["true_score"]
+    # every response double-scored; error variance: ((1 - 0)^2 / 2 + 0 + 0 + 0) / 4 = 1/8
+    assert ts["N raters"] == 2 and ts["N_single"] == 0 and ts["N_multiple"] == 4
+    assert ts["variance_of_errors"] == pytest.approx(0.125, abs=1e-15)
+    assert rep["responses"]["human2_set_missing"] == {"non_numeric": 0, "zero": 0}
+
+
+def test_second_score_zeros_absent_when_zero_scores_are_excluded():
+    rep = agreement_report(_keep_zeros_table(), human="h1", system="m", human2="h2", exclude_zero_scores=True)
+    # the first response stays (its h1 is 1) but single-scored: 3 double-scored, h2 from 2
+    assert rep["eval"]["N"] == 4
+    assert rep["consistency"]["N"] == 3 and rep["consistency"]["h2_min"] == 2.0
+    assert rep["true_score"]["N_single"] == 1 and rep["true_score"]["N_multiple"] == 3
+    assert rep["true_score"]["variance_of_errors"] == 0.0
+    assert rep["responses"]["human2_set_missing"] == {"non_numeric": 0, "zero": 1}
+
+
+def _group_table() -> pd.DataFrame:
+    # group a double-scored with h2 = h1; group b single-scored; m follows h in a, reverses it in b
+    return pd.DataFrame({
+        "g": ["a", "a", "a", "b", "b", "b"],
+        "h": [1, 2, 3, 1, 2, 3],
+        "h2": [1, 2, 3, None, None, None],
+        "m": [1, 2, 3, 3, 2, 1],
+    })
+
+
+def test_degradation_and_disattenuated_correlations_in_the_report_by_hand():
+    rep = agreement_report(_group_table(), human="h", system="m", human2="h2", groups=["g"])
+    # whole set: dh = [-1, 0, 1, -1, 0, 1], dm = [-1, 0, 1, 1, 0, -1], dot 0 -> r_HM = 0;
+    # double-scored: h2 = h -> r_HH = 1, kappa 1, QWK 1, agreement 100/100, pooled SMD 0.
+    # human-system: exact 4/6 (rows 1, 2, 3, 5), adjacent 4/6 (|m - h| = 2 twice);
+    # kappa: p_o = 2/3, both margins uniform over 1..3 -> p_e = 1/3, (2/3 - 1/3) / (2/3) = 1/2;
+    # QWK: ddof-0 covariance 0 -> 0; SMD: equal means -> 0.
+    deg = rep["degradation"]
+    expected = {"corr": -1.0, "kappa": -0.5, "wtkappa": -1.0, "exact_agr": -100 / 3, "adj_agr": -100 / 3,
+                "SMD": 0.0}
+    assert list(deg) == list(DEGRADATION_COLUMNS)
+    for c, v in expected.items():
+        assert deg[c] == pytest.approx(v, abs=1e-12), c
+    dis = rep["disattenuated_correlations"]
+    assert dis["corr_HM"] == pytest.approx(0.0, abs=1e-15) and dis["corr_HH"] == pytest.approx(1.0)
+    assert dis["sqrt_HH"] == pytest.approx(1.0) and dis["corr_disattenuated"] == pytest.approx(0.0, abs=1e-15)
+    by = rep["disattenuated_correlations_by_g"]
+    # RSMTool's rows: "All data" first, then the groups
+    assert list(by) == [ALL_DATA, "a", "b"]
+    assert by[ALL_DATA]["corr_HH"] == pytest.approx(1.0)
+    # a: m = h = h2 -> 1, 1, 1, 1; b: r_HM = -1, no double-scored response -> r_HH NaN
+    assert by["a"] == pytest.approx({"corr_HM": 1.0, "corr_HH": 1.0, "sqrt_HH": 1.0, "corr_disattenuated": 1.0})
+    assert by["b"]["corr_HM"] == pytest.approx(-1.0)
+    assert all(math.isnan(by["b"][c]) for c in ("corr_HH", "sqrt_HH", "corr_disattenuated"))
+
+
+def test_group_errors_report_mode_gives_the_same_disattenuated_tables():
+    table = _group_table()
+    table["bad"] = ["x", None, "y", "x", "y", "x"]
+    rep = agreement_report(table, human="h", system="m", human2="h2", groups=["g", "bad"], group_errors="report")
+    assert "error_by_bad" in rep and "disattenuated_correlations_by_bad" not in rep
+    assert list(rep["disattenuated_correlations_by_g"]) == [ALL_DATA, "a", "b"]
+    assert rep["disattenuated_correlations_by_g"]["a"]["corr_disattenuated"] == pytest.approx(1.0)
+
+
+def test_no_second_rating_no_degradation_tables():
+    rep = agreement_report(_group_table(), human="h", system="m", groups=["g"])
+    assert "degradation" not in rep and "disattenuated_correlations" not in rep
+    assert "disattenuated_correlations_by_g" not in rep
+    # a second-score column without any double-scored response: the tables are missing (None)
+    none2 = _group_table().assign(h2=np.nan)
+    rep = agreement_report(none2, human="h", system="m", human2="h2")
+    assert rep["consistency"] is None and rep["degradation"] is None
+    assert rep["disattenuated_correlations"] is None
+
+
+def test_raters_mode_has_no_degradation():
+    rep = agreement_report(_group_table(), human="h", system="m", human2="h2", groups=["g"], raters=True)
+    assert not [k for k in rep if k.startswith(("degradation", "disattenuated"))]
