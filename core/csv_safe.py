@@ -10,6 +10,7 @@ cell that is itself a plain number (``-3``, ``+1.5``) is left alone.
 from __future__ import annotations
 
 import csv
+import os
 import re
 
 import pandas as pd
@@ -48,7 +49,20 @@ def neutralise_formulas(df: pd.DataFrame) -> pd.DataFrame:
 
 def to_csv_safe(df: pd.DataFrame, path=None, **kwargs):
     """``DataFrame.to_csv`` after :func:`neutralise_formulas` (``index=False`` by default; text
-    cells quoted, so a line break or carriage return inside a cell cannot split a row)."""
+    cells quoted, so a line break or carriage return inside a cell cannot split a row).
+
+    A file path is written atomically (:func:`core.atomic.atomic_path`: a temporary beside it,
+    fsync, rename): a killed process leaves the previous file whole; a path that cannot be
+    written raises :class:`core.errors.DataError` naming it. ``None`` returns the text; an open
+    file (``sys.stdout``) is written as it is.
+    """
     kwargs.setdefault("index", False)
     kwargs.setdefault("quoting", csv.QUOTE_NONNUMERIC)  # a CR inside a cell stays inside it
-    return neutralise_formulas(df).to_csv(path, **kwargs)
+    safe = neutralise_formulas(df)
+    if isinstance(path, (str, os.PathLike)):
+        from core.atomic import atomic_path
+
+        with atomic_path(path) as tmp:
+            safe.to_csv(tmp, **kwargs)
+        return None
+    return safe.to_csv(path, **kwargs)

@@ -74,7 +74,9 @@ def run(args: argparse.Namespace) -> int:
         selection, rank = add_audit(selection, rank, args.audit, seed=args.seed, has_label=has,
                                     gain=gains(inp.a, inp.l, lam=args.lam, b=inp.b, k=inp.k))
         out_path = Path(args.output)
-        to_csv_safe(queue_table(design, selection, rank), out_path)
+        from core.cli.common import write_round  # atomic, with the round's sidecar
+
+        write_round(design, queue_table(design, selection, rank), out_path)
         to_csv_safe(annotator_table(design, selection, rank, done=has),
                     out_path.with_name(f"{out_path.stem}_to_label.csv"))
     out = {k: res[k] for k in CERTIFY_KEYS}

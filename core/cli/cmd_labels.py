@@ -57,15 +57,21 @@ def report(design, joined, progress: dict, out: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.common import load_round
-    from core.csv_safe import to_csv_safe
+    """Read the round, merge the labels, write the table: under an exclusive lock of the output
+    (``OUT.lock`` beside it), so concurrent imports into one table each see the other's labels;
+    the write is atomic (a kill leaves the previous table whole)."""
+    from core.atomic import check_writable, locked, note_waiting
+    from core.cli.common import load_round, write_round
     from core.evaluation.imports import apply_labels, join_labels
 
-    design = load_round(args.path, args.col)
+    check_writable(args.output)  # a bad -o fails before the work
     imported = read_label_file(args.source, sample_id_col=args.sample_id_col,
                                label_col=args.label_col, annotator_col=args.annotator_col)
-    joined = join_labels(imported, sample_ids=design.sample_ids(), classes=list(design.data.labels))
-    table, progress = apply_labels(design, joined)
-    to_csv_safe(table, args.output)
+    with locked(args.output, on_wait=note_waiting):
+        design = load_round(args.path, args.col)
+        joined = join_labels(imported, sample_ids=design.sample_ids(),
+                             classes=list(design.data.labels))
+        table, progress = apply_labels(design, joined)
+        write_round(design, table, args.output)
     report(design, joined, progress, args.output)
     return 0

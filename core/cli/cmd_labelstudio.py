@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from core.cli.cmd_labels import report
-    from core.cli.common import load_round
-    from core.csv_safe import to_csv_safe
+    from core.atomic import check_writable, locked, note_waiting
+    from core.cli.common import load_round, write_round
     from core.errors import DataError
     from core.evaluation import labelstudio
     from core.evaluation.imports import apply_labels, join_labels, labels_from_labelstudio
@@ -59,12 +59,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} '{title}' "
               f"({pushed.n_existing:,} were there already)")
         return 0
+    check_writable(args.output)  # a bad -o fails before the download
     project = client.find_project(title)
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
     imported = labels_from_labelstudio(client.export(int(project["id"])))
-    joined = join_labels(imported, sample_ids=design.sample_ids(), classes=list(design.data.labels))
-    table, progress = apply_labels(design, joined)
-    to_csv_safe(table, args.output)
+    with locked(args.output, on_wait=note_waiting):  # as hmceval labels: read, merge, write
+        design = load_round(args.path, args.col)
+        joined = join_labels(imported, sample_ids=design.sample_ids(),
+                             classes=list(design.data.labels))
+        table, progress = apply_labels(design, joined)
+        write_round(design, table, args.output)
     report(design, joined, progress, args.output)
     return 0

@@ -100,16 +100,20 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     sent = None
     if args.format == "csv":
-        to_csv_safe(queue_table(design, plan.selection, plan.queue_rank), out)
+        from core.cli.common import write_round  # atomic, with the round's sidecar
+
+        write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
         sent = out.with_name(f"{out.stem}_to_label.csv")
         to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
     else:
+        from core.atomic import write_text  # atomic
+
         task_list = labelstudio.tasks(design, plan.queue_rank)
-        out.write_text(labelstudio.task_json(task_list), encoding="utf-8")
+        write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
         no_text = labelstudio.text_warning(task_list, design.data.text_columns)
         if no_text:
             print(f"warning: {no_text}", file=sys.stderr)
-        out.with_suffix(".xml").write_text(
+        write_text(out.with_suffix(".xml"),
             labelstudio.labelling_config(design.data.labels, design.data.text_columns),
             encoding="utf-8")
     if budget and not plan.counts.get("routed") and (args.human_share or args.human_count):
@@ -204,13 +208,18 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     out = Path(args.output)
     sent = None
     if args.format == "csv":
-        to_csv_safe(queue_table(design, plan.selection, plan.queue_rank, plan.inclusion), out)
+        from core.cli.common import write_round  # atomic, with the round's sidecar
+
+        write_round(design, queue_table(design, plan.selection, plan.queue_rank, plan.inclusion),
+                    out)
         sent = out.with_name(f"{out.stem}_to_label.csv")
         to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
     else:
+        from core.atomic import write_text  # atomic
+
         task_list = labelstudio.tasks(design, plan.queue_rank)
-        out.write_text(labelstudio.task_json(task_list), encoding="utf-8")
-        out.with_suffix(".xml").write_text(
+        write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
+        write_text(out.with_suffix(".xml"),
             labelstudio.labelling_config(design.data.labels, design.data.text_columns),
             encoding="utf-8")
         print("note: the round's table with its inclusion probabilities is needed to estimate; "

@@ -32,12 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
+    from core.atomic import check_writable, write_text
     from core.cli.cmd_workspace import open_workspace
     from core.errors import DataError
     from core.workspace.report import resolve_round, round_report_html
 
+    check_writable(args.output)  # a bad -o fails before the work
     ws = open_workspace(args)
     if args.scenario is not None and args.round_id is not None:
         raise DataError("give a scenario or --round, not both")
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             rid = int(args.round_id)
     text = round_report_html(ws, rid, scenario=None if sc is None else ws.export_scenario(sc["id"]))
-    Path(args.output).write_text(text, encoding="utf-8")
+    write_text(args.output, text)  # atomic
     what = f"scenario '{sc['name']}' (round {rid})" if sc is not None else f"round {rid}"
     print(f"report of {what} written to {args.output} ({len(text.encode()) / 2**20:.1f} MiB)")
     return 0

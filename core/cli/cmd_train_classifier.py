@@ -107,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".tsv", ".parquet", ".pq"):
         raise DataError(f"-o/--output must end in .csv, .tsv or .parquet, got '{out.name}'")
+    if out.is_dir():
+        raise DataError(f"cannot write {out}: it is a folder; give a file name")
     train = load_table(args.train)
     evaluation = load_table(args.eval)
     val = load_table(args.val) if args.val else None
@@ -130,7 +132,10 @@ def run(args: argparse.Namespace) -> int:
 
         to_csv_safe(scored, out, sep="\t" if suffix == ".tsv" else ",")
     else:
-        scored.to_parquet(out, index=False)
+        from core.atomic import atomic_path
+
+        with atomic_path(out) as tmp:
+            scored.to_parquet(tmp, index=False)
     if args.save_model:
         res.classifier.save(args.save_model)
     t = res.timings

@@ -70,7 +70,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(sc)
     elif args.verb == "export":
         obj = ws.export_scenario(args.scenario)
-        Path(args.output).write_text(json.dumps(obj, indent=2), encoding="utf-8")
+        from core.atomic import write_text
+
+        write_text(args.output, json.dumps(obj, indent=2))  # atomic
         print(f"scenario '{obj['name']}' written to {args.output}")
     elif args.verb == "import":
         try:

@@ -173,13 +173,27 @@ def assignment_from_args(args):
 def load_round(path: str, specs: list[str] | None = None):
     """Load a table of an evaluation round (:class:`core.evaluation.design.Design`).
 
-    ``--col selection=NAME`` maps the selection column; human labels may be missing.
+    ``--col selection=NAME`` maps the selection column; human labels may be missing. A table
+    that no longer matches the sidecar hmceval wrote beside it (rows lost, sample ids changed:
+    :func:`core.cli.round_table.check_round_table`) is refused.
     """
+    from core.cli.round_table import check_round_table
     from core.data import load_table
     from core.evaluation.design import load_design
 
-    return load_design(load_table(path), parse_roles(specs, extra_roles=("selection",)),
-                       name=str(path))
+    raw = load_table(path)
+    check_round_table(path, raw)
+    return load_design(raw, parse_roles(specs, extra_roles=("selection",)), name=str(path))
+
+
+def write_round(design, table, path) -> None:
+    """Write a round's ``table`` (derived from ``design``) to ``path``: atomic CSV plus the
+    sidecar recording its rows and sample ids (:func:`core.cli.round_table.write_round_table`)."""
+    from core.cli.round_table import write_round_table
+
+    id_col = design.data.roles.get("sample_id") or (
+        "sample_id" if "sample_id" in table.columns else None)  # queue_table adds one
+    write_round_table(table, path, id_col=id_col)
 
 
 def check_fraction(value: float, name: str, *, open_interval: bool = True) -> float:
