@@ -14,7 +14,7 @@ from core.clembench.model import (
     COUNT_FIELDS, Episode, LoadedEpisodes, PARSED_REQUEST_COUNT, REQUEST_COUNT, REQUIRED_FIELDS,
     SLOTS_FROM_INSTANCE, SLOTS_FROM_PROBES, SLOTS_FROM_REALISED, SLOTS_GIVEN, VIOLATED_REQUEST_COUNT,
 )
-from core.clembench.slots import INSTANCE_FILE, check_n_slots, infer_n_slots, instance_n_slots
+from core.clembench.slots import INSTANCE_FILE, check_n_slots, count_length_fits, infer_n_slots, instance_n_slots
 from core.errors import DataError
 
 
@@ -137,8 +137,10 @@ def parse_episode(
     given (``len(instance["slots"])``, what clembench's ``PrivateSharedScorer`` reads), from the
     log's ``realised_slots``, or else inferred from the probes (see :func:`infer_n_slots`).
     Every other source present must agree with the one taken, and the log must fit it: each
-    scored round holds ``n_slots`` probes, each request count list ``n_slots + 1`` entries,
-    ``Filled Slots`` at most ``n_slots``; otherwise a :class:`DataError` names both.
+    scored round holds ``n_slots`` probes, each request count list ``n_slots + 1`` entries (an
+    aborted episode's from one per played round up to ``n_slots + 1``: clemcore's recorder logs
+    one per round begun, see :func:`core.clembench.slots.count_length_fits`), ``Filled Slots``
+    at most ``n_slots``; otherwise a :class:`DataError` names both.
 
     Parameters
     ----------
@@ -271,10 +273,11 @@ def parse_episode(
             raise _fail(source, f"the game has {n_slots} slots ({slots_label}) but {other_label} "
                                 f"is {other}")
     for key in COUNT_FIELDS:
-        if len(counts[key]) != n_slots + 1:
+        if not count_length_fits(len(counts[key]), n_slots, aborted):
             raise _fail(source, f"field '{key}' has {len(counts[key])} entries but the game has "
                                 f"{n_slots} slots ({slots_label}): clembench logs one per probing "
-                                f"round, n_slots + 1 = {n_slots + 1}")
+                                f"round, n_slots + 1 = {n_slots + 1}"
+                                + (", or fewer when the episode was aborted" if aborted else ""))
     if len(filled) > n_slots:
         raise _fail(source, f"field 'Filled Slots' has {len(filled)} entries but the game has "
                             f"{n_slots} slots ({slots_label}): at most one per slot")

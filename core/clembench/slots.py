@@ -16,7 +16,7 @@ import numpy as np
 from core.clembench.model import COUNT_FIELDS, MAX_N_SLOTS, MIN_N_SLOTS
 from core.errors import DataError
 
-__all__ = ["INSTANCE_FILE", "check_n_slots", "instance_n_slots", "infer_n_slots"]
+__all__ = ["INSTANCE_FILE", "check_n_slots", "count_length_fits", "instance_n_slots", "infer_n_slots"]
 
 #: The game instance clembench stores in each episode folder, beside ``interactions.json``.
 INSTANCE_FILE = "instance.json"
@@ -39,6 +39,22 @@ def check_n_slots(n_slots: Any, *, what: str = "n_slots") -> int:
     if not MIN_N_SLOTS <= int(n_slots) <= MAX_N_SLOTS:
         raise DataError(f"{what} must be from {MIN_N_SLOTS} to {MAX_N_SLOTS:,}, got {int(n_slots)}")
     return int(n_slots)
+
+
+def count_length_fits(length: int, n_slots: int, aborted: bool) -> bool:
+    """Whether a request count list of ``length`` entries fits a game of ``n_slots`` slots.
+
+    clembench's scorer reads entry ``t`` of each list for every played probing round ``t`` only
+    (``PrivateSharedScorer._compute_turn_scores``) and sums the whole list. Its game master
+    planned ``n_slots + 1`` probing rounds (``n_probe_turns``): the lists of a complete episode
+    hold ``n_slots + 1`` entries; those of an aborted one ``n_slots + 1`` (zeros after the abort,
+    the game master's own lists) or fewer (one per round begun, as clemcore's recorder counts
+    requests: an abort in round 0 leaves one entry). The caller checks that the played rounds
+    are covered.
+    """
+    if aborted:
+        return 1 <= length <= n_slots + 1
+    return length == n_slots + 1
 
 
 def instance_n_slots(instance: Mapping[str, Any], *, source: str = "instance.json") -> int:
@@ -88,7 +104,8 @@ def infer_n_slots(obj: Mapping[str, Any], *, source: str = "interactions.json") 
     What clembench's game master logs (``privateshared/master.py``, v0.9 to v3.0): every probing
     round lists one probe per slot, built before any is asked (a round cut short by an invalid
     answer still lists them all, the unasked ones without ``value``); the three request count
-    lists have one entry per planned probing round, ``n_slots + 1``, zeros after an abort; an
+    lists have one entry per planned probing round, ``n_slots + 1``, zeros after an abort (or,
+    as clemcore's recorder logs them, one per round begun: fewer in an aborted episode); an
     episode that was not aborted played all ``n_slots + 1`` probing rounds. So the number of
     probes per scored round (or, when none was scored, in the first logged round) is the slot
     count, and the request count lists and an unaborted episode's ``Played Probe Rounds`` must
@@ -124,13 +141,14 @@ def infer_n_slots(obj: Mapping[str, Any], *, source: str = "interactions.json") 
     if not MIN_N_SLOTS <= n <= MAX_N_SLOTS:
         raise _fail(source, f"the log has no 'realised_slots' and its probing rounds hold {n} probes: "
                             "the number of slots cannot be inferred" + fix)
+    aborted = obj.get("Aborted")
     for key in COUNT_FIELDS:
         lst = obj.get(key)
-        if isinstance(lst, list) and len(lst) != n + 1:
+        if isinstance(lst, list) and not count_length_fits(len(lst), n, aborted is True or aborted == 1):
             raise _fail(source, f"the log has no 'realised_slots'; its probing rounds hold {n} probes "
-                                f"but field '{key}' has {len(lst)} entries (clembench logs n_slots + 1): "
+                                f"but field '{key}' has {len(lst)} entries (clembench logs n_slots + 1"
+                                f"{', or fewer in an aborted episode' if aborted is True or aborted == 1 else ''}): "
                                 "the number of slots cannot be inferred" + fix)
-    aborted = obj.get("Aborted")
     if aborted is False or aborted == 0:
         if isinstance(played, int) and not isinstance(played, bool) and played != n + 1:
             raise _fail(source, f"the log has no 'realised_slots'; its probing rounds hold {n} probes "

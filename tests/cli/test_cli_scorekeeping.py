@@ -195,3 +195,24 @@ def test_n_slots_contradicting_instance_or_log(shared_data: Path, tmp_path: Path
     inst.write_text(json.dumps({"game_id": 4}))
     code, out, err = _run(["scorekeeping", str(tmp_path)], capsys)
     assert code == 2 and "instance.json: missing field 'slots'" in err
+
+
+def test_episode_aborted_in_round_zero_with_one_count_entry(tmp_path: Path, capsys):
+    # clemcore's recorder logs one request count per round begun: an abort during the first
+    # probing round leaves one entry; the game instance beside the log says 5 slots. clembench's
+    # scorer: no turn score, quality scores NaN, Aborted 1, Request Success Ratio 2 / 5
+    d = tmp_path / "run" / "0_travel" / "episode_0"
+    d.mkdir(parents=True)
+    log = _log(0, aborted=True)
+    log["probes"] = [[{"target": f"S{i}", "question": "q", "gt": 0} for i in range(5)]]
+    log.pop("realised_slots")
+    log.update({"Request Count": [5], "Parsed Request Count": [2], "Violated Request Count": [3]})
+    (d / "interactions.json").write_text(json.dumps(log))
+    (d / "instance.json").write_text(json.dumps({"slots": {f"s{i}": "v" for i in range(5)}}))
+    code, out, err = _run(["scorekeeping", str(tmp_path / "run"), "--json"], capsys)
+    assert code == 0, err
+    ep = json.loads(out)["episodes"][0]
+    assert ep["turn_scores"] == {}
+    es = ep["episode_scores"]
+    assert es["Aborted"] == 1 and es["Request Count"] == 5 and es["Request Success Ratio"] == 0.4
+    assert math.isnan(es["Main Score"]) and "Middle-Accuracy" not in es

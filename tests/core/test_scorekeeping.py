@@ -972,3 +972,87 @@ def test_inferred_n_slots_hand_log():
     ep = sk.parse_episode(_no_realised(make_log(preds, n=15)))
     assert (ep.n_slots, ep.slots_from) == (15, "probes")
     assert sk.score_episode(ep).episode_scores["Middle-Accuracy"] == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# aborted episodes whose request count lists hold one entry per round begun (clemcore's
+# recorder), not n_slots + 1: clembench's PrivateSharedScorer reads entry t for the played
+# rounds t only and sums the lists, so it scores them; expected values worked from its code
+# (privateshared/master.py, PrivateSharedScorer.compute_scores / _compute_episode_scores)
+# ---------------------------------------------------------------------------------------------
+INSTANCE5 = {"slots": {s: f"v{i}" for i, s in enumerate(SLOTS5)}, "request_order": SLOTS5}
+
+
+def _failed_round(n: int = 5) -> list[dict]:
+    # probes 0 and 1 answered, probe 2 unparsable on all 3 tries; probes 3, 4 listed, never asked
+    done = [{"target": f"S{i}", "question": "q", "gt": 0, "answer": "ANSWER: no", "value": 0, "tries": 1}
+            for i in range(2)]
+    bad = [{"target": "S2", "question": "q", "gt": 0, "answer": "maybe", "value": -1, "tries": 3}]
+    return done + bad + [{"target": f"S{i}", "question": "q", "gt": 0} for i in range(3, n)]
+
+
+def test_aborted_in_round_zero_with_one_count_entry():
+    log = make_log([], played=0, aborted=True, filled=[], extra_round=_failed_round(),
+                   counts=([5], [2], [3]))
+    del log["realised_slots"]
+    ep = sk.parse_episode(log, instance=INSTANCE5)
+    assert (ep.n_slots, ep.slots_from) == (5, "instance.json")
+    s = sk.score_episode(ep)
+    # no played round: no turn score, no Middle-Accuracy (the loop never reaches round 2)
+    assert s.turn_scores == {}
+    es = s.episode_scores
+    assert list(es) == list(sk.EPISODE_KEYS[1:])
+    for k in ("Accuracy", "Kappa", "Truncated Kappa", "Slot-Filling-Accuracy", "Main Score"):
+        assert math.isnan(es[k]), k
+    # aborted: Success 0 and Lose 0; counts summed: 5 requests, 2 parsed, 3 violated -> 2/5
+    assert (es["Aborted"], es["Lose"], es["Success"]) == (1, 0, 0)
+    assert (es["Request Count"], es["Parsed Request Count"], es["Violated Request Count"]) == (5, 2, 3)
+    assert same(es["Request Success Ratio"], 0.4)
+    # the same without instance.json: 5 probes in the logged round, lists of 1 <= 6 entries
+    assert sk.parse_episode(log).n_slots == 5
+
+
+def test_aborted_in_round_one_with_two_count_entries():
+    # round 0 played perfectly (5 requests), slot 0 filled, round 1's probing failed
+    log = make_log(perfect()[:1], aborted=True, filled=[True], extra_round=_failed_round(),
+                   counts=([5, 6], [5, 3], [0, 3]))
+    s = score(log)
+    assert s.turn_scores == {"0": {"Request Count": 5, "Parsed Request Count": 5,
+                                   "Violated Request Count": 0, "Accuracy": 1.0}}
+    es = s.episode_scores
+    assert "Middle-Accuracy" not in es and math.isnan(es["Main Score"])
+    assert (es["Request Count"], es["Parsed Request Count"], es["Violated Request Count"]) == (11, 8, 3)
+    assert same(es["Request Success Ratio"], 8 / 11)
+
+
+def test_aborted_mid_game_with_a_count_entry_per_round_begun():
+    # rounds 0-3 played, round 4's probing failed: 5 entries; the middle round (2) was played,
+    # so Middle-Accuracy is logged, NaN because the episode was aborted
+    log = make_log(perfect()[:4], aborted=True, filled=[True] * 4, extra_round=_failed_round(),
+                   counts=([5, 6, 6, 6, 4], [5, 6, 6, 6, 1], [0, 0, 0, 0, 3]))
+    s = score(log)
+    assert list(s.turn_scores) == ["0", "1", "2", "3"]
+    assert s.turn_scores["3"] == {"Request Count": 6, "Parsed Request Count": 6, "Violated Request Count": 0,
+                                  "Accuracy": 1.0, "Slot Filled?": 1}
+    es = s.episode_scores
+    assert list(es)[0] == "Middle-Accuracy" and math.isnan(es["Middle-Accuracy"])
+    assert (es["Aborted"], es["Lose"], es["Success"]) == (1, 0, 0)
+    assert (es["Request Count"], es["Parsed Request Count"], es["Violated Request Count"]) == (27, 24, 3)
+    assert same(es["Request Success Ratio"], 24 / 27)
+
+
+@pytest.mark.parametrize("counts, aborted, match", [
+    # more entries than the n_slots + 1 planned rounds, aborted or not
+    (([1] * 7, [1] * 7, [0] * 7), True, "'Request Count' has 7 entries but the game has 5 slots"),
+    # a complete episode logs every one of the n_slots + 1 rounds
+    (([5, 6, 6, 6, 6], [5, 6, 6, 6, 6], [0] * 5), False, "'Request Count' has 5 entries but 6 probing"),
+    # fewer entries than played rounds: the scorer would read past the list
+    (([5, 6], [5, 6], [0, 0]), True, "'Request Count' has 2 entries but 4 probing rounds are scored"),
+])
+def test_count_lists_must_cover_the_played_rounds_and_no_more(counts, aborted, match):
+    preds = perfect() if not aborted else perfect()[:4]
+    log = make_log(preds, aborted=aborted, filled=[True] * (len(preds) - 1), counts=counts)
+    if not aborted:
+        log["Played Probe Rounds"] = 6
+    with pytest.raises(DataError, match=match):
+        sk.parse_episode(log)
