@@ -20,14 +20,16 @@ from core.evaluation.estimate import estimate
 from core.evaluation.guarantee import certify
 from core.evaluation.imports import join_labels, refuse_outside_queue
 from core.sae import gains
+from core.evaluation.weighted_design import group_accuracy
 from core.summary import effort_clause
+from core.workspace.active_rounds import design_record, is_weighted, plan_weighted
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
            "final_table", "effort_summary", "round_summary", "certify_preview", "validity",
            "import_joined", "read_labels", "default_groups", "certify_outlook",
-           "labelling_outlook", "outlook_sentence"]
+           "labelling_outlook", "outlook_sentence", "design_preview"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -52,8 +54,9 @@ def data_from_workspace(ws: Workspace, dataset_id: int) -> EvalData:
 
 
 def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.ndarray,
-            labels: dict[int, Any]) -> Design:
-    """A Design over a table whose human labels are the round's imported labels only."""
+            labels: dict[int, Any], inclusion: np.ndarray | None = None) -> Design:
+    """A Design over a table whose human labels are the round's imported labels only (and the
+    plan's inclusion probabilities, when it has them)."""
     roles = dict(roles)
     roles["human_label"] = None
     base = prepare(raw, roles, name=name, partial_gold=True)
@@ -61,7 +64,8 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
     for row, value in labels.items():
         human[row] = value
     return Design(data=base, selection=np.asarray(selection, dtype=object), human_label=human,
-                  selection_column="selection", has_selection=True)
+                  selection_column="selection", has_selection=True,
+                  inclusion=None if inclusion is None else np.asarray(inclusion, dtype=float))
 
 
 def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
@@ -72,12 +76,24 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
     ----------
     kind : {"budget", "guarantee"}
         Budget: ``settings`` has ``lam``, ``share``, ``mode``, ``audit``, ``seed``; the SAE
-        routes and the audit is drawn at once. Guarantee: ``calibration``, ``seed`` (and
-        ``alpha``, ``delta``, ``lam``, ``audit`` for the certification that follows): only the
-        calibration sample is drawn now.
+        routes and the audit is drawn at once. With ``design`` ``"active"`` or ``"random"``
+        the round is planned with inclusion probabilities instead
+        (:mod:`core.workspace.active_rounds`: ``labels`` or ``effort_budget``, ``seed``,
+        optionally ``stratify`` and ``min_share``); they are stored with the plan and the
+        design (its expectations and frontier) as the round's ``design`` result.
+        Guarantee: ``calibration``, ``seed`` (and ``alpha``, ``delta``, ``lam``, ``audit`` for
+        the certification that follows): only the calibration sample is drawn now.
     """
     design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
     seed = int(settings.get("seed", 0))
+    if kind == "budget" and is_weighted(settings):
+        plan, strata = plan_weighted(design, settings)
+        dsid = dataset_id_for(ws, data)
+        rid = ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
+                              queue_rank=plan.queue_rank, scenario_id=scenario_id,
+                              inclusion=plan.inclusion)
+        ws.save_result(rid, "design", design_record(plan, strata))
+        return rid
     if kind == "budget":
         plan = plan_queue(design, lam=float(settings["lam"]), share=float(settings["share"]),
                           mode=settings.get("mode", "at_most"), audit=int(settings.get("audit", 0)),
@@ -92,11 +108,20 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
 
 
 def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
-    """The round record and its Design (selection + imported labels)."""
+    """The round record and its Design (selection, imported labels, and the inclusion
+    probabilities of a round planned with them)."""
     rnd = ws.round(round_id)
     d = ws.dataset(rnd["dataset_id"])  # prepared once, as the round reads it
     return rnd, _design(d["raw"], d["roles"], d["name"], rnd["selection"],
-                        ws.round_labels(round_id))
+                        ws.round_labels(round_id), rnd.get("inclusion"))
+
+
+def design_preview(data: EvalData, settings: dict[str, Any]) -> tuple[Any, Any]:
+    """What planning an active or random round with ``settings`` would give, storing nothing:
+    ``(plan, strata)`` as :func:`core.workspace.active_rounds.plan_weighted` (the plan's
+    ``design`` holds the expectations and the frontier)."""
+    design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
+    return plan_weighted(design, settings)
 
 
 def progress(rnd: dict[str, Any], design: Design) -> dict[str, Any]:
@@ -264,9 +289,10 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
 
 
 def final_table(design: Design) -> pd.DataFrame:
-    """Every original column, ``selection``, ``human_label`` (returned labels) and
-    ``final_label`` (the human label where a human labelled, else the machine label)."""
-    out = queue_table(design, design.selection)
+    """Every original column, ``selection`` (and ``inclusion_probability`` for a round planned
+    with them, so ``hmceval estimate`` reads the design back), ``human_label`` (returned labels)
+    and ``final_label`` (the human label where a human labelled, else the machine label)."""
+    out = queue_table(design, design.selection, inclusion=design.inclusion)
     human = design.human_label
     mach = design.machine_label
     use_human = np.isin(design.selection, LABELLED) & design.has_label
@@ -317,13 +343,19 @@ def round_summary(ws: Workspace, round_id: int, *,
                   groups: list[str] | None = None) -> dict[str, Any]:
     """Everything a report needs about one round, computed once.
 
-    ``groups``: columns of the per-group breakdown (default :func:`default_groups`)."""
+    ``groups``: columns of the per-group breakdown (default :func:`default_groups`). Besides
+    the progress, effort, certificate and estimate: ``design`` (the round's stored design
+    record, :func:`core.workspace.active_rounds.design_record`; None for routing and
+    guarantee rounds) and, with an estimate, ``group_accuracy``, ``worse_groups`` and
+    ``group_notes`` (:func:`core.evaluation.weighted_design.group_accuracy`; empty without
+    an interval: a routing round without audit)."""
     rnd, design = round_design(ws, round_id)
     prog = progress(rnd, design)
     out: dict[str, Any] = {"round": {k: rnd[k] for k in ("id", "dataset_id", "kind", "settings",
                                                            "created", "created_by")},
                            "progress": prog, "effort": effort_summary(design),
-                           "certificate": ws.latest_result(round_id, "certify")}
+                           "certificate": ws.latest_result(round_id, "certify"),
+                           "design": ws.latest_result(round_id, "design")}
     missing_cal = prog["calibration"]["rows"] - prog["calibration"]["labelled"]
     missing = missing_cal + prog["routed"]["rows"] - prog["routed"]["labelled"]
     out["estimate"] = None
@@ -338,6 +370,10 @@ def round_summary(ws: Workspace, round_id: int, *,
     else:
         out["groups"] = default_groups(design) if groups is None else list(groups)
         out["estimate"] = estimate(design, groups=out["groups"])
+        out.update(group_accuracy=None, worse_groups=[], group_notes=[])
+        if out["groups"] and (design.inclusion is not None or out["estimate"]["n_audit"]):
+            by, worse, notes = group_accuracy(design, out["groups"])
+            out.update(group_accuracy=by, worse_groups=worse, group_notes=notes)
     return out
 
 

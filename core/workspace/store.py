@@ -32,7 +32,8 @@ import pandas as pd
 
 from core.errors import DataError, plain_value
 from core.workspace.schema import MIGRATIONS, SCHEMA_VERSION, migrate
-from core.workspace.tables import plan_frame, plan_rows, read_table, table_hash, write_table
+from core.workspace.tables import (plan_frame, plan_inclusion, plan_rows, read_table, table_hash,
+                                   write_table)
 
 __all__ = ["SCHEMA_VERSION", "MIGRATIONS", "ENV_VAR", "default_root", "Workspace",
            "SCENARIO_FORMAT", "table_hash"]
@@ -156,9 +157,11 @@ class Workspace:
     def _write_table(self, df: pd.DataFrame) -> str:
         return write_table(self.root / "tables", df)
 
-    def _write_plan(self, selection: np.ndarray, queue_rank: np.ndarray) -> tuple[str, int, int]:
-        """Store a round's plan; (file name, rows, rows to label)."""
-        plan = plan_frame(selection, queue_rank)
+    def _write_plan(self, selection: np.ndarray, queue_rank: np.ndarray,
+                    inclusion: np.ndarray | None = None) -> tuple[str, int, int]:
+        """Store a round's plan (with the inclusion probabilities of an active or random
+        design); (file name, rows, rows to label)."""
+        plan = plan_frame(selection, queue_rank, inclusion)
         return (self._write_table(plan), len(plan),
                 int(np.isfinite(plan["queue_rank"]).sum()))
 
@@ -336,9 +339,12 @@ class Workspace:
     # ----------------------------------------------------------------------------- rounds
     def create_round(self, dataset_id: int, *, kind: str, settings: dict[str, Any],
                      selection: np.ndarray, queue_rank: np.ndarray,
-                     scenario_id: int | None = None, who: str | None = None) -> int:
-        """Record a planned round (the selection and queue rank of every row)."""
-        file, n_rows, n_to_label = self._write_plan(selection, queue_rank)
+                     scenario_id: int | None = None, who: str | None = None,
+                     inclusion: np.ndarray | None = None) -> int:
+        """Record a planned round (the selection and queue rank of every row, and the inclusion
+        probability of every row when the design has them: kept in the plan's Parquet file,
+        so the database schema does not change)."""
+        file, n_rows, n_to_label = self._write_plan(selection, queue_rank, inclusion)
         with self._connect(write=True) as con:
             n = _record(con, "datasets", dataset_id, "dataset")["n_rows"]
             if int(n) != n_rows:
@@ -354,11 +360,12 @@ class Workspace:
 
     def update_plan(self, round_id: int, selection: np.ndarray, queue_rank: np.ndarray, *,
                     action: str, detail: dict[str, Any] | None = None,
-                    who: str | None = None, settings: dict[str, Any] | None = None) -> None:
+                    who: str | None = None, settings: dict[str, Any] | None = None,
+                    inclusion: np.ndarray | None = None) -> None:
         """Replace a round's selection (after certification or an added audit), recorded;
         ``settings``, when given, replace the round's settings (e.g. the audit chosen when
-        certifying)."""
-        file, _, n_to_label = self._write_plan(selection, queue_rank)
+        certifying); ``inclusion``: the new plan's inclusion probabilities (None: none)."""
+        file, _, n_to_label = self._write_plan(selection, queue_rank, inclusion)
         with self._connect(write=True) as con:
             con.execute("UPDATE rounds SET plan_file=?, n_to_label=? WHERE id=?",
                         (file, n_to_label, int(round_id)))
@@ -385,11 +392,14 @@ class Workspace:
 
     def round(self, round_id: int) -> dict[str, Any]:
         """A round: ``id``, ``dataset_id``, ``kind``, ``settings``, ``selection``,
-        ``queue_rank`` (arrays of shape (M,)), ``created_by``, ``created``."""
+        ``queue_rank``, ``inclusion`` (arrays of shape (M,); ``inclusion`` None for a round
+        planned without inclusion probabilities), ``created_by``, ``created``."""
         with self._connect() as con:
             out = dict(_record(con, "rounds", round_id, "round"))
         out["settings"] = json.loads(out.pop("settings_json"))
-        out["selection"], out["queue_rank"] = plan_rows(self._read_table(out["plan_file"]))
+        plan = self._read_table(out["plan_file"])
+        out["selection"], out["queue_rank"] = plan_rows(plan)
+        out["inclusion"] = plan_inclusion(plan)
         return out
 
     def record_event(self, round_id: int, action: str, detail: dict[str, Any] | None = None,

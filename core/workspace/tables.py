@@ -20,7 +20,11 @@ import pandas as pd
 from core.errors import DataError
 
 __all__ = ["table_hash", "parquet_bytes", "write_table", "read_table", "plan_frame",
-           "plan_rows"]
+           "plan_rows", "plan_inclusion", "PLAN_PROBABILITY"]
+
+#: The column of a stored plan holding each row's inclusion probability (active and random
+#: designs only; a routing or guarantee round's plan has no such column).
+PLAN_PROBABILITY = "inclusion_probability"
 
 
 def table_hash(df: pd.DataFrame) -> str:
@@ -75,11 +79,20 @@ def read_table(folder: Path, name: str) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-def plan_frame(selection: np.ndarray, queue_rank: np.ndarray) -> pd.DataFrame:
+def plan_frame(selection: np.ndarray, queue_rank: np.ndarray,
+               inclusion: np.ndarray | None = None) -> pd.DataFrame:
     """A round's plan as stored: ``selection`` (text) and ``queue_rank`` (float, NaN for rows
-    not queued), one line per row of the dataset."""
-    return pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
-                         "queue_rank": np.asarray(queue_rank, dtype=float)})
+    not queued), one line per row of the dataset; with ``inclusion`` (a design with inclusion
+    probabilities) also :data:`PLAN_PROBABILITY` (float)."""
+    out = pd.DataFrame({"selection": np.asarray(selection, dtype=object).astype(str),
+                        "queue_rank": np.asarray(queue_rank, dtype=float)})
+    if inclusion is not None:
+        pi = np.asarray(inclusion, dtype=float)
+        if pi.shape != (len(out),):
+            raise DataError(f"the plan has {len(out)} rows but {pi.size} inclusion "
+                            "probabilities")
+        out[PLAN_PROBABILITY] = pi
+    return out
 
 
 def plan_rows(plan: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -88,3 +101,11 @@ def plan_rows(plan: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     sel = plan["selection"].astype(str).to_numpy(dtype=object)
     return (np.where(sel == "nan", "", sel).astype(object),
             plan["queue_rank"].to_numpy(dtype=float))
+
+
+def plan_inclusion(plan: pd.DataFrame) -> np.ndarray | None:
+    """The inclusion probabilities of a stored plan (float, shape (M,)), or None when the round
+    was planned without them (routing, guarantee, or a plan stored before they existed)."""
+    if PLAN_PROBABILITY not in plan.columns:
+        return None
+    return plan[PLAN_PROBABILITY].to_numpy(dtype=float)

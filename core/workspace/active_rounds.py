@@ -1,0 +1,194 @@
+"""A round planned with inclusion probabilities (the active or random design), for the workspace.
+
+:mod:`core.workspace.rounds` plans and reads every round; this module holds what only a round
+with inclusion probabilities needs: the plan from the round's settings (:func:`plan_weighted`,
+also stratified by a group column), the design's record kept with the round
+(:func:`design_record`: its expectations and frontier), the per-group accuracy as a table
+(:func:`group_table`) and the one-click fix for a group whose final labels are worse than the
+rest (:func:`suggested_share`, :func:`fix_settings`).
+
+Settings of such a round (``kind="budget"``): ``design`` (``"active"`` or ``"random"``), the
+budget as ``labels`` or ``effort_budget`` (in the predicted effort's own unit), ``seed``,
+optionally ``lam`` (the ranking's lambda, default 0), ``stratify`` (a group column) and
+``min_share`` (group -> least human share in that group).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from core.errors import DataError
+from core.evaluation.design import Design, QueuePlan, plan_design
+from core.evaluation.planner import srs_size_for_half_width
+
+__all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "design_record",
+           "group_table", "suggested_share", "fix_settings"]
+
+#: The designs of a budget round planned with inclusion probabilities.
+WEIGHTED_DESIGNS: tuple[str, ...] = ("active", "random")
+
+
+def is_weighted(settings: dict[str, Any]) -> bool:
+    """Whether a budget round's settings ask for the active or random design."""
+    return settings.get("design", "routing") in WEIGHTED_DESIGNS
+
+
+def budget_of(settings: dict[str, Any]) -> dict[str, float]:
+    """``{"labels": B}`` or ``{"effort_budget": E}`` from a round's settings.
+
+    Raises
+    ------
+    DataError
+        Neither or both given, or not a number (the field is named).
+    """
+    given = {k: settings.get(k) for k in ("labels", "effort_budget")
+             if settings.get(k) is not None}
+    if len(given) != 1:
+        raise DataError("an active or random design needs its budget: 'labels' (expected "
+                        "labels) or 'effort_budget' (expected predicted effort), one of them")
+    (key, value), = given.items()
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"'{key}' (the budget) must be a number, got {value!r}") from None
+    if not np.isfinite(value) or value <= 0:
+        raise DataError(f"'{key}' (the budget) must be a number > 0, got {value:g}")
+    return {key: value}
+
+
+def plan_weighted(design: Design, settings: dict[str, Any]
+                  ) -> tuple[QueuePlan, pd.DataFrame | None]:
+    """Plan an active or random design from a round's settings (undecided ``design``).
+
+    Returns
+    -------
+    (QueuePlan, strata)
+        ``strata``: one row per group of a stratified design
+        (:func:`core.evaluation.stratified.plan_stratified`), else None.
+    """
+    which = settings.get("design")
+    if which not in WEIGHTED_DESIGNS:
+        raise DataError(f"design must be one of {', '.join(WEIGHTED_DESIGNS)}, got {which!r}")
+    budget = budget_of(settings)
+    seed = int(settings.get("seed", 0))
+    lam = float(settings.get("lam", 0.0))
+    if settings.get("stratify"):
+        from core.evaluation.stratified import plan_stratified
+
+        if which != "active":
+            raise DataError("only the active design is stratified by a group column")
+        return plan_stratified(design, str(settings["stratify"]),
+                               min_share=settings.get("min_share") or None, lam=lam, seed=seed,
+                               **budget)
+    return plan_design(design, kind=which, lam=lam, seed=seed, **budget), None
+
+
+def design_record(plan: QueuePlan, strata: pd.DataFrame | None = None) -> dict[str, Any]:
+    """What is kept with the round about its design (stored as its ``design`` result): the
+    planned design's :meth:`ActiveDesign.summary`, ``frontier`` (list of rows, or None) and
+    ``strata`` (list of rows, or None)."""
+    d = plan.design
+    frontier = d.frontier if d is not None else None
+    out = dict(d.summary()) if d is not None else {"design": "active"}
+    out["frontier"] = None if frontier is None else frontier.to_dict("records")
+    out["budget_unit"] = None if frontier is None else frontier.attrs.get("budget_unit")
+    out["strata"] = None if strata is None else strata.to_dict("records")
+    return out
+
+
+def _worth(m: int, estimate: float | None, low: float | None, high: float | None,
+           confidence: float) -> int | None:
+    """Rows of the group a simple random sample needs for an accuracy interval this wide."""
+    if estimate is None or low is None or high is None:
+        return None
+    half = (high - low) / 2
+    return srs_size_for_half_width(m, estimate * (1 - estimate), half, confidence=confidence)
+
+
+def group_table(by_group: dict[str, dict[str, Any]], worse: list[dict[str, Any]], *,
+                confidence: float = 0.95) -> pd.DataFrame:
+    """Each group's final-label accuracy as a table, worse groups flagged.
+
+    Parameters
+    ----------
+    by_group, worse : as returned by
+        :func:`core.evaluation.weighted_design.group_accuracy`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``column``, ``group``, ``rows``, ``accuracy``, ``ci_low``, ``ci_high``,
+        ``worth_random`` (the group's rows labelled at random that give an accuracy interval
+        as narrow, for an accuracy of ``accuracy``), ``machine_accuracy`` (on its labelled
+        rows), ``human_share``, ``effort`` (mean per row), ``worse`` (bool),
+        ``conservative`` (bool: too few labels for the normal interval).
+    """
+    flagged = {(w["column"], str(w["group"])) for w in worse}
+    rows = []
+    for col, values in by_group.items():
+        for value, r in values.items():
+            rows.append({"column": col, "group": str(value), "rows": int(r["M"]),
+                         "accuracy": r["estimate"], "ci_low": r["ci_low"],
+                         "ci_high": r["ci_high"],
+                         "worth_random": _worth(int(r["M"]), r["estimate"], r["ci_low"],
+                                                r["ci_high"], confidence),
+                         "machine_accuracy": r.get("machine_accuracy"),
+                         "human_share": r.get("human_share"), "effort": r.get("effort"),
+                         "worse": (col, str(value)) in flagged,
+                         "conservative": bool(r.get("conservative"))})
+    cols = ["column", "group", "rows", "accuracy", "ci_low", "ci_high", "worth_random",
+            "machine_accuracy", "human_share", "effort", "worse", "conservative"]
+    out = pd.DataFrame(rows, columns=cols)
+    for c in ("accuracy", "ci_low", "ci_high", "machine_accuracy", "human_share", "effort"):
+        out[c] = pd.to_numeric(out[c], errors="coerce").astype(float)
+    out["worth_random"] = out["worth_random"].astype("Int64")
+    return out
+
+
+def suggested_share(worse: dict[str, Any]) -> float:
+    """The least human share for a worse group at which its final labels would be expected to
+    be as accurate as the rest's.
+
+    With h of its rows labelled by humans (taken as right) and the machine right on a share m
+    of the others, its final labels are right on about h + (1 - h) m; equal to the rest's
+    accuracy a_r when h = (a_r - m) / (1 - m). ``m`` is the machine's accuracy on the group's
+    labelled rows (the best estimate the round has). Clipped to [its current share, 1];
+    without a machine accuracy, twice its current share (at most 1).
+
+    Examples
+    --------
+    >>> suggested_share({"rest_accuracy": 0.96, "machine_accuracy": 0.58, "human_share": 0.3})
+    0.9048
+    """
+    now = float(worse.get("human_share") or 0.0)
+    m, a_r = worse.get("machine_accuracy"), worse.get("rest_accuracy")
+    if m is None or a_r is None or m >= 1:
+        return round(min(1.0, max(2 * now, 0.05)), 4)
+    h = (float(a_r) - float(m)) / (1 - float(m))
+    return round(float(min(1.0, max(h, now))), 4)
+
+
+def fix_settings(settings: dict[str, Any], worse: dict[str, Any], share: float,
+                 *, n_rows: int | None = None) -> dict[str, Any]:
+    """The settings of a new active round stratified by the worse group's column, with a least
+    human share ``share`` for that group (the other groups split the rest of the budget by
+    size).
+
+    ``settings`` are the settings of the round that showed the problem: its budget is kept
+    when it had one (an active or random round); a routing round's budget becomes labels:
+    ``n_rows`` (the rows it labelled).
+    """
+    if not 0 <= share <= 1:
+        raise DataError(f"the minimum human share must be in [0, 1], got {share}")
+    if is_weighted(settings):
+        budget = budget_of(settings)
+    else:
+        if not n_rows:
+            raise DataError("give the labels budget of the new round (n_rows)")
+        budget = {"labels": float(n_rows)}
+    return {"design": "active", **budget, "seed": int(settings.get("seed", 0)),
+            "lam": float(settings.get("lam", 0.0)) if is_weighted(settings) else 0.0,
+            "stratify": str(worse["column"]), "min_share": {str(worse["group"]): float(share)}}

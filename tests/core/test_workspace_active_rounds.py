@@ -1,0 +1,190 @@
+"""core.workspace.active_rounds and the workspace round service with inclusion probabilities:
+an active or random round is planned, stored, restored, labelled, estimated and re-planned."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.data import prepare
+from core.errors import DataError
+from core.evaluation.design import load_design
+from core.workspace import Workspace
+from core.workspace import rounds as R
+from core.workspace.active_rounds import (budget_of, fix_settings, group_table,
+                                          suggested_share)
+from core.workspace.tables import plan_frame, plan_inclusion
+from tests.judge_table import BAD, judge_table
+
+
+@pytest.fixture
+def ws(tmp_path):
+    return Workspace(tmp_path / "ws")
+
+
+def test_plan_stores_the_inclusion_probabilities(ws):
+    data = prepare(judge_table(per_group=100), name="judge")
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"design": "active", "labels": 80, "seed": 1})
+    rnd, design = R.round_design(ws, rid)
+    pi = rnd["inclusion"]
+    assert pi.shape == (400,) and design.inclusion is not None
+    # the budget: 80 expected labels; pi in (0, 1]; routed exactly where pi = 1
+    assert pi.sum() == pytest.approx(80, rel=1e-6)
+    assert ((pi > 0) & (pi <= 1)).all()
+    sel = rnd["selection"]
+    assert ((sel == "routed") == (pi >= 1)).all()
+    assert set(sel) <= {"routed", "audit", "machine"}
+    # the queue is every routed and audit row
+    assert int(np.isfinite(rnd["queue_rank"]).sum()) == int((sel != "machine").sum())
+    # the design is kept with the round: 80 expected labels, one recommended frontier row
+    rec = ws.latest_result(rid, "design")
+    assert rec["design"] == "active" and rec["expected_labels"] == pytest.approx(80, rel=1e-6)
+    assert sum(r["recommended"] for r in rec["frontier"]) == 1
+    assert {r["design"] for r in rec["frontier"]} == {"active", "routing", "random"}
+
+
+def test_random_round_has_equal_probabilities(ws):
+    data = prepare(judge_table(per_group=100), name="judge")
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"design": "random", "labels": 100, "seed": 0})
+    pi = ws.round(rid)["inclusion"]
+    assert np.allclose(pi, 100 / 400)  # 100 labels over 400 rows
+    assert ws.latest_result(rid, "design")["design"] == "random"
+
+
+def test_effort_budget_in_the_efforts_unit(ws):
+    df = judge_table(per_group=100)
+    data = prepare(df, name="judge")
+    total = df["predicted_effort_seconds"].sum()
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"design": "active", "effort_budget": 0.25 * total})
+    pi = ws.round(rid)["inclusion"]
+    assert (pi * df["predicted_effort_seconds"].to_numpy()).sum() == pytest.approx(
+        0.25 * total, rel=1e-6)
+
+
+def test_everything_labelled_gives_the_exact_result(ws):
+    """A budget of every row routes every row (pi = 1): the estimates are the gold's own
+    shares, computed here by counting."""
+    df = judge_table(per_group=50)
+    data = prepare(df, name="judge")
+    rid = R.plan_round(ws, data, kind="budget", settings={"design": "active", "labels": 200})
+    R.simulate_annotators(ws, rid)
+    s = R.round_summary(ws, rid, groups=["language"])
+    est = s["estimate"]
+    assert est["design"] == "active"
+    yes = float((df["human_label"] == "yes").mean())
+    assert est["class_shares"]["yes"]["estimate"] == pytest.approx(yes)
+    assert est["accuracy"]["estimate"] == pytest.approx(1.0)
+    for lang in ("de", "en", "fr", "ja"):
+        assert s["group_accuracy"]["language"][lang]["estimate"] == pytest.approx(1.0)
+    assert s["worse_groups"] == []
+    # the final table carries the probabilities, so hmceval estimate reads the design back
+    _, design = R.round_design(ws, rid)
+    final = R.final_table(design)
+    assert (final["inclusion_probability"] == 1.0).all()
+    assert (final["final_label"] == df["human_label"]).all()
+    back = load_design(final.drop(columns=["human_label"]).rename(
+        columns={"human_label_returned": "human_label"}))
+    assert back.inclusion is not None and (back.inclusion == 1.0).all()
+
+
+def test_bad_group_is_named_with_its_cause_and_the_fix_raises_its_share(ws):
+    df = judge_table(seed=0)
+    data = prepare(df, name="judge")
+    settings = {"design": "active", "labels": 400, "seed": 0}
+    rid = R.plan_round(ws, data, kind="budget", settings=settings)
+    R.simulate_annotators(ws, rid)
+    s = R.round_summary(ws, rid, groups=["language"])
+    assert [w["group"] for w in s["worse_groups"]] == [BAD]
+    w = s["worse_groups"][0]
+    assert len(s["group_notes"]) == 1 and s["group_notes"][0].startswith("language = ja:")
+    assert "the machine is right on" in s["group_notes"][0]
+    # the machine's accuracy on ja, from its labelled rows weighted by 1 / pi (counted here)
+    _, design = R.round_design(ws, rid)
+    lab = design.has_label & (df["language"] == BAD).to_numpy()
+    right = design.human_label[lab] == design.machine_label[lab]
+    weight = 1 / design.inclusion[lab]
+    assert w["machine_accuracy"] == pytest.approx((weight * right).sum() / weight.sum())
+    assert w["machine_accuracy"] < 0.6 < w["rest_machine_accuracy"]
+    # the table: the true final-label accuracy of each group (from the gold) in its interval
+    table = group_table(s["group_accuracy"], s["worse_groups"])
+    final = R.final_table(design)
+    truth = (final["final_label"] == df["human_label"]).groupby(df["language"]).mean()
+    for row in table.itertuples():
+        assert row.ci_low <= truth[row.group] <= row.ci_high, row
+    assert table.set_index("group")["worse"].to_dict() == {"de": False, "en": False,
+                                                           "fr": False, "ja": True}
+    # the fix: a new round stratified by language with a least share for ja
+    share = suggested_share(w)
+    fix = fix_settings(settings, w, 0.5)
+    assert fix == {"design": "active", "labels": 400.0, "seed": 0, "lam": 0.0,
+                   "stratify": "language", "min_share": {"ja": 0.5}}
+    rid2 = R.plan_round(ws, data, kind="budget", settings=fix)
+    pi = ws.round(rid2)["inclusion"]
+    ja = (df["language"] == BAD).to_numpy()
+    assert pi[ja].mean() == pytest.approx(0.5, rel=1e-6)  # 250 of 500 expected
+    assert pi[~ja].sum() == pytest.approx(150, rel=1e-6)  # the other 150 labels
+    strata = ws.latest_result(rid2, "design")["strata"]
+    assert [r["group"] for r in strata] == ["de", "en", "fr", "ja"]
+    assert 0 < share <= 1
+
+
+def test_suggested_share_by_hand():
+    # (0.96 - 0.58) / (1 - 0.58) = 0.38 / 0.42 = 0.904762
+    assert suggested_share({"rest_accuracy": 0.96, "machine_accuracy": 0.58,
+                            "human_share": 0.3}) == 0.9048
+    # never below the share it has
+    assert suggested_share({"rest_accuracy": 0.9, "machine_accuracy": 0.8,
+                            "human_share": 0.7}) == 0.7
+    # no machine accuracy: twice its share
+    assert suggested_share({"rest_accuracy": 0.9, "machine_accuracy": None,
+                            "human_share": 0.2}) == 0.4
+
+
+def test_group_table_worth_random_by_hand():
+    # M = 100, accuracy 0.8, interval [0.7, 0.9]: 1.96^2 * 0.16 (1/n - 1/100) <= 0.1^2
+    # -> 1/n <= 0.01 + 0.01 / 0.614633 = 0.0262699 -> n >= 38.07 -> 39
+    by = {"g": {"a": {"M": 100, "estimate": 0.8, "ci_low": 0.7, "ci_high": 0.9,
+                      "conservative": False, "machine_accuracy": 0.7, "human_share": 0.2,
+                      "effort": 3.0}}}
+    table = group_table(by, [])
+    assert table.loc[0, "worth_random"] == 39
+    assert not table.loc[0, "worse"]
+
+
+def test_budget_fields_are_named():
+    with pytest.raises(DataError, match="'labels' .* or 'effort_budget'"):
+        budget_of({"design": "active"})
+    with pytest.raises(DataError, match="'labels' \\(the budget\\) must be a number > 0"):
+        budget_of({"labels": -3})
+    with pytest.raises(DataError, match="'effort_budget' \\(the budget\\) must be a number"):
+        budget_of({"effort_budget": "lots"})
+
+
+def test_routing_and_older_plans_have_no_probabilities(ws):
+    data = prepare(judge_table(per_group=50), name="judge")
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"lam": 0.0, "share": 0.2, "audit": 20, "seed": 0})
+    assert ws.round(rid)["inclusion"] is None
+    assert R.round_design(ws, rid)[1].inclusion is None
+    assert ws.latest_result(rid, "design") is None
+    # a plan file written before inclusion probabilities existed reads as None
+    old = plan_frame(np.array(["routed", "machine"], dtype=object), np.array([1.0, np.nan]))
+    assert list(old.columns) == ["selection", "queue_rank"] and plan_inclusion(old) is None
+    with pytest.raises(DataError, match="2 rows but 3 inclusion"):
+        plan_frame(np.array(["a", "b"], dtype=object), np.ones(2), np.ones(3))
+
+
+def test_labels_outside_an_active_queue_are_refused(ws):
+    data = prepare(judge_table(per_group=50), name="judge")
+    rid = R.plan_round(ws, data, kind="budget", settings={"design": "active", "labels": 30})
+    sel = ws.round(rid)["selection"]
+    machine_row = int(np.flatnonzero(sel == "machine")[0])
+    with pytest.raises(DataError):
+        R.import_labels(ws, rid, np.array([machine_row]), ["yes"], source="csv")
+    queued = np.flatnonzero(sel != "machine")[:3]
+    R.import_labels(ws, rid, queued, ["yes"] * 3, source="csv")
+    assert R.progress(*R.round_design(ws, rid))["labelled"] == 3
