@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 __all__ = ["forest_rows", "forest_figure", "coverage_figure", "progress_figure", "wrap_label",
-           "label_margin"]
+           "label_margin", "frontier_figure", "group_accuracy_figure", "worth_text"]
 
 #: font size (px) of the row labels, and the width (px) one character takes at that size: a
 #: generous average for sans-serif fonts (digits and most letters are narrower), so the left
@@ -163,4 +163,119 @@ def progress_figure(progress: dict[str, Any]) -> go.Figure:
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
                               "yanchor": "bottom", "traceorder": "normal"},
                       margin={"t": 70, "l": label_margin(kinds), "r": 10, "b": 50})
+    return fig
+
+
+def worth_text(n: Any) -> str:
+    """``1238`` -> ``"worth 1,238 random labels"``; None/NaN -> ``""``."""
+    if n is None or (isinstance(n, float) and n != n) or pd.isna(n):
+        return ""
+    return f"worth {int(n):,} random label{'' if int(n) == 1 else 's'}"
+
+
+#: how each design of a frontier is drawn: legend name, colour, marker symbol and size
+_DESIGN_STYLE = {
+    "routing": ("routing: the least confident rows, no audit", "#d62728", "square", 11),
+    "random": ("random labels", "#7f7f7f", "circle", 11),
+}
+
+
+def frontier_figure(frontier: pd.DataFrame, *, confidence: float = 0.95) -> go.Figure:
+    """The designs a budget allows: expected accuracy of the final labels against the expected
+    half-width of a class share's interval.
+
+    Parameters
+    ----------
+    frontier : DataFrame
+        :func:`core.evaluation.active.design_frontier`'s table (``design``, ``mu``,
+        ``expected_accuracy``, ``expected_half_width``, ``random_equivalent``,
+        ``recommended``).
+    confidence : float
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line through the active designs (by mu), the recommended one as a star, routing
+        and random labelling as their own markers; every point's hover says what its interval
+        is worth in random labels.
+    """
+    fig = go.Figure()
+    act = frontier[frontier["design"] == "active"].sort_values("mu")
+
+    def hover(rows: pd.DataFrame) -> list[str]:
+        return [f"accuracy {a:.1%}<br>± {h:.2%}<br>{worth_text(n)}"
+                for a, h, n in zip(rows["expected_accuracy"], rows["expected_half_width"],
+                                   rows["random_equivalent"])]
+
+    fig.add_trace(go.Scatter(x=act["expected_half_width"], y=act["expected_accuracy"],
+                             mode="lines+markers", name="active designs",
+                             line={"color": "#1f77b4"}, marker={"size": 6},
+                             text=hover(act), hoverinfo="text"))
+    for kind, (name, colour, symbol, size) in _DESIGN_STYLE.items():
+        rows = frontier[frontier["design"] == kind]
+        if len(rows):
+            fig.add_trace(go.Scatter(x=rows["expected_half_width"],
+                                     y=rows["expected_accuracy"], mode="markers", name=name,
+                                     marker={"color": colour, "symbol": symbol, "size": size},
+                                     text=hover(rows), hoverinfo="text"))
+    rec = frontier[frontier["recommended"].astype(bool)]
+    if len(rec):
+        r = rec.iloc[0]
+        fig.add_trace(go.Scatter(x=[r["expected_half_width"]], y=[r["expected_accuracy"]],
+                                 mode="markers", name=f"recommended ({worth_text(r['random_equivalent'])})",
+                                 marker={"color": "#ff7f0e", "symbol": "star", "size": 18,
+                                         "line": {"color": "#222222", "width": 1}},
+                                 text=hover(rec.iloc[:1]), hoverinfo="text"))
+    fig.update_layout(title={"text": "Designs for this budget (expected)", "x": 0,
+                             "xanchor": "left", "y": 0.98, "yanchor": "top"},
+                      xaxis={"title": {"text": f"half-width of a class share's {confidence:.0%} "
+                                               "interval (narrower is better)"},
+                             "tickformat": ".1%"},
+                      yaxis={"title": {"text": "accuracy of the final labels"},
+                             "tickformat": ".1%"},
+                      height=420,
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
+                              "yanchor": "bottom"},
+                      margin={"t": 110, "l": 70, "r": 10, "b": 60})
+    return fig
+
+
+def group_accuracy_figure(table: pd.DataFrame, *, confidence: float = 0.95) -> go.Figure:
+    """Each group's final-label accuracy with its interval; groups significantly worse than
+    the rest in red.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`core.workspace.active_rounds.group_table` (``column``, ``group``, ``rows``,
+        ``accuracy``, ``ci_low``, ``ci_high``, ``worth_random``, ``worse``).
+    """
+    names = [wrap_label(f"{c} = {g} (n={n:,})")
+             for c, g, n in zip(table["column"], table["group"], table["rows"])]
+    fig = go.Figure()
+    for worse, colour, name in ((False, "#1f77b4", "final-label accuracy"),
+                                (True, "#d62728", "significantly worse than the rest")):
+        sel = (table["worse"].astype(bool) == worse).to_numpy()
+        if not sel.any():
+            continue
+        rows = table[sel]
+        fig.add_trace(go.Scatter(
+            x=rows["accuracy"], y=[n for n, s in zip(names, sel) if s], mode="markers",
+            name=f"{name} ({confidence:.0%} interval)",
+            marker={"color": colour, "size": 9, "symbol": "diamond"},
+            error_x={"type": "data", "symmetric": False,
+                     "array": (rows["ci_high"] - rows["accuracy"]).fillna(0),
+                     "arrayminus": (rows["accuracy"] - rows["ci_low"]).fillna(0),
+                     "color": colour, "thickness": 2},
+            text=[worth_text(n) for n in rows["worth_random"]],
+            hovertemplate="%{x:.1%} (%{text})<extra></extra>"))
+    fig.update_layout(title="Accuracy of the final labels by group",
+                      xaxis_title="accuracy of the final labels", xaxis_tickformat=".0%",
+                      yaxis=_row_axis(names, autorange="reversed", title={"text": "group"},
+                                      categoryorder="array", categoryarray=names),
+                      height=max(280, 150 + 28 * sum(1 + n.count("<br>") for n in names)),
+                      title_y=0.98, title_yanchor="top",
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
+                              "yanchor": "bottom"},
+                      margin={"t": 80, "l": label_margin(names), "r": 10, "b": 50})
     return fig

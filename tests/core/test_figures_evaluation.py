@@ -101,3 +101,58 @@ def test_report_figures_show_their_labels_whole_even_when_written_inside_the_app
     # would estimate a share with fewer rows than this round labelled (the QA's reading)
     assert "rows labelled at random for the same precision" in page
     assert "a smaller number means random labelling would have estimated that share" in page
+
+
+def _frontier() -> pd.DataFrame:
+    return pd.DataFrame([
+        {"design": "active", "mu": 0.0, "expected_accuracy": 0.80, "expected_half_width": 0.020,
+         "random_equivalent": 1200, "recommended": False},
+        {"design": "active", "mu": 5.0, "expected_accuracy": 0.85, "expected_half_width": 0.025,
+         "random_equivalent": 800, "recommended": True},
+        {"design": "routing", "mu": float("nan"), "expected_accuracy": 0.90,
+         "expected_half_width": 0.060, "random_equivalent": 150, "recommended": False},
+        {"design": "random", "mu": float("nan"), "expected_accuracy": 0.78,
+         "expected_half_width": 0.030, "random_equivalent": 400, "recommended": False}])
+
+
+def test_worth_text_by_hand():
+    from core.figures.evaluation import worth_text
+
+    assert worth_text(1238) == "worth 1,238 random labels"
+    assert worth_text(1) == "worth 1 random label"
+    assert worth_text(None) == "" and worth_text(float("nan")) == ""
+
+
+def test_frontier_marks_the_recommended_routing_and_random_designs():
+    from core.figures.evaluation import frontier_figure
+
+    fig = frontier_figure(_frontier())
+    by_name = {t.name: t for t in fig.data}
+    assert list(by_name["active designs"].x) == [0.020, 0.025]
+    assert list(by_name["active designs"].y) == [0.80, 0.85]
+    rec = by_name["recommended (worth 800 random labels)"]
+    assert (rec.x[0], rec.y[0], rec.marker.symbol) == (0.025, 0.85, "star")
+    routing = next(t for n, t in by_name.items() if n.startswith("routing"))
+    assert (routing.x[0], routing.y[0]) == (0.060, 0.90)
+    assert (by_name["random labels"].x[0], by_name["random labels"].y[0]) == (0.030, 0.78)
+    # every point says what its interval is worth
+    assert "worth 150 random labels" in routing.text[0]
+    assert fig.layout.xaxis.tickformat == ".1%"
+
+
+def test_group_accuracy_figure_draws_worse_groups_in_red_in_table_order():
+    from core.figures.evaluation import group_accuracy_figure
+
+    table = pd.DataFrame({"column": ["lang"] * 3, "group": ["de", "ja", "en"],
+                          "rows": [500, 500, 1000], "accuracy": [0.95, 0.70, 0.94],
+                          "ci_low": [0.92, 0.64, 0.92], "ci_high": [0.97, 0.76, 0.96],
+                          "worth_random": pd.array([300, 150, 500], dtype="Int64"),
+                          "worse": [False, True, False]})
+    fig = group_accuracy_figure(table)
+    ok, bad = fig.data
+    assert list(bad.y) == ["lang = ja (n=500)"] and bad.marker.color == "#d62728"
+    assert list(ok.x) == [0.95, 0.94]
+    assert list(bad.error_x.arrayminus) == pytest.approx([0.06])
+    assert list(fig.layout.yaxis.categoryarray) == [
+        "lang = de (n=500)", "lang = ja (n=500)", "lang = en (n=1,000)"]
+    assert bad.text == ("worth 150 random labels",)
