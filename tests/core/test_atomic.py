@@ -1,0 +1,157 @@
+"""``core.atomic``: files written whole or not at all; one writer at a time."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import stat
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from core import atomic
+from core.atomic import atomic_path, lock_path, locked, temp_prefix, write_bytes, write_text
+from core.csv_safe import to_csv_safe
+from core.errors import DataError
+
+
+def _leftovers(folder, name):
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(temp_prefix(name)))
+
+
+def test_write_replaces_the_file_and_leaves_no_temporary(tmp_path):
+    dest = tmp_path / "a.txt"
+    dest.write_text("old")
+    write_text(dest, "new text é")
+    assert dest.read_text(encoding="utf-8") == "new text é"
+    write_bytes(dest, b"\x00\x01")
+    assert dest.read_bytes() == b"\x00\x01"
+    assert _leftovers(tmp_path, dest) == []
+
+
+def test_the_temporary_is_beside_the_file_with_its_suffix(tmp_path):
+    dest = tmp_path / "table.csv.gz"
+    with atomic_path(dest) as tmp:
+        assert tmp.parent == tmp_path and tmp.name.startswith(".table.csv.gz.")
+        assert tmp.name.endswith(".csv.gz") and tmp.exists() and not dest.exists()
+        seen = tmp
+    assert dest.exists() and not seen.exists()
+
+
+def test_an_error_inside_keeps_the_old_file_and_removes_the_temporary(tmp_path):
+    dest = tmp_path / "a.csv"
+    dest.write_text("old,whole\n")
+    with pytest.raises(RuntimeError):
+        with atomic_path(dest) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("killed")
+    assert dest.read_text() == "old,whole\n"
+    assert _leftovers(tmp_path, dest) == []
+
+
+def test_a_full_device_is_a_data_error_naming_the_file(tmp_path, monkeypatch):
+    dest = tmp_path / "a.csv"
+    dest.write_text("old\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", full)
+    with pytest.raises(DataError, match=f"cannot write {dest}: the device is full"):
+        write_text(dest, "new\n")
+    assert dest.read_text() == "old\n" and _leftovers(tmp_path, dest) == []
+
+
+def test_a_writer_failing_with_os_error_inside_is_a_data_error(tmp_path):
+    dest = tmp_path / "a.bin"
+    with pytest.raises(DataError, match="the device is full"):
+        with atomic_path(dest):
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert not dest.exists()
+
+
+@pytest.mark.parametrize("case", ["missing folder", "folder", "file as folder"])
+def test_bad_paths_name_the_path(tmp_path, case):
+    (tmp_path / "f.txt").write_text("x")
+    dest = {"missing folder": tmp_path / "nope" / "a.csv", "folder": tmp_path,
+            "file as folder": tmp_path / "f.txt" / "a.csv"}[case]
+    with pytest.raises(DataError, match=f"cannot write {dest}"):
+        write_text(dest, "x")
+
+
+def test_permissions_of_an_existing_file_are_kept(tmp_path):
+    dest = tmp_path / "a.csv"
+    dest.write_text("x")
+    os.chmod(dest, 0o640)
+    write_text(dest, "y")
+    assert stat.S_IMODE(dest.stat().st_mode) == 0o640
+    new = tmp_path / "b.csv"
+    write_text(new, "y")  # as open(): 0o666 under the umask, not mkstemp's 0o600
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o666 & ~umask
+
+
+def test_to_csv_safe_to_a_path_is_atomic(tmp_path, monkeypatch):
+    dest = tmp_path / "t.csv"
+    pd.DataFrame({"a": [1, 2, 3]}).to_csv(dest, index=False)
+    real = pd.DataFrame.to_csv
+
+    def dies_half_way(self, path=None, **kw):
+        with open(path, "w") as fh:
+            fh.write("a\n1\n")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", dies_half_way)
+    with pytest.raises(KeyboardInterrupt):
+        to_csv_safe(pd.DataFrame({"a": range(10)}), dest)
+    monkeypatch.setattr(pd.DataFrame, "to_csv", real)
+    assert pd.read_csv(dest)["a"].tolist() == [1, 2, 3]
+    assert _leftovers(tmp_path, dest) == []
+    # compression is still inferred from the destination's name
+    gz = tmp_path / "t.csv.gz"
+    to_csv_safe(pd.DataFrame({"a": ["=1", "x"]}), gz)
+    assert gz.read_bytes()[:2] == b"\x1f\x8b"
+    assert pd.read_csv(gz)["a"].tolist() == ["'=1", "x"]
+    assert to_csv_safe(pd.DataFrame({"a": [1]})) == '"a"\n1\n'  # no path: the text
+
+
+def test_locked_excludes_other_holders_until_released(tmp_path):
+    dest = tmp_path / "t.csv"
+    lock = lock_path(dest)
+    assert lock.name == "t.csv.lock"
+
+    def try_lock():
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+        finally:
+            os.close(fd)
+
+    with locked(dest):
+        assert not try_lock()
+    assert try_lock()
+
+
+def test_a_second_writer_waits_and_is_told(tmp_path):
+    dest = tmp_path / "t.csv"
+    order, waited = [], []
+
+    def second():
+        with locked(dest, on_wait=waited.append):
+            order.append("second")
+
+    with locked(dest):
+        t = threading.Thread(target=second)
+        t.start()
+        time.sleep(0.2)
+        order.append("first done")
+    t.join(5)
+    assert order == ["first done", "second"]
+    assert waited == [lock_path(dest)]
