@@ -13,7 +13,8 @@ from typing import Any
 from core.data import effort_unit as unit_of_name
 
 __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
-           "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range"]
+           "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range",
+           "hours_per_unit"]
 
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
@@ -48,6 +49,19 @@ def data_effort_unit(data: Any) -> str:
     if data.effort_source not in ("predicted_effort", "human_effort"):
         return UNKNOWN_UNIT
     return effort_unit(data.roles.get(data.effort_source))
+
+
+def hours_per_unit(unit: str) -> float | None:
+    """Hours in one unit of effort, for a budget given in hours; None when the unit is not a
+    time (:data:`UNKNOWN_UNIT`).
+
+    >>> hours_per_unit("seconds") * 3600
+    1.0
+    >>> hours_per_unit("effort units") is None
+    True
+    """
+    return {"milliseconds": 1 / 3_600_000, "seconds": 1 / 3600, "minutes": 1 / 60,
+            "hours": 1.0}.get(unit)
 
 
 def per_unit(unit: str) -> str:

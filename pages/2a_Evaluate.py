@@ -18,10 +18,13 @@ from core.evaluation import labelstudio
 from core.evaluation.design import annotator_table
 from core.evaluation.planner import (audit_size_for_half_width, default_audit,
                                      expected_half_width)
-from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, progress_figure
+from core.figures.evaluation import (coverage_figure, forest_figure, forest_rows, progress_figure,
+                                     worth_text)
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
 from core.summary import data_effort_unit, per_unit, round_sentence, tradeoff_summary
+from pages._evaluate_design import (design_choice, group_section, show_round_design,
+                                    weighted_settings)
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
                            init_state, next_step, range_help, save_scenario,
                            show_error)
@@ -120,7 +123,11 @@ kind = ev_widget(st.radio, "Mode", "kind", options=["budget", "guarantee"], hori
                  format_func=lambda k: {"budget": "Budget: N and λ, plus an audit",
                                         "guarantee": "Guarantee: certify an error bound"}[k])
 params = get_params()
-if kind == "budget":
+design_kind = design_choice(ev_widget) if kind == "budget" else None
+if design_kind in ("active", "random"):
+    settings = weighted_settings(data, ev_widget, design_kind,
+                                 params.n_human + int(ss["evaluate"]["audit"]))
+elif kind == "budget":
     st.caption(f"Routing: {params.label} (set N and λ on the Trade-off page). An audit is a "
                "random sample of the rows the machine keeps; humans label it too, so the final "
                "result gets an unbiased correction and a confidence interval.")
@@ -225,7 +232,7 @@ else:
         else:
             st.info(sim["sentence"])
 
-if st.button("Plan the round", type="primary"):
+if st.button("Plan the round", type="primary", disabled=settings is None):
     try:
         rid = R.plan_round(ws, data, kind=kind, settings=settings)
     except DataError as exc:
@@ -271,6 +278,7 @@ rid = ev_widget(st.selectbox, "Round", "round_id", options=ids, format_func=labe
 chosen = rounds.loc[rounds["id"] == rid].iloc[0]
 st.caption(f"Round #{rid}: {int(chosen['n_labelled']):,} of {int(chosen['n_to_label']):,} "
            "labelled")
+show_round_design(ws.latest_result(rid, "design"))
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _round_design(root: str, round_id: int, version: tuple) -> tuple:
     """The round and its Design, read and prepared once per state of the round (``version``:
@@ -578,13 +586,16 @@ for col, c in zip(cols, classes):
                 else "no interval: audit needed")
     col.metric(f"Share of '{c}'", f"{s['estimate']:.1%}", help=f"95% interval {interval}; "
                f"machine labels alone: {s['machine_only']:.1%}")
-    col.caption(f"95% interval {interval}")
+    col.caption(f"95% interval {interval}" + (f" · {worth_text(s['random_equivalent'])}"
+                                             if s.get("random_equivalent") else ""))
 acc = est["accuracy"]
 if acc["estimate"] is not None:
     cols[-1].metric("Accuracy of the final labels", f"{acc['estimate']:.1%}")
-    cols[-1].caption(f"at least {acc['ci_low']:.1%} (95%, exact)")
+    cols[-1].caption(f"at least {acc['ci_low']:.1%} (95%, exact)" if est["design"] == "routing"
+                     else f"95% interval [{acc['ci_low']:.1%}, {acc['ci_high']:.1%}]")
 for note in est["notes"]:
-    st.warning(note)
+    if note not in summary.get("group_notes", []):  # those are shown with their fix, below
+        st.warning(note)
 st.markdown(f"**{round_sentence(summary)}**")
 first = classes[-1]
 rs = est["class_shares"][first]
@@ -603,13 +614,14 @@ with st.expander("Technical figures (intervals, audit, comparison with random la
     st.caption(f"{est['n_labelled']:,} rows labelled by humans: {', '.join(parts)}; "
                f"the machine's labels stand for the other {est.get('n_machine', 0):,}; "
                f"{est.get('audit_errors', 0):,} machine errors found in the audit.")
-    if rs["random_equivalent"] is not None and rs["half_width"] is not None:
+    if None not in (rs["random_equivalent"], rs["half_width"], rs["random_half_width"]):
         st.markdown(f"Labelling **{est['n_labelled']:,} rows at random** would give the share of "
                     f"'{first}' to ± {rs['random_half_width']:.2%}; this round gives ± "
                     f"{rs['half_width']:.2%}, which random labelling reaches with "
                     f"{rs['random_equivalent']:,} rows.")
 pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
 st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
+group_section(ws, data, rnd, summary, est["n_labelled"])
 c1, c2, c3 = st.columns(3)
 c1.download_button("Final labelled table (CSV)",
                    lambda: to_csv_safe(R.final_table(design)).encode(),

@@ -51,7 +51,8 @@ DEFAULTS: dict[str, Any] = {
     "constraints": {"effort_budget_share": None, "group_column": None, "group_bounds": {}},
     "evaluate": {"kind": "budget", "audit": 200, "seed": 0, "alpha": 0.05, "delta": 0.1,
                  "calibration": 1000, "cert_lam": 0.0, "target_half_width": 0.01,
-                 "round_id": None},
+                 "round_id": None, "design": "routing", "budget_in": "labels", "labels": None,
+                 "effort_budget": None},
 }
 
 

@@ -363,6 +363,9 @@ def round_summary(ws: Workspace, round_id: int, *,
     if prog["undecided"]:
         out["estimate_error"] = ("label the calibration sample and certify, which decides the "
                                  "rows the machine keeps")
+    elif design.inclusion is not None and not prog["labelled"]:
+        out["estimate_error"] = (f"none of the {prog['to_label']:,} rows to label has a human "
+                                 "label yet")
     elif missing:
         what = "/".join(w for w, n in (("calibration", missing_cal),
                                         ("routed", missing - missing_cal)) if n)

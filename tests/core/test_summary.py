@@ -115,3 +115,14 @@ def test_beyond_lambda_range_in_words():
     assert beyond_lambda_range(1234, "at_most").startswith("only the 1,234 samples")
     assert beyond_lambda_range(5, "exactly") == ("the assignment no longer changes (the N samples of "
                                                  "least effort go)")
+
+
+def test_hours_per_unit_by_hand():
+    from core.summary import hours_per_unit
+
+    # 7,200 seconds, 120 minutes and 7,200,000 ms are 2 hours
+    assert 7200 * hours_per_unit("seconds") == pytest.approx(2.0)
+    assert 120 * hours_per_unit("minutes") == pytest.approx(2.0)
+    assert 7_200_000 * hours_per_unit("milliseconds") == pytest.approx(2.0)
+    assert hours_per_unit("hours") == 1.0
+    assert hours_per_unit("effort units") is None

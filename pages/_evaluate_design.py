@@ -1,0 +1,215 @@
+"""The Evaluate page's design parts: the choice of design and the active design's budget and
+frontier (1 · Plan), the design a round was planned with, and the per-group accuracy with the
+worse-group warnings and their one-click fix (4 · Result).
+
+Thin, like the page: everything computed here comes from :mod:`core.workspace.rounds`,
+:mod:`core.workspace.active_rounds` and :mod:`core.figures.evaluation`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from core.data import EvalData
+from core.errors import DataError
+from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
+from core.summary import data_effort_unit, hours_per_unit
+from core.workspace import rounds as R
+from core.workspace.active_rounds import fix_settings, group_table, suggested_share
+from pages._common import show_error
+
+#: The designs of a budget round, as the page names them.
+DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
+                 "random": "Random"}
+NOT_BUILT = ("Not built yet: a guarantee round's calibration sample with unequal "
+             "probabilities (guarantee mode keeps its simple random sample), the validity "
+             "panel for these designs (it simulates routing rounds), and a fix that "
+             "re-optimises every group at once (the fix below raises one group's share).")
+
+
+def design_choice(ev_widget: Callable) -> str:
+    """The design radio of a budget round (``st.session_state["evaluate"]["design"]``)."""
+    return ev_widget(st.radio, "Design", "design", options=list(DESIGN_LABELS),
+                     horizontal=True, format_func=DESIGN_LABELS.get,
+                     help="Active: every row gets a known chance of being labelled, larger "
+                          "where the machine is unsure and smaller where labelling takes "
+                          "long, so every label serves the final labels and the estimate. "
+                          "Routing + audit: the N least confident rows go to humans, a random "
+                          "audit checks the rest. Random: every row the same chance.")
+
+
+@st.cache_data(show_spinner="Solving the design…", max_entries=16)
+def _preview(data_key: str, _data: EvalData, settings_json: str) -> dict[str, Any]:
+    plan, _ = R.design_preview(_data, json.loads(settings_json))
+    return {"summary": plan.design.summary(), "frontier": plan.design.frontier}
+
+
+def _budget(data: EvalData, ev_widget: Callable, default_labels: int) -> dict[str, float]:
+    ss = st.session_state
+    ev = ss["evaluate"]
+    unit = data_effort_unit(data)
+    per_hour = hours_per_unit(unit)
+    effort = data.frame["predicted_effort"].astype(float) if "predicted_effort" in data.frame \
+        else None
+    if ev.get("labels") is None:
+        ss["evaluate"] = {**ss["evaluate"], "labels": int(min(data.M, max(1, default_labels)))}
+    if ev.get("effort_budget") is None and effort is not None:
+        ss["evaluate"] = {**ss["evaluate"],
+                          "effort_budget": float(ss["evaluate"]["labels"] * effort.mean())}
+    options = ["labels"] + (["effort"] if effort is not None else [])
+    shown = "hours" if per_hour else unit
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        how = ev_widget(st.radio, "Budget in", "budget_in", options=options,
+                        format_func={"labels": "labels",
+                                     "effort": f"predicted effort ({shown})"}.get,
+                        help="Labels: the expected number of rows humans label. Predicted "
+                             "effort: their expected annotation time; rows that take long "
+                             "are then drawn less often.")
+    with c2:
+        if how == "effort":
+            total = float(effort.sum())
+            ev_widget(st.number_input, f"Budget ({shown} of predicted effort)", "effort_budget",
+                      scale=per_hour or 1, min_value=0.001, max_value=total * (per_hour or 1),
+                      format="%.3f",
+                      help=f"Labelling every row would take {total * (per_hour or 1):,.1f} "
+                           f"{shown}.")
+            budget = {"effort_budget": float(ss["evaluate"]["effort_budget"])}
+        else:
+            ev_widget(st.number_input, "Budget (expected labels)", "labels", min_value=1,
+                      max_value=data.M, step=10,
+                      help="It starts at the rows a routing round would label (N + audit), so "
+                           "the designs compare at the same cost.")
+            budget = {"labels": int(ss["evaluate"]["labels"])}
+    with c3:
+        ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
+    return budget
+
+
+def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
+                      default_labels: int) -> dict[str, Any] | None:
+    """Budget, expectations and frontier of an active or random round; its settings (None when
+    the budget is refused: the error is shown)."""
+    ss = st.session_state
+    st.caption("Every row gets a known probability of being labelled (stored with the round); "
+               "humans label the rows drawn, and each label counts for the final labels and, "
+               "weighted by its probability, for the estimates." if which == "active" else
+               "Every row gets the same probability of being labelled: the plain baseline.")
+    budget = _budget(data, ev_widget, default_labels)
+    settings = {"design": which, **budget, "seed": int(ss["evaluate"]["seed"])}
+    try:
+        got = _preview(ss.get("data_key", data.name), data, json.dumps(settings, sort_keys=True))
+    except DataError as exc:
+        show_error(exc, context="Budget")
+        return None
+    s, frontier = got["summary"], got["frontier"]
+    ref = frontier.set_index("design")
+    st.markdown(
+        f"**Humans will label about {s['expected_labels']:,.0f} of {data.M:,} samples"
+        + (f" ({s['n_routed']:,} for sure, the others drawn at random with known "
+           "probabilities)" if s["n_routed"] else " (drawn at random with known probabilities)")
+        + f": expected accuracy of the final labels {s['expected_accuracy']:.1%}, a class share "
+        f"to ± {s['expected_half_width']:.2%} ({worth_text(s['random_equivalent'])}).**")
+    lines = []
+    for kind, name in (("routing", "Routing the same budget to the least confident rows"),
+                       ("random", "Labelling at random")):
+        if kind in ref.index and kind != which:
+            r = ref.loc[kind]
+            r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
+            lines.append(f"{name}: accuracy {r['expected_accuracy']:.1%}, ± "
+                         f"{r['expected_half_width']:.2%} ({worth_text(r['random_equivalent'])}).")
+    st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
+               "probabilities; the intervals after labelling use the labels themselves.")
+    if which == "active":
+        st.plotly_chart(frontier_figure(frontier), width="stretch", key="_ev_frontier_plan")
+    st.caption(NOT_BUILT)
+    return settings
+
+
+def show_round_design(record: dict[str, Any] | None) -> None:
+    """What an active or random round was planned with (its stored design record)."""
+    flash = st.session_state.pop("_ev_flash", None)
+    if flash:
+        st.success(flash)
+    if not record:
+        return
+    with st.expander(f"The design of this round: {DESIGN_LABELS.get(record['design'], record['design'])}"):
+        st.markdown(f"Planned for about {record['expected_labels']:,.0f} labels: expected "
+                    f"accuracy of the final labels {record['expected_accuracy']:.1%}, a class "
+                    f"share to ± {record['expected_half_width']:.2%} "
+                    f"({worth_text(record['random_equivalent'])}); "
+                    f"{record['n_routed']:,} rows labelled for sure.")
+        if record.get("strata"):
+            strata = pd.DataFrame(record["strata"])
+            st.caption("Stratified: the budget split over the groups by size, a minimum human "
+                       "share where asked.")
+            st.dataframe(strata, hide_index=True, width="stretch", placeholder="—",
+                         column_config={"human_share": st.column_config.NumberColumn(
+                             "expected human share", format="percent"),
+                             "expected_accuracy": st.column_config.NumberColumn(
+                                 format="percent")})
+        if record.get("frontier"):
+            st.plotly_chart(frontier_figure(pd.DataFrame(record["frontier"])), width="stretch",
+                            key="_ev_frontier_round")
+
+
+def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, Any],
+                  n_labelled: int) -> None:
+    """Per-group accuracy of the final labels, a warning per worse group, and the fix."""
+    if not summary.get("group_accuracy"):
+        return
+    st.subheader("Accuracy of the final labels by group")
+    table = group_table(summary["group_accuracy"], summary["worse_groups"])
+    st.plotly_chart(group_accuracy_figure(table), width="stretch", key="_ev_group_accuracy")
+    shown = table.assign(interval=[f"[{lo:.1%}, {hi:.1%}]" if pd.notna(lo) else "—"
+                                   for lo, hi in zip(table["ci_low"], table["ci_high"])])
+    st.dataframe(shown[["column", "group", "rows", "accuracy", "interval", "worth_random",
+                        "machine_accuracy", "human_share", "effort", "worse"]],
+                 hide_index=True, width="stretch", placeholder="—",
+                 column_config={"accuracy": st.column_config.NumberColumn(format="percent"),
+                                "worth_random": st.column_config.NumberColumn(
+                                    "worth (random labels)",
+                                    help="Rows of the group labelled at random that would give "
+                                         "an accuracy interval as narrow"),
+                                "machine_accuracy": st.column_config.NumberColumn(
+                                    "machine accuracy", format="percent"),
+                                "human_share": st.column_config.NumberColumn(
+                                    "human share", format="percent"),
+                                "effort": st.column_config.NumberColumn(
+                                    "effort per row", format="%.3g")})
+    if not summary["worse_groups"]:
+        st.caption("No group's final labels are significantly worse than the rest's.")
+        return
+    for i, (w, note) in enumerate(zip(summary["worse_groups"], summary["group_notes"])):
+        st.warning(note)
+        share = suggested_share(w)
+        key = f"_w_fix_share_{rnd['id']}_{i}"
+        if key not in st.session_state:
+            st.session_state[key] = round(100 * share, 1)
+        c1, c2 = st.columns([1, 2])
+        pct = c1.number_input(f"Least human share for {w['column']} = {w['group']} (%)",
+                              min_value=0.0, max_value=100.0, step=5.0, key=key,
+                              help=f"It starts at {share:.1%}: the share at which its final "
+                                   "labels would be expected as accurate as the rest's, if the "
+                                   "machine stays as right on its other rows.")
+        c2.caption("One click plans a new round with the active design stratified by "
+                   f"'{w['column']}': the same budget split over its groups by size, and at least "
+                   f"this share of {w['group']}'s rows labelled (taken from the other groups).")
+        if c2.button(f"Plan a new round: at least {pct:.0f}% of {w['column']} = {w['group']} "
+                     "labelled", key=f"_w_fix_{rnd['id']}_{i}"):
+            try:
+                new = fix_settings(rnd["settings"], w, pct / 100, n_rows=n_labelled)
+                rid = R.plan_round(ws, data, kind="budget", settings=new)
+            except DataError as exc:
+                show_error(exc, context="Minimum human share")
+            else:
+                ss = st.session_state
+                ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
+                ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
+                                   f"stratified by '{w['column']}', at least {pct:.0f}% of "
+                                   f"{w['group']} labelled. Send its queue to annotators.")
+                st.rerun()

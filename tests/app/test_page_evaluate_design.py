@@ -1,0 +1,164 @@
+"""Evaluate page (AppTest), the active design: the design choice, the budget and the frontier,
+an active round planned, labelled and estimated, the per-group accuracy, a worse group named
+with its cause and the one-click fix."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.judge_table import judge_table
+
+PAGE = "2a_Evaluate.py"
+
+
+@pytest.fixture
+def fresh_workspace(tmp_path, monkeypatch):
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    return tmp_path / "ws"
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    matches = [b for b in at.button if b.label == label]
+    assert matches, f"no button {label!r}; buttons: {[b.label for b in at.button]}"
+    matches[0].click()
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _judge_state(**kw):
+    from core.data import prepare
+    from pages._common import fingerprint
+
+    data = prepare(judge_table(**kw), name="judge")
+    return {"data": data, "data_key": fingerprint(data.raw, data.roles), "data_source": "test"}
+
+
+def _frontier_titles(at: AppTest) -> list[str]:
+    import json
+
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")
+            if "title" in json.loads(c.proto.spec)["layout"]]
+
+
+def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
+    at = run_page(PAGE)
+    assert not at.exception
+    # the routing round stays the page's default; the design radio offers the three
+    radio = at.radio(key="_w_ev_design")
+    assert radio.options == ["Active (recommended)", "Routing + audit", "Random"]
+    assert radio.value == "routing"
+    radio.set_value("active").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    # the budget starts at the routing round's labels: N (1,778 of the demo's 3,557) + audit 200
+    assert at.number_input(key="_w_ev_labels").value == 1978
+    at.number_input(key="_w_ev_labels").set_value(400).run()
+    plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label about 400")]
+    assert plan and "random labels" in plan[0], [m.value for m in at.markdown]
+    assert "Designs for this budget (expected)" in _frontier_titles(at)
+    assert any(c.value.startswith("Routing the same budget to the least confident rows")
+               for c in at.caption)
+    assert any(c.value.startswith("Not built yet") for c in at.caption)
+    click(at, "Plan the round")
+    assert any("Round #1 planned and saved" in s.value for s in at.success)
+    # the round is active: its probabilities are stored, the design shown with it
+    from core.workspace import Workspace
+
+    ws = Workspace(str(fresh_workspace))
+    rnd = ws.round(1)
+    assert rnd["settings"] == {"design": "active", "labels": 400, "seed": 0}
+    assert rnd["inclusion"].sum() == pytest.approx(400, rel=1e-6)
+    assert any(e.label.startswith("The design of this round: Active") for e in at.expander)
+    click(at, "Fill labels from gold")
+    labels = [m.label for m in at.metric]
+    assert labels == ["Share of '0'", "Share of '1'", "Accuracy of the final labels"]
+    # every interval says what it is worth in random labels: the class shares' worth, as the
+    # estimate computes it from the labels
+    from core.workspace.rounds import round_summary
+
+    est = round_summary(ws, 1, groups=["system", "topic"])["estimate"]
+    worth = est["class_shares"]["1"]["random_equivalent"]
+    assert any(c.value.endswith(f"worth {worth:,} random labels") for c in at.caption)
+    # a weighted design's accuracy interval is two-sided, not the routing's exact bound
+    assert any(c.value.startswith("95% interval [") and "%]" in c.value for c in at.caption)
+    assert any(s.value == "Accuracy of the final labels by group" for s in at.subheader)
+    assert "Accuracy of the final labels by group" in _frontier_titles(at)
+
+
+def test_worse_group_is_named_and_one_click_plans_the_fix(run_page, fresh_workspace):
+    at = run_page(PAGE, state=_judge_state())
+    at.radio(key="_w_ev_design").set_value("active").run()
+    at.number_input(key="_w_ev_labels").set_value(400).run()
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    assert not at.error, [e.value for e in at.error]
+    # one warning, naming the bad group with its cause in numbers; none for the fine groups
+    warned = [w.value for w in at.warning if w.value.startswith("language = ")]
+    assert len(warned) == 1 and warned[0].startswith("language = ja: final labels")
+    assert "the machine is right on" in warned[0] and "humans label" in warned[0]
+    assert "its effort per row is" in warned[0]
+    # the per-group table: one row per language, ja flagged
+    table = next(d.value for d in at.dataframe if "worth_random" in d.value.columns)
+    assert list(table["group"]) == ["de", "en", "fr", "ja"]
+    assert list(table["worse"]) == [False, False, False, True]
+    # the fix: at least 50 % of ja labelled, same budget, stratified by language
+    at.number_input(key="_w_fix_share_1_0").set_value(50.0).run()
+    click(at, "Plan a new round: at least 50% of language = ja labelled")
+    assert any(s.value.startswith("Round #2 planned and saved: the active design stratified "
+                                  "by 'language'") for s in at.success)
+    from core.workspace import Workspace
+
+    ws = Workspace(str(fresh_workspace))
+    rnd = ws.round(2)
+    assert rnd["settings"]["min_share"] == {"ja": 0.5}
+    ja = (judge_table()["language"] == "ja").to_numpy()
+    # 250 of ja's 500 rows expected, the other 150 of the 400 labels for the rest
+    assert rnd["inclusion"][ja].sum() == pytest.approx(250, rel=1e-6)
+    assert rnd["inclusion"][~ja].sum() == pytest.approx(150, rel=1e-6)
+    assert at.selectbox(key="_w_ev_round_id").value == 2
+
+
+def test_effort_budget_is_asked_in_hours(run_page, fresh_workspace):
+    state = _judge_state(per_group=100)
+    at = run_page(PAGE, state=state)
+    at.radio(key="_w_ev_design").set_value("active").run()
+    at.radio(key="_w_ev_budget_in").set_value("effort").run()
+    box = at.number_input(key="_w_ev_effort_budget")
+    assert box.label == "Budget (hours of predicted effort)"
+    # 1 hour of predicted effort is 3,600 seconds in the round's settings
+    box.set_value(1.0).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.session_state["evaluate"]["effort_budget"] == pytest.approx(3600.0)
+    click(at, "Plan the round")
+    from core.workspace import Workspace
+
+    rnd = Workspace(str(fresh_workspace)).round(1)
+    effort = state["data"].frame["predicted_effort"].to_numpy()
+    assert (rnd["inclusion"] * effort).sum() == pytest.approx(3600.0, rel=1e-6)
+
+
+def test_random_design_has_no_frontier_chart(run_page, fresh_workspace):
+    at = run_page(PAGE, state=_judge_state(per_group=100))
+    at.radio(key="_w_ev_design").set_value("random").run()
+    at.number_input(key="_w_ev_labels").set_value(100).run()
+    assert "Designs for this budget (expected)" not in _frontier_titles(at)
+    # 100 labels over 400 rows at random: the plan says so
+    assert any(m.value.startswith("**Humans will label about 100 of 400 samples (drawn at "
+                                  "random") for m in at.markdown)
+    click(at, "Plan the round")
+    assert Workspace_round(fresh_workspace)["inclusion"].tolist() == [0.25] * 400
+
+
+def Workspace_round(root):
+    from core.workspace import Workspace
+
+    return Workspace(str(root)).round(1)
+
+
+def test_an_active_round_without_labels_waits_for_them(run_page, fresh_workspace):
+    at = run_page(PAGE, state=_judge_state(per_group=100))
+    at.radio(key="_w_ev_design").set_value("random").run()
+    click(at, "Plan the round")
+    assert any(i.value.startswith("No result yet: none of the") for i in at.info)
+    assert not at.metric
