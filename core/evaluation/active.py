@@ -35,9 +35,13 @@ bounded, so that no single surprise among the confident rows can blow up the var
 each design, the expected accuracy of the final labels (sum_i pi_i + (1 - pi_i) q_i over M, from
 the machine's confidences) and the expected half-width of a class-share interval; the
 recommended design is the most accurate one whose interval is expected to be no wider than
-plain random labelling's with the same budget (``width_ratio`` = 1): every label then serves
-the estimate at least as well as a random label would, and the final labels as well as that
-allows. Routing the budget to the least confident rows is on the frontier for reference.
+PPI++'s with the same number of random labels (``width_ratio`` = 1; PPI++ uses the machine's
+probabilities as a control on a simple random sample, without the finite-population
+correction): every label then serves the estimate at least as well as in the best published
+random design, and the final labels are as accurate as that allows. Where the confidences
+are not probabilities (a trust score, say), the expectations are off: the estimates stay
+valid, but the recommended point can sit a few points of final accuracy below routing; the
+frontier shows the whole trade-off (``width_ratio`` moves along it). Routing the budget to the least confident rows is on the frontier for reference.
 
 The expectations use the confidences as probabilities; where they are not calibrated, the
 design is still valid (the estimators use the realised labels and the stored pi_i), only less
@@ -65,8 +69,8 @@ DESIGNS: tuple[str, ...] = ("active", "routing", "random")
 #: Name of the per-row inclusion probability column in a round's table.
 PROBABILITY_COLUMN = "inclusion_probability"
 #: The floor pi_min as a share of the uniform rate (budget / total cost).
-DEFAULT_FLOOR = 0.25
-#: The recommended design's expected half-width, at most this times random labelling's.
+DEFAULT_FLOOR = 0.35
+#: The recommended design's expected half-width, at most this times PPI++'s (same labels).
 DEFAULT_WIDTH_RATIO = 1.0
 
 
@@ -305,7 +309,8 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
         pi_min as a share of the uniform rate budget / sum_i c_i.
     width_ratio : float, default=1.0
         The recommended design is the most accurate one whose expected half-width is at most
-        this times that of plain random labelling with the same budget.
+        this times that of PPI++ with the same number of random labels (plain random
+        labelling's expected half-width without the finite-population correction).
     confidence_level : float, default=0.95
     n_grid : int, default=25
         Values of mu (log-spaced over the range where the design changes, plus 0).
@@ -344,7 +349,9 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     route = _describe(routing_design(q, cost, budget, gain=g), float("nan"), "routing", f, q,
                       eff, confidence_level)
     random = _describe(np.full(m, rate), float("nan"), "random", f, q, eff, confidence_level)
-    widest = width_ratio * random.expected_half_width
+    # PPI++ with the same number of random labels: the random design's interval without the
+    # finite-population correction sqrt(1 - rate) (PPI++ estimates a superpopulation mean)
+    widest = width_ratio * random.expected_half_width / math.sqrt(max(1e-12, 1 - rate))
     ok = [d for d in rows if d.expected_half_width <= widest * (1 + 1e-9)]
     if ok:
         best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))

@@ -18,7 +18,8 @@ design is sum_i (1 / pi_i - 1) r_i^2 / M^2 with r_i = y_i - m_i, estimated witho
 
     v = sum_i xi_i (1 - pi_i) r_i^2 / pi_i^2 / M^2,
 
-inflated by n / (n - 2) for the two fitted coefficients (n labelled rows with pi_i < 1). The
+with each residual taken leave-one-out, r_i / (1 - h_i), h_i the row's weight in its own
+cell's fitted mean (the fit shrinks the residuals of the heaviest rows, which dominate v). The
 interval is theta -/+ z sqrt(v), clipped to what the labels make certain. Subgroups use the
 coefficients fitted on the whole table (a group's rows are still a Poisson sample of it).
 
@@ -61,12 +62,18 @@ __all__ = ["MIN_LABELS", "ALARM_LEVEL", "control_cells", "fit_control", "weighte
 
 #: Fewest labelled rows (with pi < 1) for a normal interval; fewer gives the conservative one.
 MIN_LABELS = 20
+#: Folds of the cross-fitted control.
+FOLDS = 5
+#: Share of the model variance that floors a class share's variance (1 for the accuracy).
+SHARE_FLOOR = 0.0
+#: Pseudo-rows of the machine's own probability in each cell's fitted control.
+PRIOR_ROWS = 5
 #: Family-wise false-alarm level of :func:`worse_groups`, per group column.
 ALARM_LEVEL = 0.05
 
 
 def control_cells(machine: np.ndarray, confidence_scores: np.ndarray, fitted: np.ndarray, *,
-                  per_cell: int = 25, max_bins: int = 8) -> np.ndarray:
+                  per_cell: int = 60, max_bins: int = 8) -> np.ndarray:
     """Cells of the control: the machine's class, crossed with bins of its confidence.
 
     Parameters
@@ -93,8 +100,8 @@ def control_cells(machine: np.ndarray, confidence_scores: np.ndarray, fitted: np
     offset = 0
     for c in np.unique(machine):
         rows = machine == c
-        qf = np.sort(q[rows & fitted])
-        n_bins = max(1, min(max_bins, len(qf) // per_cell))
+        n_bins = max(1, min(max_bins, int((rows & fitted).sum()) // per_cell))
+        qf = np.sort(q[rows])
         edges = np.unique(qf[(np.arange(1, n_bins) * len(qf)) // n_bins]) if n_bins > 1 \
             else np.array([])
         cells[rows] = offset + np.searchsorted(edges, q[rows], side="right")
@@ -126,19 +133,25 @@ def fit_control(y: np.ndarray, cells: np.ndarray, pi: np.ndarray, n_cells: int,
         the estimator is then a post-stratified (generalised regression) estimator.
     """
     y, pi = np.asarray(y, dtype=float), np.asarray(pi, dtype=float)
-    w = (1 - pi) / pi ** 2
+    w = 1 / pi
     sw = np.bincount(cells, weights=w, minlength=n_cells)
     swy = np.bincount(cells, weights=w * y, minlength=n_cells)
-    count = np.bincount(cells, weights=(w > 0).astype(float), minlength=n_cells)
+    count = np.bincount(cells, weights=(pi < 1).astype(float), minlength=n_cells)
     out = np.asarray(fallback, dtype=float).copy()
     ok = (count >= MIN_LABELS / 2) & (sw > 0)
-    out[ok] = swy[ok] / sw[ok]
+    # shrunk towards the machine's own probability by PRIOR_ROWS rows of the cell's mean
+    # weight: a cell whose few labels show no error keeps a residual, so its variance does not
+    # collapse to zero when errors are merely rare
+    n_lab = np.bincount(cells, minlength=n_cells)
+    kappa = PRIOR_ROWS * sw / np.maximum(n_lab, 1)
+    out[ok] = (swy[ok] + kappa[ok] * out[ok]) / (sw[ok] + kappa[ok])
     return out
 
 
 def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
-                   m_unl_sum: float, *, n_params: int = 0) -> tuple[float, float, int]:
-    """The estimated total of y over labelled and unlabelled rows, its variance, and n.
+                   m_unl_sum: float, *, model_variance: float | None = None
+                   ) -> tuple[float, float, int, float]:
+    """The estimated total of y over labelled and unlabelled rows, its variance, n and df.
 
     Parameters
     ----------
@@ -146,24 +159,43 @@ def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
         The labelled rows' outcomes, control values and inclusion probabilities.
     m_unl_sum : float
         The sum of the control over the unlabelled rows.
-    n_params : int, default=0
-        Coefficients fitted on these rows (the variance is inflated by n / (n - n_params)).
+    model_variance : float, optional
+        A floor for the variance: sum over all rows with pi < 1 of (1 / pi - 1) m (1 - m),
+        what the variance would be if the control were the truth's probability.
 
     Returns
     -------
-    (total, variance, n)
+    (total, variance, n, df)
         ``total`` = sum_lab y + sum_unl m + sum_lab (1 / pi - 1) r (an estimate of
-        sum_all y whose error is sum_all r (xi / pi - 1)); ``variance`` its estimate;
-        ``n`` the labelled rows with pi < 1.
+        sum_all y whose error is sum_all r (xi / pi - 1)); ``variance`` its estimate
+        sum_lab (1 - pi) r^2 / pi^2 (or the floor); ``n`` the labelled rows with pi < 1;
+        ``df`` the effective degrees of freedom of the variance estimate,
+        (sum_i a_i)^2 / sum_i a_i^2 with a_i its terms (Satterthwaite): few large terms, as
+        when rare errors carry large weights, give few degrees of freedom and a wider
+        t interval. ``inf`` when the floor is used or there is no term.
     """
     r = y_lab - m_lab
     free = pi_lab < 1
     n = int(free.sum())
     total = float(y_lab.sum() + m_unl_sum + ((1 / pi_lab[free] - 1) * r[free]).sum())
-    var = float(((1 - pi_lab[free]) * r[free] ** 2 / pi_lab[free] ** 2).sum())
-    if n > n_params + 1:
-        var *= n / (n - n_params)
-    return total, var, n
+    terms = (1 - pi_lab[free]) * r[free] ** 2 / pi_lab[free] ** 2
+    var = float(terms.sum())
+    sq = float((terms ** 2).sum())
+    df = var ** 2 / sq if sq > 0 else math.inf
+    if model_variance is not None and float(model_variance) > var:
+        # never below what the fitted control itself implies: rare errors seldom show up
+        # among few labels, and the empirical variance would collapse exactly then
+        return total, float(model_variance), n, math.inf
+    return total, var, n, df
+
+
+def _quantile(confidence: float, df: float) -> float:
+    from scipy.stats import t
+
+    z = z_value(confidence)
+    if not math.isfinite(df):
+        return z
+    return float(t.ppf(0.5 + confidence / 2, max(df - 1.0, 1.0)))
 
 
 def ppi_mean_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *,
@@ -200,6 +232,12 @@ def ppi_mean_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarr
     return est, est - z * se, est + z * se
 
 
+def _model_variance(control: np.ndarray, pi: np.ndarray) -> float:
+    m = np.clip(np.asarray(control, dtype=float), 0.0, 1.0)
+    free = pi < 1
+    return float(((1 / pi[free] - 1) * m[free] * (1 - m[free])).sum())
+
+
 def _conservative(known: float, n_unl: int, m: int) -> tuple[float, float]:
     return known / m, (known + n_unl) / m
 
@@ -213,7 +251,8 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     -------
     dict
         ``cells`` (int array of shape (M,)), ``n_cells``, and per outcome an array of shape
-        (M,) of control values: ``share_<c>`` for each class, ``accuracy``.
+        (M,) of control values (cross-fitted: each row's from the labelled rows of the other
+        folds): ``share_<c>`` for each class, ``accuracy``.
     """
     from core.evaluation.active import machine_probabilities
 
@@ -229,10 +268,20 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     out: dict[str, Any] = {"cells": cells, "n_cells": n_cells}
     outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
     outcomes["accuracy"] = ((human == machine).astype(float), np.clip(q, 0, 1))
+    # cross-fitting: every row's control is fitted on the labelled rows of the other folds
+    # (folds by row position, fixed before any draw). It does not depend on whether the row
+    # itself was drawn, so E[xi_i / pi_i | the other rows] = 1 makes the estimator exactly
+    # unbiased, and no residual is shrunk by its own weight in the fit
+    fold = np.arange(len(cells)) % FOLDS
     for key, (y, prior) in outcomes.items():
         fallback = np.bincount(cells, weights=prior, minlength=n_cells) / size
-        means = fit_control(y[lab], cells[lab], pi[lab], n_cells, fallback)
-        out[key] = means[cells]
+        value = np.zeros(len(cells))
+        for j in range(FOLDS):
+            use = lab & (fold != j)
+            fit = fit_control(y[use], cells[use], pi[use], n_cells, fallback)[cells]
+            mine = fold == j
+            value[mine] = fit[mine]
+        out[key] = value
     return out
 
 
@@ -291,7 +340,6 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     own = controls is None
     if own and m:
         controls = table_controls(machine, human, lab, pi, q, n_classes=k)
-    n_params = int(controls["n_cells"]) if own and m else 0
     f = machine_probabilities(machine, q, k) if random_design else None
     notes: list[str] = []
     shares = []
@@ -310,8 +358,10 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         elif random_design:
             est, lo, hi = ppi_mean_interval(y, f[lab, c], f[~lab, c], confidence=confidence)
         else:
-            total, var, _ = weighted_total(y, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
-                                           n_params=n_params)
+            total, var, _, df = weighted_total(y, ctrl[lab], pi[lab],
+                                               float(ctrl[~lab].sum()),
+                                               model_variance=SHARE_FLOOR
+                                               * _model_variance(ctrl, pi))
             est = total / m
             half = z * math.sqrt(var) / m
             lo, hi = est - half, est + half
@@ -342,15 +392,16 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     else:
         ctrl = controls["accuracy"]
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
-        total_k, var, _ = weighted_total(right, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
-                                         n_params=n_params)
+        total_k, var, _, df = weighted_total(right, ctrl[lab], pi[lab],
+                                             float(ctrl[~lab].sum()),
+                                             model_variance=_model_variance(ctrl, pi))
         unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
         est = (n_lab + unl_right) / m
         if conservative:
             lo, hi = n_lab / m, 1.0
             var_out = None
         else:
-            half = z * math.sqrt(var) / m
+            half = _quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = max(n_lab / m, est - half), min(1.0, est + half)
             var_out = var / m ** 2
         acc = {"estimate": float(est), "ci_low": float(min(lo, est)),

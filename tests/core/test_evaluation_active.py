@@ -1,0 +1,200 @@
+"""The active design (``core.evaluation.active``): hand-worked square-root rules, the optimum
+against an independent convex solver (cvxpy), the frontier, Poisson draws and the checks of
+a round table's probabilities."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.errors import DataError
+from core.evaluation.active import (check_probabilities, design_frontier, draw,
+                                    inclusion_probabilities, machine_probabilities,
+                                    routing_design, row_uncertainty)
+from core.evaluation.design import annotator_table, load_design, plan_design, queue_table
+
+
+def test_square_root_rule_hand_worked():
+    # s = 0.2, 0.4, 0.6, unit cost, budget 0.6: pi = s * B / sum(s) = 0.1, 0.2, 0.3
+    pi = inclusion_probabilities(np.array([0.04, 0.16, 0.36]), np.ones(3), 0.6)
+    assert pi == pytest.approx([0.1, 0.2, 0.3], rel=1e-8)
+
+
+def test_per_row_cost_hand_worked():
+    # equal uncertainty, costs 1 and 4: pi_1 / pi_2 = sqrt(4 / 1) = 2;
+    # 1 * pi_1 + 4 * pi_2 = 1.2 -> pi_2 = 0.2, pi_1 = 0.4
+    pi = inclusion_probabilities(np.array([0.25, 0.25]), np.array([1.0, 4.0]), 1.2)
+    assert pi == pytest.approx([0.4, 0.2], rel=1e-8)
+
+
+def test_cap_at_one_and_the_rest_share_the_budget():
+    # s = 0.9, 0.1, 0.1, budget 1.5: the first row is capped at 1 (0.9 * 1.5 / 1.1 > 1);
+    # the other two share 0.5 equally
+    pi = inclusion_probabilities(np.array([0.81, 0.01, 0.01]), np.ones(3), 1.5)
+    assert pi == pytest.approx([1.0, 0.25, 0.25], rel=1e-8)
+
+
+def test_floor_keeps_every_row_drawable():
+    pi = inclusion_probabilities(np.array([0.0, 0.25, 0.25, 0.25]), np.ones(4), 1.0, floor=0.1)
+    assert pi[0] == pytest.approx(0.1)
+    assert pi[1:] == pytest.approx([0.3, 0.3, 0.3], rel=1e-8)
+
+
+@pytest.mark.parametrize("mu", [0.0, 0.5, 3.0])
+def test_optimum_matches_an_independent_convex_solver(mu):
+    rng = np.random.default_rng(4)
+    m = 40
+    s2 = rng.uniform(0.01, 0.25, m)
+    cost = rng.uniform(0.5, 3.0, m)
+    gain = rng.uniform(0, 1, m)
+    budget = 0.3 * cost.sum()
+    floor = 0.05
+    ours = inclusion_probabilities(s2, cost, budget, gain=gain, mu=mu, floor=floor)
+    p = cp.Variable(m)
+    objective = cp.Minimize(cp.sum(cp.multiply(s2, cp.inv_pos(p))) - mu * gain @ p)
+    prob = cp.Problem(objective, [cost @ p <= budget, p >= floor, p <= 1])
+    prob.solve(solver=cp.CLARABEL)
+
+    def f(x):
+        return float((s2 / x).sum() - mu * (gain * x).sum())
+
+    assert cost @ ours <= budget * (1 + 1e-8)
+    assert ours.min() >= floor - 1e-12 and ours.max() <= 1 + 1e-12
+    assert f(ours) <= f(np.clip(p.value, floor, 1)) + 1e-5 * abs(f(ours))
+
+
+def test_large_mu_routes_the_rows_most_likely_wrong():
+    q = np.array([0.99, 0.6, 0.95, 0.55, 0.9, 0.98])
+    s2 = row_uncertainty(q, 2)
+    pi = inclusion_probabilities(s2, np.ones(6), 2.2, gain=1 - q, mu=1e6)
+    assert pi[[1, 3]] == pytest.approx([1.0, 1.0])
+    assert np.all(pi[[0, 2, 4, 5]] < 0.2)
+    assert pi.sum() == pytest.approx(2.2)
+
+
+def test_machine_probabilities_and_uncertainty():
+    f = machine_probabilities(np.array([0, 2]), np.array([0.7, 0.4]), 3)
+    assert f == pytest.approx(np.array([[0.7, 0.15, 0.15], [0.3, 0.3, 0.4]]))
+    # sum_c f (1 - f): 0.21 + 2 * 0.1275 = 0.465
+    assert row_uncertainty(np.array([0.7]), 3) == pytest.approx([0.465])
+
+
+def test_routing_design_is_routing():
+    q = np.array([0.9, 0.5, 0.8, 0.6])
+    pi = routing_design(q, np.ones(4), 2.0, gain=1 - q)
+    assert pi.tolist() == [0.0, 1.0, 0.0, 1.0]
+    pi = routing_design(q, np.ones(4), 2.0, gain=1 - q, audit_share=0.5)
+    assert pi.tolist() == [1 / 3, 1.0, 1 / 3, 1 / 3]
+
+
+def test_frontier_marks_one_recommendation_within_the_width_bound():
+    rng = np.random.default_rng(0)
+    m = 2000
+    q = rng.beta(5, 1.5, m)
+    codes = rng.integers(0, 2, m)
+    rec, table = design_frontier(codes, q, 2, labels=300)
+    assert table["recommended"].sum() == 1
+    assert set(table["design"]) == {"active", "routing", "random"}
+    rate = 300 / m
+    random_hw = table.loc[table["design"] == "random", "expected_half_width"].iloc[0]
+    assert rec.expected_half_width <= random_hw / np.sqrt(1 - rate) * (1 + 1e-9)
+    active = table[table["design"] == "active"]
+    allowed = active[active["expected_half_width"] <= random_hw / np.sqrt(1 - rate) * (1 + 1e-9)]
+    assert rec.expected_accuracy == pytest.approx(allowed["expected_accuracy"].max())
+    assert np.allclose(active["expected_labels"], 300)
+    # the random design's expected half-width, by hand: z sqrt((1/rate - 1) sum f(1-f)) / M
+    f = machine_probabilities(codes, q, 2)
+    by_hand = 1.959963984540054 * np.sqrt((1 / rate - 1) * (f * (1 - f)).sum(axis=0).max()) / m
+    assert random_hw == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_effort_budget_spends_the_effort():
+    rng = np.random.default_rng(1)
+    q = rng.beta(5, 1.5, 500)
+    effort = rng.gamma(2, 10, 500)
+    rec, table = design_frontier(rng.integers(0, 2, 500), q, 2, effort_budget=800.0,
+                                 effort=effort)
+    assert (rec.pi * effort).sum() == pytest.approx(800.0, rel=1e-6)
+    assert table.attrs["budget_unit"] == "effort"
+
+
+def test_bad_budgets():
+    q = np.full(10, 0.8)
+    with pytest.raises(DataError, match="budget in labels"):
+        design_frontier(np.zeros(10, int), q, 2, labels=0)
+    with pytest.raises(DataError, match="one of the two"):
+        design_frontier(np.zeros(10, int), q, 2, labels=3, effort_budget=3)
+    with pytest.raises(DataError, match="effort of every row"):
+        design_frontier(np.zeros(10, int), q, 2, effort_budget=3, effort=np.r_[0.0, np.ones(9)])
+
+
+def test_poisson_draw_frequencies():
+    pi = np.array([1.0, 0.5, 0.1, 0.02])
+    hits = np.mean([draw(pi, seed=s) for s in range(4000)], axis=0)
+    assert hits[0] == 1.0
+    # binomial standard errors: 0.0079, 0.0047, 0.0022
+    assert abs(hits[1] - 0.5) < 0.04 and abs(hits[2] - 0.1) < 0.025 and abs(hits[3] - 0.02) < 0.012
+    assert (draw(pi, seed=3) == draw(pi, seed=3)).all()
+
+
+def test_check_probabilities_names_the_rows():
+    sel = np.array(["routed", "audit", "machine", "machine"], dtype=object)
+    ok = check_probabilities(pd.Series([1.0, 0.2, 0.3, 0.4]), sel, "inclusion_probability")
+    assert ok.tolist() == [1.0, 0.2, 0.3, 0.4]
+    with pytest.raises(DataError, match=r"\(0, 1\].*row 3"):
+        check_probabilities(pd.Series([1.0, 0.2, 1.5, 0.4]), sel, "inclusion_probability")
+    with pytest.raises(DataError, match="no inclusion probability on row 2"):
+        check_probabilities(pd.Series([1.0, None, 0.3, 0.4]), sel, "inclusion_probability")
+    with pytest.raises(DataError, match="does not match.*row 1"):
+        check_probabilities(pd.Series([0.5, 0.2, 0.3, 0.4]), sel, "inclusion_probability")
+    with pytest.raises(DataError, match="text"):
+        check_probabilities(pd.Series([1.0, "x", 0.3, 0.4]), sel, "inclusion_probability")
+
+
+def demo_like(m=600, seed=0):
+    rng = np.random.default_rng(seed)
+    q = rng.beta(6, 1.5, m)
+    gold = rng.integers(0, 2, m)
+    mach = np.where(rng.random(m) < q, gold, 1 - gold)
+    return pd.DataFrame({"sample_id": np.arange(1, m + 1), "machine_label": mach,
+                         "machine_confidence": q, "human_label": gold,
+                         "topic": rng.choice(["a", "b"], m)})
+
+
+def test_plan_design_table_round_trip():
+    df = demo_like()
+    design = load_design(df)
+    plan = plan_design(design, labels=90, seed=5)
+    sel, pi = plan.selection, plan.inclusion
+    assert set(sel) <= {"routed", "audit", "machine"}
+    assert ((sel == "routed") == (pi >= 1)).all()
+    assert pi.sum() == pytest.approx(90, rel=1e-6)
+    # the queue: audit rows first, then routed rows by descending chance of being wrong
+    rank = plan.queue_rank
+    queued = np.flatnonzero(np.isfinite(rank))
+    assert set(queued) == set(np.flatnonzero(sel != "machine"))
+    routed = np.flatnonzero(sel == "routed")
+    if len(routed):
+        assert rank[routed].min() > rank[sel == "audit"].max()
+    table = queue_table(design, sel, rank, pi)
+    back = load_design(table)
+    assert back.inclusion == pytest.approx(pi)
+    assert "inclusion_probability" not in annotator_table(design, sel, rank).columns
+    # the same seed draws the same rows
+    assert (plan_design(design, labels=90, seed=5).selection == sel).all()
+
+
+def test_plan_design_random_kind_has_equal_probabilities():
+    design = load_design(demo_like())
+    plan = plan_design(design, kind="random", labels=60, seed=1)
+    assert np.ptp(plan.inclusion) == 0 and plan.inclusion[0] == pytest.approx(0.1)
+    assert (plan.selection != "routed").all()
+
+
+def test_plan_design_refuses_a_routed_table():
+    df = demo_like()
+    df["selection"] = "machine"
+    with pytest.raises(DataError, match="already routes"):
+        plan_design(load_design(df), labels=10)
