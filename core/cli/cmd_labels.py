@@ -12,7 +12,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "Label Studio's JSON export to a round's table by sample id, resolve several "
                     "annotators by majority (ties are left for adjudication) and write the table "
                     "with its human-label column filled. Labels accumulate: earlier ones are kept "
-                    "unless the file gives a new one. Then run hmceval estimate on the output.")
+                    "unless the file gives a new one. Then run hmceval estimate on the output. "
+                    "The table is written whole or not at all; imports into one table wait for "
+                    "each other (OUT.lock beside it); a round table that no longer matches what "
+                    "hmceval wrote (OUT.round.json: rows, sample ids) is refused.")
     p.add_argument("path", help="the round's table (the output of hmceval queue or certify)")
     p.add_argument("--from", dest="source", required=True, metavar="FILE",
                    help="labels: a table (CSV, TSV, Parquet) or a Label Studio export (.json)")
