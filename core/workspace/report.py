@@ -15,7 +15,9 @@ import html
 import json
 from typing import Any
 
-from core.figures.evaluation import forest_figure, forest_rows, progress_figure
+from core.figures.evaluation import (forest_figure, forest_rows, frontier_figure,
+                                     group_accuracy_figure, progress_figure, worth_text)
+from core.workspace.active_rounds import group_table, is_weighted
 from core.workspace.rounds import round_summary
 from core.workspace.store import SCENARIO_FORMAT, Workspace
 
@@ -77,7 +79,12 @@ def round_scenario(ws: Workspace, round_id: int) -> dict[str, Any]:
     st_ = rnd["settings"]
     evaluate = {"kind": rnd["kind"]}
     evaluate.update({k: st_[k] for k in ("audit", "seed", "alpha", "delta", "calibration") if k in st_})
-    if rnd["kind"] == "budget":
+    if rnd["kind"] == "budget" and is_weighted(st_):  # the active or random design
+        evaluate.update({k: st_[k] for k in ("design", "labels", "effort_budget", "stratify",
+                                             "min_share") if k in st_})
+        evaluate["budget_in"] = "effort" if st_.get("effort_budget") is not None else "labels"
+        settings: dict[str, Any] = {}
+    elif rnd["kind"] == "budget":
         settings: dict[str, Any] = {k: st_[k] for k in ("lam", "share", "mode") if k in st_}
     else:  # a guarantee round's λ is the certificate's (the Evaluate page's cert_lam)
         settings = {}
@@ -88,6 +95,54 @@ def round_scenario(ws: Workspace, round_id: int) -> dict[str, Any]:
             "dataset": {"name": ds["name"], "content_hash": ds["content_hash"],
                         "n_rows": ds["n_rows"], "roles": ds["roles"]},
             "settings": settings}
+
+
+def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> str:
+    """The plan of an active or random round in words, with its expectations."""
+    if st_.get("labels") is not None:
+        budget = f"a budget of {float(st_['labels']):,.0f} expected labels"
+    else:
+        budget = f"a budget of {float(st_['effort_budget']):,.4g} in expected predicted effort"
+    if st_["design"] == "random":
+        text = (f"Random design: every response had the same probability of being labelled by "
+                f"a human, for {budget}.")
+    else:
+        text = (f"Active design: every response had a known probability of being labelled by "
+                f"a human, larger where the machine was unsure and smaller where labelling "
+                f"takes long, for {budget}; each label counts for the final labels and, "
+                f"weighted by its probability, for the estimates.")
+    if st_.get("stratify"):
+        mins = ", ".join(f"{st_['stratify']} = {g}: at least {_pct(v, 0)}"
+                         for g, v in (st_.get("min_share") or {}).items())
+        text += (f" The budget was split over the values of '{st_['stratify']}' by size"
+                 + (f" (least human shares: {mins})" if mins else "") + ".")
+    if record.get("expected_labels") is not None:
+        text += (f" Planned: about {record['expected_labels']:,.0f} of {n_rows:,} responses "
+                 f"labelled ({record['n_routed']:,} for sure), final labels expected "
+                 f"{_pct(record['expected_accuracy'])} accurate, a class share expected to "
+                 f"± {_pct(record['expected_half_width'], 2)} "
+                 f"({worth_text(record['random_equivalent'])}).")
+    return text
+
+
+def _groups_html(table: Any, notes: list[str], level: str) -> str:
+    """The per-group accuracy of the final labels as an HTML table, then its warnings."""
+    e = html.escape
+    body = "".join(
+        f"<tr><td>{e(str(r.column))} = {e(str(r.group))}</td><td>{r.rows:,}</td>"
+        f"<td><b>{_pct(r.accuracy)}</b></td><td>{_pct(r.ci_low)} – {_pct(r.ci_high)}</td>"
+        f"<td>{'' if r.worth_random is None or r.worth_random != r.worth_random else format(int(r.worth_random), ',')}</td>"
+        f"<td>{_pct(r.machine_accuracy)}</td><td>{_pct(r.human_share)}</td>"
+        f"<td>{'' if r.effort != r.effort else format(r.effort, '.3g')}</td>"
+        f"<td>{'worse' if r.worse else ''}</td></tr>"
+        for r in table.itertuples())
+    return ("<h2>Accuracy of the final labels by group</h2>"
+            f"<table><tr><th>group</th><th>rows</th><th>accuracy</th><th>{level} interval</th>"
+            "<th>rows labelled at random for the same precision</th><th>machine accuracy</th>"
+            "<th>human share</th><th>effort per row</th><th></th></tr>"
+            f"{body}</table>"
+            + ("".join(f"<p class='warning'>{e(n)}</p>" for n in notes) if notes else
+               "<p>No group's final labels are significantly worse than the rest's.</p>"))
 
 
 def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
@@ -122,7 +177,9 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                  f"{ds['n_columns']} columns (content hash <code>{ds['content_hash'][:12]}</code>)."
                  "</p>")
     st_ = rnd["settings"]
-    if rnd["kind"] == "budget":
+    if rnd["kind"] == "budget" and is_weighted(st_):
+        plan = _design_plan(st_, s.get("design") or {}, ds["n_rows"])
+    elif rnd["kind"] == "budget":
         plan = (f"Budget mode: the exact HMCEval assignment sent up to N = "
                 f"{st_.get('share', 0):.0%} of the responses to humans (λ = {st_.get('lam')}, "
                 f"{'exactly' if st_.get('mode') == 'exactly' else 'at most'} N), and a random "
@@ -165,7 +222,10 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
         acc = est["accuracy"]
         acc_text = ("n/a (an audit is needed)" if acc["estimate"] is None else
                     f"<b>{_pct(acc['estimate'])}</b>, at least {_pct(acc['ci_low'])} with "
-                    f"{level} confidence (exact bound)")
+                    f"{level} confidence (exact bound)" if est.get("design", "routing") == "routing"
+                    else f"<b>{_pct(acc['estimate'])}</b>, {level} interval "
+                    f"{_pct(acc['ci_low'])} – {_pct(acc['ci_high'])}")
+        group_notes = s.get("group_notes") or []
         parts.append(
             "<h2>The result</h2>"
             f"<table><tr><th>class</th><th>share</th><th>{level} interval</th>"
@@ -179,10 +239,21 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                       and v["random_equivalent"] < est["n_labelled"]
                       for v in est["class_shares"].values()) else "")
             + f".</p><p>Accuracy of the final labels: {acc_text}.</p>"
-            + "".join(f"<p class='warning'>{e(n)}</p>" for n in est["notes"]))
+            + "".join(f"<p class='warning'>{e(n)}</p>" for n in est["notes"]
+                      if n not in group_notes))
         for c in est["class_shares"]:
             figures.append(_figure_html(forest_figure(forest_rows(est, c), label=c,
                                                       confidence=est["confidence"])))
+        if s.get("group_accuracy"):
+            table = group_table(s["group_accuracy"], s["worse_groups"],
+                                confidence=est["confidence"])
+            parts.append(_groups_html(table, group_notes, level))
+            figures.append(_figure_html(group_accuracy_figure(table,
+                                                              confidence=est["confidence"])))
+    if (s.get("design") or {}).get("frontier"):
+        import pandas as pd
+
+        figures.append(_figure_html(frontier_figure(pd.DataFrame(s["design"]["frontier"]))))
     figures.insert(0, _figure_html(progress_figure(prog)))
     parts.append("<h2>Key figures</h2>" + "".join(f"<div class='figure'>{f}</div>"
                                                    for f in figures))

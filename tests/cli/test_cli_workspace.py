@@ -82,7 +82,7 @@ def test_report_is_self_contained(capsys, filled, tmp_path):
     for part in ("The question", "The plan", "Human effort", "The result",
                  "Settings to reproduce", "1,978 of 3,557"):
         assert part in text, part
-    assert text.count("Plotly.newPlot") == 3
+    assert text.count("Plotly.newPlot") == 4  # progress, a forest per class, accuracy by group
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_report_of_a_round_without_a_scenario(capsys, round_only, tmp_path):
         assert code == 0, err
         assert out.startswith(f"report of round {rid} written to {out_html}")
         text = out_html.read_text(encoding="utf-8")
-        assert f"(round {rid})" in text and text.count("Plotly.newPlot") == 3
+        assert f"(round {rid})" in text and text.count("Plotly.newPlot") == 4
     code, out, err = run_cli(capsys, "report", "--round", 99, "--workspace", ws.root, "-o",
                              tmp_path / "x.html")
     assert code == 2 and f"no round 99 in the workspace {ws.root}; its rounds are {rid}" in err

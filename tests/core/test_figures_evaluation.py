@@ -90,7 +90,8 @@ def test_report_figures_show_their_labels_whole_even_when_written_inside_the_app
     layouts = [json.loads(m) for m in re.findall(
         r'Plotly\.newPlot\(\s*"[^"]+",\s*\[.*?\],\s*(\{.*?\}),\s*\{"displaylogo"', page,
         flags=re.S)]
-    assert len(layouts) == 3  # progress + one forest plot per class
+    # progress + one forest plot per class + the final labels' accuracy by group
+    assert len(layouts) == 4
     for layout in layouts:
         assert layout["yaxis"]["automargin"] is True
         # a template with real colours, not Streamlit's placeholders (#000001 ...)

@@ -188,3 +188,34 @@ def test_labels_outside_an_active_queue_are_refused(ws):
     queued = np.flatnonzero(sel != "machine")[:3]
     R.import_labels(ws, rid, queued, ["yes"] * 3, source="csv")
     assert R.progress(*R.round_design(ws, rid))["labelled"] == 3
+
+
+def test_report_shows_the_design_the_groups_and_the_warning(ws):
+    import re
+
+    from core.workspace.report import round_report_html, round_scenario
+
+    df = judge_table(seed=0)
+    data = prepare(df, name="judge")
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"design": "active", "labels": 400, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    page = round_report_html(ws, rid)
+    text = re.sub(r"\s+", " ", re.sub("<[^>]+>", " ", re.sub("<script.*?</script>", "", page,
+                                                             flags=re.S)))
+    assert "Active design: every response had a known probability" in text
+    assert "a budget of 400 expected labels" in text
+    assert "Accuracy of the final labels by group" in text
+    # one row per language, each with its interval; ja flagged and named in one warning
+    s = R.round_summary(ws, rid)
+    for lang, r in s["group_accuracy"]["language"].items():
+        low, high = f"{r['ci_low'] * 100:.1f}%", f"{r['ci_high'] * 100:.1f}%"
+        assert f"language = {lang} 500 {r['estimate'] * 100:.1f}% {low} – {high}" in text
+    assert page.count("class='warning'>language = ja: final labels") == 1
+    assert "language = de: final labels" not in page
+    # figures: progress, one forest per class, the groups, the frontier
+    assert page.count("Plotly.newPlot") == 5
+    # the settings to reproduce plan the same design again
+    again = round_scenario(ws, rid)["settings"]["evaluate"]
+    assert {k: again[k] for k in ("design", "labels", "budget_in", "seed")} == {
+        "design": "active", "labels": 400, "budget_in": "labels", "seed": 0}

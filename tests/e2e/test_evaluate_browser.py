@@ -106,10 +106,10 @@ def test_report_opens_offline_and_draws_its_figures(browser, tmp_path):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3",
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 4",
                            timeout=30_000)
     n_plots = page.locator(".js-plotly-plot").count()
-    assert n_plots == 3  # progress + one forest plot per class
+    assert n_plots == 4  # progress + one forest plot per class + the accuracy by group
     assert not errors
     assert all(u.startswith("file://") or u.startswith("data:") for u in requests), requests
     assert page.get_by_text("Accuracy of the final labels").count() == 1
