@@ -64,8 +64,8 @@ __all__ = ["MIN_LABELS", "ALARM_LEVEL", "control_cells", "fit_control", "weighte
 MIN_LABELS = 20
 #: Folds of the cross-fitted control.
 FOLDS = 5
-#: Share of the model variance that floors a class share's variance (1 for the accuracy).
-SHARE_FLOOR = 0.0
+#: Pseudo degrees of freedom of the model variance when it moderates an empirical one.
+PRIOR_DF = 20.0
 #: Pseudo-rows of the machine's own probability in each cell's fitted control.
 PRIOR_ROWS = 5
 #: Family-wise false-alarm level of :func:`worse_groups`, per group column.
@@ -160,8 +160,10 @@ def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
     m_unl_sum : float
         The sum of the control over the unlabelled rows.
     model_variance : float, optional
-        A floor for the variance: sum over all rows with pi < 1 of (1 / pi - 1) m (1 - m),
-        what the variance would be if the control were the truth's probability.
+        sum over all rows with pi < 1 of (1 / pi - 1) m (1 - m), what the variance would be if
+        the control were the truth's probability. When it exceeds the empirical variance v
+        (df effective degrees of freedom), the variance is moderated towards it:
+        (df v + d0 model) / (df + d0), d0 = :data:`PRIOR_DF`.
 
     Returns
     -------
@@ -172,7 +174,7 @@ def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
         ``df`` the effective degrees of freedom of the variance estimate,
         (sum_i a_i)^2 / sum_i a_i^2 with a_i its terms (Satterthwaite): few large terms, as
         when rare errors carry large weights, give few degrees of freedom and a wider
-        t interval. ``inf`` when the floor is used or there is no term.
+        t interval (df + d0 when moderated); ``inf`` when there is no term.
     """
     r = y_lab - m_lab
     free = pi_lab < 1
@@ -183,9 +185,13 @@ def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
     sq = float((terms ** 2).sum())
     df = var ** 2 / sq if sq > 0 else math.inf
     if model_variance is not None and float(model_variance) > var:
-        # never below what the fitted control itself implies: rare errors seldom show up
-        # among few labels, and the empirical variance would collapse exactly then
-        return total, float(model_variance), n, math.inf
+        # rare events seldom show up among few labels, and the empirical variance collapses
+        # exactly then: moderate it towards what the fitted control implies, with PRIOR_DF
+        # pseudo degrees of freedom (a variance resting on many effective terms keeps its own
+        # value; one resting on a few is pulled up to the model's)
+        d = df if math.isfinite(df) else 0.0
+        moderated = (d * var + PRIOR_DF * float(model_variance)) / (d + PRIOR_DF)
+        return total, moderated, n, d + PRIOR_DF
     return total, var, n, df
 
 
@@ -360,8 +366,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         else:
             total, var, _, df = weighted_total(y, ctrl[lab], pi[lab],
                                                float(ctrl[~lab].sum()),
-                                               model_variance=SHARE_FLOOR
-                                               * _model_variance(ctrl, pi))
+                                               model_variance=_model_variance(ctrl, pi))
             est = total / m
             half = z * math.sqrt(var) / m
             lo, hi = est - half, est + half
