@@ -112,5 +112,6 @@ def test_report_opens_offline_and_draws_its_figures(browser, tmp_path):
     assert n_plots == 4  # progress + one forest plot per class + the accuracy by group
     assert not errors
     assert all(u.startswith("file://") or u.startswith("data:") for u in requests), requests
-    assert page.get_by_text("Accuracy of the final labels").count() == 1
+    assert page.locator("p", has_text="Accuracy of the final labels:").count() == 1
+    assert page.locator("h2", has_text="Accuracy of the final labels by group").count() == 1
     context.close()
