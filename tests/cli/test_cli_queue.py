@@ -1,0 +1,144 @@
+"""``hmceval queue --design active|random`` and the round it starts: the table's contract
+(selection, inclusion_probability), the JSON plan with its frontier, estimate on the round,
+and bad input (exit 2 naming the rows, nothing written)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.cli import main
+
+ESTIMATE_KEYS = ["M", "n_calibration", "n_routed", "n_audit", "n_machine", "confidence",
+                 "class_shares", "accuracy", "random_equivalent", "by_group"]
+MISINFO_COLS = ["--col", "machine_label=Yhat (GPT4o)", "--col", "human_label=Y",
+                "--col", "machine_confidence=confidence"]
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture()
+def misinfo(shared_data):
+    return shared_data / "pac-labels" / "misinfo.csv"
+
+
+def test_active_queue_contract_and_json_plan(capsys, misinfo, tmp_path):
+    out = tmp_path / "round.csv"
+    code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 292,
+                                "--seed", 4, "--json", "-o", out)
+    assert code == 0, err
+    plan = json.loads(stdout)
+    assert plan["design"] == "active"
+    assert sum(r["recommended"] for r in plan["frontier"]) == 1
+    assert {r["design"] for r in plan["frontier"]} == {"active", "routing", "random"}
+    table = pd.read_csv(out)
+    sel, pi = table["selection"], table["inclusion_probability"]
+    assert set(sel) <= {"routed", "audit", "machine"}
+    assert ((sel == "routed") == (pi == 1)).all()
+    assert pi.between(0, 1, inclusive="right").all()
+    assert pi.sum() == pytest.approx(292, rel=1e-6)
+    assert plan["counts"]["audit"] == (sel == "audit").sum()
+    assert plan["expected"]["expected_labels"] == pytest.approx(292, rel=1e-6)
+    # annotators get the rows to label, neither the probability nor any answer
+    sent = pd.read_csv(tmp_path / "round_to_label.csv")
+    assert len(sent) == (sel != "machine").sum()
+    assert "inclusion_probability" not in sent and "confidence" not in sent
+    # the same seed plans the same round
+    again = tmp_path / "again.csv"
+    assert run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 292, "--seed", 4,
+                   "-o", again)[0] == 0
+    assert pd.read_csv(again)["selection"].equals(sel)
+
+
+def test_estimate_reads_the_design_and_names_the_worse_topic(capsys, misinfo, tmp_path):
+    out = tmp_path / "round.csv"
+    assert run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 400, "--seed", 1,
+                   "-o", out)[0] == 0
+    code, stdout, err = run_cli(capsys, "estimate", out, *MISINFO_COLS, "--group", "topic",
+                                "--json")
+    assert code == 0, err
+    res = json.loads(stdout)
+    assert list(res)[:len(ESTIMATE_KEYS)] == ESTIMATE_KEYS
+    assert res["design"] == "active" and res["method"] == "weighted"
+    gold = pd.read_csv(misinfo)
+    share = res["class_shares"]["misinfo"]
+    assert share["ci_low"] <= (gold["Y"] == "misinfo").mean() <= share["ci_high"]
+    assert set(res["by_group"]["topic"]) == {"climate", "covid"}
+    # GPT-4o is right on 76.0 % of the climate headlines and 87.9 % of the covid ones
+    assert [w["group"] for w in res["worse_groups"]] == ["climate"]
+    assert any(n.startswith("topic = climate: final labels") for n in res["notes"])
+
+
+def test_random_design_and_effort_budget(capsys, hmceval_tsv, tmp_path):
+    out = tmp_path / "r.csv"
+    assert run_cli(capsys, "queue", hmceval_tsv, "--design", "random", "--labels", 500,
+                   "-o", out)[0] == 0
+    pi = pd.read_csv(out)["inclusion_probability"]
+    assert np.ptp(pi) == 0 and pi.iloc[0] == pytest.approx(500 / 5673)
+    eff = tmp_path / "e.csv"
+    code, _, err = run_cli(capsys, "queue", hmceval_tsv, "--effort-budget", 10.0, "-o", eff)
+    assert code == 0, err
+    t = pd.read_csv(eff)
+    spent = (t["inclusion_probability"] * t["human_effort_predicted_avg"]).sum()
+    assert spent == pytest.approx(10.0, rel=1e-6)
+
+
+def test_routing_stays_the_default_with_a_human_share(capsys, hmceval_tsv, tmp_path):
+    out = tmp_path / "q.csv"
+    assert run_cli(capsys, "queue", hmceval_tsv, "--human-share", 0.5, "--audit", 100,
+                   "-o", out)[0] == 0
+    t = pd.read_csv(out)
+    assert "inclusion_probability" not in t
+    # the paper's N = 2,836 at lambda 4.6, as hmceval assign
+    assert (t["selection"] == "routed").sum() == 2836
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--design", "active", "--human-share", "0.5", "--labels", "10"], "belong to --design routing"),
+    (["--design", "routing", "--labels", "10"], "routing takes --human-share"),
+    (["--design", "active"], "needs a budget"),
+    (["--labels", "10", "--calibration", "50"], "not built yet"),
+    (["--labels", "0"], "must be a number > 0"),
+    (["--labels", "10", "--effort-budget", "3"], "not both"),
+])
+def test_bad_queue_arguments_exit_2(capsys, hmceval_tsv, tmp_path, args, message):
+    out = tmp_path / "q.csv"
+    code, _, err = run_cli(capsys, "queue", hmceval_tsv, *args, "-o", out)
+    assert code == 2
+    assert message in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("edit, message", [
+    ("over_one", "probabilities in (0, 1]"),
+    ("missing", "no inclusion probability on row"),
+    ("mismatch", "does not match column 'selection'"),
+])
+def test_edited_probabilities_are_refused(capsys, hmceval_tsv, tmp_path, edit, message):
+    out = tmp_path / "q.csv"
+    assert run_cli(capsys, "queue", hmceval_tsv, "--labels", 400, "-o", out)[0] == 0
+    t = pd.read_csv(out)
+    row = int(np.flatnonzero(t["selection"] == "audit")[0])
+    if edit == "over_one":
+        t.loc[row, "inclusion_probability"] = 1.5
+    elif edit == "missing":
+        t.loc[row, "inclusion_probability"] = np.nan
+    else:
+        t.loc[row, "inclusion_probability"] = 1.0
+    edited = tmp_path / "edited.csv"
+    t.to_csv(edited, index=False)
+    code, _, err = run_cli(capsys, "estimate", edited)
+    assert code == 2 and message in err and f"row {row + 1}" in err
+    labels = tmp_path / "labels.csv"
+    pd.DataFrame({"sample_id": [1], "label": [0]}).to_csv(labels, index=False)
+    written = tmp_path / "written.csv"
+    code, _, err = run_cli(capsys, "labels", edited, "--from", labels, "-o", written)
+    assert code == 2 and message in err
+    assert not written.exists()
