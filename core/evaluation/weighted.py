@@ -124,7 +124,7 @@ def control_cells(machine: np.ndarray, confidence_scores: np.ndarray, fitted: np
 
 def fit_control(y: np.ndarray, cells: np.ndarray, pi: np.ndarray, n_cells: int,
                 fallback: np.ndarray) -> np.ndarray:
-    """The variance-minimising control of each cell: the weighted mean of y over its rows.
+    """The control of each cell: the 1 / pi weighted mean of y over its labelled rows.
 
     Parameters
     ----------
@@ -133,7 +133,8 @@ def fit_control(y: np.ndarray, cells: np.ndarray, pi: np.ndarray, n_cells: int,
     cells : int array of shape (n,)
         Their cells (:func:`control_cells`).
     pi : array of shape (n,)
-        Their inclusion probabilities; weights (1 - pi) / pi^2, so rows with pi = 1 carry none.
+        Their inclusion probabilities; each row weighs 1 / pi (routed rows, pi = 1, count
+        once; only rows with pi < 1 count towards a cell's minimum).
     n_cells : int
     fallback : array of shape (n_cells,)
         The control of a cell with fewer than :data:`MIN_LABELS` / 2 weighted rows (the
@@ -143,7 +144,9 @@ def fit_control(y: np.ndarray, cells: np.ndarray, pi: np.ndarray, n_cells: int,
     -------
     ndarray of shape (n_cells,)
         With indicator controls the least-squares coefficients are the weighted cell means:
-        the estimator is then a post-stratified (generalised regression) estimator.
+        the estimator is then a post-stratified (generalised regression) estimator. Each
+        mean is shrunk towards ``fallback`` by :data:`PRIOR_ROWS` rows of the cell's mean
+        weight.
     """
     y, pi = np.asarray(y, dtype=float), np.asarray(pi, dtype=float)
     w = 1 / pi
