@@ -37,6 +37,8 @@ from core.evaluation.active import active_design, design_frontier, draw, machine
 from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes  # noqa: E402
 from core.evaluation.planner import default_audit, srs_half_width, srs_size_for_half_width  # noqa: E402
 from core.evaluation.weighted import weighted_estimates  # noqa: E402
+from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
+from core.sae import n_from_share  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -49,12 +51,16 @@ def load_sets() -> list[dict]:
     out.append({"name": "misinfo (pac-labels)", "machine": m["Yhat (GPT4o)"], "gold": m["Y"],
                 "q": m["confidence"], "labels": 292})
     h = pd.read_csv(SHARED / "hmceval" / "ilp_data_trustscore_f2.tsv", sep="\t")
-    out.append({"name": "HMCEval release", "machine": h["machine_predict"], "gold": h["target"],
-                "q": h["machine_confidence"], "labels": int(round(0.15 * len(h))),
-                "effort": h["human_effort_predicted_avg"]})
     d = make_demo()
-    out.append({"name": "demo", "machine": d["machine_label"], "gold": d["human_label"],
-                "q": d["confidence_ts"], "labels": int(round(0.15 * len(d)))})
+    # the product's default budget (the paper's N / M = 0.5), and 15 % as on misinfo
+    for share, tag in ((SHARE, "default N/M"), (0.15, "15 %")):
+        out.append({"name": f"HMCEval release, {tag}", "machine": h["machine_predict"],
+                    "gold": h["target"], "q": h["machine_confidence"],
+                    "labels": n_from_share(share, len(h)),
+                    "effort": h["human_effort_predicted_avg"]})
+        out.append({"name": f"demo, {tag}", "machine": d["machine_label"],
+                    "gold": d["human_label"], "q": d["confidence_ts"],
+                    "labels": n_from_share(share, len(d))})
     for s in out:
         classes = sorted(set(s["gold"]) | set(s["machine"]), key=str)
         idx = {c: i for i, c in enumerate(classes)}
@@ -263,7 +269,7 @@ def main() -> None:
         if args.only is None or args.only in s["name"]:
             compare(s, rounds)
     if args.only is None:
-        effort_budget(sets[1], rounds)
+        effort_budget(sets[3], rounds)
         groups(max(100, rounds // 5))
 
 

@@ -68,6 +68,8 @@ __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATI
 DESIGNS: tuple[str, ...] = ("active", "routing", "random")
 #: Name of the per-row inclusion probability column in a round's table.
 PROBABILITY_COLUMN = "inclusion_probability"
+#: Salt of the Poisson draw's seed.
+DRAW_SALT = 0x4D43E
 #: The floor pi_min as a share of the uniform rate (budget / total cost).
 DEFAULT_FLOOR = 0.35
 #: The recommended design's expected half-width, at most this times PPI++'s (same labels).
@@ -391,7 +393,9 @@ def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: 
 def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
     """Poisson sampling: row i is drawn with probability pi_i, independently. Bool (M,)."""
     pi = np.asarray(pi, dtype=float)
-    rng = np.random.default_rng(int(seed))
+    # the seed is salted: data generated from default_rng(seed)'s own first draws (a
+    # simulation, a demo) would otherwise line up with the draw and make it a fixed cut-off
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), DRAW_SALT]))
     return (rng.random(len(pi)) < pi) | (pi >= 1)
 
 
