@@ -1,4 +1,5 @@
-"""``hmceval certify``: guarantee mode, a certified error bound on the rows the machine keeps."""
+"""``hmceval certify``: guarantee mode, a certified error bound on the rows the machine keeps
+(``--alpha``), or on the overall error of the final labels (``--overall-error``)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         "certify", help="certify the machine's error rate on the rows it keeps (guarantee mode)",
         description="Choose the largest share of rows the machine may keep such that, with "
                     "probability at least 1 - delta over the calibration sample, its error rate "
-                    "on them is at most alpha (fixed-sequence testing over 100 kept shares with "
-                    "one-sided Clopper-Pearson bounds). Calibration rows: selection == "
+                    "on them is at most alpha (fixed-sequence testing over the distinct "
+                    "scores with one-sided Clopper-Pearson bounds); or, with --overall-error "
+                    "EPS, such that the final labels (machine on kept rows, humans elsewhere) "
+                    "differ from the annotators' labels on at most EPS of all rows (exact "
+                    "hypergeometric bound; needs a simple random calibration sample). Both are "
+                    "relative to the annotators' labels. Calibration rows: selection == "
                     "calibration with a human label (without a selection column: every row "
                     "with a human label).")
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table with machine labels, "
                                 "confidences and human labels on the calibration rows")
-    p.add_argument("--alpha", type=float, required=True,
+    p.add_argument("--alpha", type=float,
                    help="largest error rate allowed on kept rows, in (0, 1)")
+    p.add_argument("--overall-error", type=float, metavar="EPS",
+                   help="instead of --alpha: largest overall error of the final labels "
+                        "(machine errors on kept rows / all rows), in (0, 1)")
     p.add_argument("--delta", type=float, required=True,
                    help="allowed probability that the guarantee fails, in (0, 1)")
     p.add_argument("--lam", type=float, default=0.0,
@@ -30,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--audit", type=int, default=0, metavar="N_A",
                    help="after certifying, draw an audit of N_A rows from the rows the machine "
                         "keeps (so that hmceval estimate can give intervals); default 0")
-    p.add_argument("--seed", type=int, default=0, help="seed of the audit draw (default 0)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the audit draw and, with --overall-error, of the order of "
+                        "tied scores (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("-o", "--output", help="write the whole table with its new selection and "
                    "queue_rank as CSV (calibration rows keep their rank, then the audit, then "
@@ -45,15 +55,25 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.evaluation.design import queue_table
     from core.evaluation.guarantee import CERTIFY_KEYS, certify
+    from core.evaluation.pac import PAC_KEYS, certify_overall
 
-    check_fraction(args.alpha, "--alpha")
+    overall = args.overall_error is not None
+    if overall == (args.alpha is not None):
+        raise DataError("give exactly one of --alpha (error on the rows the machine keeps) and "
+                        "--overall-error (overall error of the final labels)")
+    check_fraction(args.overall_error if overall else args.alpha,
+                   "--overall-error" if overall else "--alpha")
     check_fraction(args.delta, "--delta")
     design = load_round(args.path, args.col)
     if args.audit < 0 or not 0 <= args.seed < 2**63:
         raise DataError("--audit must be >= 0 and --seed in [0, 2^63)")
     if args.audit and not args.output:
         raise DataError("--audit needs -o: the audit is written into the output table")
-    res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
+    if overall:
+        res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,
+                              lam=args.lam, seed=args.seed)
+    else:
+        res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
     if args.output:
         from pathlib import Path
 
@@ -79,14 +99,16 @@ def run(args: argparse.Namespace) -> int:
         write_round(design, queue_table(design, selection, rank), out_path)
         to_csv_safe(annotator_table(design, selection, rank, done=has),
                     out_path.with_name(f"{out_path.stem}_to_label.csv"))
-    out = {k: res[k] for k in CERTIFY_KEYS}
-    out["n_required"] = res["n_required"]
+    keys = PAC_KEYS if overall else CERTIFY_KEYS
+    out = {k: res[k] for k in keys}
+    if not overall:
+        out["n_required"] = res["n_required"]
     out["notes"] = res["notes"]
     if args.json:
         print_json(out)
     else:
         print(out["guarantee"])
-        for key in CERTIFY_KEYS[:-1]:
+        for key in keys[:-1]:
             value = out[key]
             print(f"{key:>24}: {value:.6g}" if isinstance(value, float) else f"{key:>24}: {value}")
         for note in out["notes"]:

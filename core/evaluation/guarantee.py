@@ -39,7 +39,7 @@ from core.evaluation.design import Design
 from core.sae import gains
 
 __all__ = ["GRID_SIZE", "required_calibration", "clopper_pearson_upper", "threshold_grid",
-           "CertifyResult", "certify_arrays", "certify", "CERTIFY_KEYS"]
+           "CertifyResult", "certify_arrays", "certify", "CERTIFY_KEYS", "calibration_errors"]
 
 #: Number of thresholds tested (kept shares 1 %, 2 %, ..., 100 %).
 GRID_SIZE = 100
@@ -212,6 +212,31 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
                          steps=steps)
 
 
+def calibration_errors(design: Design) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """The calibration rows of a round, the machine's errors on them, and notes.
+
+    Calibration rows: ``selection == "calibration"`` with a human label (without a selection
+    column: every row with a human label). Returns ``(calibration, errors, notes)``: two bool
+    arrays of shape (M,) (errors False outside the calibration rows) and a list of str.
+    """
+    has = design.has_label
+    notes: list[str] = []
+    if design.has_selection:
+        cal = (design.selection == "calibration") & has
+        unlabelled = int(((design.selection == "calibration") & ~has).sum())
+        if unlabelled:
+            notes.append(f"{unlabelled} calibration rows have no human label yet; they are "
+                         "treated as ordinary rows (the labelled ones stay a random sample only "
+                         "if they were labelled in queue order)")
+    else:
+        cal = has.copy()
+    mach = design.machine_label
+    err = np.zeros(design.M, dtype=bool)
+    idx = np.flatnonzero(cal)
+    err[idx] = [mach[i] != design.human_label[i] for i in idx]
+    return cal, err, notes
+
+
 def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> dict:
     """Certify a round's table: the ``hmceval certify --json`` object plus the new selection.
 
@@ -239,21 +264,7 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
     inp = design.inputs()
     m = design.M
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-    has = design.has_label
-    notes: list[str] = []
-    if design.has_selection:
-        cal = (design.selection == "calibration") & has
-        unlabelled = int(((design.selection == "calibration") & ~has).sum())
-        if unlabelled:
-            notes.append(f"{unlabelled} calibration rows have no human label yet; they are "
-                         "treated as ordinary rows (the labelled ones stay a random sample only "
-                         "if they were labelled in queue order)")
-    else:
-        cal = has.copy()
-    mach = design.machine_label
-    err = np.zeros(m, dtype=bool)
-    idx = np.flatnonzero(cal)
-    err[idx] = [mach[i] != design.human_label[i] for i in idx]
+    cal, err, notes = calibration_errors(design)
     res = certify_arrays(g, cal, err, alpha=alpha, delta=delta)
     n_cal = int(cal.sum())
     selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)
