@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         import pandas as pd
 
         from core.evaluation.design import LABELLED, add_audit, annotator_table
-        from core.sae import gains
+        from core.assignment import gains
 
         selection = res["selection"]
         inp = design.inputs()
@@ -103,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     out = {k: res[k] for k in keys}
     if not overall:
         out["n_required"] = res["n_required"]
+        out["n_start"] = res["n_start"]
     out["notes"] = res["notes"]
     if args.json:
         print_json(out)

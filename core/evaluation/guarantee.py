@@ -1,29 +1,40 @@
 """Guarantee mode: certify that the machine's error rate on the rows it keeps is at most alpha.
 
 The procedure (fixed-sequence testing with one-sided Clopper-Pearson bounds, as "Trust or
-Escalate", Jung et al., ICLR 2025, with HMCEval's effort-aware ranking):
+Escalate", Jung et al., ICLR 2025, with HMCEval's effort-aware ranking and a start where the
+test has power):
 
 1. gains g_i = (b_i - lam l_i) - (a_i - lam k_i) for all M rows (lam = 0 ranks by confidence
    alone). The calibration rows are those marked ``calibration`` that carry a human label
-   (without a selection column: every row with a human label).
-2. A grid fixed by the machine's scores only: for j = 1..100, t_j is the
-   ((j M + 99) // 100)-th smallest gain over all M rows (the machine would keep about j % of
-   the rows).
-3. n_req = ceil(ln(delta) / ln(1 - alpha)), the fewest calibration rows with which a
-   zero-error bound can reach alpha. For j = 1, 2, ...: S_j = calibration rows with
-   g <= t_j, n_j = |S_j|; j is skipped while n_j < n_req; e_j = rows of S_j where the machine
-   label differs from the human one; U_j = the one-sided Clopper-Pearson upper bound at
-   confidence 1 - delta (1 when e_j = n_j, else the 1 - delta quantile of
-   Beta(e_j + 1, n_j - e_j)). If U_j <= alpha, j is accepted and the next j tested; otherwise
-   testing stops.
-4. t = t_j of the last accepted j (none accepted: the machine keeps nothing). Rows outside the
+   (without a selection column: every row with a human label); n of them.
+2. The thresholds are the distinct values t_1 < t_2 < ... of g over all M rows (ties are kept
+   together: a threshold keeps every row with g <= t). F_j = share of the M rows with
+   g <= t_j. Both depend on the machine's scores only.
+3. The start (:func:`start_calibration`): n_start = the fewest rows with which the bound
+   reaches alpha when the observed error rate is f alpha, for the largest f in (3/4, 2/3, 1/2,
+   1/3) with n_start <= n / 2 (else n_req = ceil(ln(delta) / ln(1 - alpha)), the fewest rows
+   with which a zero-error bound reaches alpha). Testing starts at the first j with
+   n F_j >= n_start and n_j >= n_req (step 4): where the test can pass, so one early error
+   among the most confident rows does not end it. n_start depends on alpha, delta and n only,
+   the start on the scores (never on a label).
+4. From the start j = j0, j0 + 1, ...: S_j = calibration rows with g <= t_j, n_j = |S_j|,
+   e_j = rows of S_j where the machine label differs from the human one; U_j = the one-sided
+   Clopper-Pearson upper bound at confidence 1 - delta (1 when e_j = n_j or n_j = 0, else the
+   1 - delta quantile of Beta(e_j + 1, n_j - e_j)). If U_j <= alpha, j is accepted and the next
+   j tested; otherwise testing stops.
+5. t = t_j of the last accepted j (none accepted: the machine keeps nothing). Rows outside the
    calibration sample with g <= t are kept by the machine (``machine``), the others ``routed``.
 
-Why it holds: the thresholds are fixed before any label is seen and are tested in a fixed
-order, each at level delta, so the probability that any accepted threshold has a true error
-rate above alpha is at most delta (fixed-sequence testing needs no multiplicity correction).
-The bound is on the error rate among the rows with g <= t in the population the calibration
-sample was drawn from; ``bench/certify.py`` checks the violation rate by simulation.
+Why it holds: the thresholds and their order (start included) are fixed before any label is
+seen, from the scores, alpha, delta and n, and each is tested at level delta, so the
+probability that any accepted threshold has a true error rate above alpha is at most delta:
+fixed-sequence testing needs no multiplicity correction (a violation needs the first threshold
+in the order whose error rate exceeds alpha to be accepted, one test at level delta). The bound
+is on the error rate among the rows with g <= t in the population the calibration sample was
+drawn from (the machine's labels against the annotators' labels: the guarantee is relative to
+them); ``bench/certify.py`` checks the violation rate by simulation and compares the earlier
+variants (a 1 % grid of kept shares from n_req; other starts; several starts with a Bonferroni
+correction), which kept less in every regime.
 """
 
 from __future__ import annotations
@@ -36,13 +47,18 @@ import pandas as pd
 
 from core.errors import DataError
 from core.evaluation.design import Design
-from core.sae import gains
+from core.assignment import gains
 
-__all__ = ["GRID_SIZE", "required_calibration", "clopper_pearson_upper", "threshold_grid",
+__all__ = ["GRID_SIZE", "START_FRACTIONS", "required_calibration", "start_calibration", "clopper_pearson_upper", "threshold_grid",
            "CertifyResult", "certify_arrays", "certify", "CERTIFY_KEYS", "calibration_errors"]
 
-#: Number of thresholds tested (kept shares 1 %, 2 %, ..., 100 %).
+#: Number of points of :func:`threshold_grid` (kept shares 1 %, 2 %, ..., 100 %; the former
+#: thresholds, kept for comparison in ``bench/certify.py``).
 GRID_SIZE = 100
+
+#: Observed error rates (as fractions of alpha) at which the first test should pass, tried in
+#: this order (step 3 of the module docstring).
+START_FRACTIONS = (3 / 4, 2 / 3, 1 / 2, 1 / 3)
 
 #: Keys of ``hmceval certify --json`` (stable contract), in order.
 CERTIFY_KEYS = ("alpha", "delta", "lambda", "M", "n_calibration", "threshold", "kept_share_grid",
@@ -76,6 +92,25 @@ def required_calibration(alpha: float, delta: float) -> int:
     """
     _check_levels(alpha, delta)
     return int(math.ceil(math.log(delta) / math.log(1 - alpha)))
+
+
+def start_calibration(alpha: float, delta: float, n: int) -> int:
+    """n_start: calibration rows below the first tested threshold (step 3 of the docstring).
+
+    For f in :data:`START_FRACTIONS`, the smallest m with U(floor(f alpha m), m) <= alpha (the
+    bound passes when the observed error rate is f alpha); the first such m <= n / 2, else
+    :func:`required_calibration`.
+    """
+    from scipy.stats import beta
+
+    n_req = required_calibration(alpha, delta)
+    sizes = np.arange(1, max(int(n) // 2, 0) + 1)
+    for f in START_FRACTIONS:
+        e = np.floor(f * alpha * sizes + 1e-12)
+        ok = (e < sizes) & (beta.ppf(1 - delta, e + 1, np.maximum(sizes - e, 1)) <= alpha)
+        if ok.any():
+            return max(int(sizes[np.argmax(ok)]), n_req)
+    return n_req
 
 
 def clopper_pearson_upper(errors: int, n: int, delta: float) -> float:
@@ -125,9 +160,9 @@ class CertifyResult:
     Attributes
     ----------
     threshold : float or None
-        t, or None when no grid point was accepted.
+        t, or None when no threshold was accepted.
     j : int or None
-        Index (1..100) of the accepted grid point.
+        Index (1-based) of the accepted threshold among the distinct gains.
     keep : bool array of shape (M,)
         Rows the machine keeps (g <= t and not calibration).
     calibration : bool array of shape (M,)
@@ -137,9 +172,13 @@ class CertifyResult:
     calibration_kept, calibration_kept_errors : int
         n_j and e_j at t (0 when nothing was accepted).
     steps : pandas.DataFrame
-        One row per grid point: ``j``, ``threshold``, ``n``, ``errors``, ``upper_bound``
-        (NaN where skipped or not tested), ``status`` (``skipped``, ``accepted``,
-        ``rejected``, ``not tested``).
+        One row per distinct gain: ``j``, ``threshold``, ``kept_share`` (F_j), ``n``,
+        ``errors``, ``upper_bound`` (NaN where skipped or not tested), ``status``
+        (``skipped``, ``accepted``, ``rejected``, ``not tested``).
+    n_start : int
+        Calibration rows expected below the first tested threshold (step 3).
+    kept_share : float or None
+        F_j at t: the share of all M rows with g <= t.
     """
 
     threshold: float | None
@@ -151,6 +190,8 @@ class CertifyResult:
     calibration_kept: int
     calibration_kept_errors: int
     steps: pd.DataFrame
+    n_start: int = 0
+    kept_share: float | None = None
 
 
 def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *, alpha: float,
@@ -170,7 +211,10 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
     Returns
     -------
     CertifyResult
+        ``j`` indexes the distinct gains (1-based), ``steps`` has one row per distinct gain.
     """
+    from scipy.stats import beta
+
     g = np.asarray(g, dtype=float)
     cal = np.asarray(calibration, dtype=bool)
     err = np.asarray(errors, dtype=bool)
@@ -179,37 +223,48 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
         raise DataError("no calibration row: certify needs human labels on a simple random "
                         "sample of the rows (selection 'calibration'; draw one with "
                         "hmceval queue --calibration N)")
-    grid = threshold_grid(g)
+    n_cal = int(cal.sum())
+    n_start = start_calibration(alpha, delta, n_cal)
+    sorted_g = np.sort(g, kind="stable")
+    grid = np.unique(sorted_g)
+    share = np.searchsorted(sorted_g, grid, side="right") / len(g)
     order = np.argsort(g[cal], kind="stable")
     cg = g[cal][order]
     cum = np.concatenate([[0], np.cumsum(err[cal][order])])
     n_j = np.searchsorted(cg, grid, side="right")
     e_j = cum[n_j]
-    upper = np.full(GRID_SIZE, np.nan)
-    status = np.full(GRID_SIZE, "not tested", dtype=object)
+    size = len(grid)
+    upper = np.full(size, np.nan)
+    status = np.full(size, "not tested", dtype=object)
+    first = np.flatnonzero((share * n_cal >= n_start - 1e-9) & (n_j >= n_req))
+    j0 = int(first[0]) if len(first) else size
+    status[:j0] = "skipped"
     last = None
-    for j in range(GRID_SIZE):
-        if n_j[j] < n_req:
-            status[j] = "skipped"
-            continue
-        upper[j] = clopper_pearson_upper(int(e_j[j]), int(n_j[j]), delta)
-        if upper[j] <= alpha:
-            status[j] = "accepted"
-            last = j
-        else:
-            status[j] = "rejected"
-            break
-    steps = pd.DataFrame({"j": np.arange(1, GRID_SIZE + 1), "threshold": grid, "n": n_j,
-                          "errors": e_j, "upper_bound": upper, "status": status})
+    if j0 < size:
+        n, e = n_j[j0:], e_j[j0:]
+        ok = (e < n) & (n > 0)
+        u = np.ones(len(n))
+        u[ok] = beta.ppf(1 - delta, e[ok] + 1, n[ok] - e[ok])
+        bad = np.flatnonzero(u > alpha)
+        stop = int(bad[0]) if len(bad) else len(u)
+        upper[j0:j0 + min(stop + 1, len(u))] = u[:stop + 1]
+        status[j0:j0 + stop] = "accepted"
+        if stop < len(u):
+            status[j0 + stop] = "rejected"
+        if stop:
+            last = j0 + stop - 1
+    steps = pd.DataFrame({"j": np.arange(1, size + 1), "threshold": grid, "kept_share": share,
+                          "n": n_j, "errors": e_j, "upper_bound": upper, "status": status})
     if last is None:
         return CertifyResult(threshold=None, j=None, keep=np.zeros(len(g), dtype=bool),
                              calibration=cal, n_required=n_req, risk_upper_bound=None,
-                             calibration_kept=0, calibration_kept_errors=0, steps=steps)
+                             calibration_kept=0, calibration_kept_errors=0, steps=steps,
+                             n_start=n_start, kept_share=None)
     t = float(grid[last])
     return CertifyResult(threshold=t, j=last + 1, keep=(g <= t) & ~cal, calibration=cal,
                          n_required=n_req, risk_upper_bound=float(upper[last]),
                          calibration_kept=int(n_j[last]), calibration_kept_errors=int(e_j[last]),
-                         steps=steps)
+                         steps=steps, n_start=n_start, kept_share=float(share[last]))
 
 
 def calibration_errors(design: Design) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -255,7 +310,7 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
     Returns
     -------
     dict
-        Keys :data:`CERTIFY_KEYS`, then ``n_required``, ``notes`` (list of str), and the
+        Keys :data:`CERTIFY_KEYS`, then ``n_required``, ``n_start``, ``notes`` (list of str), and the
         non-JSON entries ``selection`` (array of shape (M,)) and ``steps`` (DataFrame).
     """
     _check_levels(alpha, delta)
@@ -279,8 +334,8 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
                      f"any bound to reach alpha = {alpha:g} at delta = {delta:g}: nothing can "
                      "be certified; label a larger calibration sample")
     if res.threshold is None:
-        sentence = (f"Nothing could be certified: on the {n_cal} calibration rows no kept share "
-                    f"of the grid reached an error bound of at most {alpha:.1%} with "
+        sentence = (f"Nothing could be certified: on the {n_cal} calibration rows no tested "
+                    f"threshold of the score reached an error bound of at most {alpha:.1%} with "
                     f"{1 - delta:.0%} confidence, so every one of the {rest:,} other rows goes "
                     "to humans.")
         if lam > 0 and n_cal >= res.n_required:
@@ -296,12 +351,12 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
     out = {
         "alpha": float(alpha), "delta": float(delta), "lambda": float(lam), "M": m,
         "n_calibration": n_cal, "threshold": res.threshold,
-        "kept_share_grid": None if res.j is None else res.j / 100,
+        "kept_share_grid": res.kept_share,
         "n_machine": n_machine, "n_human": n_human, "machine_share": share,
         "risk_upper_bound": res.risk_upper_bound, "calibration_kept": res.calibration_kept,
         "calibration_kept_errors": res.calibration_kept_errors,
         "predicted_human_effort": effort, "guarantee": sentence,
-        "n_required": res.n_required, "notes": notes,
+        "n_required": res.n_required, "n_start": res.n_start, "notes": notes,
         "selection": selection, "steps": res.steps,
     }
     return out

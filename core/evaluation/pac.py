@@ -201,6 +201,8 @@ def certify_overall_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.nd
     err_pos = np.flatnonzero(err[order])  # positions of calibration errors along the order
     if k_max is None or len(err_pos) <= k_max:
         stop = m
+    elif k_max < 0:
+        stop = 0  # even a kept set without a calibration error could hide too many errors
     else:
         stop = int(err_pos[k_max])  # keep positions 0 .. stop - 1
     prefix = np.zeros(m, dtype=bool)
@@ -241,7 +243,7 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
         Keys :data:`PAC_KEYS`, then ``notes`` and the non-JSON ``selection`` (shape (M,)).
     """
     from core.evaluation.guarantee import calibration_errors, count_share
-    from core.sae import gains
+    from core.assignment import gains
 
     _check(epsilon, "epsilon (--overall-error)")
     _check(delta, "delta")

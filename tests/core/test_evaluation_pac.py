@@ -1,0 +1,222 @@
+"""Overall-error guarantee (``core.evaluation.pac``): hand-worked bounds, exact validity by
+enumeration of every calibration sample, and Monte-Carlo violation rates across regimes."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import hypergeom
+
+from core.errors import DataError
+from core.evaluation.design import load_design
+from core.evaluation.pac import (PAC_KEYS, certify_overall, certify_overall_arrays,
+                                 max_sampled_errors, unseen_error_upper)
+
+
+def comb_cdf(k: int, m: int, errors: int, n: int) -> float:
+    """P(X <= k), X ~ Hypergeometric(m, errors, n), from binomial coefficients."""
+    return sum(math.comb(errors, i) * math.comb(m - errors, n - i)
+               for i in range(k + 1)) / math.comb(m, n)
+
+
+def test_max_sampled_errors_hand_values():
+    # M = 10, n = 5, epsilon = 0.1 -> c = 1. h(0) = P(X = 0 | 2 errors) = C(8,5)/C(10,5)
+    # = 56/252 = 0.222; h(1) = P(X <= 1 | 3) = (C(7,5) + 3 C(7,4))/252 = 126/252 = 0.5;
+    # h(2) = P(X <= 2 | 4) = (6 + 60 + 120)/252 = 0.738
+    assert comb_cdf(0, 10, 2, 5) == pytest.approx(56 / 252)
+    assert comb_cdf(1, 10, 3, 5) == pytest.approx(0.5)
+    assert max_sampled_errors(10, 5, 0.1, 0.2) == -1  # h(0) > 0.2: nothing can be kept
+    assert max_sampled_errors(10, 5, 0.1, 0.3) == 0
+    assert max_sampled_errors(10, 5, 0.1, 0.5) == 1  # h(1) = 0.5 <= 0.5 < h(2)
+    # c = 5: the 5 unlabelled rows cannot hold 6 errors -> no limit
+    assert max_sampled_errors(10, 5, 0.5, 0.1) is None
+
+
+def test_max_sampled_errors_matches_a_linear_scan_with_scipy():
+    for m, n, eps, d in [(1923, 450, 0.05, 0.05), (500, 100, 0.02, 0.1), (5673, 1000, 0.05, 0.1),
+                         (60, 20, 0.1, 0.05)]:
+        c = math.floor(eps * m)
+        k = -1
+        while hypergeom.cdf(k + 1, m, c + k + 2, n) <= d:
+            k += 1
+        assert max_sampled_errors(m, n, eps, d) == k
+
+
+def test_unseen_error_upper_hand_values():
+    # M = 10, n = 5, k = 0, delta = 0.3: P(X = 0 | 1 error) = 0.5 > 0.3, P(X = 0 | 2) = 0.222
+    assert unseen_error_upper(0, 10, 5, 0.3) == 1
+    # k = n: every unsampled row may be an error
+    assert unseen_error_upper(5, 10, 5, 0.3) == 5
+    # against a scan of the exact cdf
+    for k in range(6):
+        e = max(x for x in range(k, 10 - 5 + k + 1) if comb_cdf(k, 10, x, 5) > 0.1)
+        assert unseen_error_upper(k, 10, 5, 0.1) == e - k
+
+
+def test_certify_overall_hand_case():
+    # g = 0..9, calibration rows 0, 2, 4, 6, 8; the machine is wrong on calibration rows 4 and
+    # 8. epsilon 0.1, delta 0.3 -> k* = 0: stop at the first calibration error (row 4): the
+    # prefix is rows 0..3, the machine keeps rows 1 and 3.
+    g = np.arange(10.0)
+    cal = np.arange(10) % 2 == 0
+    err = np.isin(np.arange(10), [4, 8, 5])  # row 5 is outside the calibration: never read
+    r = certify_overall_arrays(g, cal, err, epsilon=0.1, delta=0.3)
+    assert np.flatnonzero(r.keep).tolist() == [1, 3]
+    assert r.threshold == 3.0 and r.max_calibration_errors == 0
+    assert (r.calibration_kept, r.calibration_kept_errors) == (2, 0)
+    assert r.overall_error_bound == pytest.approx(0.1)  # U(0) - 0 = 1 of 10 rows
+    # delta 0.5 -> k* = 1: stop at the second calibration error (row 8): keep 1, 3, 5, 7
+    r = certify_overall_arrays(g, cal, err, epsilon=0.1, delta=0.5)
+    assert np.flatnonzero(r.keep).tolist() == [1, 3, 5, 7]
+    assert r.calibration_kept_errors == 1
+
+
+def test_certify_overall_zero_errors_all_errors_and_large_epsilon():
+    g = np.arange(10.0)
+    cal = np.arange(10) % 2 == 0
+    none = certify_overall_arrays(g, cal, np.zeros(10, bool), epsilon=0.1, delta=0.3)
+    assert np.flatnonzero(none.keep).tolist() == [1, 3, 5, 7, 9]
+    everything = certify_overall_arrays(g, cal, np.ones(10, bool), epsilon=0.1, delta=0.3)
+    assert not everything.keep.any() and everything.threshold is None
+    assert everything.overall_error_bound is None
+    # epsilon at least the machine's whole error share (all wrong, epsilon 0.5): keep all
+    big = certify_overall_arrays(g, cal, np.ones(10, bool), epsilon=0.5, delta=0.3)
+    assert big.keep.sum() == 5 and big.max_calibration_errors is None
+
+
+def test_certify_overall_single_distinct_score_splits_the_tie():
+    g = np.zeros(10)
+    cal = np.arange(10) % 2 == 0
+    err = np.zeros(10, bool)
+    err[4] = True
+    kept = set()
+    for seed in range(40):
+        r = certify_overall_arrays(g, cal, err, epsilon=0.1, delta=0.3, seed=seed)
+        assert r.threshold in (0.0, None)
+        # k* = 0: the rows kept are those ordered before row 4, never a calibration row
+        assert not (r.keep & cal).any()
+        kept.add(int(r.keep.sum()))
+    assert len(kept) > 2  # the tie is cut at different places by different seeds
+
+
+def exact_violation(g, err, n, eps, delta) -> float:
+    """P(overall error > eps) over every calibration sample of size n (exact enumeration)."""
+    m = len(g)
+    bad = 0
+    total = 0
+    for rows in itertools.combinations(range(m), n):
+        cal = np.zeros(m, bool)
+        cal[list(rows)] = True
+        r = certify_overall_arrays(g, cal, err, epsilon=eps, delta=delta)
+        bad += err[r.keep].sum() > eps * m
+        total += 1
+    return bad / total
+
+
+@pytest.mark.parametrize("errors", [
+    [0, 1, 2, 3],              # errors where the machine is most confident
+    [6, 7, 8, 9, 10, 11],      # errors where it is least confident
+    [1, 4, 7, 10],             # spread
+    list(range(12)),           # every row wrong
+])
+def test_validity_is_exact_over_every_calibration_sample(errors):
+    g = np.arange(12.0)
+    err = np.isin(np.arange(12), errors)
+    for eps, delta in [(0.1, 0.2), (0.2, 0.1), (0.15, 0.3)]:
+        assert exact_violation(g, err, 5, eps, delta) <= delta + 1e-12
+
+
+def test_validity_with_tied_scores_exact():
+    g = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2], float)
+    err = np.isin(np.arange(12), [0, 2, 5, 6, 9])
+    for eps, delta in [(0.1, 0.2), (0.2, 0.1)]:
+        assert exact_violation(g, err, 5, eps, delta) <= delta + 1e-12
+
+
+@pytest.mark.parametrize("m,n,rate,levels", [
+    (60, 20, 0.2, 3),      # small table
+    (2000, 300, 0.02, 50),  # rare errors
+    (1500, 300, 0.2, 4),   # few distinct scores, many ties
+])
+def test_violation_rate_by_simulation(m, n, rate, levels):
+    rng = np.random.default_rng(m)
+    g = rng.integers(0, levels, m).astype(float)
+    # errors more likely at higher gain (less confident), as a real judge
+    err = rng.random(m) < rate * (0.5 + g / max(levels - 1, 1))
+    eps, delta = 0.5 * err.mean(), 0.1
+    viol = 0
+    rounds = 1500
+    for t in range(rounds):
+        cal = np.zeros(m, bool)
+        cal[rng.choice(m, n, replace=False)] = True
+        r = certify_overall_arrays(g, cal, err, epsilon=eps, delta=delta, seed=t)
+        viol += err[r.keep].sum() > eps * m
+    # within three Monte-Carlo standard errors of delta
+    assert viol / rounds <= delta + 3 * math.sqrt(delta * (1 - delta) / rounds)
+
+
+def pac_table(wrong=()):
+    """40 rows, the most confident first (a = 1 - i/100); calibration: the even rows."""
+    n_rows = 40
+    a = 1 - np.arange(n_rows) / 100
+    cal = np.arange(n_rows) % 2 == 0
+    df = pd.DataFrame({"machine_label": [0] * n_rows, "machine_confidence": a,
+                       "human_label": np.where(cal, 0.0, np.nan),
+                       "selection": np.where(cal, "calibration", "")})
+    df.loc[0, "machine_label"] = 1  # two classes; row 0 right
+    df.loc[0, "human_label"] = 1
+    for i in wrong:
+        df.loc[i, "human_label"] = 1
+    return df
+
+
+def test_certify_overall_on_a_design():
+    res = certify_overall(load_design(pac_table()), epsilon=0.1, delta=0.1)
+    assert list(res)[:len(PAC_KEYS)] == list(PAC_KEYS)
+    # no calibration error: every odd row is kept
+    assert res["n_machine"] == 20 and res["saving"] == 0.5 and res["n_human"] == 0
+    # c = 4, n = 20 of 40: h(k) = P(X <= k | 5 + k errors)
+    h0, h1, h2 = comb_cdf(0, 40, 5, 20), comb_cdf(1, 40, 6, 20), comb_cdf(2, 40, 7, 20)
+    assert h0 <= 0.05 < h1 <= 0.1 < h2
+    wrong = pac_table(wrong=[6, 14])
+    # delta 0.1 -> k* = 1: stop at the second calibration error (row 14): keep 1, 3, ..., 13
+    res = certify_overall(load_design(wrong), epsilon=0.1, delta=0.1)
+    assert res["max_calibration_errors"] == 1 and res["n_machine"] == 7
+    assert list(res["selection"][1:14:2]) == ["machine"] * 7
+    assert set(res["selection"][15::2]) == {"routed"}
+    assert res["threshold"] == pytest.approx(0.13)
+    assert (res["calibration_kept"], res["calibration_kept_errors"]) == (7, 1)
+    assert "at most 10.0%" in res["guarantee"] and "90%" in res["guarantee"]
+    # delta 0.05 -> k* = 0: stop at row 6: keep 1, 3, 5
+    res = certify_overall(load_design(wrong), epsilon=0.1, delta=0.05)
+    assert res["n_machine"] == 3 and res["saving"] == 3 / 40
+    # an error on the most confident calibration row and k* = 0: nothing is kept
+    res = certify_overall(load_design(pac_table(wrong=[2])), epsilon=0.1, delta=0.05)
+    assert res["n_machine"] == 1  # row 1 comes before row 2
+    df = pac_table()
+    df.loc[0, "machine_label"] = 0  # row 0 (human 1) becomes an error; row 1 gives two classes
+    df.loc[1, "machine_label"] = 1
+    res = certify_overall(load_design(df), epsilon=0.1, delta=0.05)
+    assert res["n_machine"] == 0 and res["threshold"] is None
+    assert res["guarantee"].startswith("Nothing could be certified")
+
+
+def test_certify_overall_refuses_bad_input():
+    d = load_design(pac_table())
+    with pytest.raises(DataError, match="epsilon"):
+        certify_overall(d, epsilon=1.5, delta=0.1)
+    with pytest.raises(DataError, match="delta"):
+        certify_overall(d, epsilon=0.1, delta=0)
+    df = pac_table()
+    df["selection"] = ""
+    df["human_label"] = np.nan
+    with pytest.raises(DataError, match="no calibration row"):
+        certify_overall(load_design(df), epsilon=0.1, delta=0.1)
+    df = pac_table()
+    df["inclusion_probability"] = np.where(np.arange(40) < 10, 0.9, 0.3)
+    with pytest.raises(DataError, match="inclusion_probability"):
+        certify_overall(load_design(df), epsilon=0.1, delta=0.1)
