@@ -256,3 +256,59 @@ def test_queue_writes_an_answer_free_file_for_annotators(capsys, hmceval_tsv, tm
     assert code == 0
     assert "note: column 'target' (human label) also holds labels on 3,872 rows the round " \
            "does not send to humans: it is a gold column" in out
+
+
+MISINFO_COLS = ["--col", "human_label=Y", "--col", "machine_label=Yhat (GPT4o)",
+                "--col", "machine_confidence=confidence"]
+
+
+def test_certify_overall_error_on_misinfo(capsys, shared_data, tmp_path):
+    from scipy.stats import hypergeom
+
+    src = shared_data / "pac-labels" / "misinfo.csv"
+    q = tmp_path / "q.csv"
+    assert run_cli(capsys, "queue", src, "--calibration", 450, "--seed", 1, "-o", q,
+                   *MISINFO_COLS)[0] == 0
+    c = tmp_path / "c.csv"
+    code, out, err = run_cli(capsys, "certify", q, "--overall-error", 0.05, "--delta", 0.05,
+                             "--json", "-o", c, *MISINFO_COLS)
+    assert code == 0, err
+    res = json.loads(out)
+    assert list(res)[:4] == ["epsilon", "delta", "lambda", "M"]
+    assert res["M"] == 1923 and res["n_calibration"] == 450
+    # k* from scipy by a linear scan: c = floor(0.05 * 1923) = 96
+    k = -1
+    while hypergeom.cdf(k + 1, 1923, 96 + k + 2, 450) <= 0.05:
+        k += 1
+    assert res["max_calibration_errors"] == k
+    assert res["calibration_kept_errors"] <= k
+    assert res["saving"] == pytest.approx(res["n_machine"] / 1923) and res["n_machine"] > 0
+    assert res["overall_error_bound"] <= 0.05 and "hypergeometric" in res["method"]
+    table = pd.read_csv(c)
+    assert (table["selection"] == "machine").sum() == res["n_machine"]
+    assert (table["selection"] == "routed").sum() == res["n_human"]
+    kept = table[table["selection"] == "machine"]
+    routed = table[table["selection"] == "routed"]
+    assert (1 - kept["confidence"] <= res["threshold"] + 1e-12).all()
+    assert (1 - routed["confidence"] >= res["threshold"] - 1e-12).all()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--overall-error", "1.5", "--delta", "0.1"], "--overall-error must be strictly between"),
+    (["--overall-error", "0", "--delta", "0.1"], "--overall-error must be strictly between"),
+    (["--overall-error", "0.05", "--alpha", "0.1", "--delta", "0.1"], "exactly one of --alpha"),
+    (["--delta", "0.1"], "exactly one of --alpha"),
+])
+def test_certify_overall_error_bad_input(capsys, tmp_path, argv, message):
+    df = pd.DataFrame({"machine_label": [0, 1] * 5, "machine_confidence": 0.9,
+                       "human_label": [0, 1] * 5})
+    code, out, err = run_cli(capsys, "certify", write(tmp_path, df), *argv)
+    assert code == 2 and message in err
+
+
+def test_certify_overall_error_without_calibration_rows(capsys, tmp_path):
+    df = pd.DataFrame({"machine_label": [0, 1] * 5, "machine_confidence": 0.9,
+                       "human_label": [None] * 10})
+    code, out, err = run_cli(capsys, "certify", write(tmp_path, df), "--overall-error", 0.05,
+                             "--delta", 0.1)
+    assert code == 2 and "no calibration row" in err
