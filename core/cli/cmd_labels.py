@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import argparse
 
+#: core.evaluation.aggregate.AGGREGATES and core.evaluation.alpha.LEVELS, written out so that
+#: building the parser imports neither numpy nor pandas (a test checks they are the same).
+AGGREGATES = ("majority", "dawid-skene")
+LEVELS = ("nominal", "ordinal", "interval")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "labels", help="merge returned labels (CSV or Label Studio JSON export) into a round table",
         description="Join the labels of a CSV (sample id + label [+ annotator] columns) or of "
                     "Label Studio's JSON export to a round's table by sample id, resolve several "
-                    "annotators by majority (ties are left for adjudication) and write the table "
-                    "with its human-label column filled. Labels accumulate: earlier ones are kept "
-                    "unless the file gives a new one. Then run hmceval estimate on the output. "
+                    "annotators (--aggregate) and write the table with its human-label column "
+                    "filled. Labels accumulate across files: every (sample, annotator, label, "
+                    "seconds) is kept in OUT.labels.csv beside the table, the human label is the "
+                    "aggregate of all of them, re-importing a file changes nothing and an "
+                    "annotator's new label for a sample replaces theirs (said in a note). Then "
+                    "run hmceval estimate on the output. "
                     "The table is written whole or not at all; imports into one table wait for "
                     "each other (OUT.lock beside it); a round table that no longer matches what "
                     "hmceval wrote (OUT.round.json: rows, sample ids) is refused.")
@@ -22,13 +30,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--sample-id-col", default="sample_id", help="(tables) default sample_id")
     p.add_argument("--label-col", default="label", help="(tables) default label")
     p.add_argument("--annotator-col", help="(tables) optional annotator column")
+    p.add_argument("--time-col", help="(tables) optional column of seconds per label (default: "
+                                      "'seconds' when the table has it)")
+    p.add_argument("--aggregate", choices=AGGREGATES, default="majority",
+                   help="how several annotators' labels become one: majority (ties are left "
+                        "for adjudication) or dawid-skene (EM over each annotator's confusion "
+                        "matrix); default majority")
+    p.add_argument("--gold-annotator", metavar="NAME",
+                   help="the annotator whose labels are gold (an adjudicator): their label is "
+                        "the row's, Dawid-Skene holds it fixed, per-annotator agreement with "
+                        "gold is measured on them")
+    p.add_argument("--alpha-level", choices=LEVELS, default="nominal",
+                   help="Krippendorff's alpha's level of measurement (default nominal)")
+    p.add_argument("--json", action="store_true",
+                   help="print the import, the agreement (krippendorff_alpha with its bootstrap "
+                        "interval, Fleiss' and pairwise Cohen's kappa) and per_annotator as JSON")
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
                    help="map a role of the round table (repeatable)")
     p.add_argument("-o", "--output", required=True, help="where to write the labelled table (CSV)")
     p.set_defaults(func=run)
 
 
-def read_label_file(path: str, *, sample_id_col: str, label_col: str, annotator_col: str | None):
+def read_label_file(path: str, *, sample_id_col: str, label_col: str, annotator_col: str | None,
+                    time_col: str | None = None):
     """A :class:`core.evaluation.imports.LabelImport` from a table or a Label Studio export."""
     from pathlib import Path
 
@@ -43,8 +67,40 @@ def read_label_file(path: str, *, sample_id_col: str, label_col: str, annotator_
         head = file.read_bytes()[:4096].lstrip()
         if head.startswith(b"[") and b'"annotations"' in file.read_bytes():
             return labels_from_labelstudio(file.read_bytes())
-    return labels_from_table(load_table(file), sample_id_col=sample_id_col, label_col=label_col,
-                             annotator_col=annotator_col)
+    table = load_table(file)
+    if time_col is None and "seconds" in table.columns and "seconds" not in (
+            sample_id_col, label_col, annotator_col):
+        time_col = "seconds"
+    return labels_from_table(table, sample_id_col=sample_id_col, label_col=label_col,
+                             annotator_col=annotator_col, time_col=time_col)
+
+
+def merge_into_round(args: argparse.Namespace, imported, *, aggregate: str = "majority",
+                     gold_annotator: str | None = None):
+    """Under the caller's lock of ``args.output``: read the round and the votes stored beside
+    the output (else beside the input table), add ``imported``'s, aggregate all of them, write
+    the votes then the table. Returns (design, joined, progress)."""
+    from pathlib import Path
+
+    from core.cli.common import load_round, write_round
+    from core.evaluation.imports import apply_labels, join_labels
+    from core.evaluation.votes import (merge_votes, read_votes, votes_import, votes_path,
+                                       write_votes)
+
+    design = load_round(args.path, args.col)
+    stored = read_votes(votes_path(args.output))
+    if stored is None and Path(args.path).resolve() != Path(args.output).resolve():
+        stored = read_votes(votes_path(args.path))
+    merged = merge_votes(stored, imported)
+    joined = join_labels(votes_import(merged, imported), sample_ids=design.sample_ids(),
+                         classes=list(design.data.labels), aggregate=aggregate,
+                         gold_annotator=gold_annotator)
+    table, progress = apply_labels(design, joined)
+    progress["new_votes"] = merged.new
+    progress["changed_votes"] = len(merged.changed)
+    write_votes(merged.votes, votes_path(args.output))  # the table is recomputed from them
+    write_round(design, table, args.output)
+    return design, joined, progress
 
 
 def report(design, joined, progress: dict, out: str) -> None:
@@ -64,17 +120,32 @@ def run(args: argparse.Namespace) -> int:
     (``OUT.lock`` beside it), so concurrent imports into one table each see the other's labels;
     the write is atomic (a kill leaves the previous table whole)."""
     from core.atomic import check_writable, locked, note_waiting
-    from core.cli.common import load_round, write_round
-    from core.evaluation.imports import apply_labels, join_labels
 
     check_writable(args.output)  # a bad -o fails before the work
     imported = read_label_file(args.source, sample_id_col=args.sample_id_col,
-                               label_col=args.label_col, annotator_col=args.annotator_col)
+                               label_col=args.label_col, annotator_col=args.annotator_col,
+                               time_col=args.time_col)
     with locked(args.output, on_wait=note_waiting):
-        design = load_round(args.path, args.col)
-        joined = join_labels(imported, sample_ids=design.sample_ids(),
-                             classes=list(design.data.labels))
-        table, progress = apply_labels(design, joined)
-        write_round(design, table, args.output)
-    report(design, joined, progress, args.output)
+        design, joined, progress = merge_into_round(args, imported, aggregate=args.aggregate,
+                                                    gold_annotator=args.gold_annotator)
+    finish(args, design, joined, progress)
     return 0
+
+
+def finish(args: argparse.Namespace, design, joined, progress: dict) -> None:
+    """Print the import's report: plain lines, or with ``--json`` one JSON object."""
+    from core.evaluation.annotators import annotator_report, describe
+
+    quality = annotator_report(joined, list(design.data.labels),
+                               level=getattr(args, "alpha_level", "nominal"))
+    if getattr(args, "json", False):
+        from core.cli.common import print_json
+
+        print_json({"output": str(args.output), "progress": progress,
+                    "counts": dict(joined.counts), "adjudication": list(joined.adjudication),
+                    "notices": list(joined.notices), **quality})
+        return
+    report(design, joined, progress, args.output)
+    if quality["n_multi"]:
+        for line in describe(quality):
+            print(line)

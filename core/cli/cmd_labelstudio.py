@@ -6,6 +6,8 @@ import argparse
 import os
 import sys
 
+from core.cli.cmd_labels import AGGREGATES
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -26,18 +28,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         v.add_argument("--col", action="append", metavar="ROLE=NAME")
         if name == "pull":
             v.add_argument("-o", "--output", required=True, help="the labelled table (CSV)")
+            v.add_argument("--aggregate", choices=AGGREGATES, default="majority",
+                           help="as hmceval labels: majority or dawid-skene")
+            v.add_argument("--gold-annotator", metavar="NAME",
+                           help="as hmceval labels: the annotator whose labels are gold")
+            v.add_argument("--json", action="store_true", help="as hmceval labels --json")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from core.cli.cmd_labels import report
+    from core.cli.cmd_labels import finish, merge_into_round
     from core.atomic import check_writable, locked, note_waiting
-    from core.cli.common import load_round, write_round
+    from core.cli.common import load_round
     from core.errors import DataError
     from core.evaluation import labelstudio
-    from core.evaluation.imports import apply_labels, join_labels, labels_from_labelstudio
+    from core.evaluation.imports import labels_from_labelstudio
     from core.evaluation.ls_client import LabelStudioClient
 
     token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
@@ -65,10 +72,7 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
     imported = labels_from_labelstudio(client.export(int(project["id"])))
     with locked(args.output, on_wait=note_waiting):  # as hmceval labels: read, merge, write
-        design = load_round(args.path, args.col)
-        joined = join_labels(imported, sample_ids=design.sample_ids(),
-                             classes=list(design.data.labels))
-        table, progress = apply_labels(design, joined)
-        write_round(design, table, args.output)
-    report(design, joined, progress, args.output)
+        design, joined, progress = merge_into_round(args, imported, aggregate=args.aggregate,
+                                                    gold_annotator=args.gold_annotator)
+    finish(args, design, joined, progress)
     return 0

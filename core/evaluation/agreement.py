@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Agreement", "agreement", "majority_vote"]
+__all__ = ["Agreement", "agreement", "majority_vote", "pair_kappa", "fleiss_kappa"]
 
 
 @dataclass(frozen=True)
@@ -89,25 +89,74 @@ def agreement(items: Sequence[dict[str, Any]]) -> Agreement | None:
     if len(raters) == 2 and all(len(it) == 2 for it in multi):
         r1, r2 = raters
         po = float(np.mean([it[r1] == it[r2] for it in multi]))
-        n = len(multi)
-        c1 = Counter(it[r1] for it in multi)
-        c2 = Counter(it[r2] for it in multi)
-        pe = sum(c1[c] * c2[c] for c in set(c1) | set(c2)) / n ** 2
-        kappa = float("nan") if math.isclose(pe, 1.0) else (po - pe) / (1 - pe)
-        return Agreement("cohen", n, 2, po, float(kappa))
+        kappa = pair_kappa([it[r1] for it in multi], [it[r2] for it in multi])
+        return Agreement("cohen", len(multi), 2, po, kappa)
+    p_bar, kappa = fleiss_kappa(multi)
+    return Agreement("fleiss", len(multi), len(raters), p_bar, kappa)
+
+
+def fleiss_kappa(items: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    """Fleiss' kappa in its form for a varying number of raters per item.
+
+    Parameters
+    ----------
+    items : sequence of dict
+        annotator -> label per item; items with fewer than two labels are ignored.
+
+    Returns
+    -------
+    (percent_agreement, kappa)
+        ``P_i = (sum_c n_ic^2 - n_i) / (n_i (n_i - 1))``, ``P = mean_i P_i``,
+        ``p_c = sum_i n_ic / sum_i n_i``, ``Pe = sum_c p_c^2``, ``kappa = (P - Pe) / (1 - Pe)``
+        (Fleiss 1971 when every item has the same number of raters:
+        ``statsmodels.stats.inter_rater.fleiss_kappa``); NaN when the chance agreement is 1 or
+        no item has two labels.
+    """
     p_items = []
     totals: Counter = Counter()
     n_all = 0
-    for it in multi:
+    for it in items:
+        if len(it) < 2:
+            continue
         counts = Counter(it.values())
         n_i = len(it)
         p_items.append((sum(v * v for v in counts.values()) - n_i) / (n_i * (n_i - 1)))
         totals.update(counts)
         n_all += n_i
+    if not p_items:
+        return float("nan"), float("nan")
     p_bar = float(np.mean(p_items))
     pe = sum((v / n_all) ** 2 for v in totals.values())
     kappa = float("nan") if math.isclose(pe, 1.0) else (p_bar - pe) / (1 - pe)
-    return Agreement("fleiss", len(multi), len(raters), p_bar, float(kappa))
+    return p_bar, float(kappa)
+
+
+def pair_kappa(a: Sequence[Any], b: Sequence[Any]) -> float:
+    """Cohen's kappa of two annotators on the same items, for labels of any kind.
+
+    The labels are coded (the same code for the same label on both sides) and passed to
+    :func:`core.rsm.metrics.cohen_kappa`, the codebase's one Cohen's kappa, with NaN when a
+    single label occurs (scikit-learn's convention: chance agreement is 1).
+
+    Parameters
+    ----------
+    a, b : sequence of hashable, shape (n_items,)
+
+    Returns
+    -------
+    float
+        NaN for no item or a single label overall.
+    """
+    from core.rsm.metrics import cohen_kappa
+
+    if len(a) != len(b):
+        raise ValueError(f"{len(a)} and {len(b)} labels")
+    if not len(a):
+        return float("nan")
+    codes: dict[Any, int] = {}
+    ca = [codes.setdefault(v, len(codes)) for v in a]
+    cb = [codes.setdefault(v, len(codes)) for v in b]
+    return float(cohen_kappa(ca, cb, single_label=float("nan")))
 
 
 def majority_vote(labels: Iterable[Any]) -> tuple[Any, bool]:

@@ -30,10 +30,12 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
-from core.evaluation.agreement import Agreement, agreement, majority_vote
+from core.evaluation.aggregate import aggregate_labels
+from core.evaluation.agreement import Agreement, agreement
 from core.evaluation.design import LABELLED, queue_table
 from core.evaluation.labels import LabelImport, is_missing, label_key, some_values
 from core.evaluation.ls_export import CHOICES_NAME, labels_from_labelstudio
+from core.evaluation.votes import check_seconds
 
 __all__ = ["LabelImport", "Agreement", "JoinedLabels", "labels_from_table",
            "labels_from_labelstudio", "join_labels", "agreement", "apply_labels", "CHOICES_NAME",
@@ -60,9 +62,9 @@ class JoinedLabels:
         Number of annotators who labelled each row (skips not counted).
     n_skips : numpy.ndarray of shape (M,), dtype int64
         Number of skipped/cancelled annotations of each row.
-    votes : pandas.DataFrame of shape (L, 4)
+    votes : pandas.DataFrame of shape (L, 5)
         One line per label: ``row`` (0-based dataset row), ``sample_id``, ``annotator``,
-        ``label`` (class value).
+        ``label`` (class value), ``seconds`` (NaN where unknown).
     adjudication : tuple of str
         Sample ids whose annotators tie.
     agreement : Agreement or None
@@ -71,7 +73,11 @@ class JoinedLabels:
         ``rows`` (M), ``labels`` (L), ``labelled`` (rows with a resolved label), ``ties``,
         ``skipped`` (rows with only skips), ``skips`` (skipped/cancelled annotations),
         ``multi`` (rows with two or more labels), ``annotators`` (distinct annotators),
-        ``unannotated`` (Label Studio tasks nobody annotated yet).
+        ``unannotated`` (Label Studio tasks nobody annotated yet), ``gold`` (rows with a gold
+        annotator's label).
+    aggregate : str
+        How the labels were aggregated (``"majority"``, ``"dawid-skene"``).
+    gold_annotator : str or None
     notices : tuple of str
         Plain-words remarks, for the page and the CLI.
     """
@@ -85,6 +91,8 @@ class JoinedLabels:
     agreement: Agreement | None
     counts: dict[str, int]
     notices: tuple[str, ...] = field(default_factory=tuple)
+    aggregate: str = "majority"
+    gold_annotator: str | None = None
 
     @property
     def has_label(self) -> np.ndarray:
@@ -95,7 +103,8 @@ class JoinedLabels:
 # --------------------------------------------------------------------------- table (CSV)
 
 def labels_from_table(df: pd.DataFrame, *, sample_id_col: str = "sample_id", label_col: str,
-                      annotator_col: str | None = None) -> LabelImport:
+                      annotator_col: str | None = None,
+                      time_col: str | None = None) -> LabelImport:
     """Labels from a table the user uploads.
 
     Parameters
@@ -108,6 +117,9 @@ def labels_from_table(df: pd.DataFrame, *, sample_id_col: str = "sample_id", lab
         Column holding the label (as the dataset writes its classes).
     annotator_col : str, optional
         Column naming the annotator; without it each sample may appear once.
+    time_col : str, optional
+        Column holding the seconds each label took (empty cells: unknown); negative, text or
+        absurd times are refused (:func:`core.evaluation.votes.check_seconds`).
 
     Returns
     -------
@@ -126,12 +138,15 @@ def labels_from_table(df: pd.DataFrame, *, sample_id_col: str = "sample_id", lab
     wanted = [("sample id", sample_id_col), ("label", label_col)]
     if annotator_col is not None:
         wanted.append(("annotator", annotator_col))
+    if time_col is not None:
+        wanted.append(("time", time_col))
     missing = [f"'{col}' ({role})" for role, col in wanted if col not in df.columns]
     if missing:
         raise DataError(f"the labels table lacks column {', '.join(missing)}; available: "
                         f"{', '.join(map(str, df.columns)) or '(none)'}")
-    if len({sample_id_col, label_col, annotator_col} - {None}) < len(wanted):
-        raise DataError("the sample id, label and annotator columns must be different columns")
+    if len({sample_id_col, label_col, annotator_col, time_col} - {None}) < len(wanted):
+        raise DataError("the sample id, label, annotator and time columns must be different "
+                        "columns")
     ids = df[sample_id_col].tolist()
     labels = df[label_col].tolist()
     annotators = df[annotator_col].tolist() if annotator_col is not None else [""] * len(df)
@@ -165,16 +180,26 @@ def labels_from_table(df: pd.DataFrame, *, sample_id_col: str = "sample_id", lab
         raise DataError(f"the labels table has more than one row for sample_id '{s}'{who}: "
                         f"{describe_rows(rows)}{more}; keep one row per sample and annotator"
                         f"{hint}")
+    seconds: tuple[float, ...] = ()
+    if time_col is not None:
+        t = pd.to_numeric(df[time_col].where(~df[time_col].map(is_missing)), errors="coerce")
+        text = [i for i in keep if pd.isna(t.iat[i]) and not is_missing(df[time_col].iat[i])]
+        if text:
+            raise DataError(f"column '{time_col}' (seconds per label) is not a number on "
+                            f"{describe_rows(text)}; nothing was imported")
+        seconds = tuple(float(t.iat[i]) for i in keep)
+        check_seconds(seconds, [f"row {i + 1}" for i in keep])
     return LabelImport(source="table", sample_id=tuple(sid), annotator=tuple(ann),
                        label=tuple(label_key(labels[i]) for i in keep),
                        where=tuple(f"row {i + 1}" for i in keep), n_tasks=len(df),
-                       notices=tuple(notices))
+                       notices=tuple(notices), seconds=seconds)
 
 
 # --------------------------------------------------------------------------- join
 
 def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray,
-                classes: Sequence[Any]) -> JoinedLabels:
+                classes: Sequence[Any], aggregate: str = "majority",
+                gold_annotator: str | None = None) -> JoinedLabels:
     """Join imported labels to the rows of a dataset and resolve several annotators.
 
     Parameters
@@ -186,11 +211,16 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
     classes : sequence
         The dataset's class values; an imported label matches class ``c`` when it equals
         ``str(c)`` (or ``c`` written without a trailing ``.0``).
+    aggregate : {"majority", "dawid-skene"}, default="majority"
+        How several annotators' labels become one (:mod:`core.evaluation.aggregate`).
+    gold_annotator : str, optional
+        The annotator whose labels are gold (an adjudicator, an expert): their label is the
+        row's label, and Dawid-Skene holds it fixed; they are not counted in the agreement.
 
     Returns
     -------
     JoinedLabels
-        Each row's label is the majority vote of its annotators; a tie leaves it unlabelled
+        Each row's label is the aggregate of its annotators; a tie leaves it unlabelled
         (state ``"tie"``) and lists it for adjudication.
 
     Raises
@@ -257,29 +287,30 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
     label = np.full(m, None, dtype=object)
     state = np.full(m, "", dtype=object)
     n_ann = np.zeros(m, dtype=np.int64)
-    ties: list[int] = []
     for r, votes in per_row.items():
         n_ann[r] = len(votes)
-        winner, tie = majority_vote(votes.values())
-        if tie:
-            state[r] = "tie"
-            ties.append(r)
-        else:
-            state[r] = "labelled"
-            label[r] = winner
+    agg = _aggregate(per_row, m, classes, aggregate, gold_annotator)
+    for r in np.flatnonzero(agg.tie):
+        state[r] = "tie"
+    for r in np.flatnonzero(agg.label >= 0):
+        state[r] = "labelled"
+        label[r] = classes[agg.label[r]]
+    ties = [int(r) for r in np.flatnonzero(agg.tie)]
     state[(state == "") & (n_skips > 0)] = "skipped"
-    ties.sort()
-    agree = agreement([per_row[r] for r in sorted(per_row)])
+    agree = agreement([{a: v for a, v in per_row[r].items() if a != gold_annotator}
+                       for r in sorted(per_row)])
     votes_df = pd.DataFrame({"row": np.asarray(rows, dtype=np.int64),
                              "sample_id": list(imported.sample_id),
                              "annotator": list(imported.annotator),
-                             "label": pd.Series(vote_lab, dtype=object)})
+                             "label": pd.Series(vote_lab, dtype=object),
+                             "seconds": imported.times()})
     counts_out = {"rows": m, "labels": imported.n_labels,
                   "labelled": int((state == "labelled").sum()), "ties": len(ties),
                   "skipped": int((state == "skipped").sum()), "skips": len(imported.skipped),
                   "multi": int((n_ann >= 2).sum()),
                   "annotators": len(set(imported.annotator)),
-                  "unannotated": len(imported.unannotated)}
+                  "unannotated": len(imported.unannotated),
+                  "gold": sum(1 for v in per_row.values() if gold_annotator in v)}
     notices = list(imported.notices)
     notices.append(f"{counts_out['labelled']:,} of {m:,} rows have a label from this import"
                    + (f" ({imported.n_labels:,} labels in all)"
@@ -303,7 +334,29 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
     return JoinedLabels(label=pd.Series(label, dtype=object, name="human_label"), state=state,
                         n_annotators=n_ann, n_skips=n_skips, votes=votes_df,
                         adjudication=tuple(ids[r] for r in ties), agreement=agree,
-                        counts=counts_out, notices=tuple(notices))
+                        counts=counts_out, notices=tuple(notices), aggregate=aggregate,
+                        gold_annotator=gold_annotator)
+
+
+def _aggregate(per_row: dict[int, dict[str, Any]], m: int, classes: list, method: str,
+               gold_annotator: str | None):
+    """:func:`core.evaluation.aggregate.aggregate_labels` over ``row -> {annotator: class}``;
+    the gold annotator's labels are the gold codes."""
+    code = {c: i for i, c in enumerate(classes)}
+    names = sorted({a for v in per_row.values() for a in v if a != gold_annotator})
+    who = {a: i for i, a in enumerate(names)}
+    item, ann, lab = [], [], []
+    gold = np.full(m, -1, dtype=np.int64)
+    for r, votes in per_row.items():
+        for a, c in votes.items():
+            if a == gold_annotator:
+                gold[r] = code[c]
+            else:
+                item.append(r)
+                ann.append(who[a])
+                lab.append(code[c])
+    return aggregate_labels(item, ann, lab, n_items=m, n_annotators=max(len(names), 1),
+                            n_classes=max(len(classes), 1), method=method, gold=gold)
 
 
 # --------------------------------------------------------------------------- into a table
@@ -376,6 +429,7 @@ def apply_labels(design, joined: JoinedLabels) -> tuple[pd.DataFrame, dict[str, 
     col = design.data.roles.get("human_label") or "human_label"
     out = queue_table(design, design.selection)
     current = np.where(np.isin(design.selection, LABELLED), design.human_label, None)
+    current = np.where(joined.state == "tie", None, current)  # its votes no longer agree
     values = np.where(new, joined.label.to_numpy(dtype=object), current)
     out[col] = pd.Series(values, index=out.index, dtype=object)
     need = np.isin(design.selection, LABELLED)

@@ -90,6 +90,9 @@ class LabelImport:
         Tasks in the export, rows in the table.
     notices : tuple of str
         Plain-words remarks about what was read or left out.
+    seconds : tuple of float, length L (or empty)
+        The time each label took, in seconds (Label Studio's ``lead_time``, a table's time
+        column), NaN where unknown; empty when the source records no time.
     """
 
     source: str
@@ -101,13 +104,22 @@ class LabelImport:
     unannotated: tuple[str, ...] = ()
     n_tasks: int = 0
     notices: tuple[str, ...] = ()
+    seconds: tuple[float, ...] = ()
 
     @property
     def n_labels(self) -> int:
         """Number of labels (one per sample and annotator)."""
         return len(self.label)
 
+    def times(self) -> np.ndarray:
+        """The seconds of every label, shape (L,), NaN where unknown."""
+        if len(self.seconds) == len(self.label):
+            return np.asarray(self.seconds, dtype=float)
+        return np.full(len(self.label), np.nan)
+
     def frame(self) -> pd.DataFrame:
-        """The labels as a table with columns ``sample_id``, ``annotator``, ``label``."""
+        """The labels as a table with columns ``sample_id``, ``annotator``, ``label``,
+        ``seconds`` (NaN where unknown)."""
         return pd.DataFrame({"sample_id": list(self.sample_id),
-                             "annotator": list(self.annotator), "label": list(self.label)})
+                             "annotator": list(self.annotator), "label": list(self.label),
+                             "seconds": self.times()})

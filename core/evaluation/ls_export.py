@@ -19,6 +19,7 @@ import numpy as np
 from core.errors import DataError
 from core.evaluation.labels import LabelImport, is_missing, label_key, some_values
 from core.evaluation.labelstudio import CHOICES_NAME
+from core.evaluation.votes import check_seconds
 
 __all__ = ["labels_from_labelstudio", "CHOICES_NAME"]
 
@@ -32,6 +33,17 @@ def _annotator(completed_by: Any) -> str:
                 return label_key(completed_by[key])
         return ""
     return "" if completed_by is None else label_key(completed_by)
+
+
+def _lead_time(value: Any, where: str, who: str) -> float:
+    """An annotation's ``lead_time`` (seconds spent on it) as a float; NaN when absent."""
+    if value is None or isinstance(value, bool):
+        return float("nan")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise DataError(f"{where}: annotator {who or '?'}'s lead_time {value!r} is not a "
+                        "number of seconds") from None
 
 
 def _choices(result: Any, where: str) -> list[Any]:
@@ -67,7 +79,8 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
     Returns
     -------
     LabelImport
-        One label per task and annotator. Skipped tasks (``was_cancelled``) are listed in
+        One label per task and annotator, with its ``lead_time`` as ``seconds`` (NaN when the
+        export has none). Skipped tasks (``was_cancelled``) are listed in
         ``skipped``; tasks without annotations in ``unannotated``. An annotation with an empty
         result (submitted without a choice) is left out and reported; when one annotator
         annotated a task twice, their last annotation (highest id) is kept and reported.
@@ -76,7 +89,8 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
     ------
     DataError
         Not a list of tasks, a task without ``data.sample_id`` or ``annotations`` (naming the
-        task), an annotation with several choices.
+        task), an annotation with several choices, a lead time that is not a number or is
+        negative or absurd (:func:`core.evaluation.votes.check_seconds`).
     """
     if isinstance(export, (bytes, bytearray)):
         export = export.decode("utf-8-sig")
@@ -97,6 +111,7 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
     lab: list[str] = []
     where: list[str] = []
     ann_id: list[Any] = []
+    secs: list[float] = []
     skipped: list[tuple[str, str, str]] = []
     unannotated: list[str] = []
     empty: list[str] = []
@@ -143,6 +158,7 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
             lab.append(label_key(values[0]))
             where.append(name)
             ann_id.append(a.get("id"))
+            secs.append(_lead_time(a.get("lead_time"), name, who))
     notices: list[str] = []
     # one label per sample and annotator: keep the last annotation (highest id, else last read)
     last: dict[tuple[str, str], int] = {}
@@ -162,11 +178,13 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
                        f"same sample (sample ids {some_values(twice)}); the latest one of each "
                        "is kept")
         keep = sorted(last.values())
-        sid, ann, lab, where = ([x[i] for i in keep] for x in (sid, ann, lab, where))
+        sid, ann, lab, where, secs = ([x[i] for i in keep]
+                                      for x in (sid, ann, lab, where, secs))
     if empty:
         notices.append(f"{len(empty)} annotations were submitted without a choice and are left "
                        f"out (sample ids {some_values(sorted(set(empty)))})")
+    check_seconds(secs, [f"{w} (lead_time)" for w in where])
     return LabelImport(source="labelstudio", sample_id=tuple(sid), annotator=tuple(ann),
                        label=tuple(lab), where=tuple(where), skipped=tuple(skipped),
                        unannotated=tuple(unannotated), n_tasks=len(export),
-                       notices=tuple(notices))
+                       notices=tuple(notices), seconds=tuple(secs))

@@ -203,7 +203,7 @@ def test_labelstudio_join_majority_ties_skips_and_agreement():
     assert j.n_skips.tolist() == [0, 1, 0, 0, 1, 0]
     assert j.adjudication == ("4",)
     assert j.counts == {"rows": 6, "labels": 5, "labelled": 2, "ties": 1, "skipped": 1,
-                        "skips": 2, "multi": 2, "annotators": 2, "unannotated": 1}
+                        "skips": 2, "multi": 2, "annotators": 2, "unannotated": 1, "gold": 0}
     # samples 1 (u, u) and 4 (s, u), annotators 1 and 2: po = 1/2;
     # annotator 1 (u, s), annotator 2 (u, u): pe = 1/2 * 2/2 + 1/2 * 0 = 1/2 -> kappa = 0
     assert j.agreement.method == "cohen"
