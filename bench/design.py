@@ -38,7 +38,7 @@ from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes  # n
 from core.evaluation.planner import default_audit, srs_half_width, srs_size_for_half_width  # noqa: E402
 from core.evaluation.weighted import weighted_estimates  # noqa: E402
 from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
-from core.sae import n_from_share  # noqa: E402
+from core.assignment import n_from_share  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 

@@ -8,7 +8,7 @@ rows take about half an hour on an idle 2-core CPU, much longer on a shared one)
 
 - test accuracy and macro F1 of the classifier;
 - each estimator's AUC and top-50% accuracy (plus AURC and ECE);
-- the SAE result at N/M = 0.5 with uniform effort and lambda = 0 (``core.sae``, exactly N
+- the SAE result at N/M = 0.5 with uniform effort and lambda = 0 (``core.assignment``, exactly N
   samples to humans: the N least confident), accuracy and macro F1 per estimator;
 - wall times: fine-tuning, inference (samples/s), trust score, TCP.
 
@@ -35,8 +35,8 @@ from core.mce.classifier import ClassifierConfig, default_model_dir  # noqa: E40
 from core.mce.confidence import TCP  # noqa: E402
 from core.mce.metrics import confidence_report  # noqa: E402
 from core.mce.pipeline import CONFIDENCE_COLUMNS, train_and_score  # noqa: E402
-from core.reliability import classification_scores  # noqa: E402
-from core.sae import SAEInputs, evaluate, n_from_share, solve  # noqa: E402
+from core.assignment import classification_scores  # noqa: E402
+from core.assignment import SAEInputs, evaluate, n_from_share, solve  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "diasafety"
 

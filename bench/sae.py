@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.data import load_table, prepare  # noqa: E402
-from core.sae import (SAEInputs, evaluate, lambda_grid, lambda_range, n_from_share,  # noqa: E402
+from core.assignment import (SAEInputs, evaluate, lambda_grid, lambda_range, n_from_share,  # noqa: E402
                       solve_fast, solve_ilp, sweep)
 from _timing import argsort_reference  # noqa: E402
 

@@ -22,6 +22,7 @@ from _timing import best_of  # noqa: E402
 from sklearn.metrics import accuracy_score  # noqa: E402
 
 import core.clembench as sk  # noqa: E402
+import core.demo.clembench as sk_demo  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "clembench"
 
@@ -40,9 +41,9 @@ def main() -> None:
 
     # 2. simulated episodes
     n = args.episodes
-    profiles = list(sk.DEMO_PROFILES)
+    profiles = list(sk_demo.DEMO_PROFILES)
     t0 = time.perf_counter()
-    logs = [sk.simulate_episode(profile=profiles[i % len(profiles)],
+    logs = [sk_demo.simulate_episode(profile=profiles[i % len(profiles)],
                                 domain=("travel-booking", "job-interview")[i % 2], seed=i) for i in range(n)]
     t_sim = time.perf_counter() - t0
     print(f"simulated episodes: {n} in {t_sim:.2f} s ({t_sim / n * 1e3:.2f} ms/episode)")

@@ -21,6 +21,7 @@ from _timing import best_of  # noqa: E402
 import torch  # noqa: E402
 
 import core.tooltalk as tt  # noqa: E402
+import core.demo.tooltalk as tt_demo  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "tooltalk"
 
@@ -31,7 +32,7 @@ def main() -> None:
     args = ap.parse_args()
 
     files = sorted((SHARED / "easy").glob("*.json")) + sorted((SHARED / "tooltalk").glob("*.json"))
-    raw = [(p.name, tt.ground_truth_as_predictions(json.loads(p.read_text(encoding="utf-8")))) for p in files]
+    raw = [(p.name, tt_demo.ground_truth_as_predictions(json.loads(p.read_text(encoding="utf-8")))) for p in files]
     blobs = [(n, json.dumps(o).encode()) for n, o in raw]
     t_load = best_of(lambda: [tt.load_conversation_bytes(b, source=n) for n, b in blobs])
     convs = [tt.load_conversation_bytes(b, source=n) for n, b in blobs]

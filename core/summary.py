@@ -112,7 +112,7 @@ class TradeoffSummary:
 
 def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
                      machine_expected: float | None = None) -> TradeoffSummary:
-    """The plain-language summary of an assignment (:func:`core.report.assignment_json`).
+    """The plain-language summary of an assignment (:func:`core.assignment.report.assignment_json`).
 
     Parameters
     ----------
@@ -226,7 +226,7 @@ def round_sentence(summary: dict[str, Any]) -> str:
 
 
 def beyond_lambda_range(n_beyond: int, mode: str) -> str:
-    """What happens for lambda above the range's end (:class:`core.sae.LambdaRange`), in words.
+    """What happens for lambda above the range's end (:class:`core.assignment.LambdaRange`), in words.
 
     >>> beyond_lambda_range(0, "at_most")
     'no sample goes to humans'

@@ -12,8 +12,8 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_figure,
                                    frontier_figure)
-from core.report import assignment_table, per_class_report
-from core.sae import lambda_grid
+from core.assignment import assignment_table, per_class_report
+from core.assignment import lambda_grid
 from core.serialize import dumps
 from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, pct, per_unit,
                           tradeoff_summary)

@@ -12,7 +12,7 @@ from core.errors import DataError
 from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
 from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
-from core.sae import lambda_grid
+from core.assignment import lambda_grid
 from pages._common import (data_lambda_range, fmt, get_data, get_params, init_state, next_step,
                            set_data, show_error, synced)
 

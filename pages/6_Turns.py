@@ -8,7 +8,7 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.turns import turn_figure
-from core.turns import per_turn_from, turn_base_for
+from core.assignment import per_turn_from, turn_base_for
 from pages._common import (column_config, current_assignment, get_data, get_params, init_state, next_step,
                            show_error)
 

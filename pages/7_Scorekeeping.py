@@ -5,11 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core.demo.clembench import DEMO_PROFILES, demo_episodes
 from core.clembench import (
-    DEMO_PROFILES,
     EPISODE_KEYS,
     accuracy_curves,
-    demo_episodes,
     episode_table,
     load_uploads,
     middle_round,

@@ -10,13 +10,12 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.figures.tooltalk import ACTION_MARK, action_figure, conversation_figure, tool_figure
 from core.serialize import dumps
+from core.demo.tooltalk import DEMO_PERTURBATIONS, demo_conversations
 from core.tooltalk import (
-    DEMO_PERTURBATIONS,
     EncoderUnavailableError,
     action_breakdown,
     conversation_table,
     default_similarity,
-    demo_conversations,
     exact_similarity,
     incorrect_actions,
     load_uploads,

@@ -40,7 +40,7 @@ from core.data import EvalData, prepare
 from core.defaults import HUMAN_SHARE, LAMBDA, MODE
 from core.demo import make_demo
 from core.errors import DataError
-from core.sae import (Assignment, Constraints, LambdaRange, SAEInputs, constraints_from_settings,
+from core.assignment import (Assignment, Constraints, LambdaRange, SAEInputs, constraints_from_settings,
                       lambda_grid, lambda_range, n_from_share, solve, sweep)
 from core.summary import data_effort_unit, per_unit
 
@@ -177,7 +177,7 @@ def set_data(data: EvalData, *, source: str) -> None:
 
 
 def lambda_below_pivot(rng: LambdaRange) -> float | None:
-    """The largest step of the λ slider's grid (:func:`core.sae.lambda_grid`) below
+    """The largest step of the λ slider's grid (:func:`core.assignment.lambda_grid`) below
     ``rng.pivot``, the λ under which every sample N allows goes to humans; None when there is
     no such step."""
     if rng.pivot is None or not 0 < rng.pivot < math.inf:
@@ -232,9 +232,9 @@ def get_params() -> Params:
 
 
 def build_constraints(data: EvalData, spec: dict) -> Constraints | None:
-    """The UI's constraint settings (session key ``constraints``) as :class:`core.sae.Constraints`.
+    """The UI's constraint settings (session key ``constraints``) as :class:`core.assignment.Constraints`.
 
-    The same :func:`core.sae.constraints_from_settings` as ``hmceval assign``; None when unset.
+    The same :func:`core.assignment.constraints_from_settings` as ``hmceval assign``; None when unset.
 
     Raises
     ------
@@ -289,7 +289,7 @@ def _lambda_range_cached(data_key: str, _inp: SAEInputs, n_human: int, mode: str
 
 
 def current_lambda_range() -> LambdaRange:
-    """:func:`core.sae.lambda_range` of the active data at the current N and mode (cached)."""
+    """:func:`core.assignment.lambda_range` of the active data at the current N and mode (cached)."""
     p = get_params()
     return _lambda_range_cached(st.session_state["data_key"], sae_inputs(), p.n_human, p.mode)
 
@@ -300,7 +300,7 @@ def _data_lambda_range_cached(data_key: str, _inp: SAEInputs) -> LambdaRange:
 
 
 def data_lambda_range() -> LambdaRange:
-    """:func:`core.sae.lambda_range` of the active data with every sample allowed to humans
+    """:func:`core.assignment.lambda_range` of the active data with every sample allowed to humans
     ("at most" M): a range that does not move with N or the mode (the Trade-off page's
     frontier grid); cached on the data."""
     return _data_lambda_range_cached(st.session_state["data_key"], sae_inputs())
@@ -310,14 +310,14 @@ def data_lambda_range() -> LambdaRange:
 def _result_cached(data_key: str, lam: float, n_human: int, mode: str, cons_key: str,
                    _data: EvalData, _inp: SAEInputs, _assignment: Assignment,
                    _lam_range: LambdaRange) -> dict:
-    from core.report import assignment_json
+    from core.assignment import assignment_json
 
     return assignment_json(_data, _inp, _assignment, lam_range=_lam_range)
 
 
 def current_result() -> tuple[SAEInputs, Assignment, dict]:
     """The assignment at the current parameters and its metrics object
-    (:func:`core.report.assignment_json`, with the cached λ range), cached like
+    (:func:`core.assignment.report.assignment_json`, with the cached λ range), cached like
     :func:`current_assignment`.
 
     Raises
@@ -336,7 +336,7 @@ def current_result() -> tuple[SAEInputs, Assignment, dict]:
 @st.cache_data(show_spinner=False, max_entries=64)
 def cached_sweep(data_key: str, _inp: SAEInputs, lams: tuple, shares: tuple | None,
                  n_values: tuple | None, mode: str) -> pd.DataFrame:
-    """:func:`core.sae.sweep`, cached on the data fingerprint and the grid."""
+    """:func:`core.assignment.sweep`, cached on the data fingerprint and the grid."""
     return sweep(_inp, lams=list(lams), shares=None if shares is None else list(shares),
                  n_values=None if n_values is None else list(n_values), mode=mode)
 

@@ -34,7 +34,7 @@ def hmceval_data(hmceval_tsv):
 
 @pytest.fixture(scope="session")
 def hmceval_inputs(hmceval_data):
-    from core.sae import SAEInputs
+    from core.assignment import SAEInputs
 
     return SAEInputs.from_data(hmceval_data)
 

@@ -41,10 +41,8 @@ The package's parts, from the bottom up (each imports only the ones above it in 
 * :mod:`core.clembench.aggregate`: :func:`aggregate_scores`, :func:`aggregate_by`,
   :func:`scores_report`;
 * :mod:`core.clembench.tables`: the tables of the page and the CLI;
-* :mod:`core.demo.clembench` (former name ``core.clembench.demo``): the deterministic simulator
-  of the dashboard's demo episodes, re-exported here on first use.
-
-``core.scorekeeping`` is the same package under its former name.
+clembench's demo (the deterministic simulator of the dashboard's demo episodes) lives in
+:mod:`core.demo.clembench`, which imports this package's parts (never the reverse).
 """
 
 from __future__ import annotations
@@ -64,19 +62,6 @@ from core.clembench.slots import INSTANCE_FILE, check_n_slots, instance_n_slots,
 from core.clembench.score import score_episode, score_episodes, compare_scores, same_score
 from core.clembench.aggregate import aggregate_scores, aggregate_by, scores_report
 from core.clembench.tables import episode_table, accuracy_curves
-
-#: Names of :mod:`core.demo.clembench`, re-exported on first use (:func:`__getattr__`): the demo
-#: imports this package's parts, so importing it here would be an import cycle.
-_DEMO_NAMES = ("simulate_episode", "demo_episodes", "DEMO_PROFILES")
-
-
-def __getattr__(name: str):
-    if name in _DEMO_NAMES:
-        from core.demo import clembench as demo
-
-        return getattr(demo, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 __all__ = [
     "TURN_KEYS",
@@ -111,9 +96,6 @@ __all__ = [
     "load_uploads",
     "episode_table",
     "accuracy_curves",
-    "simulate_episode",
-    "demo_episodes",
-    "DEMO_PROFILES",
     "ABORTED",
     "ACCURACY",
     "CLEMSCORE",

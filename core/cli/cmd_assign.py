@@ -33,11 +33,11 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import assignment_from_args, load_dataset, note_nothing_routed, print_json
     from core.csv_safe import to_csv_safe
     from core.errors import DataError
-    from core.report import assignment_json, assignment_table
+    from core.assignment import assignment_json, assignment_table
 
     check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
     check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
-    # lambda and the human share are checked by core.sae (the page's messages)
+    # lambda and the human share are checked by core.assignment (the page's messages)
     if _has_constraints(args):
         m = load_dataset(args.path, args.col).M
         if m > MAX_ILP_SAMPLES:

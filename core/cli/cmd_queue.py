@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             labelstudio.labelling_config(design.data.labels, design.data.text_columns),
             encoding="utf-8")
     if budget and not plan.counts.get("routed") and (args.human_share or args.human_count):
-        from core.sae import SAEInputs, lambda_range, n_from_share
+        from core.assignment import SAEInputs, lambda_range, n_from_share
         from core.summary import data_effort_unit
 
         inp = SAEInputs.from_data(design.data)

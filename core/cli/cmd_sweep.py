@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import load_dataset
     from core.csv_safe import to_csv_safe
     from core.errors import DataError
-    from core.sae import SAEInputs, lambda_grid, lambda_range, n_from_share, sweep
+    from core.assignment import SAEInputs, lambda_grid, lambda_range, n_from_share, sweep
     from core.summary import data_effort_unit, per_unit
 
     auto = args.lam.strip().lower() == "auto"

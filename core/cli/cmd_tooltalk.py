@@ -54,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
         exact_similarity,
         load_conversations,
         tooltalk_report,
-        with_ground_truth_predictions,
     )
+    from core.demo.tooltalk import with_ground_truth_predictions
 
     conversations = load_conversations(args.paths)
     if args.ground_truth_as_predictions:

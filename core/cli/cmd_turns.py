@@ -42,7 +42,7 @@ def _unavailable(data) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from core.cli.common import assignment_from_args, print_json
     from core.csv_safe import to_csv_safe
-    from core.turns import TURN_KEYS, per_turn_for
+    from core.assignment import TURN_KEYS, per_turn_for
 
     check_int(args.bootstrap, "--bootstrap", 0, MAX_BOOTSTRAP)
     check_int(args.seed, "--seed", 0, SEED_MAX)

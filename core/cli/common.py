@@ -11,21 +11,12 @@ from core.defaults import HUMAN_SHARE, LAMBDA
 if TYPE_CHECKING:  # numpy and pandas load only when a command runs, not for --help
     import numpy as np
 
-# to_jsonable and dumps live in core.serialize (the app uses them too); re-exported here,
-# lazily, so that building the parser imports neither numpy nor pandas.
-__all__ = ["to_jsonable", "print_json", "dumps"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("dumps", "to_jsonable"):
-        import core.serialize
-
-        return getattr(core.serialize, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__ = ["print_json"]
 
 
 def print_json(obj: Any) -> None:
-    """Print ``obj`` as JSON to standard output."""
+    """Print ``obj`` as JSON to standard output (:func:`core.serialize.dumps`, imported here on
+    use, so that building the parser imports neither numpy nor pandas)."""
     from core.serialize import dumps
 
     sys.stdout.write(dumps(obj) + "\n")
@@ -118,13 +109,13 @@ def add_constraint_args(p) -> None:
 
 
 def constraints_from_args(args, data):
-    """Build :class:`core.sae.Constraints` from the options (``None`` when none is set).
+    """Build :class:`core.assignment.Constraints` from the options (``None`` when none is set).
 
-    The options are parsed here; :func:`core.sae.constraints_from_settings` (what the
+    The options are parsed here; :func:`core.assignment.constraints_from_settings` (what the
     Trade-off page calls too) checks them against the data.
     """
     from core.errors import DataError
-    from core.sae import constraints_from_settings
+    from core.assignment import constraints_from_settings
 
     specs = getattr(args, "group_share", None) or []
     col = getattr(args, "group_col", None)
@@ -157,7 +148,7 @@ def assignment_from_args(args):
     (EvalData, SAEInputs, Assignment)
     """
     from core.errors import DataError
-    from core.report import run_assignment
+    from core.assignment import run_assignment
 
     data = load_dataset(args.path, args.col)
     if args.human_count is not None and not 0 <= args.human_count <= data.M:

@@ -2,8 +2,7 @@
 
 The Scorekeeping page's built-in example (:func:`demo_episodes`: every profile of
 :data:`DEMO_PROFILES` plays a few episodes) and the benchmark's episodes
-(:func:`simulate_episode`). ``core.clembench.demo`` and the package :mod:`core.clembench`
-re-export these names.
+(:func:`simulate_episode`). This module is their one home.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@
 The ToolTalk page's built-in example (:func:`demo_conversations`) and what a perfect model would
 predict (:func:`ground_truth_as_predictions` on a raw conversation, used by the tests and the
 benchmark on ToolTalk's files; :func:`with_ground_truth_predictions` on a parsed one, behind
-``hmceval tooltalk --ground-truth-as-predictions``). ``core.tooltalk.demo`` and the package
-:mod:`core.tooltalk` re-export these names.
+``hmceval tooltalk --ground-truth-as-predictions``). This module is their one home.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
 from core.evaluation.active import (PROBABILITY_COLUMN, ActiveDesign, check_probabilities,
                                     design_frontier, draw)
-from core.sae import SAEInputs, gains, n_from_share, solve_fast
+from core.assignment import SAEInputs, gains, n_from_share, solve_fast
 
 __all__ = [
     "SELECTIONS",
@@ -247,7 +247,7 @@ def plan_queue(design: Design, *, calibration: int = 0, lam: float | None = None
         The budget: N = int(share * M') or N = n_human, where M' is the number of rows not in
         the calibration sample. Give at most one. Without a budget no row is routed.
     mode : {"at_most", "exactly"}
-        As :func:`core.sae.solve_fast`: the same N and tie rule as ``hmceval assign`` (on a
+        As :func:`core.assignment.solve_fast`: the same N and tie rule as ``hmceval assign`` (on a
         table without calibration rows the routed rows are exactly ``assign``'s human rows).
     audit : int, default=0
         Size of the audit: a simple random sample, without replacement, of the kept rows.

@@ -53,6 +53,7 @@ from core.errors import DataError, describe_rows
 from core.evaluation.design import LABELLED, Design
 from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
+from core.evaluation.weighted_design import ESTIMATE_KEYS, estimate_weighted_design, group_accuracy
 
 __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_interval",
            "share_interval", "estimate_codes", "estimate", "ESTIMATE_KEYS",
@@ -60,10 +61,6 @@ __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_int
 
 #: Integer codes of the selections used by :func:`estimate_codes`.
 CAL, ROUTED, AUDIT, MACHINE, UNDECIDED = 0, 1, 2, 3, -1
-
-#: Keys of one ``hmceval estimate --json`` object (stable contract), in order.
-ESTIMATE_KEYS = ("M", "n_calibration", "n_routed", "n_audit", "n_machine", "confidence",
-                 "class_shares", "accuracy", "random_equivalent", "by_group")
 
 
 def hypergeometric_interval(x: int, n: int, N: int, *, confidence: float = 0.95) -> tuple[int, int]:
@@ -309,8 +306,6 @@ def estimate(design: Design, *, groups: list[str] | None = None,
                         "or map the column to the selection role (command line: --col "
                         "selection=NAME)")
     if design.inclusion is not None:
-        from core.evaluation.weighted_design import estimate_weighted_design
-
         return estimate_weighted_design(design, groups=groups, confidence=confidence)
     sel_words = design.selection
     present = set(design.machine_label.tolist()) | {
@@ -374,8 +369,6 @@ def estimate(design: Design, *, groups: list[str] | None = None,
     out["by_group"] = by_group
     worse: list[dict[str, Any]] = []
     if groups and out["n_audit"]:
-        from core.evaluation.weighted_design import group_accuracy
-
         _, worse, wnotes = group_accuracy(design, groups, confidence=confidence)
         out["notes"] = out["notes"] + wnotes
     ordered = {k: out[k] for k in ESTIMATE_KEYS}

@@ -19,7 +19,7 @@ from core.errors import DataError
 from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes
 from core.evaluation.guarantee import certify_arrays
 from core.evaluation.planner import z_value
-from core.sae import SAEInputs, gains, solve_fast
+from core.assignment import SAEInputs, gains, solve_fast
 
 __all__ = ["BudgetSummary", "simulate_budget", "CertifySummary", "simulate_certify",
            "confidence_implied_errors", "validity_table"]

@@ -31,7 +31,7 @@ from core.evaluation.active import (ActiveDesign, design_frontier, draw, machine
 from core.evaluation.design import SELECTIONS, Design, QueuePlan
 from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_size_for_half_width, z_value
-from core.sae import gains
+from core.assignment import gains
 
 __all__ = ["stratum_budgets", "plan_stratified"]
 

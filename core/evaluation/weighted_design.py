@@ -16,7 +16,14 @@ import numpy as np
 
 from core.evaluation.weighted import table_controls, weighted_estimates, worse_groups
 
-__all__ = ["design_arrays", "group_accuracy", "worse_group_sentence", "estimate_weighted_design"]
+__all__ = ["design_arrays", "group_accuracy", "worse_group_sentence", "estimate_weighted_design",
+           "ESTIMATE_KEYS"]
+
+#: Keys of one ``hmceval estimate --json`` object (stable contract), in order; the same for every
+#: design (:func:`core.evaluation.estimate.estimate`, which imports them from here: this module
+#: sits below it and never imports it).
+ESTIMATE_KEYS = ("M", "n_calibration", "n_routed", "n_audit", "n_machine", "confidence",
+                 "class_shares", "accuracy", "random_equivalent", "by_group")
 
 
 def _group_values(design, col: str):
@@ -204,7 +211,6 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
     group value, and ``notes`` names every group whose final labels are significantly worse
     than the rest.
     """
-    from core.evaluation.estimate import ESTIMATE_KEYS
     from core.evaluation.labels import label_key
 
     arr = design_arrays(design)

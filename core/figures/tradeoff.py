@@ -62,7 +62,7 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
     Parameters
     ----------
     df : pandas.DataFrame
-        Rows of :func:`core.sae.sweep` along one axis of the grid.
+        Rows of :func:`core.assignment.sweep` along one axis of the grid.
     x : str
         Column for the x axis.
     metrics : sequence of str
@@ -131,7 +131,7 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
     Parameters
     ----------
     grid : pandas.DataFrame
-        A :func:`core.sae.sweep` table.
+        A :func:`core.assignment.sweep` table.
     current : dict, optional
         The current setting's metrics (needs ``x`` and ``y`` keys).
     machine_only : float, optional

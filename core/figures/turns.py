@@ -81,7 +81,7 @@ def turn_figure(table: pd.DataFrame, *, reliability: Sequence[str] = ("accuracy"
     Parameters
     ----------
     table : pandas.DataFrame
-        :func:`core.turns.per_turn` output.
+        :func:`core.assignment.turns.per_turn` output.
     reliability, effort : sequences of column names
         Drawn in the upper and middle panel; all-NaN columns are skipped.
 

@@ -90,14 +90,14 @@ def estimator_inputs(data: Any, columns: Sequence[str]) -> dict[str, Any]:
     Returns
     -------
     dict
-        Column -> :class:`core.sae.SAEInputs` of ``data.with_confidence(column)``.
+        Column -> :class:`core.assignment.SAEInputs` of ``data.with_confidence(column)``.
 
     Raises
     ------
     DataError
         No column, or a column that is not a confidence (as :meth:`EvalData.with_confidence`).
     """
-    from core.sae import SAEInputs
+    from core.assignment import SAEInputs
 
     if not columns:
         raise DataError("no confidence column to compare")
@@ -129,12 +129,12 @@ def sae_by_estimator(data: Any, columns: Sequence[str], *, lam: float, n_human: 
     -------
     points : DataFrame
         One row per column at the current parameters: ``confidence`` and the metrics of
-        :func:`core.sae.evaluate` (``accuracy``, ``f1``, ``human_ratio``, ``time_cost``, ...).
+        :func:`core.assignment.evaluate` (``accuracy``, ``f1``, ``human_ratio``, ``time_cost``, ...).
     curves : DataFrame
-        The :func:`core.sae.sweep` rows over ``lams`` at N, with a ``confidence`` column (empty
+        The :func:`core.assignment.sweep` rows over ``lams`` at N, with a ``confidence`` column (empty
         without ``lams``).
     """
-    from core.sae import evaluate, solve, sweep
+    from core.assignment import evaluate, solve, sweep
 
     if not columns:
         raise DataError("no confidence column to compare")

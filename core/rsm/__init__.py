@@ -43,7 +43,8 @@ Parts, from the bottom up (each imports only the ones above it in this list):
   command line and the dashboard print;
 * :mod:`core.rsm.compare`: what the dashboard compares (machine, collaborative result, raters).
 
-``core.agreement`` and ``core.fairness`` are this package under their former names.
+Annotators' agreement with one another (Cohen's and Fleiss' kappa over returned labels) is a
+different subject: :mod:`core.evaluation.agreement`.
 """
 
 from __future__ import annotations

@@ -368,7 +368,7 @@ def estimates_frame(result: dict[str, Any], analysis: str) -> pd.DataFrame:
 
 
 def _label_codes(values: np.ndarray) -> tuple[np.ndarray, list]:
-    """Codes of labels in the order :func:`core.reliability.classification_scores` sorts them
+    """Codes of labels in the order :func:`core.assignment.reliability.classification_scores` sorts them
     (by type name, then value), and the sorted labels."""
     codes, uniques = pd.factorize(values)
     classes = sorted(uniques.tolist(), key=lambda v: (str(type(v)), v))
@@ -380,9 +380,9 @@ def _label_codes(values: np.ndarray) -> tuple[np.ndarray, list]:
 
 
 def _scores_cm(cm: np.ndarray) -> dict[str, float]:
-    """:func:`core.reliability.classification_scores` of one confusion matrix (gold in rows)
+    """:func:`core.assignment.reliability.classification_scores` of one confusion matrix (gold in rows)
     over the classes that occur in it (as it counts them)."""
-    from core.reliability import RELIABILITY_KEYS, scores_from_confusion
+    from core.assignment import RELIABILITY_KEYS, scores_from_confusion
 
     present = (cm.sum(axis=0) > 0) | (cm.sum(axis=1) > 0)
     s = scores_from_confusion(cm[np.ix_(present, present)])
@@ -421,7 +421,7 @@ def assignment_by_group(
         ``f1`` (macro, over the classes occurring in the group) of the collaborative labels
         against gold, and ``machine_accuracy`` (the machine alone, same group).
     """
-    from core.reliability import classification_scores, collaborative_labels
+    from core.assignment import classification_scores, collaborative_labels
 
     hum = np.asarray(human)
     if hum.ndim != 1 or not (hum.dtype == bool or np.isin(hum, [0, 1]).all()):

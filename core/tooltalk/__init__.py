@@ -41,8 +41,8 @@ The package's parts, from the bottom up (each imports only the ones above it in 
   :func:`evaluate_conversation`, :func:`score_conversations`;
 * :mod:`core.tooltalk.aggregate`: :func:`aggregate_scores`, :func:`tooltalk_report`;
 * :mod:`core.tooltalk.tables`: the tables of the page and the CLI;
-* :mod:`core.demo.tooltalk` (former name ``core.tooltalk.demo``): ground truth as predictions
-  and the demo conversations, re-exported here on first use.
+ToolTalk's demo (ground truth as predictions, the demo conversations) lives in
+:mod:`core.demo.tooltalk`, which imports this package's parts (never the reverse).
 """
 
 from __future__ import annotations
@@ -64,20 +64,6 @@ from core.tooltalk.score import (
 )
 from core.tooltalk.aggregate import aggregate_scores, tooltalk_report
 from core.tooltalk.tables import conversation_table, tool_breakdown, action_breakdown, incorrect_actions
-
-#: Names of :mod:`core.demo.tooltalk`, re-exported on first use (:func:`__getattr__`): the demo
-#: imports this package's parts, so importing it here would be an import cycle.
-_DEMO_NAMES = ("ground_truth_as_predictions", "with_ground_truth_predictions", "DEMO_PERTURBATIONS",
-               "demo_conversations")
-
-
-def __getattr__(name: str):
-    if name in _DEMO_NAMES:
-        from core.demo import tooltalk as demo
-
-        return getattr(demo, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 __all__ = [
     "ACTION_TOOLS",
@@ -117,8 +103,4 @@ __all__ = [
     "tool_breakdown",
     "action_breakdown",
     "incorrect_actions",
-    "ground_truth_as_predictions",
-    "with_ground_truth_predictions",
-    "DEMO_PERTURBATIONS",
-    "demo_conversations",
 ]

@@ -19,7 +19,7 @@ from core.evaluation.design import (LABELLED, Design, add_audit, plan_queue, que
 from core.evaluation.estimate import estimate
 from core.evaluation.guarantee import certify
 from core.evaluation.imports import join_labels, refuse_outside_queue
-from core.sae import gains
+from core.assignment import gains
 from core.evaluation.weighted_design import group_accuracy
 from core.summary import effort_clause
 from core.workspace.active_rounds import design_record, is_weighted, plan_weighted
@@ -388,7 +388,7 @@ def certify_preview(data: EvalData, settings: dict[str, Any], *, rounds: int = 1
     confidences were calibrated (the result says which).
     """
     from core.evaluation.simulate import confidence_implied_errors, simulate_certify
-    from core.sae import SAEInputs
+    from core.assignment import SAEInputs
 
     inp = SAEInputs.from_data(data)
     n_cal = int(settings["calibration"])
@@ -423,7 +423,7 @@ def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
              seed: int = 0) -> pd.DataFrame:
     """Coverage of a budget round's intervals over ``rounds`` simulated audits (needs gold)."""
     from core.evaluation.simulate import simulate_budget, validity_table
-    from core.sae import SAEInputs, n_from_share
+    from core.assignment import SAEInputs, n_from_share
 
     if not data.has_gold:
         raise DataError("the validity panel needs gold labels on every row")

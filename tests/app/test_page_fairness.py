@@ -8,8 +8,8 @@ import pytest
 
 from core.data import prepare
 from core.demo import make_demo
-from core.reliability import assignment_metrics
-from core.sae import SAEInputs, n_from_share, solve
+from core.assignment import assignment_metrics
+from core.assignment import SAEInputs, n_from_share, solve
 from pages._common import fingerprint
 
 PAGE = "5_Fairness.py"
@@ -49,7 +49,7 @@ def test_collaborative_matches_reliability_accuracy(run_page):
     at.radio(key="_w_fair_compare").set_value("collaborative").run()
     assert not at.exception and not at.error
     assert at.session_state["fair_compare"] == "collaborative"
-    # the same assignment solved independently; its accuracy from core.reliability
+    # the same assignment solved independently; its accuracy from core.assignment.reliability
     data = at.session_state["data"]
     inp = SAEInputs.from_data(data)
     n = n_from_share(float(at.session_state["share"]), data.M)

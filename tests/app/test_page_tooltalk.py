@@ -17,7 +17,7 @@ import pytest
 
 from tests.app.conftest import figure_problems, shown_cells
 
-from core.tooltalk import ground_truth_as_predictions
+from core.demo.tooltalk import ground_truth_as_predictions
 
 PAGE = "8_ToolTalk.py"
 EXACT = {"tt_similarity": "exact"}

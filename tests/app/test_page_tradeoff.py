@@ -117,8 +117,8 @@ def test_refused_constraints_show_the_data_error(run_page):
 
 
 def test_per_class_table_is_the_core_report(run_page):
-    from core.report import per_class_report
-    from core.sae import SAEInputs, solve
+    from core.assignment import per_class_report
+    from core.assignment import SAEInputs, solve
 
     at = run_page("2_Trade-off.py")
     assert not at.exception and not at.error
@@ -234,7 +234,7 @@ def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_pag
     cache. A move of N recomputes the curve against λ and the range, once."""
     import streamlit as st
 
-    import core.report
+    import core.assignment.report
     import pages._common as common
 
     st.cache_data.clear()  # other tests of this process ran the page at these settings
@@ -252,7 +252,7 @@ def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_pag
 
     monkeypatch.setattr(common, "sweep", sweep)
     monkeypatch.setattr(common, "lambda_range", lambda_range)
-    monkeypatch.setattr(core.report, "lambda_range", lambda_range)
+    monkeypatch.setattr(core.assignment.report, "lambda_range", lambda_range)
     at = run_page("2_Trade-off.py")
     assert {c[1] for c in calls if c[0] == "sweep"} == {"lambda curve", "N curve", "frontier"}
     for lam in (5.1, 7.3, 5.1):

@@ -30,8 +30,8 @@ def test_turns_page_without_turn_column(run_page):
 
 
 def test_turns_page_table_is_the_core_table(run_page):
-    from core.sae import SAEInputs, n_from_share, solve
-    from core.turns import per_turn_for
+    from core.assignment import SAEInputs, n_from_share, solve
+    from core.assignment import per_turn_for
 
     at = run_page("6_Turns.py")
     data = at.session_state["data"]

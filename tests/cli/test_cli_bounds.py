@@ -174,15 +174,15 @@ def test_assign_bounds(capsys, demo_csv, argv, message):
 
 
 def test_assign_ilp_size_is_capped_before_the_solver(capsys, demo_csv, monkeypatch):
+    import core.assignment.report
     import core.cli.cmd_assign as cmd
-    import core.sae
 
     monkeypatch.setattr(cmd, "MAX_ILP_SAMPLES", 1000)
 
     def no_solver(*a, **k):  # the solver must not be reached
         raise AssertionError("solver called")
 
-    monkeypatch.setattr(core.sae, "solve", no_solver)
+    monkeypatch.setattr(core.assignment.report, "solve", no_solver)
     code, _, err = run_cli(capsys, "assign", demo_csv, "--effort-budget-share", "0.3")
     assert code == 2
     assert "at most 1,000 samples; the table has 3,557 rows" in err

@@ -140,7 +140,7 @@ def test_strict_receiver_option(tmp_path, capsys):
 
 
 def test_default_minilm_similarity_on_the_built_in_demo(tmp_path, capsys):
-    from core.tooltalk import demo_conversations
+    from core.demo.tooltalk import demo_conversations
 
     for conv in demo_conversations():
         (tmp_path / f"{conv['name']}.json").write_text(json.dumps(conv))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from core.cli import main
-from core.turns import TURN_KEYS
+from core.assignment import TURN_KEYS
 
 
 def test_turns_json(capsys, hmceval_tsv):

@@ -1,4 +1,4 @@
-"""Checks shared by every metric of the registry (``core.metrics_registry``), modelled on
+"""Checks shared by every metric of the registry (``tests/core/metrics_registry.py``), modelled on
 scikit-learn's ``sklearn/metrics/tests/test_common.py``: input types, sample order, symmetry,
 bad input, plus hand-worked values and property-based tests where a metric has an invariant."""
 
@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import reliability
+from core.assignment import reliability
 from core.clembench import metrics as clem_metrics
 from core.errors import DataError
 from core.hee import metrics as hee_metrics
 from core.mce import metrics as mce_metrics
-from core.metrics_registry import METRICS, MetricSpec, metric
 from core.rsm import metrics as rsm_metrics
 from core.rsm import true_score
+from tests.core.metrics_registry import METRICS, MetricSpec, metric
 
 # Bounded, reproducible property tests: the suite stays fast and never flaky.
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True)

@@ -1,6 +1,6 @@
-"""core/demo/: one generator per area, reachable under every former import path, no import
-cycle; and the shape rule "no private name imported across modules" for the parts split in
-issue 14 (core/demo, core/evaluation, core/workspace)."""
+"""core/demo/: one generator per area, in one home (no alias module), no import cycle; and
+the shape rule "no private name imported across modules" for the parts split in issue 14
+(core/demo, core/evaluation, core/workspace)."""
 
 from __future__ import annotations
 
@@ -15,45 +15,36 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_every_import_path_gives_the_same_objects():
+def test_each_demo_has_one_home():
+    """The demos live in core.demo only: no alias module, no re-export from the areas."""
     import core.clembench as clembench
-    import core.clembench.demo as clembench_alias
     import core.demo as demo
     import core.demo.clembench as demo_clembench
     import core.demo.evaluation as demo_evaluation
     import core.demo.tooltalk as demo_tooltalk
-    import core.scorekeeping as scorekeeping
     import core.tooltalk as tooltalk
-    import core.tooltalk.demo as tooltalk_alias
 
     assert demo.make_demo is demo_evaluation.make_demo
+    assert sorted(demo_tooltalk.__all__) == sorted(["ground_truth_as_predictions",
+                                                    "with_ground_truth_predictions",
+                                                    "DEMO_PERTURBATIONS", "demo_conversations"])
+    assert sorted(demo_clembench.__all__) == ["DEMO_PROFILES", "demo_episodes", "simulate_episode"]
     for name in demo_tooltalk.__all__:
-        obj = getattr(demo_tooltalk, name)
-        assert getattr(tooltalk, name) is obj and getattr(tooltalk_alias, name) is obj
+        assert not hasattr(tooltalk, name)
     for name in demo_clembench.__all__:
-        obj = getattr(demo_clembench, name)
-        assert getattr(clembench, name) is obj and getattr(clembench_alias, name) is obj
-        assert getattr(scorekeeping, name) is obj
-    assert sorted(tooltalk_alias.__all__) == sorted(["ground_truth_as_predictions",
-                                                     "with_ground_truth_predictions",
-                                                     "DEMO_PERTURBATIONS", "demo_conversations"])
-    assert sorted(clembench_alias.__all__) == ["DEMO_PROFILES", "demo_episodes",
-                                               "simulate_episode"]
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        tooltalk.no_such_name  # noqa: B018
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        clembench.no_such_name  # noqa: B018
+        assert not hasattr(clembench, name)
+    for gone in ("core/tooltalk/demo.py", "core/clembench/demo.py", "core/scorekeeping.py",
+                 "core/agreement.py", "core/fairness.py"):
+        assert not (ROOT / gone).exists(), f"{gone} is an alias module"
 
 
 _ORDERS = [
     "import core.demo.tooltalk",
     "import core.demo.clembench",
-    "import core.tooltalk.demo",
-    "import core.clembench.demo",
-    "from core.tooltalk import demo_conversations",
-    "from core.clembench import demo_episodes",
-    "import core.scorekeeping",
+    "from core.demo.tooltalk import demo_conversations",
+    "from core.demo.clembench import demo_episodes",
     "import core.demo; from core.demo import tooltalk, clembench",
+    "import core.tooltalk, core.clembench, core.demo",
 ]
 
 
@@ -105,6 +96,5 @@ def _private_imports(path: Path) -> list[str]:
 def test_no_private_name_imported_across_modules_in_the_split_parts():
     files = [p for d in ("core/demo", "core/evaluation", "core/workspace")
              for p in sorted((ROOT / d).glob("*.py"))]
-    files += [ROOT / "core/tooltalk/demo.py", ROOT / "core/clembench/demo.py"]
     assert len(files) > 15
     assert [b for p in files for b in _private_imports(p)] == []

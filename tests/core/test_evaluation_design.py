@@ -12,7 +12,7 @@ from core.data import load_table
 from core.errors import DataError
 from core.evaluation import labelstudio
 from core.evaluation.design import load_design, plan_queue, queue_table
-from core.sae import SAEInputs, gains, n_from_share, solve_fast
+from core.assignment import SAEInputs, gains, n_from_share, solve_fast
 
 
 @pytest.fixture(scope="module")

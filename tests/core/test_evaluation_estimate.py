@@ -184,7 +184,7 @@ def test_planner_hand_values():
 
 @pytest.fixture(scope="module")
 def release(hmceval_tsv):
-    from core.sae import SAEInputs
+    from core.assignment import SAEInputs
 
     d = prepare(load_table(hmceval_tsv))
     return SAEInputs.from_data(d), d.frame["machine_label"].to_numpy(), \
@@ -196,7 +196,7 @@ def test_seeded_coverage_on_the_release(release, lam, share, audit):
     """Where a plain normal interval on the audit under-covers badly (lam 0, N/M 0.7, audit
     30: about 18 %), the smoothed interval and the exact accuracy bounds cover >= 0.94."""
     from core.evaluation.simulate import simulate_budget
-    from core.sae import n_from_share
+    from core.assignment import n_from_share
 
     inp, mach, gold = release
     s = simulate_budget(inp, mach, gold, lam=lam, n_human=n_from_share(share, inp.M),
@@ -212,7 +212,7 @@ def test_seeded_coverage_on_the_release(release, lam, share, audit):
 
 def test_planner_predicts_the_simulated_width(release):
     from core.evaluation.simulate import simulate_budget
-    from core.sae import n_from_share, solve_fast
+    from core.assignment import n_from_share, solve_fast
 
     inp, mach, gold = release
     n = n_from_share(0.5, inp.M)

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.reliability import collaborative_labels
-from core.sae import evaluate, n_from_share, solve, sweep
+from core.assignment import collaborative_labels
+from core.assignment import evaluate, n_from_share, solve, sweep
 
 
 def test_reference_point_matches_authors_output(hmceval_inputs, shared_data):

@@ -15,6 +15,7 @@ import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 import core.clembench as sk
+import core.demo.clembench as sk_demo
 from core.errors import DataError
 from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
 
@@ -716,12 +717,12 @@ def test_episode_table_middle_absent_vs_nan():
 # demo simulator: deterministic and faithful to the game's mechanics
 # ---------------------------------------------------------------------------------------------
 def test_simulate_episode_deterministic_and_consistent():
-    assert sk.simulate_episode(seed=3) == sk.simulate_episode(seed=3)
-    assert sk.simulate_episode(seed=3) != sk.simulate_episode(seed=4)
+    assert sk_demo.simulate_episode(seed=3) == sk_demo.simulate_episode(seed=3)
+    assert sk_demo.simulate_episode(seed=3) != sk_demo.simulate_episode(seed=4)
     kinds = set()
-    for profile in sk.DEMO_PROFILES:
+    for profile in sk_demo.DEMO_PROFILES:
         for seed in range(15):
-            log = sk.simulate_episode(profile=profile, domain="job-interview", seed=seed)
+            log = sk_demo.simulate_episode(profile=profile, domain="job-interview", seed=seed)
             n = len(log["realised_slots"])
             played = log["Played Probe Rounds"]
             for r, rnd in enumerate(log["probes"]):
@@ -739,15 +740,15 @@ def test_simulate_episode_deterministic_and_consistent():
             json.dumps(log)  # serialisable like a real interactions.json
     assert kinds == {"round0", "probing", "slot"}
     with pytest.raises(DataError, match="unknown demo profile"):
-        sk.simulate_episode(profile="nobody")
+        sk_demo.simulate_episode(profile="nobody")
 
 
 def test_demo_episodes():
-    a, b = sk.demo_episodes(), sk.demo_episodes()
-    assert a == b and len(a) == 6 * len(sk.DEMO_PROFILES)
+    a, b = sk_demo.demo_episodes(), sk_demo.demo_episodes()
+    assert a == b and len(a) == 6 * len(sk_demo.DEMO_PROFILES)
     scored = sk.score_episodes(a)
     assert any(s.episode.aborted for s in scored) and any(not s.episode.aborted for s in scored)
-    assert sk.demo_episodes(seed=1) != a
+    assert sk_demo.demo_episodes(seed=1) != a
 
 
 # ---------------------------------------------------------------------------------------------

@@ -30,7 +30,8 @@ def test_round_trip_keeps_nan():
     assert back[0] == 1.0 and math.isnan(back[1])
 
 
-def test_cli_common_reexports_the_same_functions():
-    from core.cli import common
+def test_cli_prints_the_one_json_form(capsys):
+    from core.cli.common import print_json
 
-    assert common.dumps is dumps and common.to_jsonable is to_jsonable
+    print_json({"x": float("nan"), "y": None})
+    assert capsys.readouterr().out == dumps({"x": float("nan"), "y": None}) + "\n"

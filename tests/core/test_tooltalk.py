@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from core import tooltalk as tt
+from core.demo import tooltalk as tt_demo
 from core.errors import DataError
 from core.figures import tooltalk as ttfig
 
@@ -566,7 +567,7 @@ def test_folders_and_missing_paths(tmp_path):
 
 def test_ground_truth_as_predictions_copies_calls_in_order():
     obj = conversation(([ALARM_7, EMAIL], None), ([], None))
-    out = tt.ground_truth_as_predictions(obj)
+    out = tt_demo.ground_truth_as_predictions(obj)
     assert "predictions" not in obj["conversation"][1]  # input untouched
     preds = out["conversation"][1]["predictions"]
     assert [p["role"] for p in preds] == ["api", "api", "assistant"]
@@ -592,11 +593,11 @@ DEMO_EXPECTED = {  # mode -> (predictions, matches, actions, bad_actions, succes
 
 
 def test_demo_is_deterministic_and_each_perturbation_scores_as_designed():
-    demo = tt.demo_conversations(seed=0)
-    assert demo == tt.demo_conversations(seed=0) and demo != tt.demo_conversations(seed=1)
-    assert len(demo) == len(DEMO_EXPECTED) == len(tt.DEMO_PERTURBATIONS)
+    demo = tt_demo.demo_conversations(seed=0)
+    assert demo == tt_demo.demo_conversations(seed=0) and demo != tt_demo.demo_conversations(seed=1)
+    assert len(demo) == len(DEMO_EXPECTED) == len(tt_demo.DEMO_PERTURBATIONS)
     for obj, (mode, expected) in zip(demo, DEMO_EXPECTED.items()):
-        assert obj["scenario"] == f"demo: {tt.DEMO_PERTURBATIONS[mode]}"
+        assert obj["scenario"] == f"demo: {tt_demo.DEMO_PERTURBATIONS[mode]}"
         s = score(json.loads(json.dumps(obj)), sim=tt.exact_similarity)
         assert (s.predictions, s.matches, s.actions, s.bad_actions, s.success) == expected, mode
 
@@ -646,7 +647,7 @@ def test_ground_truth_fed_back_scores_perfectly_on_all_78_shared_conversations(s
         obj = json.loads(path.read_text(encoding="utf-8"))
         n_action_calls += sum(a["request"]["api_name"] in README_ACTIONS
                               for t in obj["conversation"] for a in t.get("apis", []))
-        conv = tt.parse_conversation(tt.ground_truth_as_predictions(obj), source=path.name)
+        conv = tt.parse_conversation(tt_demo.ground_truth_as_predictions(obj), source=path.name)
         s = tt.evaluate_conversation(conv, similarity=minilm)
         assert (s.precision, s.recall, s.success, s.bad_actions) == (1.0, 1.0, True, 0), path.name
         scores.append(s)
@@ -658,7 +659,7 @@ def test_ground_truth_fed_back_scores_perfectly_on_all_78_shared_conversations(s
 
 def test_dropping_the_only_call_of_each_easy_conversation(shared_files):
     for path in shared_files[:28]:
-        obj = tt.ground_truth_as_predictions(json.loads(path.read_text(encoding="utf-8")))
+        obj = tt_demo.ground_truth_as_predictions(json.loads(path.read_text(encoding="utf-8")))
         tool = next(a["request"]["api_name"] for t in obj["conversation"] for a in t.get("apis", []))
         for t in obj["conversation"]:
             if "predictions" in t:
@@ -671,7 +672,7 @@ def test_wrong_argument_in_easy_action_conversations_is_an_incorrect_action(shar
     """Change one exactly compared argument of every easy action conversation's call."""
     changed = 0
     for path in shared_files[:28]:
-        obj = tt.ground_truth_as_predictions(json.loads(path.read_text(encoding="utf-8")))
+        obj = tt_demo.ground_truth_as_predictions(json.loads(path.read_text(encoding="utf-8")))
         p = next(p for t in obj["conversation"] for p in t.get("predictions", []) if p["role"] == "api")
         name = p["request"]["api_name"]
         if name not in README_ACTIONS or name in ("SendMessage",):
@@ -739,7 +740,7 @@ def test_missing_encoder_is_a_data_error_that_stops_scoring(tmp_path):
 
     assert issubclass(tt.EncoderUnavailableError, DataError)
     sim = tt.MiniLMSimilarity(tmp_path / "nothing-here")
-    conversations = [tt.parse_conversation(c) for c in tt.demo_conversations()]
+    conversations = [tt.parse_conversation(c) for c in tt_demo.demo_conversations()]
     # the demo has free-text arguments, so the encoder is needed: scoring stops, it does not
     # record the missing encoder as every conversation's own error
     with pytest.raises(tt.EncoderUnavailableError, match="cannot load the text encoder"):

@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.assignment.lambdas import LambdaRange, lambda_range
+from core.assignment.model import Assignment, Constraints, SAEInputs, evaluate, n_from_share, solve
+from core.assignment.reliability import collaborative_labels, per_class_table, scores_from_confusion
 from core.data import EvalData
 from core.errors import DataError
-from core.reliability import collaborative_labels, per_class_table, scores_from_confusion
-from core.sae import (Assignment, Constraints, LambdaRange, SAEInputs, evaluate, lambda_range,
-                      n_from_share, solve)
 from core.summary import data_effort_unit
 
 __all__ = ["run_assignment", "assignment_json", "assignment_table", "per_class_report",
@@ -60,7 +60,7 @@ def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment, *,
     Observed reliability is ``None`` (JSON ``null``) without gold labels, and so is the time
     cost without ground-truth effort. ``lambda_range`` is :func:`lambda_range_json` at the
     assignment's N and mode; ``lam_range``, when given, is that range already computed (a page
-    caches it per dataset, N and mode) and must be :func:`core.sae.lambda_range` at them.
+    caches it per dataset, N and mode) and must be :func:`core.assignment.lambda_range` at them.
     """
     res = evaluate(inp, assignment)
     out = {k: res[k] for k in ASSIGN_KEYS}
@@ -76,7 +76,7 @@ def assignment_json(data: EvalData, inp: SAEInputs, assignment: Assignment, *,
 def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
                       mode: str = "at_most", lam_range: LambdaRange | None = None
                       ) -> dict[str, Any]:
-    """The range of lambda that changes the assignment (:func:`core.sae.lambda_range`), as JSON.
+    """The range of lambda that changes the assignment (:func:`core.assignment.lambda_range`), as JSON.
 
     Returns
     -------
@@ -138,8 +138,8 @@ def per_class_report(data: EvalData, assignment: Assignment, *,
         A dataset with gold labels.
     assignment : Assignment
     inputs : SAEInputs, optional
-        The dataset's inputs (:meth:`core.sae.SAEInputs.from_data`): their labels, encoded once
-        (:attr:`core.sae.SAEInputs.label_codes`), give the same table without re-reading the
+        The dataset's inputs (:meth:`core.assignment.SAEInputs.from_data`): their labels, encoded once
+        (:attr:`core.assignment.SAEInputs.label_codes`), give the same table without re-reading the
         labels one by one.
 
     Returns
@@ -147,7 +147,7 @@ def per_class_report(data: EvalData, assignment: Assignment, *,
     pandas.DataFrame with one row per class of ``data.labels``
         ``label``, ``precision``, ``recall``, ``f1``, ``support`` (gold count) of the
         collaborative labels, then ``precision (machine)``, ``recall (machine)``,
-        ``f1 (machine)`` of the machine's labels (:func:`core.reliability.per_class_table`).
+        ``f1 (machine)`` of the machine's labels (:func:`core.assignment.reliability.per_class_table`).
 
     Raises
     ------
@@ -164,7 +164,7 @@ def per_class_report(data: EvalData, assignment: Assignment, *,
         tables = []
         for cm in (np.bincount(codes.gold * c + final, minlength=c * c).reshape(c, c),
                    codes.machine_cm):
-            # the table core.reliability.per_class_table builds from the same counts
+            # the table core.assignment.reliability.per_class_table builds from the same counts
             s = scores_from_confusion(cm)
             tables.append(pd.DataFrame({"label": list(codes.classes),
                                         "precision": s["precision_per_class"],

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from core.errors import DataError
-from core.sae import solve
-from core.turns import TURN_KEYS, bootstrap_scores, per_turn, per_turn_for
+from core.assignment import solve
+from core.assignment import TURN_KEYS, bootstrap_scores, per_turn, per_turn_for
 
 
 def test_hand_computed_two_turns():
@@ -80,7 +80,7 @@ def test_no_turn_column(hmceval_data):
 
 def _index_bootstrap(gold, pred, n_classes, n_boot, rng):
     """The index-resampling bootstrap (n indices drawn with replacement per resample)."""
-    from core.reliability import scores_from_confusion
+    from core.assignment import scores_from_confusion
 
     n, c2 = len(gold), n_classes * n_classes
     idx = rng.integers(0, n, size=(n_boot, n))

@@ -56,8 +56,9 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from core.assignment.cells import GainCells
+from core.assignment.reliability import RELIABILITY_KEYS, assignment_metrics, scores_from_confusion
 from core.errors import DataError
-from core.reliability import RELIABILITY_KEYS, assignment_metrics, scores_from_confusion
 
 __all__ = [
     "SAEInputs",
@@ -72,10 +73,6 @@ __all__ = [
     "solve_ilp",
     "objective_value",
     "evaluate",
-    "sweep",
-    "LambdaRange",
-    "lambda_range",
-    "lambda_grid",
     "METRIC_COLUMNS",
 ]
 
@@ -176,12 +173,10 @@ class SAEInputs:
         return LabelCodes(gold=t, machine=p, classes=tuple(classes), machine_cm=machine_cm)
 
     @cached_property
-    def gain_cells(self) -> Any:
+    def gain_cells(self) -> GainCells:
         """The samples in cells of similar effort and confidence gap
-        (:class:`core.sae_sweep.GainCells`), built once and kept with the inputs: the curve
-        against lambda computes only the gains of the cells its threshold crosses."""
-        from core.sae_sweep import GainCells  # a part that imports this module
-
+        (:class:`core.assignment.cells.GainCells`), built once and kept with the inputs: the
+        curve against lambda computes only the gains of the cells its threshold crosses."""
         return GainCells.build(self.a, self.b, self.l)
 
     @classmethod
@@ -500,7 +495,7 @@ def solve(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most",
 
 
 def evaluate(inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
-    """Reliability, effort and objective of an assignment (:func:`core.reliability.assignment_metrics`).
+    """Reliability, effort and objective of an assignment (:func:`core.assignment.reliability.assignment_metrics`).
 
     Returns
     -------
@@ -528,7 +523,7 @@ def evaluate(inp: SAEInputs, assignment: Assignment) -> dict[str, Any]:
 
 
 def _metrics_from_codes(inp: SAEInputs, codes: LabelCodes, human: np.ndarray) -> dict[str, Any]:
-    """:func:`core.reliability.assignment_metrics` of an assignment, from labels encoded once
+    """:func:`core.assignment.reliability.assignment_metrics` of an assignment, from labels encoded once
     (the same confusion counts, so the same scores; the machine alone's counts are the
     dataset's)."""
     m = len(human)
@@ -549,19 +544,3 @@ def _metrics_from_codes(inp: SAEInputs, codes: LabelCodes, human: np.ndarray) ->
     mo = scores_from_confusion(codes.machine_cm)
     out["machine_only"] = {k: float(mo[k]) for k in RELIABILITY_KEYS}
     return out
-
-
-# The sweeps and lambda's range are parts of their own (core.sae_sweep, core.sae_lambda) that
-# build on the names above; they are loaded on first use, so that ``from core.sae import sweep``
-# works without an import cycle.
-_PARTS = {"sweep": "core.sae_sweep", "LambdaRange": "core.sae_lambda",
-          "lambda_range": "core.sae_lambda", "lambda_grid": "core.sae_lambda",
-          "LAMBDA_STEPS": "core.sae_lambda"}
-
-
-def __getattr__(name: str):
-    if name in _PARTS:
-        import importlib
-
-        return getattr(importlib.import_module(_PARTS[name]), name)
-    raise AttributeError(f"module 'core.sae' has no attribute {name!r}")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
-from core.reliability import scores_from_confusion
+from core.assignment.reliability import scores_from_confusion
 
 __all__ = ["TURN_KEYS", "TurnBase", "turn_base", "turn_base_for", "per_turn", "per_turn_from",
            "per_turn_for", "bootstrap_scores", "bootstrap_confusion"]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.sae import SAEInputs, gains, lambda_range, solve_fast, sweep
-from core.sae_sweep import GainCells, budget_sums
+from core.assignment import SAEInputs, gains, lambda_range, solve_fast, sweep
+from core.assignment.cells import GainCells
+from core.assignment.sweeps import budget_sums
 
 
 def plain_set(inp: SAEInputs, lam: float, n: int, mode: str) -> np.ndarray:
@@ -114,7 +115,7 @@ def test_curve_against_lambda_equals_the_plain_metrics(mode):
 def test_cells_for_many_budgets_equal_the_plain_sets(seed, mode, monkeypatch):
     """The frontier grid (several budgets, 0 and M included) through the cells equals the plain
     sets at every (lambda, N), also in the sweep when the table counts as large."""
-    import core.sae_sweep as sae_sweep
+    import core.assignment.sweeps as sae_sweep
 
     m = 240
     inp = tied_inputs(20 + seed, m, b_varies=seed == 1)

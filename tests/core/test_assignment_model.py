@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.sae import (Constraints, SAEInputs, evaluate, gains, n_from_share, objective_value,
+from core.assignment import (Constraints, SAEInputs, evaluate, gains, n_from_share, objective_value,
                       lambda_grid, lambda_range, solve, solve_fast, solve_ilp, sweep)
 
 
@@ -186,7 +186,7 @@ def test_constraints_from_settings_by_hand_and_errors():
     import pandas as pd
 
     from core.data import prepare
-    from core.sae import constraints_from_settings
+    from core.assignment import constraints_from_settings
 
     df = pd.DataFrame({"machine_label": [1, 0, 1, 0], "machine_confidence": [0.1, 0.2, 0.9, 0.8],
                        "predicted_effort": [1.0, 2.0, 3.0, 4.0], "grp": ["x", "x", 7, 7]})
@@ -216,7 +216,7 @@ def test_the_ilp_refuses_tables_beyond_its_size_and_a_nan_budget(monkeypatch):
     """The app and the CLI share the solver's limits (issue 12): checked before cvxpy runs."""
     import core.defaults
     from core.errors import DataError as _DataError
-    from core.sae import Constraints, SAEInputs, solve
+    from core.assignment import Constraints, SAEInputs, solve
 
     inp = SAEInputs.from_arrays(np.linspace(0, 1, 50), np.ones(50))
     monkeypatch.setattr(core.defaults, "MAX_ILP_SAMPLES", 40)
@@ -232,7 +232,7 @@ def test_the_ilp_refuses_tables_beyond_its_size_and_a_nan_budget(monkeypatch):
 def test_single_budget_sweep_equals_the_ranked_sweep_and_solve_fast(mode):
     """The one-budget path (gain cells) gives what the ranking path and solve_fast give, ties
     included (gains on a coarse grid repeat a lot)."""
-    from core.sae import sweep
+    from core.assignment import sweep
 
     rng = np.random.default_rng(5)
     m = 400
@@ -260,50 +260,6 @@ def _set(inp, lam, n, mode):
     return solve_fast(inp, lam=lam, n_human=n, mode=mode).human.tolist()
 
 
-def test_lambda_range_hand_worked():
-    # c = 1 - a = [0.1, 0.4, 0.8], d = l = [0.5, 0.1, 2]: gains cross 0 at 0.2, 4 and 0.4
-    inp = SAEInputs.from_arrays([0.9, 0.6, 0.2], [0.5, 0.1, 2.0])
-    r = lambda_range(inp, n_human=2)
-    assert r.upper == pytest.approx(4.0, abs=1e-12) and r.pivot == pytest.approx(0.4, abs=1e-12)
-    assert r.first == pytest.approx(0.2, abs=1e-12)
-    # two positive gains below 0.4 (samples 1 and 2), one from 0.4 (sample 1), none from 4
-    assert _set(inp, 0.399, 2, "at_most") == [False, True, True]
-    assert _set(inp, 0.4, 2, "at_most") == [False, True, False]
-    assert _set(inp, 3.999, 2, "at_most") == [False, True, False]
-    assert _set(inp, 4.0, 2, "at_most") == [False, False, False]  # gain exactly 0: machine
-    r1 = lambda_range(inp, n_human=1)
-    assert r1.upper == pytest.approx(4.0) and r1.pivot == pytest.approx(4.0)
-    assert lambda_range(inp, n_human=0).upper == 0.0 and lambda_range(inp, n_human=0).pivot == np.inf
-    # exactly N = 1: at infinity the least effort (sample 1) goes; sample 2 overtakes it below
-    # 0.8 - 2 lam = 0.4 - 0.1 lam, i.e. lam = 0.4 / 1.9 = 4/19
-    e1 = lambda_range(inp, n_human=1, mode="exactly")
-    assert e1.upper == pytest.approx(4 / 19, abs=1e-12) and e1.pivot is None
-    assert _set(inp, 4 / 19 - 1e-9, 1, "exactly") == [False, False, True]
-    assert _set(inp, 4 / 19 + 1e-9, 1, "exactly") == [False, True, False]
-    # exactly N = 2: {0, 1} at infinity; sample 2 beats sample 0 below (0.8 - 0.1) / (2 - 0.5) = 7/15
-    e2 = lambda_range(inp, n_human=2, mode="exactly")
-    assert e2.upper == pytest.approx(7 / 15, abs=1e-12)
-    assert _set(inp, 7 / 15 - 1e-9, 2, "exactly") == [False, True, True]
-    assert _set(inp, 7 / 15 + 1e-9, 2, "exactly") == [True, True, False]
-
-
-def test_lambda_range_uniform_effort_and_always_human():
-    # equal efforts: the ranking never moves, so lambda changes nothing in "exactly" mode
-    inp = SAEInputs.from_arrays([0.9, 0.6, 0.2])
-    assert lambda_range(inp, n_human=2, mode="exactly").upper == 0.0
-    # at most: gains 1 - a - lam cross 0 at 0.1, 0.4, 0.8
-    r = lambda_range(inp, n_human=2)
-    assert r.upper == pytest.approx(0.8) and r.pivot == pytest.approx(0.4)
-    # a sample of zero effort and confidence 0.5 goes to humans at every lambda
-    inp0 = SAEInputs.from_arrays([0.5, 0.6], [0.0, 0.1])
-    r0 = lambda_range(inp0, n_human=1)
-    assert r0.pivot == np.inf
-    assert _set(inp0, 1e6, 1, "at_most") == [True, False]
-    # with N = 1 the zero-effort sample (gain 0.5) overtakes sample 1 (gain 0.4 - 0.1 lam) at lam = 0
-    assert r0.upper == 0.0
-    assert lambda_range(inp0, n_human=2).upper == pytest.approx(4.0)
-
-
 def _pair_formula(c, d, n):
     """The exactly-mode breakpoint by brute force over every pair (independent of the hulls)."""
     m = len(c)
@@ -317,67 +273,10 @@ def _pair_formula(c, d, n):
     return best
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_lambda_range_breakpoint_on_both_sides(seed):
-    rng = np.random.default_rng(seed)
-    m = int(rng.integers(2, 12))
-    a = np.round(rng.uniform(0, 1, m), 1)                 # ties on purpose
-    l = np.round(rng.choice([0.0, 0.5, 1.0, 2.0, 3.0], m) * rng.uniform(0.5, 1.5, m), 2)
-    # odd seeds: a machine effort k_i, sometimes above the human effort (gains that grow)
-    k = np.zeros(m) if seed % 2 == 0 else np.round(rng.choice([0.0, 0.0, 1.0], m), 2)
-    inp = SAEInputs.from_arrays(a, l, k=k)
-    for mode in ("at_most", "exactly"):
-        for n in range(m + 1):
-            r = lambda_range(inp, n_human=n, mode=mode)
-            if mode == "exactly" and 0 < n < m:
-                assert r.upper == pytest.approx(_pair_formula(1 - a, l - k, n), abs=1e-12)
-            at_inf = _set(inp, 1e9, n, mode)
-            for lam in (r.upper * (1 + 1e-9) + 1e-12, r.upper * 1.5 + 0.1, r.upper + 10):
-                assert _set(inp, lam, n, mode) == at_inf, (mode, n, lam)
-            if r.upper > 0:
-                assert _set(inp, r.upper * (1 - 1e-9), n, mode) != at_inf, (mode, n)
-            if mode == "at_most":
-                p = r.pivot
-                if p is not None and 0 < p < np.inf:
-                    assert solve_fast(inp, lam=p * (1 - 1e-9), n_human=n).n_human == n
-                    # (at p itself a gain is 0 up to float rounding: the tie rule's edge)
-                    assert solve_fast(inp, lam=p * (1 + 1e-9), n_human=n).n_human < n
-
-
-def test_lambda_range_scales_with_the_effort_unit(hmceval_inputs):
-    # the paper's effort in [0, 1]; the same effort in "seconds" (x 60) divides lambda by 60
-    r = lambda_range(hmceval_inputs, n_human=2836)
-    c = hmceval_inputs.b - hmceval_inputs.a
-    assert r.upper == pytest.approx(float(np.max(c / hmceval_inputs.l)), rel=1e-12)
-    assert 4.6 < r.pivot < r.upper
-    secs = SAEInputs.from_arrays(hmceval_inputs.a, hmceval_inputs.l * 60.0)
-    r60 = lambda_range(secs, n_human=2836)
-    assert r60.upper == pytest.approx(r.upper / 60, rel=1e-12)
-    assert _set(secs, 4.6 / 60, 2836, "at_most") == _set(hmceval_inputs, 4.6, 2836, "at_most")
-    assert solve_fast(hmceval_inputs, lam=r.upper * (1 + 1e-12), n_human=2836).n_human == 0
-    assert solve_fast(hmceval_inputs, lam=r.upper * (1 - 1e-9), n_human=2836).n_human == 1
-
-
-def test_lambda_grid():
-    g = lambda_grid(804.7, include=[4.6, 900.0])
-    assert g[0] == 0.0 and g[-1] == 804.7 and 4.6 in g and 900.0 not in g
-    assert g[1] == pytest.approx(0.01) and 0.1 in g and 1.0 in g and 800.0 in g
-    assert (np.diff(g) > 0).all()
-    assert lambda_grid(0.0).tolist() == [0.0]
-    # the steps start at the decade of the first breakpoint (never more than 5 decades down)
-    assert lambda_grid(0.04, lower=0.0033)[1] == pytest.approx(0.001)
-    assert lambda_grid(0.04, lower=1e-9)[1] == pytest.approx(1e-6)
-    assert lambda_grid(1.0, decades=1).tolist() == [0.0, 1.0]
-    assert lambda_grid(9.0, decades=1).tolist() == [0.0, 1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0,
-                                                    6.0, 8.0, 9.0]
-    with pytest.raises(DataError, match="finite number >= 0"):
-        lambda_grid(float("inf"))
-
-
 # ------------------------------------------------------------------------------- fast paths
 def _reference_metrics(inp: SAEInputs, human: np.ndarray) -> dict:
-    """The label-by-label metrics of core.reliability (the reference of the encoded paths)."""
-    from core.reliability import assignment_metrics
+    """The label-by-label metrics of core.assignment.reliability (the reference of the encoded paths)."""
+    from core.assignment import assignment_metrics
 
     return assignment_metrics(human, machine_label=inp.machine_label, machine_confidence=inp.a,
                               human_label=inp.human_label, human_confidence=inp.b,
@@ -389,7 +288,7 @@ def _reference_metrics(inp: SAEInputs, human: np.ndarray) -> dict:
 @pytest.mark.parametrize("mode", ["at_most", "exactly"])
 def test_single_budget_sweep_over_many_lambdas_picks_the_exact_top_n(seed, mode):
     """The one-budget path (only the gains of the cells a threshold crosses are computed,
-    core.sae_sweep.budget_sums) picks at every lambda the set solve_fast picks, ties included: rounded
+    core.assignment.sweeps.budget_sums) picks at every lambda the set solve_fast picks, ties included: rounded
     confidences and efforts repeat a lot, lambdas come unsorted and repeated, and every
     sample's ground-truth effort is a distinct power of two, so the time cost names the set."""
     rng = np.random.default_rng(seed)
@@ -435,7 +334,7 @@ def test_single_budget_sweep_with_machine_effort_takes_the_plain_path():
 
 @pytest.mark.parametrize("labels", [None, ("x", "y", "z", "w")])
 def test_evaluate_from_encoded_labels_equals_the_label_by_label_metrics(labels):
-    """evaluate encodes the labels once per dataset; its metrics equal core.reliability's
+    """evaluate encodes the labels once per dataset; its metrics equal core.assignment.reliability's
     label-by-label ones (text labels, a class only the machine uses, a class nobody uses)."""
     rng = np.random.default_rng(2)
     m = 200
@@ -506,27 +405,3 @@ def test_solve_fast_is_the_head_of_the_stable_ranking(mode):
             want = np.zeros(m, dtype=bool)
             want[order[:k]] = True
             assert solve_fast(inp, lam=lam, n_human=n, mode=mode).human.tolist() == want.tolist()
-
-
-def test_lambda_range_counts_the_samples_that_go_beyond_it():
-    """Samples whose effort is not above the machine's keep a positive gain at every lambda:
-    "beyond the range nobody goes to humans" was false on the demo (38 samples of predicted
-    effort 0 still went at lambda = 3,000)."""
-    from core.data import prepare
-    from core.demo import make_demo
-    from core.sae import lambda_range, solve_fast
-
-    # a = confidence, l = effort: sample 2 costs nothing, sample 3 has no gap (b - a = 0)
-    inp = SAEInputs.from_arrays([0.6, 0.7, 0.8, 1.0], [0.5, 0.2, 0.0, 0.0])
-    r = lambda_range(inp, n_human=3, mode="at_most")
-    assert r.upper == pytest.approx(1.5)  # max of 0.4 / 0.5 = 0.8 and 0.3 / 0.2 = 1.5
-    assert r.n_beyond == 1  # sample 2 (gap 0.2, effort 0); sample 3's gain is exactly 0
-    for lam in (1.6, 10.0, 1e6):
-        assert solve_fast(inp, lam=lam, n_human=3).human.tolist() == [False, False, True, False]
-    assert lambda_range(inp, n_human=0, mode="at_most").n_beyond == 0
-    assert lambda_range(inp, n_human=2, mode="exactly").n_beyond == 2
-    demo = SAEInputs.from_data(prepare(make_demo()))
-    r = lambda_range(demo, n_human=n_from_share(0.5, demo.M))
-    n_zero = int(((demo.l - demo.k) <= 0).sum())
-    assert r.n_beyond == n_zero == 38
-    assert int(solve_fast(demo, lam=r.upper * 2 + 1, n_human=n_from_share(0.5, demo.M)).human.sum()) == 38

@@ -1,4 +1,4 @@
-"""core.report: the per-class table of the Trade-off page, worked by hand."""
+"""core.assignment.report: the per-class table of the Trade-off page, worked by hand."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 
 from core.data import prepare
 from core.errors import DataError
-from core.report import per_class_report, run_assignment
-from core.sae import SAEInputs, lambda_range
+from core.assignment import per_class_report, run_assignment
+from core.assignment import SAEInputs, lambda_range
 
 
 def test_per_class_report_by_hand():
@@ -43,7 +43,7 @@ def test_per_class_report_needs_gold():
 
 
 def test_assignment_json_carries_the_lambda_range():
-    from core.report import assignment_json
+    from core.assignment import assignment_json
 
     # effort in minutes: gains (1 - c) - lam l cross 0 at 0.1 / 2, 0.8 / 0.5 = 1.6, 0.7 / 4
     df = pd.DataFrame({"machine_label": [1, 0, 1], "machine_confidence": [0.9, 0.2, 0.3],
@@ -64,7 +64,7 @@ def test_assignment_json_carries_the_lambda_range():
 
 def test_per_class_report_encoded_text_labels_equal_the_label_by_label_table():
     """Text labels, a class only the machine uses: the table from encoded labels is the one
-    core.reliability.per_class_table gives label by label."""
+    core.assignment.reliability.per_class_table gives label by label."""
     df = pd.DataFrame({"machine_label": ["a", "b", "c", "a", "b", "a"],
                        "machine_confidence": [0.9, 0.2, 0.3, 0.6, 0.8, 0.4],
                        "human_label": ["a", "a", "b", "b", "b", "a"]})
@@ -78,7 +78,7 @@ def test_per_class_report_encoded_text_labels_equal_the_label_by_label_table():
 def test_assignment_json_takes_a_computed_lambda_range():
     """A page passes the range it cached; the JSON is the one computed from scratch, and a
     range of another N is not used."""
-    from core.report import assignment_json
+    from core.assignment import assignment_json
 
     df = pd.DataFrame({"machine_label": [1, 0, 1], "machine_confidence": [0.9, 0.2, 0.3],
                        "human_label": [1, 1, 0], "minutes": [2.0, 0.5, 4.0]})

@@ -1,9 +1,9 @@
-"""The range of lambda over which an assignment changes, and a grid over it (:mod:`core.sae`).
+"""The range of lambda over which an assignment changes, and a grid over it (:mod:`core.assignment`).
 
 What lambda means depends on the effort's unit: :func:`lambda_range` gives, for a dataset and a
 budget N, the values of lambda over which the assignment changes at all, and
 :func:`lambda_grid` a log-like grid over it for sliders and ``hmceval sweep --lam auto``.
-Imported as ``from core.sae import lambda_range, lambda_grid``.
+Imported as ``from core.assignment import lambda_range, lambda_grid``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.errors import DataError
-from core.sae import Mode, SAEInputs, check_problem, top_k_mask
+from core.assignment.model import Mode, SAEInputs, check_problem, top_k_mask
 
 __all__ = ["LambdaRange", "lambda_range", "lambda_grid", "LAMBDA_STEPS"]
 

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from core.assignment import reliability as _rel
 from core.clembench import metrics as _clem
 from core.hee import metrics as _hee
 from core.mce import metrics as _mce
-from core import reliability as _rel
 from core.rsm import metrics as _rsm
 from core.rsm import true_score as _ts
 
@@ -89,7 +89,7 @@ METRICS: tuple[MetricSpec, ...] = (
     # the effort model's regression metrics (core.hee.metrics)
     MetricSpec("hee.regression_metrics", _hee.regression_metrics, "scores", symmetric=False,
                empty="nan", output="dict"),
-    # reliability of an assignment (core.reliability)
+    # reliability of an assignment (core.assignment.reliability)
     MetricSpec("reliability.classification_scores", _rel.classification_scores, "labels", symmetric=False,
                empty="nan", output="dict"),
     # confidence estimation (core.mce.metrics)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, precision_recall_fscore_support
 
-from core.reliability import (assignment_metrics, classification_scores, collaborative_labels,
+from core.assignment import (assignment_metrics, classification_scores, collaborative_labels,
                               confusion_counts, per_class_table, scores_from_confusion)
 
 
