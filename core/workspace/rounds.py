@@ -445,34 +445,72 @@ def read_labels(ws: Workspace, round_id: int, imported) -> tuple[Any, Design]:
                        classes=list(design.data.labels)), design
 
 
-def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | None = None
+def stored_votes(ws: Workspace, round_id: int, design: Design) -> pd.DataFrame:
+    """The round's current votes (each annotator's latest label of each row) as
+    :mod:`core.evaluation.votes` reads them: text sample ids and labels, seconds."""
+    from core.evaluation.labels import label_key
+
+    ann = ws.current_annotations(round_id)
+    ids = design.sample_ids()
+    return pd.DataFrame({"sample_id": [label_key(ids[int(r)]) for r in ann["row"]],
+                         "annotator": ann["annotator"].astype(str).tolist(),
+                         "label": [label_key(v) for v in ann["label"]],
+                         "seconds": ann["seconds"].astype(float).tolist()})
+
+
+def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | None = None,
+                  aggregate: str = "majority", gold_annotator: str | None = None
                   ) -> dict[str, Any]:
     """Store the labels of a CSV or a Label Studio export in a round, in one transaction.
 
-    Every annotator's label is kept; each row gets the majority label (ties are left for
-    adjudication). Rows outside the round's queue are refused (nothing is stored).
+    Labels accumulate across imports (:mod:`core.evaluation.votes`): every annotator's label
+    (and its seconds) is kept, each row gets the aggregate of all its annotators' labels so far
+    (``aggregate``: majority, ties left for adjudication, or Dawid-Skene), re-importing a file
+    stores nothing, an annotator's new label for a row replaces theirs (said in the notices).
+    The file is checked alone first: rows outside the round's queue, unknown sample ids or
+    labels are refused (nothing is stored).
 
     Returns
     -------
     dict
-        ``import_id``, ``n_labels`` (rows given a label), ``counts``, ``notices``,
-        ``agreement`` (one sentence or None), ``adjudication`` (sample ids).
+        ``import_id`` (None when the file brought nothing new), ``n_labels`` (rows whose label
+        this import set or changed), ``counts``, ``notices``, ``agreement`` (one sentence or
+        None), ``adjudication`` (sample ids), ``annotators`` (:func:`core.evaluation.
+        annotators.annotator_report`).
     """
-    joined, design = read_labels(ws, round_id, imported)
-    rows = np.flatnonzero(joined.has_label)
-    labels = [joined.label.iat[r] for r in rows]
-    notices = list(imported.notices) + list(joined.notices)
-    agree = joined.agreement.describe() if joined.agreement is not None else None
-    if agree:
-        notices.append(agree)
-    if not len(rows):
+    from core.evaluation.annotators import annotator_report
+    from core.evaluation.votes import merge_votes, votes_import
+
+    alone, design = read_labels(ws, round_id, imported)
+    refuse_outside_queue(design.selection, np.unique(alone.votes["row"].to_numpy(np.int64)),
+                         nothing="imported", ids=design.sample_ids())
+    if not imported.n_labels:
+        notices = list(alone.notices)
         raise DataError("the file holds no usable label (nothing was imported)"
                         + (f": {'; '.join(notices)}" if notices else ""))
-    votes = joined.votes
-    ann = [(int(r), str(a), v) for r, a, v in zip(votes["row"], votes["annotator"],
-                                                  votes["label"])]
-    iid = import_labels(ws, round_id, rows, labels, source=imported.source,
-                        file_name=file_name, notices=notices, annotations=ann)
-    return {"import_id": iid, "n_labels": int(len(rows)), "counts": dict(joined.counts),
-            "notices": notices, "agreement": agree,
-            "adjudication": list(joined.adjudication)}
+    merged = merge_votes(stored_votes(ws, round_id, design), imported)
+    joined = join_labels(votes_import(merged, imported), sample_ids=design.sample_ids(),
+                         classes=list(design.data.labels), aggregate=aggregate,
+                         gold_annotator=gold_annotator)
+    notices = list(joined.notices)
+    agree = joined.agreement.describe() if joined.agreement is not None else None
+    quality = annotator_report(joined, list(design.data.labels))
+    out = {"import_id": None, "n_labels": 0, "counts": dict(joined.counts), "notices": notices,
+           "agreement": agree, "adjudication": list(joined.adjudication),
+           "annotators": quality}
+    if merged.unchanged:
+        notices.append("every label of this file was imported before: nothing new was stored")
+        return out
+    current = ws.round_labels(round_id)
+    new_label = joined.label.to_numpy(dtype=object)
+    voted = np.flatnonzero((joined.state == "labelled") | (joined.state == "tie"))
+    rows = [int(r) for r in voted if current.get(int(r)) != new_label[r]]
+    fresh = {(s, a) for s, a in zip(imported.sample_id, imported.annotator)}
+    v = joined.votes
+    ann = [(int(r), str(a), lab, t) for r, s, a, lab, t in zip(
+        v["row"], v["sample_id"], v["annotator"], v["label"], v["seconds"]) if (s, a) in fresh]
+    out["import_id"] = ws.add_labels(round_id, np.asarray(rows, dtype=np.int64),
+                                     [new_label[r] for r in rows], source=imported.source,
+                                     file_name=file_name, notices=notices, annotations=ann)
+    out["n_labels"] = len(rows)
+    return out

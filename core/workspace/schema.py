@@ -11,7 +11,7 @@ calibration, seed), ``rounds`` (a planned queue: the selection and queue rank of
 a Parquet file, the settings it was planned with, who created it), ``events`` (exports and
 other actions on a round: who, what, when), ``label_imports`` and ``labels`` (labels that came
 back, accumulating over imports: for one row the latest import wins), ``annotations`` (every
-annotator's label behind them, schema 2), ``results`` (estimates and certificates as JSON).
+annotator's label behind them, schema 2; their ``seconds``, schema 3), ``results`` (estimates and certificates as JSON).
 """
 
 from __future__ import annotations
@@ -102,6 +102,10 @@ MIGRATIONS: list[str] = [
         label_json TEXT NOT NULL
     );
     CREATE INDEX annotations_round ON annotations (round_id, row);
+    """,
+    # 3: the seconds each annotator's label took (Label Studio's lead_time, a CSV time column)
+    """
+    ALTER TABLE annotations ADD COLUMN seconds REAL
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

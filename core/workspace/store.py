@@ -59,6 +59,14 @@ def _who() -> str:
         return "unknown"
 
 
+def _seconds(v: Any) -> float | None:
+    """A label's time for SQLite: None when unknown."""
+    if v is None:
+        return None
+    v = float(v)
+    return None if v != v else v
+
+
 def _record(con: sqlite3.Connection, table: str, record_id: int, noun: str) -> sqlite3.Row:
     """Row ``record_id`` of ``table`` (``datasets`` or ``rounds``); a :class:`DataError` naming
     the ``noun`` and id when there is none."""
@@ -427,8 +435,9 @@ class Workspace:
             0-based row positions in the dataset.
         labels : list
             The label of each row (a class value of the dataset).
-        annotations : list of (row, annotator, label), optional
-            Every annotator's label behind the resolved ones (kept for agreement).
+        annotations : list of (row, annotator, label[, seconds]), optional
+            Every annotator's label behind the resolved ones (kept for agreement and for later
+            imports to aggregate with); ``seconds`` None or NaN when unknown.
         """
         rows = np.asarray(rows, dtype=np.int64)
         if len(rows) != len(labels):
@@ -453,21 +462,31 @@ class Workspace:
                             "(?, ?, ?, ?)", [(iid, int(round_id), r, v) for r, v in payload])
             if annotations:
                 con.executemany(
-                    "INSERT INTO annotations (import_id, round_id, row, annotator, label_json) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [(iid, int(round_id), int(r), str(a), json.dumps(plain_value(v)))
-                     for r, a, v in annotations])
+                    "INSERT INTO annotations (import_id, round_id, row, annotator, label_json, "
+                    "seconds) VALUES (?, ?, ?, ?, ?, ?)",
+                    [(iid, int(round_id), int(x[0]), str(x[1]), json.dumps(plain_value(x[2])),
+                      _seconds(x[3] if len(x) > 3 else None)) for x in annotations])
             return iid
 
     def annotations(self, round_id: int) -> pd.DataFrame:
         """Every annotator's label of a round: ``import_id``, ``row``, ``annotator``,
-        ``label``."""
+        ``label``, ``seconds`` (NaN when unknown); a later import's label of the same row and
+        annotator replaces an earlier one (:meth:`current_annotations`)."""
         with self._connect() as con:
-            rows = con.execute("SELECT import_id, row, annotator, label_json FROM annotations "
-                               "WHERE round_id=? ORDER BY import_id, row", (int(round_id),)).fetchall()
+            rows = con.execute("SELECT import_id, row, annotator, label_json, seconds FROM "
+                               "annotations WHERE round_id=? ORDER BY import_id, row",
+                               (int(round_id),)).fetchall()
         return pd.DataFrame([{"import_id": r["import_id"], "row": r["row"],
-                              "annotator": r["annotator"], "label": json.loads(r["label_json"])}
-                             for r in rows], columns=["import_id", "row", "annotator", "label"])
+                              "annotator": r["annotator"], "label": json.loads(r["label_json"]),
+                              "seconds": np.nan if r["seconds"] is None else r["seconds"]}
+                             for r in rows],
+                            columns=["import_id", "row", "annotator", "label", "seconds"])
+
+    def current_annotations(self, round_id: int) -> pd.DataFrame:
+        """Each annotator's latest label of each row (:meth:`annotations`, one per row and
+        annotator)."""
+        ann = self.annotations(round_id)
+        return ann.drop_duplicates(["row", "annotator"], keep="last").reset_index(drop=True)
 
     def round_version(self, round_id: int) -> tuple[str, int, int]:
         """What a round's state depends on, cheaply: its plan file, its number of label rows
@@ -480,11 +499,13 @@ class Workspace:
         return str(plan), int(n), int(last)
 
     def round_labels(self, round_id: int) -> dict[int, Any]:
-        """row -> label for every labelled row of a round (the latest import wins)."""
+        """row -> label for every labelled row of a round (the latest import wins; a row
+        whose latest label is null, its annotators now tied, is left out)."""
         with self._connect() as con:
             rows = con.execute("SELECT row, label_json FROM labels WHERE round_id=? "
                                "ORDER BY import_id", (int(round_id),)).fetchall()
-        return {int(r["row"]): json.loads(r["label_json"]) for r in rows}
+        latest = {int(r["row"]): json.loads(r["label_json"]) for r in rows}
+        return {r: v for r, v in latest.items() if v is not None}
 
     def imports(self, round_id: int) -> pd.DataFrame:
         with self._connect() as con:
