@@ -421,8 +421,9 @@ def annotator_table(design: Design, selection: np.ndarray,
     -------
     pandas.DataFrame of shape (rows to label, ...)
         ``sample_id`` (the table's sample id column, or the added row number), ``queue_rank``,
-        the selection, then the table's other columns except :func:`answer_columns` (human,
-        second-rater and machine labels, confidences), sorted by ``queue_rank``.
+        then the table's other columns except :func:`answer_columns` (human, second-rater and
+        machine labels, confidences) and the selection (blind audit: annotators do not see
+        which rows are audit rows), sorted by ``queue_rank``.
     """
     table = queue_table(design, selection, queue_rank)
     rank = np.asarray(queue_rank, dtype=float)
@@ -432,9 +433,11 @@ def annotator_table(design: Design, selection: np.ndarray,
     rows = np.flatnonzero(todo)
     rows = rows[np.argsort(rank[rows], kind="stable")]
     sid = design.data.roles.get("sample_id") or "sample_id"
-    first = [sid, "queue_rank", design.selection_column]
-    drop = set(answer_columns(design)) | {c for c in table.columns
-                                          if norm_name(c) == PROBABILITY_COLUMN}
+    first = [sid, "queue_rank"]
+    # blind audit: annotators must not see which rows are audit rows (nor the inclusion
+    # probability, which says the same)
+    drop = set(answer_columns(design)) | {design.selection_column} | {
+        c for c in table.columns if norm_name(c) == PROBABILITY_COLUMN}
     rest = [c for c in table.columns if c not in first and c not in drop]
     return table.iloc[rows][first + rest].reset_index(drop=True)
 

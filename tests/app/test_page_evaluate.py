@@ -457,13 +457,13 @@ def test_queue_csv_is_the_rows_to_label_without_answers(run_page, fresh_workspac
     queue = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
     assert len(queue) == 1978
     assert queue["queue_rank"].tolist() == list(range(1, 1979))
-    assert list(queue.columns[:3]) == ["sample_id", "queue_rank", "selection"]
+    # blind audit (issue 23): annotators cannot tell audit rows from routed ones
+    assert list(queue.columns[:2]) == ["sample_id", "queue_rank"]
+    assert "selection" not in queue.columns
     for answer in ("human_label", "human_label_2", "machine_label", "confidence_ts",
                    "confidence_mcp", "confidence_tcp"):
         assert answer not in queue.columns
     assert "response" in queue.columns and "topic" in queue.columns
-    assert (queue["selection"].iloc[:200] == "audit").all()
-    assert (queue["selection"].iloc[200:] == "routed").all()
 
 
 def test_after_certifying_the_queue_holds_only_the_rows_still_to_label(run_page, fresh_workspace,
@@ -479,12 +479,12 @@ def test_after_certifying_the_queue_holds_only_the_rows_still_to_label(run_page,
     at.radio(key="_w_ev_kind").set_value("guarantee").run()
     click(at, "Plan the round")
     first = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
-    assert len(first) == 1000 and (first["selection"] == "calibration").all()
+    assert len(first) == 1000 and "selection" not in first.columns
     click(at, "Fill labels from gold")
     click(at, "Certify and route the other rows")
     assert "Rows still to label (CSV)" in [d.label for d in at.get("download_button")]
     rest = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue_remaining.csv"]()))
-    assert len(rest) > 0 and "calibration" not in set(rest["selection"])
+    assert len(rest) > 0 and "selection" not in rest.columns
     assert not set(rest["sample_id"]) & set(first["sample_id"])
     assert rest["queue_rank"].min() > 1000  # the calibration rows keep ranks 1..1,000
     tasks = json.loads(deferred["hmceval_round1_tasks.json"]())

@@ -138,10 +138,10 @@ def test_annotator_table_is_the_queue_without_answers():
     sel = np.array(["audit", "machine", "routed", "machine", "routed"], dtype=object)
     rank = np.array([3.0, np.nan, 1.0, np.nan, 2.0])
     out = annotator_table(d, sel, rank)
-    assert list(out.columns) == ["uid", "queue_rank", "selection", "response", "topic"]
+    # blind audit (issue 23): no selection column, so annotators cannot tell audit rows
+    assert list(out.columns) == ["uid", "queue_rank", "response", "topic"]
     assert out["uid"].tolist() == [13, 15, 11]
     assert out["queue_rank"].tolist() == [1, 2, 3]
-    assert out["selection"].tolist() == ["routed", "routed", "audit"]
     assert out["response"].tolist() == ["c", "e", "a"]
     # without a sample id column the row number is the id, as in the round's table
     d2 = load_design(df.drop(columns=["uid"]), {"human_label": "target"})
