@@ -389,7 +389,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
                                                float(ctrl[~lab].sum()),
                                                model_variance=_model_variance(ctrl, pi))
             est = total / m
-            half = z * math.sqrt(var) / m
+            half = _quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
         floor_, ceil_ = known / m, (known + n_unl) / m
         est = min(max(est, floor_), ceil_)
