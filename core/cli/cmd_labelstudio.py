@@ -26,6 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         v.add_argument("--token", help="access token (default: $LABEL_STUDIO_TOKEN)")
         v.add_argument("--project", help="project title (default: 'HMCEval · <file name>')")
         v.add_argument("--col", action="append", metavar="ROLE=NAME")
+        if name == "push":
+            v.add_argument("--class-name", action="append", metavar="CLASS=NAME",
+                           help="the name annotators see for a class, e.g. 1=unsafe "
+                                "(repeatable; the export still holds the class)")
+            v.add_argument("--instruction", help="a short instruction shown above the choices")
         if name == "pull":
             v.add_argument("-o", "--output", required=True, help="the labelled table (CSV)")
             v.add_argument("--aggregate", choices=AGGREGATES, default="majority",
@@ -34,6 +39,24 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="as hmceval labels: the annotator whose labels are gold")
             v.add_argument("--json", action="store_true", help="as hmceval labels --json")
     p.set_defaults(func=run)
+
+
+def _class_names(pairs: list[str] | None, classes) -> dict[str, str]:
+    """``--class-name CLASS=NAME`` options as a dict, each class one of the dataset's."""
+    from core.errors import DataError
+    from core.evaluation.labels import label_key
+
+    known = {label_key(c) for c in classes}
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        cls, sep, name = pair.partition("=")
+        if not sep or not name.strip():
+            raise DataError(f"--class-name {pair!r}: write CLASS=NAME, e.g. 1=unsafe")
+        if label_key(cls) not in known:
+            raise DataError(f"--class-name {pair!r}: '{cls}' is not one of the dataset's "
+                            f"classes ({', '.join(sorted(known))})")
+        out[label_key(cls)] = name.strip()
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +84,10 @@ def run(args: argparse.Namespace) -> int:
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
         pushed = client.push_queue(
-            title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+            title, labelstudio.labelling_config(design.data.labels, design.data.text_columns,
+                                                names=_class_names(args.class_name,
+                                                                   design.data.labels),
+                                                instruction=args.instruction),
             task_list)
         print(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} '{title}' "
               f"({pushed.n_existing:,} were there already)")

@@ -87,7 +87,8 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
     return [{"data": dict(zip(names, values))} for values in zip(*(v for _, v in fields))]
 
 
-def labelling_config(labels: list | tuple, text_columns: list[str] | None = None) -> str:
+def labelling_config(labels: list | tuple, text_columns: list[str] | None = None, *,
+                     names: dict | None = None, instruction: str | None = None) -> str:
     """A Label Studio labelling config: the text fields and one single-choice control.
 
     Parameters
@@ -96,6 +97,12 @@ def labelling_config(labels: list | tuple, text_columns: list[str] | None = None
         The dataset's classes; each becomes a ``<Choice>`` whose value is the label as text.
     text_columns : list of str, optional
         Columns shown to the annotator; without any, the sample id is shown.
+    names : dict, optional
+        class -> the name annotators see (``{0: "safe", 1: "unsafe"}``): the choice shows the
+        name and stores the class as its ``alias`` (what the export holds, so labels join back
+        unchanged). Classes without a name show as they are.
+    instruction : str, optional
+        A short instruction shown above the choices (the user can edit it in Label Studio).
 
     Returns
     -------
@@ -107,10 +114,17 @@ def labelling_config(labels: list | tuple, text_columns: list[str] | None = None
     for name in fields:
         lines.append(f'  <Header value={quoteattr(name)}/>')
         lines.append(f'  <Text name={quoteattr("show_" + name)} value={quoteattr("$" + name)}/>')
+    if instruction:
+        lines.append(f"  <Header value={quoteattr(str(instruction))} size=\"5\"/>")
     lines.append(f'  <Choices name="{CHOICES_NAME}" toName={quoteattr("show_" + fields[-1])} '
                  'choice="single" showInline="true" required="true">')
+    shown = {str(k): str(v) for k, v in (names or {}).items()}
     for v in labels:
-        lines.append(f"    <Choice value={quoteattr(str(v))}/>")
+        name = shown.get(str(v))
+        if name is not None and name != str(v):
+            lines.append(f"    <Choice value={quoteattr(name)} alias={quoteattr(str(v))}/>")
+        else:
+            lines.append(f"    <Choice value={quoteattr(str(v))}/>")
     lines.append("  </Choices>")
     lines.append("</View>")
     return "\n".join(lines) + "\n"

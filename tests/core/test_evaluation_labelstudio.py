@@ -112,3 +112,18 @@ def test_a_warning_names_the_tasks_whose_text_is_empty():
     two = [{"data": {"a": None, "b_c": "x"}}, {"data": {"a": None, "b_c": None}}]
     assert labelstudio.text_warning(two, ["a", "b c"]) == (
         "1 of 2 Label Studio tasks carry no text: their 'a', 'b c' are empty.")
+
+
+def test_config_shows_class_names_and_stores_the_class_as_alias():
+    """Issue 23: annotators see "safe"/"unsafe", not bare 0/1; the export holds the alias."""
+    import xml.etree.ElementTree as ET
+
+    config = labelstudio.labelling_config([0, 1, 2], ["response"], names={0: "safe", "1": "unsafe"},
+                                          instruction="Is the reply <unsafe>?")
+    root = ET.fromstring(config)
+    choices = [(c.get("value"), c.get("alias")) for c in root.iter("Choice")]
+    assert choices == [("safe", "0"), ("unsafe", "1"), ("2", None)]
+    assert [h.get("value") for h in root.iter("Header")][-1] == "Is the reply <unsafe>?"
+    plain = ET.fromstring(labelstudio.labelling_config([0, 1], ["response"]))
+    assert [(c.get("value"), c.get("alias")) for c in plain.iter("Choice")] == [("0", None),
+                                                                                ("1", None)]
