@@ -2,7 +2,7 @@
 
 Run with ``python app.py`` (``make app`` does that; Streamlit options may follow, e.g.
 ``python app.py --server.port 8502``): it starts ``streamlit run app.py`` on 127.0.0.1, headless.
-Pages are discovered from ``pages/<digit>_<Title>.py`` and declared with ``st.navigation``.
+Pages are declared once, in ``pages/_registry.py`` (``PAGES``), and given to ``st.navigation``.
 
 Why a launcher: a folder named ``pages/`` beside the main script makes Streamlit run the first
 script of a new server in its old multipage mode, which lists every file of ``pages/`` in the
@@ -66,23 +66,15 @@ import streamlit as st  # noqa: E402
 
 from pages._common import init_state, show_error, sidebar  # noqa: E402
 
-ICONS = {"Home": ":material/home:", "Data": ":material/table:", "Trade-off": ":material/tune:",
-         "Confidence": ":material/verified:", "Effort": ":material/timer:",
-         "Fairness": ":material/balance:", "Turns": ":material/forum:",
-         "Evaluate": ":material/fact_check:",
-         "Scorekeeping": ":material/scoreboard:", "ToolTalk": ":material/build:"}
+from pages._registry import PAGES  # noqa: E402
 
 
-def discover_pages() -> list:
-    """Every ``pages/<digit>_<Title>.py``, sorted by file name; the first (``0_Home.py``) is
-    the default page."""
-    pages = []
-    for path in sorted((ROOT / "pages").glob("[0-9]*_*.py")):
-        title = path.stem.split("_", 1)[1].replace("_", " ")
-        pages.append(st.Page(str(path), title=title, icon=ICONS.get(title),
-                             url_path=title.lower().replace(" ", "-"),
-                             default=not pages))
-    return pages
+def declared_pages() -> list:
+    """The pages of ``pages/_registry.py`` (``PAGES``), in its order; the first (Home) is the
+    default page."""
+    return [st.Page(str(ROOT / "pages" / spec.file), title=spec.title, icon=spec.icon,
+                    url_path=spec.url_path, default=i == 0)
+            for i, spec in enumerate(PAGES)]
 
 
 # the favicon is an emoji: a material icon here makes the browser fetch it from fonts.gstatic.com
@@ -91,7 +83,7 @@ css = ROOT / "assets" / "style.css"
 if css.exists():
     st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)
 init_state()
-nav = st.navigation(discover_pages())
+nav = st.navigation(declared_pages())
 with st.sidebar:
     st.markdown("### HMCEval Studio")
     st.caption("Human-machine collaborative evaluation")

@@ -28,6 +28,7 @@ __all__ = [
     "HEE_MAX_FEATURES",
     "HEE_RANDOM_STATE",
     "HEE_FOLDS",
+    "HEE_PERMUTATION_REPEATS",
     "TRIM_TOLERANCE",
     "MAX_MIN_ITEMS_PER_CANDIDATE",
 ]
@@ -47,6 +48,9 @@ HEE_MAX_FEATURES: int = 8
 HEE_RANDOM_STATE: int = 397
 #: Folds of the shuffled cross-validation.
 HEE_FOLDS: int = 5
+#: Repeats of the permutation importance of each feature (0 = off): the Effort page's figure and
+#: ``hmceval effort --permutation-repeats`` (the page used 3 and the command 0 before issue 22).
+HEE_PERMUTATION_REPEATS: int = 3
 
 #: Dialogues up to which the Effort page fits its forests as soon as it has a table; above, it
 #: waits for a button (10^5 demo-like rows, about 18,000 dialogues, fit in about 18 s on 2

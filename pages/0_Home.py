@@ -6,6 +6,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from pages._common import get_data, init_state, load_demo, next_step, remember_active
+from pages._registry import page_path
 
 init_state()
 st.title("HMCEval Studio")
@@ -37,7 +38,7 @@ STEPS = (
 
 def _link(page: str, label: str) -> None:
     try:
-        st.page_link(f"pages/{page}", label=label)
+        st.page_link(page_path(page), label=label)
     except StreamlitAPIException:  # the page runs on its own (a test): no navigation
         st.markdown(f"**{label}**")
 
@@ -55,7 +56,7 @@ if st.button("Try it on the demo data", type="primary",
     load_demo()
     remember_active(get_data(), source="demo")  # a reload reopens the demo, not older work
     try:
-        st.switch_page("pages/2_Trade-off.py")
+        st.switch_page(page_path("2_Trade-off.py"))
     except StreamlitAPIException:  # the page runs on its own (a test): no page to switch to
         st.success("The built-in demo dataset is active: open the Trade-off page.")
 

@@ -9,7 +9,7 @@ import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.data import load_table
-from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS
+from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS, HEE_PERMUTATION_REPEATS
 from core import defaults
 from core.errors import DataError
 from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
@@ -41,7 +41,7 @@ ss = st.session_state
 for key, value in {"eff_source": "active", "eff_kind": "dialogue", "eff_map": {},
                    "eff_label": "machine_label", "eff_lm": "", "eff_sets": ["D", "D+W"],
                    "eff_custom": [], "eff_eval": "cv", "eff_folds": HEE_FOLDS, "eff_split_col": None,
-                   "eff_max_features": 0, "eff_seed": DEFAULT_RANDOM_STATE, "eff_perm": 3,
+                   "eff_max_features": 0, "eff_seed": DEFAULT_RANDOM_STATE, "eff_perm": HEE_PERMUTATION_REPEATS,
                    "eff_send_set": None}.items():
     ss.setdefault(key, value)
 

@@ -412,19 +412,23 @@ def column_config(df: pd.DataFrame, order: list[str], columns: dict, *, helps: d
 
 
 def next_step(page: str | None, label: str, why: str = "") -> None:
-    """End a page with the next step of the workflow: a link to ``pages/<page>``, or, when
-    ``page`` is None, a step on this same page (shown as text).
+    """End a page with the next step of the workflow: a link to ``pages/<page>``, a page declared
+    in ``pages/_registry.py`` (``ValueError`` otherwise), or, when ``page`` is None, a step on
+    this same page (shown as text).
 
     Run on its own (a page test, without the app's navigation) the page shows the step as text.
     """
     from streamlit.errors import StreamlitAPIException
 
+    from pages._registry import page_path
+
+    path = None if page is None else page_path(page)  # a page renamed away fails here
     st.divider()
-    if page is None:
+    if path is None:
         st.markdown(f"**Next: {label}**")
     else:
         try:
-            st.page_link(f"pages/{page}", label=f"Next: {label}", icon="➡️")
+            st.page_link(path, label=f"Next: {label}", icon="➡️")
         except StreamlitAPIException:
             st.markdown(f"**Next: {label}**")
     if why:

@@ -8,7 +8,8 @@ import sys
 
 from core.cli.bounds import (FLOAT32_MAX, MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_TREES, SEED_MAX,
                              check_int)
-from core.defaults import HEE_FOLDS, HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_RANDOM_STATE
+from core.defaults import (HEE_FOLDS, HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_PERMUTATION_REPEATS,
+                           HEE_RANDOM_STATE)
 
 __all__ = ["register", "run"]
 
@@ -59,9 +60,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help=f"parallel jobs for the forest, 1 to {MAX_JOBS}, or -1 for every CPU "
                         "(default: 1)")
-    p.add_argument("--permutation-repeats", type=int, default=0, metavar="N",
+    p.add_argument("--permutation-repeats", type=int, default=HEE_PERMUTATION_REPEATS,
+                   metavar="N",
                    help="also compute permutation importances with N repeats per fold, 0 to "
-                        f"{MAX_PERMUTATION_REPEATS:,} (default: 0)")
+                        f"{MAX_PERMUTATION_REPEATS:,} (default: {HEE_PERMUTATION_REPEATS}, as the "
+                        "Effort page; 0 = off)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a text report")
     p.add_argument("-o", "--output", metavar="EFFORT.csv",
                    help="write the per-sample predicted effort (with per-dialogue columns)")

@@ -33,6 +33,9 @@ def test_unexpected_page_error_becomes_a_message(tmp_path, monkeypatch):
         page.unlink()
     (app_dir / "pages" / "1_Broken.py").write_text("raise ValueError('boom')\n")
     monkeypatch.syspath_prepend(str(app_dir))
+    import pages._registry as registry  # the app declares its pages there
+
+    monkeypatch.setattr(registry, "PAGES", (registry.PageSpec("1_Broken.py", "Broken", ""),))
     at = AppTest.from_file(str(app_dir / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception

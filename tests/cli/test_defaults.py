@@ -33,3 +33,31 @@ def test_effort_model_defaults_are_the_papers():
     args = _parser_defaults("effort", "x.csv", "--time-col", "t")
     assert (args.trees, args.seed, args.folds) == (100, 397, 5)
     assert (hee.DEFAULT_N_ESTIMATORS, hee.DEFAULT_MAX_FEATURES, hee.DEFAULT_RANDOM_STATE) == (100, 8, 397)
+
+
+def test_effort_page_and_cli_read_the_same_defaults():
+    """The Effort page's session defaults are the names of core.defaults the command reads (the
+    page used 3 permutation repeats and the command 0 before issue 22)."""
+    import ast
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "pages" / "4_Effort.py"
+    found = {}
+    for node in ast.walk(ast.parse(page.read_text())):
+        if isinstance(node, ast.Dict):
+            for k, v in zip(node.keys, node.values):
+                if isinstance(k, ast.Constant) and k.value in ("eff_perm", "eff_folds", "eff_seed"):
+                    found[k.value] = ast.unparse(v)
+    assert found == {"eff_perm": "HEE_PERMUTATION_REPEATS", "eff_folds": "HEE_FOLDS",
+                     "eff_seed": "DEFAULT_RANDOM_STATE"}
+    args = _parser_defaults("effort", "x.csv", "--time-col", "t")
+    assert args.permutation_repeats == defaults.HEE_PERMUTATION_REPEATS
+    assert args.folds == defaults.HEE_FOLDS and args.seed == defaults.HEE_RANDOM_STATE
+    assert "default: 3" in _effort_help() and defaults.HEE_PERMUTATION_REPEATS == 3
+
+
+def _effort_help() -> str:
+    from core.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return " ".join(sub.choices["effort"].format_help().split())
