@@ -98,8 +98,10 @@ def merge_into_round(args: argparse.Namespace, imported, *, aggregate: str = "ma
     table, progress = apply_labels(design, joined)
     progress["new_votes"] = merged.new
     progress["changed_votes"] = len(merged.changed)
-    write_votes(merged.votes, votes_path(args.output))  # the table is recomputed from them
     write_round(design, table, args.output)
+    # then the votes the table was computed from; a failure here exits 2 naming the file, and
+    # importing the same file again (idempotent) completes it
+    write_votes(merged.votes, votes_path(args.output))
     return design, joined, progress
 
 
