@@ -22,7 +22,7 @@ from core.evaluation.planner import z_value
 from core.assignment import SAEInputs, gains, solve_fast
 
 __all__ = ["BudgetSummary", "simulate_budget", "CertifySummary", "simulate_certify",
-           "confidence_implied_errors", "validity_table"]
+           "confidence_implied_errors", "validity_table", "simulate_design"]
 
 
 @dataclass(frozen=True)
@@ -199,6 +199,89 @@ def simulate_certify(inp: SAEInputs, machine_label=None, gold=None, *, alpha: fl
                "median_machine_share": float(df["machine_share"].median()),
                "certified_rate": float(df["certified"].mean())}
     return CertifySummary(rounds=df, summary=summary)
+
+
+def simulate_design(confidence_scores, machine_label, gold, pi, *, rounds: int = 1000,
+                    seed: int = 0, confidence: float = 0.95) -> BudgetSummary:
+    """Repeat a round planned with inclusion probabilities: ``rounds`` Poisson draws, each
+    estimated with :func:`core.evaluation.weighted.weighted_estimates`, every interval checked.
+
+    Parameters
+    ----------
+    confidence_scores : array of shape (M,)
+        The machine's confidence in its label.
+    machine_label, gold : arrays of shape (M,)
+    pi : array of shape (M,)
+        The round's inclusion probabilities.
+    rounds, seed, confidence
+
+    Returns
+    -------
+    BudgetSummary
+        As :func:`simulate_budget`; ``plain_*`` is the coverage and width of PPI++'s interval
+        with as many labels drawn at random (the published baseline), ``random_width_*`` the
+        plain random-sampling width.
+    """
+    from core.evaluation.active import draw, machine_probabilities
+    from core.evaluation.weighted import ppi_mean_interval, weighted_estimates
+
+    mach, gold_c, classes = _codes(np.asarray(machine_label, dtype=object),
+                                   np.asarray(gold, dtype=object))
+    k = max(len(classes), 2)
+    m = len(mach)
+    pi = np.asarray(pi, dtype=float)
+    q = np.asarray(confidence_scores, dtype=float)
+    f = machine_probabilities(mach, q, k)
+    truth_counts = np.bincount(gold_c, minlength=k)
+    truth = {f"share_{classes[c]}": truth_counts[c] / m for c in range(len(classes))}
+    rng = np.random.default_rng(seed)
+    rows = []
+    n_labs = []
+    for r in range(rounds):
+        xi = draw(pi, seed=int(seed) * 1_000_003 + r)
+        res = weighted_estimates(mach, np.where(xi, gold_c, -1), xi, pi, q, n_classes=k,
+                                 confidence=confidence)
+        acc_true = float((np.where(xi, gold_c, mach) == gold_c).mean())
+        a = res["accuracy"]
+        row = {"cover_accuracy": a["ci_low"] <= acc_true <= a["ci_high"],
+               "width_accuracy": a["ci_high"] - a["ci_low"]}
+        n = int(xi.sum())
+        n_labs.append(n)
+        lab = rng.choice(m, size=n, replace=False) if 2 <= n < m else None
+        unl = np.setdiff1d(np.arange(m), lab) if lab is not None else None
+        for c, name in enumerate(classes):
+            s = res["class_shares"][c]
+            t = truth[f"share_{name}"]
+            row[f"estimate_{name}"] = s["estimate"]
+            row[f"cover_{name}"] = s["ci_low"] <= t <= s["ci_high"]
+            row[f"width_{name}"] = s["ci_high"] - s["ci_low"]
+            if lab is not None:
+                _, lo, hi = ppi_mean_interval((gold_c[lab] == c).astype(float), f[lab, c],
+                                              f[unl, c], confidence=confidence)
+                row[f"plain_cover_{name}"] = lo <= t <= hi
+                row[f"plain_width_{name}"] = hi - lo
+            else:
+                row[f"plain_cover_{name}"] = np.nan
+                row[f"plain_width_{name}"] = np.nan
+        rows.append(row)
+    df = pd.DataFrame(rows)
+    n_lab = float(np.mean(n_labs))
+    z = z_value(confidence)
+    summary = {"M": m, "n_human": int((pi >= 1).sum()), "audit": None, "n_labelled": n_lab,
+               "machine_share": 1 - n_lab / m,
+               "cover_accuracy": float(df["cover_accuracy"].mean()),
+               "width_accuracy": float(df["width_accuracy"].mean())}
+    for name in classes:
+        p = truth[f"share_{name}"]
+        summary[f"cover_{name}"] = float(df[f"cover_{name}"].mean())
+        summary[f"width_{name}"] = float(df[f"width_{name}"].mean())
+        summary[f"plain_cover_{name}"] = float(df[f"plain_cover_{name}"].astype(float).mean())
+        summary[f"plain_width_{name}"] = float(df[f"plain_width_{name}"].astype(float).mean())
+        summary[f"random_width_{name}"] = float(
+            2 * z * np.sqrt(max(0.0, 1 - n_lab / m) * p * (1 - p) / max(n_lab, 1)))
+        summary[f"bias_{name}"] = float(df[f"estimate_{name}"].mean() - p)
+    truth["accuracy_machine_only"] = float((mach == gold_c).mean())
+    return BudgetSummary(rounds=df, truth=truth, summary=summary)
 
 
 def confidence_implied_errors(a: np.ndarray, *, seed: int = 0) -> np.ndarray:

@@ -420,9 +420,14 @@ def certify_preview(data: EvalData, settings: dict[str, Any], *, rounds: int = 1
 
 
 def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
-             seed: int = 0) -> pd.DataFrame:
-    """Coverage of a budget round's intervals over ``rounds`` simulated audits (needs gold)."""
-    from core.evaluation.simulate import simulate_budget, validity_table
+             seed: int = 0, inclusion: np.ndarray | None = None) -> pd.DataFrame:
+    """Coverage of a budget round's intervals over ``rounds`` simulated rounds (needs gold).
+
+    A round planned with inclusion probabilities (``inclusion``, the active or random design)
+    is repeated with new Poisson draws from them; a routing round with new audits. For the
+    former, ``plain_coverage`` is PPI++'s with as many labels drawn at random.
+    """
+    from core.evaluation.simulate import simulate_budget, simulate_design, validity_table
     from core.assignment import SAEInputs, n_from_share
 
     if not data.has_gold:
@@ -430,6 +435,10 @@ def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
     inp = SAEInputs.from_data(data)
     mach = data.frame["machine_label"].to_numpy(dtype=object)
     gold = data.frame["human_label"].to_numpy(dtype=object)
+    classes = sorted(set(mach.tolist()) | set(gold.tolist()), key=lambda v: (str(type(v)), v))
+    if inclusion is not None:
+        s = simulate_design(inp.a, mach, gold, inclusion, rounds=rounds, seed=seed).summary
+        return validity_table(s, classes)
     s = simulate_budget(inp, mach, gold, lam=float(settings["lam"]),
                         n_human=n_from_share(float(settings["share"]), data.M),
                         mode=settings.get("mode", "at_most"), audit=int(settings["audit"]),
