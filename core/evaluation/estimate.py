@@ -47,13 +47,13 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from core.errors import DataError, describe_rows
 from core.evaluation.design import LABELLED, Design
 from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
-from core.evaluation.weighted_design import ESTIMATE_KEYS, estimate_weighted_design, group_accuracy
+from core.evaluation.weighted_design import (ESTIMATE_KEYS, estimate_weighted_design,
+                                             group_accuracy, group_values)
 
 __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_interval",
            "share_interval", "estimate_codes", "estimate", "ESTIMATE_KEYS",
@@ -352,18 +352,10 @@ def estimate(design: Design, *, groups: list[str] | None = None,
             "labels returned by annotators; its labels on the calibration, routed and audit "
             "rows are read as if humans had returned them"]
     by_group: dict[str, Any] = {}
-    raw = design.data.raw
     for col in groups or []:
-        if col not in raw.columns:
-            raise DataError(f"group column '{col}' is not in the table; available: "
-                            f"{', '.join(map(str, raw.columns))}")
-        values = raw[col].astype(object).where(raw[col].notna(), "(missing)")
-        uniq = pd.unique(values)
-        if len(uniq) > 200:
-            raise DataError(f"group column '{col}' has {len(uniq)} distinct values; a group "
-                            "column needs at most 200")
+        values, uniq = group_values(design, col)
         by_group[col] = {}
-        for v in sorted(uniq, key=lambda x: (str(type(x)), str(x))):
+        for v in uniq:
             mask = (values == v).to_numpy()
             by_group[col][label_key(v, strip=False)] = one(mask)
     out["by_group"] = by_group

@@ -355,7 +355,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(confidence_scores, dtype=float)
     m = len(machine)
-    z = z_value(confidence)
+    z_value(confidence)  # validates the level
     k = n_classes
     n_lab = int(lab.sum())
     free_lab = lab & (pi < 1)

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.evaluation.weighted import table_controls, weighted_estimates, worse_groups
 
-__all__ = ["design_arrays", "group_accuracy", "worse_group_sentence", "estimate_weighted_design",
+__all__ = ["group_values", "design_arrays", "group_accuracy", "worse_group_sentence", "estimate_weighted_design",
            "ESTIMATE_KEYS"]
 
 #: Keys of one ``hmceval estimate --json`` object (stable contract), in order; the same for every
@@ -26,7 +26,14 @@ ESTIMATE_KEYS = ("M", "n_calibration", "n_routed", "n_audit", "n_machine", "conf
                  "class_shares", "accuracy", "random_equivalent", "by_group")
 
 
-def _group_values(design, col: str):
+def group_values(design, col: str):
+    """A group column's values (missing as ``"(missing)"``) and its sorted distinct values.
+
+    Raises
+    ------
+    DataError
+        The column is not in the table, or has more than 200 distinct values.
+    """
     import pandas as pd
 
     from core.errors import DataError
@@ -157,7 +164,7 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
     worse: list[dict[str, Any]] = []
     notes: list[str] = []
     for col in groups or []:
-        values, uniq = _group_values(design, col)
+        values, uniq = group_values(design, col)
         own, rest = {}, {}
         by_group[col] = {}
         for v in uniq:
@@ -249,7 +256,7 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
     out["notes"] = list(arr["notes"]) + out["notes"]
     by_group: dict[str, Any] = {}
     for col in groups or []:
-        values, uniq = _group_values(design, col)
+        values, uniq = group_values(design, col)
         by_group[col] = {label_key(v, strip=False): one((values == v).to_numpy(), whole=False)
                          for v in uniq}
     out["by_group"] = by_group
