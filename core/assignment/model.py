@@ -47,8 +47,12 @@ to humans), and :func:`lambda_grid` a log-like grid over it for sliders and swee
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
-from collections.abc import Mapping, Sequence
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -403,6 +407,31 @@ def solve_fast(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_mos
                       n_budget=int(n_human), mode=mode, method="fast")
 
 
+@contextlib.contextmanager
+def native_stdout_silenced() -> Iterator[None]:
+    """File descriptor 1 goes to /dev/null meanwhile: HiGHS prints its banner ("Running HiGHS
+    ...") from C++ whatever its options, which put text before ``hmceval assign --json``'s JSON.
+    The C library's buffers are flushed before fd 1 is given back, so nothing leaks later."""
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        try:
+            ctypes.CDLL(None).fflush(None)
+        except (OSError, AttributeError):
+            pass
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
 def solve_ilp(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most",
               constraints: Constraints | None = None, time_limit: float | None = None) -> Assignment:
     """Solve Eq. 3-4 plus optional constraints as a boolean program (cvxpy + HiGHS, zero gap).
@@ -453,7 +482,8 @@ def solve_ilp(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most
     if time_limit is not None:
         opts["time_limit"] = float(time_limit)
     try:
-        prob.solve(solver=cp.HIGHS, **opts)
+        with native_stdout_silenced():
+            prob.solve(solver=cp.HIGHS, **opts)
     except cp.error.SolverError as exc:
         raise DataError(f"the ILP solver failed: {exc}") from None
     if prob.status in ("infeasible", "infeasible_inaccurate"):
