@@ -11,15 +11,17 @@ reported first when a column has several.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
 
-__all__ = ["Wording", "TABLE", "REPORT", "numeric_values"]
+__all__ = ["Wording", "TABLE", "REPORT", "numeric_values", "label_text", "label_texts"]
 
 
 @dataclass(frozen=True)
@@ -115,3 +117,54 @@ def numeric_values(s: pd.Series, *, label: str, wording: Wording = TABLE,
             raise DataError(f"{label} must be in {rng}; {describe_rows(bad)} {verb} outside "
                             f"(first value {arr[bad[0]]:g})")
     return arr
+
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def label_text(v: Any) -> str | None:
+    """The one typed rule by which two labels are equal, as the text that represents a label.
+
+    Numbers compare as numbers, whatever their written form: ``1``, ``1.0``, ``"1"``, ``" 1.0 "``
+    and ``np.int64(1)`` are all ``"1"``, ``0.5`` and ``"0.50"`` are ``"0.5"`` (so one text cell
+    in a label column no longer turns every comparison into text: ``"1.0" != "1"``). Integers
+    written as text keep every digit (beyond 2**53 too); booleans are ``"True"``/``"False"``;
+    any other text is compared stripped of surrounding white space; ``"nan"`` or ``"inf"``
+    written in a cell stay text. A missing value (None, NaN, pd.NA, a blank cell) is ``None``.
+    """
+    if v is None or v is pd.NA or v is pd.NaT:
+        return None
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        if math.isnan(f):
+            return None
+        if math.isfinite(f) and f.is_integer():
+            return str(int(f))
+        return repr(f)
+    text = str(v).strip()
+    if not text:
+        return None
+    if _INTEGER.fullmatch(text):
+        return str(int(text))
+    try:
+        f = float(text)
+    except ValueError:
+        return text
+    if not math.isfinite(f):
+        return text
+    return str(int(f)) if f.is_integer() else repr(f)
+
+
+def label_texts(s: pd.Series) -> pd.Series:
+    """:func:`label_text` of every cell (computed once per distinct value), missing as None."""
+    try:
+        codes, uniques = pd.factorize(s, use_na_sentinel=True)
+    except TypeError:  # unhashable cells: value by value
+        return pd.Series([label_text(v) for v in s.tolist()], index=s.index, dtype=object)
+    per_value = np.array([label_text(v) for v in np.asarray(uniques, dtype=object)] + [None],
+                         dtype=object)
+    return pd.Series(per_value[codes], index=s.index, dtype=object)

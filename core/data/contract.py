@@ -12,7 +12,7 @@ from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, Ask, Detection
                              confidence_candidates, confidence_name, detect_columns)
 from core.errors import DataError, describe_rows
 from core.defaults import MAX_EFFORT
-from core.validate import numeric_values
+from core.validate import label_texts, numeric_values
 
 __all__ = ["EvalData", "prepare"]
 
@@ -159,7 +159,10 @@ def _label_values(s: pd.Series, col: str, role: str, *, allow_missing: bool = Fa
                                  index=s.index).mask(~ok)
             return pd.Series(arr.astype("int64"), index=s.index)
         return pd.Series(arr, index=s.index)
-    return s.astype(str).str.strip().mask(missing)
+    # text: one typed rule (core.validate.label_text), so a "1.0" among text equals the 1 of
+    # another column; a blank cell stays the class ""
+    text = label_texts(s)
+    return text.where(text.notna() | missing, "").mask(missing)
 
 
 def _harmonise(cols: dict[str, pd.Series]) -> dict[str, pd.Series]:
@@ -169,8 +172,7 @@ def _harmonise(cols: dict[str, pd.Series]) -> dict[str, pd.Series]:
 
     def as_text(s: pd.Series) -> pd.Series:
         if pd.api.types.is_numeric_dtype(s):
-            return s.map(lambda v: None if pd.isna(v) else
-                         (str(int(v)) if float(v).is_integer() else str(v)))
+            return label_texts(s)
         return s
 
     return {k: as_text(s) for k, s in cols.items()}

@@ -36,6 +36,7 @@ from core.evaluation.design import LABELLED, queue_table
 from core.evaluation.labels import LabelImport, is_missing, label_key, some_values
 from core.evaluation.ls_export import CHOICES_NAME, labels_from_labelstudio
 from core.evaluation.votes import check_seconds
+from core.validate import label_text
 
 __all__ = ["LabelImport", "Agreement", "JoinedLabels", "labels_from_table",
            "labels_from_labelstudio", "join_labels", "agreement", "apply_labels", "CHOICES_NAME",
@@ -245,7 +246,7 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
     classes = list(classes)
     by_text: dict[str, Any] = {}
     for c in classes:
-        for t in {str(c), label_key(c)}:
+        for t in {str(c), label_key(c), label_text(c)}:
             if t in by_text and by_text[t] != c:
                 raise DataError(f"classes {by_text[t]!r} and {c!r} read the same as text "
                                 f"('{t}'); labels cannot be told apart")
@@ -265,7 +266,7 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
                         "column is mapped differently")
     bad: dict[str, list[str]] = {}
     for lab, s in zip(imported.label, imported.sample_id):
-        if lab not in by_text:
+        if lab not in by_text and label_text(lab) not in by_text:  # "1.0" is the class 1
             bad.setdefault(lab, []).append(s)
     if bad:
         shown = "; ".join(f"'{lab}' (sample ids {some_values(ss, 3)})" for lab, ss in
@@ -277,7 +278,7 @@ def join_labels(imported: LabelImport, *, sample_ids: Sequence[Any] | np.ndarray
     rows, vote_lab = [], []
     for s, a, lab in zip(imported.sample_id, imported.annotator, imported.label):
         r = row_of[s]
-        c = by_text[lab]
+        c = by_text[lab] if lab in by_text else by_text[label_text(lab)]
         per_row.setdefault(r, {})[a] = c
         rows.append(r)
         vote_lab.append(c)

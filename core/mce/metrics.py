@@ -13,7 +13,8 @@ quality is judged against the event "the machine label is correct", ``y_pred == 
   ECE (Guo et al., 2017).
 
 Every function takes ``(y_true, y_pred, confidence)`` in the scikit-learn argument order, with
-options as keywords. Labels may be numbers or strings (compared with ``==``); a missing value
+options as keywords. Labels may be numbers or strings (compared by :func:`core.validate.label_text`: numbers as
+numbers, text stripped); a missing value
 (NaN/None) in any of the three inputs raises :class:`core.errors.DataError` naming the rows.
 
 Ranking convention: samples are ordered by decreasing confidence; equal confidences keep their
@@ -30,6 +31,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from core.errors import DataError, describe_rows
+from core.validate import label_texts
 
 __all__ = [
     "correctness",
@@ -97,8 +99,7 @@ def _check(y_true: Any, y_pred: Any, confidence: Any) -> tuple[np.ndarray, np.nd
         )
     if len(t) == 0:
         raise DataError("no samples: y_true, y_pred and confidence are empty")
-    correct = np.array([a == b for a, b in zip(t.tolist(), p.tolist())], dtype=bool)
-    return correct, c
+    return _equal_labels(t, p), c
 
 
 def correctness(y_true: Any, y_pred: Any) -> np.ndarray:
@@ -119,7 +120,15 @@ def correctness(y_true: Any, y_pred: Any) -> np.ndarray:
     p = _as_labels(y_pred, "y_pred")
     if len(t) != len(p):
         raise DataError(f"y_true and y_pred must have the same length, got {len(t)} and {len(p)}")
-    return np.array([a == b for a, b in zip(t.tolist(), p.tolist())], dtype=bool)
+    return _equal_labels(t, p)
+
+
+def _equal_labels(t: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Labels compared by the one typed rule (:func:`core.validate.label_text`): numbers as
+    numbers (``"1.0"`` equals ``1``), text stripped."""
+    kt = label_texts(pd.Series(t, dtype=object)).to_numpy()
+    kp = label_texts(pd.Series(p, dtype=object)).to_numpy()
+    return np.asarray(kt == kp, dtype=bool)
 
 
 def confidence_auc(y_true: Any, y_pred: Any, confidence: Any) -> float:

@@ -46,3 +46,30 @@ def test_assign_json_with_extra_constraints_prints_json_only(tmp_path, extra):
     assert proc.returncode == 0, proc.stderr
     assert "HiGHS" not in proc.stdout and proc.stdout.lstrip().startswith("{")
     assert json.loads(proc.stdout)["M"] == 40
+
+
+def _with_text_cell(t: pd.DataFrame) -> pd.DataFrame:
+    """The human labels written as floats ("1.0") with one text cell: the column is read as text."""
+    t = t.copy()
+    t["human_label"] = t["human_label"].astype(float).astype(object)
+    t.loc[0, "human_label"] = "x"
+    return t
+
+
+def test_one_text_cell_in_a_label_column_keeps_numbers_as_numbers(capsys, tmp_path):
+    """"1.0" != "1" made the machine wrong everywhere (accuracy 0.0 with exit 0): the labels are
+    compared by one typed rule, numbers as numbers. Expected: the machine agrees on the rows it
+    agrees on, counted by hand (row 0 now has the class "x", which the machine never gives)."""
+    t = scored()
+    expected = float(np.mean((t["machine_label"] == t["human_label"]).to_numpy()[1:]) * 39 / 40)
+    path = tmp_path / "text.csv"
+    _with_text_cell(t).to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", path, "--json")
+    assert code == 0, err
+    assert json.loads(out)["machine_only"]["accuracy"] == pytest.approx(expected)
+    code, out, err = run_cli(capsys, "confidence", path, "--label-col", "human_label",
+                             "--machine-col", "machine_label", "--conf-col", "machine_confidence",
+                             "--top", "1", "--json")
+    assert code == 0, err
+    res = json.loads(out)["machine_confidence"]
+    assert res["top_accuracy"] == pytest.approx(expected) and 0 <= res["auc"] <= 1

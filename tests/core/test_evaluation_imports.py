@@ -326,3 +326,15 @@ def test_the_parts_export_the_same_objects_as_imports():
     assert imports.Agreement is agreement_part.Agreement
     assert imports.LabelImport is labels_part.LabelImport
     assert imports.CHOICES_NAME is CHOICES_NAME == "label"
+
+
+def test_numbers_written_as_text_join_their_class_by_the_typed_rule():
+    """Issue 24: a labels file whose column is text (one text cell) holds "1.0"; it is the class
+    1, not an unknown label (labels are compared by one typed rule, numbers as numbers)."""
+    df = pd.DataFrame({"sample_id": ["1", "2", "3"], "human": ["1.0", " 0.0", "spam"]})
+    imp = labels_from_table(df, label_col="human")
+    j = join_labels(imp, sample_ids=[1, 2, 3], classes=[0, 1, "spam"])
+    assert j.label.tolist() == [1, 0, "spam"]
+    with pytest.raises(DataError, match="'1.5'"):
+        join_labels(labels_from_table(pd.DataFrame({"sample_id": ["1"], "human": ["1.5"]}),
+                                      label_col="human"), sample_ids=[1], classes=[0, 1])

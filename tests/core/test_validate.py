@@ -42,3 +42,42 @@ def test_bounds():
         numeric_values(pd.Series([0, -1, -2]), label="column 'c' (effort)", lo=0.0)
     with pytest.raises(DataError, match=r"must be in \[0, 1\]; row 1 is outside \(first value 1.5\)"):
         numeric_values(pd.Series([1.5, 0.5]), label="column 'c'", lo=0.0, hi=1.0)
+
+
+# ---------------------------------------------------------------- labels: one typed rule (issue 24)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from core.validate import label_text, label_texts  # noqa: E402
+
+
+@pytest.mark.parametrize("a, b", [(1, "1.0"), (1.0, " 1 "), (np.int64(2), "2.00"), (0.5, "0.50"),
+                                  ("1e3", 1000), (" x ", "x"), (True, "True"),
+                                  ("99999999999999999999", 99999999999999999999)])
+def test_label_text_numbers_as_numbers(a, b):
+    assert label_text(a) == label_text(b)
+
+
+@pytest.mark.parametrize("a, b", [(1, "x"), ("1", "1.5"), ("nan", "inf"), ("99999999999999999999",
+                                                                             "99999999999999999998")])
+def test_label_text_tells_different_labels_apart(a, b):
+    assert label_text(a) != label_text(b)
+
+
+@pytest.mark.parametrize("v", [None, float("nan"), pd.NA, "", "   "])
+def test_label_text_missing(v):
+    assert label_text(v) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.integers(-10**30, 10**30), st.floats(allow_nan=False, allow_infinity=False)))
+def test_label_text_of_a_number_equals_that_of_its_written_forms(x):
+    """A number read from a CSV as text (a column with one text cell) equals the number."""
+    assert label_text(str(x)) == label_text(x) == label_text(f" {x} ")
+
+
+def test_label_texts_per_distinct_value_and_unhashable_cells():
+    s = pd.Series([1, "1.0", None, "a ", 2.5], dtype=object)
+    assert label_texts(s).tolist() == ["1", "1", None, "a", "2.5"]
+    assert label_texts(pd.Series([[1], "1"], dtype=object)).tolist() == ["[1]", "1"]
