@@ -1,0 +1,224 @@
+"""The Evaluate page's section 3, "Take the labels back": the progress, the import of
+returned labels (a CSV file, a Label Studio JSON export or a Label Studio server), the imports
+of the round, the annotators simulated from gold labels, and a guarantee round's certify step.
+
+A helper module of ``pages/2a_Evaluate.py`` (its page stays under 400 lines): the same widgets,
+keys and calls into :mod:`core.workspace.rounds` as when they were written in the page.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import DataError
+from core.evaluation import labelstudio
+from core.figures.evaluation import progress_figure
+from core.workspace import rounds as R
+from pages._common import range_help, show_error
+
+
+def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.DataFrame:
+    """Draw section 3 of the round ``rid`` and return the round's imports (``ws.imports``)."""
+    ss = st.session_state
+    st.header("3 · Take the labels back")
+    st.progress(prog["labelled"] / prog["to_label"] if prog["to_label"] else 0.0,
+                text=f"{prog['labelled']:,} of {prog['to_label']:,} labelled")
+    if prog["to_label"]:
+        st.plotly_chart(progress_figure(prog), width="stretch")
+
+
+    def _imported(result: dict) -> None:
+        ss["_import_report"] = result
+
+
+    def _show_import_report() -> None:
+        rep = ss.get("_import_report")
+        if not rep or rep.get("round_id") != rid:
+            return
+        if rep.get("error"):
+            st.error(rep["error"])
+            st.info("Nothing was imported; the round's labels are unchanged.")
+            return
+        st.success(f"{rep['n_labels']:,} rows labelled from {rep['file']}.")
+        for note in rep["notices"]:
+            st.caption(note)
+        if rep["adjudication"]:
+            st.warning(f"{len(rep['adjudication'])} samples have tied annotators and stay "
+                       f"unlabelled until adjudicated: {', '.join(rep['adjudication'][:10])}"
+                       + (" …" if len(rep["adjudication"]) > 10 else ""))
+
+
+    def _do_import(imported_fn, file_name: str) -> None:
+        try:
+            imported = imported_fn()
+            result = R.import_joined(ws, rid, imported, file_name=file_name)
+        except DataError as exc:
+            _imported({"round_id": rid, "error": f"{file_name}: {exc}"})
+        else:
+            _imported({"round_id": rid, "file": file_name, **result})
+        st.rerun()  # redraw the progress and the result with the new labels
+
+
+    def _read_table(name: str, content: bytes):
+        from core.data import load_table
+
+        return load_table(content, name=name)
+
+
+    def _read_json(name: str, content: bytes):
+        try:
+            return json.loads(content.decode("utf-8-sig"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DataError(f"not a Label Studio JSON export: {exc}") from None
+
+
+    source = st.radio("Labels from", ["CSV file", "Label Studio export (JSON file)",
+                                      "Label Studio server"], horizontal=True, key="_w_import_source")
+    if source == "CSV file":
+        up = st.file_uploader("Labels table (CSV/TSV/Parquet): a sample id column and a label column",
+                              type=["csv", "tsv", "txt", "parquet", "json"],
+                              key=f"_w_labels_csv_{rid}")  # a round's own: no file left from another
+        if up is not None:
+            try:
+                table = _read_table(up.name, up.getvalue())
+            except DataError as exc:
+                show_error(exc, context=up.name)
+            else:
+                cols = list(map(str, table.columns))
+                c1, c2, c3 = st.columns(3)
+                sid_col = c1.selectbox("Sample id column", cols,
+                                       index=cols.index("sample_id") if "sample_id" in cols else 0)
+                guess = next((c for c in ("label", "human_label", "gold") if c in cols), cols[-1])
+                lab_col = c2.selectbox("Label column", cols, index=cols.index(guess))
+                ann_col = c3.selectbox("Annotator column (optional)", ["—"] + cols)
+                if st.button("Import these labels", type="primary"):
+                    from core.evaluation.imports import labels_from_table
+
+                    _do_import(lambda: labels_from_table(
+                        table, sample_id_col=sid_col, label_col=lab_col,
+                        annotator_col=None if ann_col == "—" else ann_col), up.name)
+    elif source == "Label Studio export (JSON file)":
+        up = st.file_uploader("Label Studio's JSON export of the project", type=["json"],
+                              key=f"_w_labels_ls_{rid}")
+        if up is not None and st.button("Import these labels", type="primary"):
+            from core.evaluation.imports import labels_from_labelstudio
+
+            content = up.getvalue()
+            _do_import(lambda: labels_from_labelstudio(_read_json(up.name, content)), up.name)
+    else:
+        st.caption("Push the queue to a Label Studio server and pull the annotations back (the "
+                   "only network access of the app, to the URL you give). Label Studio 1.23 uses "
+                   "personal access tokens: Account & Settings > Personal Access Token.")
+        c1, c2 = st.columns(2)
+        url = c1.text_input("Label Studio URL", value=ss.get("_ls_url", "http://localhost:8080"))
+        token = c2.text_input("Access token", type="password")
+        ss["_ls_url"] = url
+        title = st.text_input("Project title", value=f"HMCEval · {data.name} · round {rid}")
+        c1, c2 = st.columns(2)
+        if c1.button("Send the queue"):
+            from core.evaluation.ls_client import LabelStudioClient
+
+            try:
+                client = LabelStudioClient(url, token)
+                pushed = client.push_queue(
+                    title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+                    labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label))
+            except DataError as exc:
+                show_error(exc, context="Label Studio")
+            else:
+                ws.record_event(rid, "pushed", {"url": url, "project": pushed.project.id,
+                                                "tasks": pushed.n_sent})
+                st.success(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} "
+                           f"('{title}'); {pushed.n_existing:,} were there already.")
+        if c2.button("Pull the labels"):
+            from core.evaluation.imports import labels_from_labelstudio
+            from core.evaluation.ls_client import LabelStudioClient
+
+            def _pull():
+                client = LabelStudioClient(url, token)
+                project = client.find_project(title)
+                if project is None:
+                    raise DataError(f"no project titled '{title}' on {url}; send the queue first")
+                return labels_from_labelstudio(client.export(int(project["id"])))
+
+            _do_import(_pull, f"Label Studio project '{title}'")
+    _show_import_report()
+    imports = ws.imports(rid)
+    if len(imports):
+        with st.expander(f"Imports of this round ({len(imports)})"):
+            st.dataframe(imports.drop(columns=["notices"]), hide_index=True, width="stretch", placeholder="—")
+            events = ws.events(rid)
+            st.dataframe(events, hide_index=True, width="stretch", placeholder="—")
+
+    if data.has_gold:
+        with st.expander("Simulate the annotators (this dataset has gold labels)", expanded=False):
+            st.caption("Fills the next rows of the queue with the gold labels, as if annotators had "
+                       "labelled them: the whole loop can be shown without people.")
+            frac = st.slider("Share of the remaining queue to label", 0.05, 1.0, 1.0, 0.05)
+            if st.button("Fill labels from gold"):
+                try:
+                    R.simulate_annotators(ws, rid, fraction=frac)
+                except DataError as exc:
+                    show_error(exc)
+                else:
+                    st.rerun()
+
+    @st.cache_data(show_spinner=False, max_entries=16)
+    def _certify_look(key: str, round_id: int, audit: int) -> dict:
+        """What certifying would give (the key names the workspace, round, plan and labels)."""
+        s = ws.round(round_id)["settings"]
+        return R.certify_outlook(ws, round_id, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
+                                 audit=audit)
+
+
+    if rnd["kind"] == "guarantee" and prog["undecided"]:
+        cal = prog["calibration"]
+        st.subheader("Certify")
+        if cal["labelled"] == 0:
+            st.info("Label the calibration sample, then certify here.")
+        else:
+            s = rnd["settings"]
+            st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; α = "
+                       f"{s['alpha']:g}, δ = {s['delta']:g}, λ = {s['lam']:g} (fixed when the round "
+                       "was planned).")
+            look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
+            try:
+                look = _certify_look(look_key, rid, 0)
+            except DataError as exc:
+                show_error(exc)
+                look = None
+            if look is not None:
+                kept = look["n_machine"]
+                # the audit is chosen now, when the rows the machine keeps are known
+                akey = f"_w_cert_audit_{rid}"
+                planned = int(s.get("audit", 0))
+                if akey not in ss or ss[akey] > kept:
+                    ss[akey] = min(planned, kept)
+                why = "Rows drawn at random from those the machine keeps, labelled too."
+                audit = int(st.number_input("Audit after certifying", min_value=0, max_value=kept,
+                                            step=10, key=akey, help=range_help(why, 0, kept)))
+                if planned > kept:
+                    st.info(f"The plan asked for an audit of {planned:,}, but certifying now the "
+                            f"machine keeps {kept:,} rows: the audit can take at most {kept:,} "
+                            f"(set to {min(planned, kept):,}; change it above).")
+                look = _certify_look(look_key, rid, audit)
+                if kept:
+                    st.markdown(f"Certifying now, the machine keeps {kept:,} rows. " +
+                                R.outlook_sentence(look, [("calibration", look["n_calibration"]),
+                                                          ("routed", look["n_routed"]),
+                                                          ("audit", audit)]))
+                else:
+                    st.markdown(f"With these labels nothing can be certified: the {look['n_routed']:,} "
+                                "other rows all go to humans (no audit is needed).")
+                if st.button("Certify and route the other rows", type="primary"):
+                    try:
+                        R.certify_round(ws, rid, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
+                                        audit=audit, seed=int(s["seed"]))
+                    except DataError as exc:
+                        show_error(exc)
+                    else:
+                        st.rerun()
+    return imports

@@ -1,0 +1,135 @@
+"""The Evaluate page's section 4, "Result": the certified guarantee, the estimate with its
+intervals (by subgroup on request), the technical figures, the forest plot, the accuracy by
+group, the downloads (final table, JSON, the report for stakeholders) and the validity panel.
+
+A helper module of ``pages/2a_Evaluate.py`` (its page stays under 400 lines): the same widgets,
+keys and calls into :mod:`core.workspace.rounds` as when they were written in the page.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from core.csv_safe import to_csv_safe
+from core.errors import DataError
+from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, worth_text
+from core.summary import round_sentence
+from core.workspace import rounds as R
+from core.workspace.report import round_report_html
+from pages._common import next_step, show_error
+from pages._evaluate_design import group_section
+
+
+def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
+                   imports: pd.DataFrame) -> None:
+    """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
+    st.header("4 · Result")
+    cert = ws.latest_result(rid, "certify")
+    if cert:
+        st.success(cert["guarantee"])
+        for note in cert.get("notes") or []:
+            st.caption(note)
+
+
+    @st.cache_data(show_spinner="Estimating…", max_entries=16)
+    def _summary(key: str, round_id: int, groups: tuple) -> dict:
+        return R.round_summary(ws, round_id, groups=list(groups))
+
+
+    state_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
+    subgroups = design.data.subgroup_columns
+    groups = st.multiselect("Break the result down by", subgroups, default=R.default_groups(design),
+                            help="Subgroup columns; those with many values make long plots.")
+    try:
+        summary = _summary(state_key, rid, tuple(groups))
+    except DataError as exc:
+        show_error(exc)
+        st.stop()
+    if summary["estimate_error"]:
+        st.info(f"No result yet: {summary['estimate_error']}.")
+        next_step(None, "label the queue and take the labels back (sections 2 and 3, above)",
+                  "Send the queue to annotators (CSV or Label Studio), then import their labels; "
+                  "the result, its interval and the report appear here as soon as the labels allow.")
+        st.stop()
+    est = summary["estimate"]
+    effort = summary["effort"]
+    classes = list(est["class_shares"])
+    cols = st.columns(len(classes) + 1)
+    for col, c in zip(cols, classes):
+        s = est["class_shares"][c]
+        interval = (f"[{s['ci_low']:.1%}, {s['ci_high']:.1%}]" if s["ci_low"] is not None
+                    else "no interval: audit needed")
+        col.metric(f"Share of '{c}'", f"{s['estimate']:.1%}", help=f"95% interval {interval}; "
+                   f"machine labels alone: {s['machine_only']:.1%}")
+        col.caption(f"95% interval {interval}" + (f" · {worth_text(s['random_equivalent'])}"
+                                                 if s.get("random_equivalent") else ""))
+    acc = est["accuracy"]
+    if acc["estimate"] is not None:
+        cols[-1].metric("Accuracy of the final labels", f"{acc['estimate']:.1%}")
+        cols[-1].caption(f"at least {acc['ci_low']:.1%} (95%, exact)" if est["design"] == "routing"
+                         else f"95% interval [{acc['ci_low']:.1%}, {acc['ci_high']:.1%}]")
+    for note in est["notes"]:
+        if note not in summary.get("group_notes", []):  # those are shown with their fix, below
+            st.warning(note)
+    st.markdown(f"**{round_sentence(summary)}**")
+    first = classes[-1]
+    rs = est["class_shares"][first]
+    st.caption("The shares estimate the true labels of all rows: the machine's rows are corrected by "
+               "the errors the audit found, so they differ from the shares of the labels in the "
+               "final table (human where a human labelled, else the machine's).")
+    if (rs["random_half_width"] is not None and rs["half_width"] is not None
+            and rs["random_half_width"] < rs["half_width"]):
+        st.warning(f"For the share of '{first}', labelling the same {est['n_labelled']:,} rows at "
+                   f"random would give a tighter interval (± {rs['random_half_width']:.2%} against "
+                   f"this round's ± {rs['half_width']:.2%}): routing buys correct final labels, not "
+                   "a tighter estimate of a share. Raise the audit for a tighter share.")
+    with st.expander("Technical figures (intervals, audit, comparison with random labelling)"):
+        parts = [f"{est.get(f'n_{w}', 0):,} {w}" for w in ("calibration", "routed", "audit")
+                 if w != "calibration" or est.get("n_calibration")]
+        st.caption(f"{est['n_labelled']:,} rows labelled by humans: {', '.join(parts)}; "
+                   f"the machine's labels stand for the other {est.get('n_machine', 0):,}; "
+                   f"{est.get('audit_errors', 0):,} machine errors found in the audit.")
+        if None not in (rs["random_equivalent"], rs["half_width"], rs["random_half_width"]):
+            st.markdown(f"Labelling **{est['n_labelled']:,} rows at random** would give the share of "
+                        f"'{first}' to ± {rs['random_half_width']:.2%}; this round gives ± "
+                        f"{rs['half_width']:.2%}, which random labelling reaches with "
+                        f"{rs['random_equivalent']:,} rows.")
+    pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
+    st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
+    group_section(ws, data, rnd, summary, est["n_labelled"])
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Final labelled table (CSV)",
+                       lambda: to_csv_safe(R.final_table(design)).encode(),
+                       file_name=f"hmceval_round{rid}_final.csv", mime="text/csv", on_click="ignore")
+    c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
+                       file_name=f"hmceval_round{rid}_result.json", mime="application/json")
+
+
+    @st.cache_data(show_spinner="Writing the report…", max_entries=4)
+    def _report(key: str, round_id: int) -> bytes:
+        return round_report_html(ws, round_id).encode("utf-8")
+
+
+    # built now (cached per round state): a deferred file dies with the rerun its click triggers
+    c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
+                       file_name=f"hmceval_round{rid}_report.html", mime="text/html",
+                       help="One self-contained file: opens in any browser, offline.",
+                       on_click=ws.record_event, args=(rid, "exported", {"format": "report"}))
+
+
+    # ------------------------------------------------------------------------------------ validity
+    if data.has_gold and rnd["kind"] == "budget" and rnd["settings"].get("audit"):
+        with st.expander("Validity panel: repeat this round many times against the gold labels"):
+            n_rounds = st.select_slider("Rounds", options=[100, 200, 500, 1000], value=200)
+            if st.button("Run the simulation"):
+                with st.spinner("Simulating…"):
+                    table = R.validity(data, rnd["settings"], rounds=n_rounds)
+                st.plotly_chart(coverage_figure(table), width="stretch")
+                st.dataframe(table, hide_index=True, width="stretch",
+                             column_config={c: st.column_config.NumberColumn(format="%.4f")
+                                            for c in table.columns if c != "quantity"}, placeholder="—")
+                st.caption("Each round draws a new audit and hides the gold labels of the machine's "
+                           "rows; coverage is how often the interval held the true value.")
