@@ -240,7 +240,7 @@ def test_predictions_and_metrics_downloads(run_page, downloads):
 
 def test_masked_lm_is_a_choice_among_the_models_folder(run_page, tmp_path, monkeypatch):
     """Issue 12: no free server path for the masked LM; the models folder's masked LMs only."""
-    from tests.core.test_models_folders import build_tiny_mlm
+    from tests.core.test_mce_models import build_tiny_mlm
 
     build_tiny_mlm(tmp_path / "tiny-mlm")
     monkeypatch.setenv("HMCEVAL_MODELS", str(tmp_path))
