@@ -26,8 +26,7 @@ from pages._common import show_error
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
                  "random": "Random"}
 NOT_BUILT = ("Not built yet: a guarantee round's calibration sample with unequal "
-             "probabilities (guarantee mode keeps its simple random sample), the validity "
-             "panel for these designs (it simulates routing rounds), and a fix that "
+             "probabilities (guarantee mode keeps its simple random sample), and a fix that "
              "re-optimises every group at once (the fix below raises one group's share).")
 
 

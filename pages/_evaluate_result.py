@@ -121,15 +121,23 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
 
 
     # ------------------------------------------------------------------------------------ validity
-    if data.has_gold and rnd["kind"] == "budget" and rnd["settings"].get("audit"):
+    inclusion = rnd.get("inclusion")
+    if data.has_gold and rnd["kind"] == "budget" and (rnd["settings"].get("audit")
+                                                       or inclusion is not None):
         with st.expander("Validity panel: repeat this round many times against the gold labels"):
             n_rounds = st.select_slider("Rounds", options=[100, 200, 500, 1000], value=200)
             if st.button("Run the simulation"):
                 with st.spinner("Simulating…"):
-                    table = R.validity(data, rnd["settings"], rounds=n_rounds)
-                st.plotly_chart(coverage_figure(table), width="stretch")
+                    table = R.validity(data, rnd["settings"], rounds=n_rounds,
+                                       inclusion=inclusion)
+                weighted = inclusion is not None
+                st.plotly_chart(coverage_figure(
+                    table, baseline="PPI++ with as many random labels" if weighted
+                    else "plain normal interval"), width="stretch")
                 st.dataframe(table, hide_index=True, width="stretch",
                              column_config={c: st.column_config.NumberColumn(format="%.4f")
                                             for c in table.columns if c != "quantity"}, placeholder="—")
-                st.caption("Each round draws a new audit and hides the gold labels of the machine's "
-                           "rows; coverage is how often the interval held the true value.")
+                st.caption(("Each round draws new rows to label with the round's inclusion "
+                            "probabilities" if weighted else "Each round draws a new audit")
+                           + " and hides the gold labels of the machine's rows; coverage is how "
+                           "often the interval held the true value.")

@@ -116,15 +116,19 @@ def forest_figure(rows: pd.DataFrame, *, label: str, confidence: float = 0.95) -
     return fig
 
 
-def coverage_figure(table: pd.DataFrame, *, nominal: float = 0.95) -> go.Figure:
+def coverage_figure(table: pd.DataFrame, *, nominal: float = 0.95,
+                    baseline: str = "plain normal interval") -> go.Figure:
     """Coverage of each interval over simulated rounds, against the nominal level.
 
     Parameters
     ----------
     table : DataFrame
-        ``quantity``, ``coverage``, and optionally ``plain_coverage`` (the unsmoothed normal
-        interval, for comparison).
+        ``quantity``, ``coverage``, and optionally ``plain_coverage`` (the baseline's, for
+        comparison).
     nominal : float
+    baseline : str, default="plain normal interval"
+        What ``plain_coverage`` is (the unsmoothed normal interval of a routing round; PPI++
+        with as many random labels for an active or random round).
     """
     fig = go.Figure()
     fig.add_trace(go.Bar(x=table["quantity"], y=table["coverage"], name="our interval",
@@ -132,7 +136,7 @@ def coverage_figure(table: pd.DataFrame, *, nominal: float = 0.95) -> go.Figure:
                          textposition="outside"))
     if "plain_coverage" in table:
         fig.add_trace(go.Bar(x=table["quantity"], y=table["plain_coverage"],
-                             name="plain normal interval (for comparison)",
+                             name=f"{baseline} (for comparison)",
                              marker_color="#cccccc",
                              text=[f"{v:.1%}" if pd.notna(v) else "" for v in table["plain_coverage"]],
                              textposition="outside"))

@@ -162,3 +162,24 @@ def test_an_active_round_without_labels_waits_for_them(run_page, fresh_workspace
     click(at, "Plan the round")
     assert any(i.value.startswith("No result yet: none of the") for i in at.info)
     assert not at.metric
+
+
+def test_validity_panel_of_an_active_round_repeats_its_draws(run_page, fresh_workspace):
+    """The panel repeats the active round (its stored inclusion probabilities), compares with
+    PPI++ on as many random labels, and says so."""
+    at = run_page(PAGE)
+    at.radio(key="_w_ev_design").set_value("active").run()
+    at.number_input(key="_w_ev_labels").set_value(400).run()
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    click(at, "Run the simulation")
+    table = at.dataframe[-1].value
+    assert list(table["quantity"]) == ["share of 0", "share of 1", "accuracy of final labels"]
+    assert (table["coverage"] >= 0.9).all()
+    assert table["plain_coverage"].iloc[:2].notna().all()
+    assert any("inclusion probabilities" in c.value for c in at.caption)
+    import json
+
+    names = [t.get("name") for c in at.get("plotly_chart")
+             for t in json.loads(c.proto.spec)["data"]]
+    assert "PPI++ with as many random labels (for comparison)" in names
