@@ -53,8 +53,11 @@ def _ids_digest(texts) -> str:
 
 
 def _id_texts(source, col: str) -> list[str]:
-    return pd.read_csv(source, usecols=[col], dtype=str, keep_default_na=False,
-                       encoding="utf-8-sig")[col].tolist()
+    from core.csv_safe import safe_text
+
+    head = safe_text(col)  # the header as the CSV holds it ('=id for a column named =id)
+    return pd.read_csv(source, usecols=[head], dtype=str, keep_default_na=False,
+                       encoding="utf-8-sig")[head].tolist()
 
 
 def round_record(table: pd.DataFrame, id_col: str | None) -> dict:

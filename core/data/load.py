@@ -19,6 +19,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
+from core.csv_safe import restore_formulas
 from core.errors import DataError, describe_rows
 
 __all__ = ["MAX_FILE_BYTES", "MAX_COLUMNS", "load_table"]
@@ -96,7 +97,9 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
             nl = data.find(b"\n")
             first = data if nl < 0 else data[:nl]
             sep = "\t" if b"\t" in first else ","
-        df = _read_text(data, label, sep)
+        # the quote core.csv_safe puts before a formula-like cell comes off again: a class
+        # named "+" written to a round table reads back as "+"
+        df = restore_formulas(_read_text(data, label, sep))
         is_text = True
     if df.shape[1] == 0:
         raise DataError(f"{label} has no columns")

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from core.csv_safe import neutralise_formulas, restore_formulas
 from core.errors import DataError
 from core.evaluation.labels import LabelImport, some_values
 
@@ -187,6 +188,7 @@ def read_votes(path: str | os.PathLike) -> pd.DataFrame | None:
         df = pd.read_csv(p, dtype=str, keep_default_na=False, encoding="utf-8")
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot read the stored labels {p}: {exc}") from None
+    df = restore_formulas(df)
     missing = [c for c in VOTE_COLUMNS if c not in df.columns]
     if missing:
         raise DataError(f"the stored labels {p} lack column {', '.join(missing)}: not written "
@@ -197,9 +199,10 @@ def read_votes(path: str | os.PathLike) -> pd.DataFrame | None:
 
 def write_votes(votes: pd.DataFrame, path: str | os.PathLike) -> None:
     """Write the votes to ``path`` atomically (:func:`core.atomic.write_text`). Labels are
-    written as they are (this file is read back by :func:`read_votes`, not opened by users)."""
+    written with formula cells neutralised (:mod:`core.csv_safe`), which :func:`read_votes`
+    takes off again."""
     from core.atomic import write_text
 
-    buf = io.StringIO()
-    votes[list(VOTE_COLUMNS)].to_csv(buf, index=False)
+    buf = io.StringIO()  # an annotator named "=cmd()" cannot run in a spreadsheet either
+    neutralise_formulas(votes[list(VOTE_COLUMNS)]).to_csv(buf, index=False)
     write_text(path, buf.getvalue())

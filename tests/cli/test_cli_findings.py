@@ -73,3 +73,26 @@ def test_one_text_cell_in_a_label_column_keeps_numbers_as_numbers(capsys, tmp_pa
     assert code == 0, err
     res = json.loads(out)["machine_confidence"]
     assert res["top_accuracy"] == pytest.approx(expected) and 0 <= res["auc"] <= 1
+
+
+def test_classes_starting_with_formula_characters_round_trip_through_a_round(capsys, tmp_path):
+    """Classes "+yes"/"-no" got a quote in the round table ("'+yes") and the annotators' real
+    labels were then refused as not among the classes."""
+    t = scored().drop(columns=["human_label"])
+    t["machine_label"] = np.where(t["machine_label"] == 1, "+yes", "-no")
+    src, table, labelled = tmp_path / "t.csv", tmp_path / "round.csv", tmp_path / "done.csv"
+    t.to_csv(src, index=False)
+    code, _, err = run_cli(capsys, "queue", src, "--calibration", "10", "-o", table)
+    assert code == 0, err
+    rnd = pd.read_csv(table)
+    assert rnd["machine_label"].str.startswith("'").all()  # a spreadsheet cannot run them
+    cal = rnd.loc[rnd["selection"] == "calibration", "sample_id"]
+    pd.DataFrame({"sample_id": cal, "label": ["+yes", "-no"] * 5}).to_csv(tmp_path / "l.csv",
+                                                                       index=False)
+    code, _, err = run_cli(capsys, "labels", table, "--from", tmp_path / "l.csv", "-o", labelled)
+    assert code == 0, err
+    from core.data import load_table
+
+    back = load_table(labelled)
+    assert set(back["machine_label"]) == {"+yes", "-no"}
+    assert back.set_index("sample_id").loc[cal, "human_label"].tolist() == ["+yes", "-no"] * 5
