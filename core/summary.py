@@ -10,11 +10,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from core.data import effort_unit as unit_of_name
 
 __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
            "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range",
-           "hours_per_unit"]
+           "hours_per_unit", "format_effort", "plain_number"]
 
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
@@ -62,6 +64,48 @@ def hours_per_unit(unit: str) -> float | None:
     """
     return {"milliseconds": 1 / 3_600_000, "seconds": 1 / 3600, "minutes": 1 / 60,
             "hours": 1.0}.get(unit)
+
+
+def plain_number(x: float) -> str:
+    """A number as a reader writes it, never in scientific notation: thousands separated and
+    whole from 100 up (``72,340``), one decimal from 1 (``12.5``), three significant digits
+    below (``0.0465``).
+
+    >>> plain_number(72340.4), plain_number(12.54), plain_number(0.046452)
+    ('72,340', '12.5', '0.0465')
+    """
+    v = float(x)
+    if not math.isfinite(v):
+        return "n/a"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 1 or v == 0:
+        return f"{v:,.1f}".replace(".0", "") if v == round(v) else f"{v:,.1f}"
+    return np.format_float_positional(v, precision=3, unique=True, fractional=False, trim="-")
+
+
+def format_effort(value: float, unit: str) -> str:
+    """An effort total for a reader: hours (``"20.1 h"``), minutes under an hour (``"45 min"``),
+    seconds under a minute (``"30 s"``) when the unit is a time; otherwise a plain number and
+    the unit (``"1,234 effort units"``). Never scientific notation.
+
+    >>> format_effort(72_340, "seconds"), format_effort(2_700, "seconds"), format_effort(30, "seconds")
+    ('20.1 h', '45 min', '30 s')
+    """
+    v = float(value)
+    per_h = hours_per_unit(unit)
+    if per_h is None:
+        return f"{plain_number(v)} {unit}"
+    if not math.isfinite(v):
+        return "n/a"
+    hours = v * per_h
+    if abs(hours) >= 1 or hours == 0:
+        return f"{hours:,.1f} h" if hours else "0 h"
+    minutes = hours * 60
+    if abs(minutes) >= 1:
+        return f"{minutes:.1f} min" if abs(minutes) < 10 else f"{minutes:.0f} min"
+    seconds = minutes * 60
+    return f"{seconds:.1f} s" if abs(seconds) < 10 else f"{seconds:.0f} s"
 
 
 def per_unit(unit: str) -> str:

@@ -16,7 +16,9 @@ listed before it, never this package):
 * :mod:`core.assignment.sweeps`: grids of lambda x N, exact, without one solve per point;
 * :mod:`core.assignment.report`: one assignment run and its JSON/table form (``hmceval assign``
   and the Trade-off page), the per-class table;
-* :mod:`core.assignment.turns`: per-turn analysis of an assignment (the paper's Figure 6).
+* :mod:`core.assignment.turns`: per-turn analysis of an assignment (the paper's Figure 6);
+* :mod:`core.assignment.goals`: the cheapest setting that meets a goal (a target accuracy or
+  an effort budget in hours) and what the current setting loses against the best ones.
 
 ``from core.assignment import solve_fast`` (or any name below) reads the part's name.
 """
@@ -32,6 +34,8 @@ from core.assignment.lambdas import LAMBDA_STEPS, LambdaRange, lambda_grid, lamb
 from core.assignment.sweeps import sweep
 from core.assignment.report import (ASSIGN_KEYS, assignment_json, assignment_table,
                                     lambda_range_json, per_class_report, run_assignment)
+from core.assignment.goals import (GOAL_KEYS, GoalResult, goal_grid, goal_setting, pick_goal,
+                                   recommend)
 from core.assignment.turns import (TURN_KEYS, TurnBase, bootstrap_confusion, bootstrap_scores,
                                    per_turn, per_turn_for, per_turn_from, turn_base, turn_base_for)
 
@@ -55,4 +59,6 @@ __all__ = [
     # turns
     "TURN_KEYS", "TurnBase", "turn_base", "turn_base_for", "per_turn", "per_turn_from",
     "per_turn_for", "bootstrap_scores", "bootstrap_confusion",
+    # goals
+    "GOAL_KEYS", "GoalResult", "goal_grid", "goal_setting", "pick_goal", "recommend",
 ]
