@@ -35,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.assignment import assignment_json, assignment_table
 
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the work
     check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
     check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
     # lambda and the human share are checked by core.assignment (the page's messages)

@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     check_fraction(args.overall_error if overall else args.alpha,
                    "--overall-error" if overall else "--alpha")
     check_fraction(args.delta, "--delta")
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the work
     design = load_round(args.path, args.col)
     if args.audit < 0 or not 0 <= args.seed < 2**63:
         raise DataError("--audit must be >= 0 and --seed in [0, 2^63)")

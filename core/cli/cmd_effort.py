@@ -89,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
     check_int(args.permutation_repeats, "--permutation-repeats", 0, MAX_PERMUTATION_REPEATS)
     if args.jobs != -1:
         check_int(args.jobs, "--jobs (or -1 for every CPU)", 1, MAX_JOBS)
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the work
     table = load_table(args.path)
     res = estimate_effort(
         table, time_col=args.time_col, features=args.features, n_splits=args.folds,

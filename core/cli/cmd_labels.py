@@ -121,9 +121,11 @@ def run(args: argparse.Namespace) -> int:
     """Read the round, merge the labels, write the table: under an exclusive lock of the output
     (``OUT.lock`` beside it), so concurrent imports into one table each see the other's labels;
     the write is atomic (a kill leaves the previous table whole)."""
-    from core.atomic import check_writable, locked, note_waiting
+    from core.atomic import locked, note_waiting
 
-    check_writable(args.output)  # a bad -o fails before the work
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the work
     imported = read_label_file(args.source, sample_id_col=args.sample_id_col,
                                label_col=args.label_col, annotator_col=args.annotator_col,
                                time_col=args.time_col)

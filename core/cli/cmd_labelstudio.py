@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from core.cli.cmd_labels import finish, merge_into_round
-    from core.atomic import check_writable, locked, note_waiting
+    from core.atomic import locked, note_waiting
     from core.cli.common import load_round
     from core.errors import DataError
     from core.evaluation import labelstudio
@@ -92,7 +92,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} '{title}' "
               f"({pushed.n_existing:,} were there already)")
         return 0
-    check_writable(args.output)  # a bad -o fails before the download
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the download
     project = client.find_project(title)
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")

@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
     from core.csv_safe import to_csv_safe
     from core.evaluation.design import annotator_table, plan_queue, queue_table
 
+    from core.cli.common import check_output
+
+    check_output(args.output, args.format)  # csv, or labelstudio's .json: before the work
     design_kind = _design_kind(args)
     if design_kind != "routing":
         return _run_weighted(args, design_kind)

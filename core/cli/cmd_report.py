@@ -32,12 +32,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.atomic import check_writable, write_text
+    from core.atomic import write_text
     from core.cli.cmd_workspace import open_workspace
     from core.errors import DataError
     from core.workspace.report import resolve_round, round_report_html
 
-    check_writable(args.output)  # a bad -o fails before the work
+    from core.cli.common import check_output
+
+    check_output(args.output, "html")  # a bad -o fails before the work
     ws = open_workspace(args)
     if args.scenario is not None and args.round_id is not None:
         raise DataError("give a scenario or --round, not both")

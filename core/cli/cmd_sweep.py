@@ -43,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
     from core.assignment import SAEInputs, lambda_grid, lambda_range, n_from_share, sweep
     from core.summary import data_effort_unit, per_unit
 
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the work
     auto = args.lam.strip().lower() == "auto"
     lams = None if auto else parse_range(args.lam, "--lam")
     shares = parse_range(args.human_share, "--human-share")

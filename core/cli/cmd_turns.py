@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
     from core.csv_safe import to_csv_safe
     from core.assignment import TURN_KEYS, per_turn_for
 
+    from core.cli.common import check_output
+
+    check_output(args.output, "csv")  # a bad -o fails before the work
     check_int(args.bootstrap, "--bootstrap", 0, MAX_BOOTSTRAP)
     check_int(args.seed, "--seed", 0, SEED_MAX)
     data, _, assignment = assignment_from_args(args)

@@ -50,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     from core.data import load_table
     from core.errors import DataError
 
+    from core.cli.common import check_output
+
+    check_output(getattr(args, "output", None), "json")
     ws = open_workspace(args)
     if args.verb == "list":
         out = {"workspace": str(ws.root), "schema_version": ws.schema_version,

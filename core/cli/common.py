@@ -22,6 +22,34 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(dumps(obj) + "\n")
 
 
+#: What each kind of output may be named (lower-case suffixes; a name without a suffix is
+#: taken as it is). A CSV written into ``round.parquet`` or Label Studio's tasks written to
+#: ``tasks.xml`` (where the labelling config goes) were silent wrong results.
+OUTPUT_SUFFIXES = {"csv": (".csv", ".txt"), "labelstudio": (".json",), "html": (".html", ".htm"),
+                   "json": (".json",)}
+_FORMAT_NAMES = {"csv": "CSV", "labelstudio": "Label Studio's task JSON (its labelling config "
+                 "is written beside it as .xml)", "html": "one HTML file", "json": "JSON"}
+
+
+def check_output(path: str | None, kind: str) -> None:
+    """Refuse, before any work, an ``-o`` path that cannot be written (:func:`core.atomic.
+    check_writable`) or whose suffix names another format than the ``kind`` written
+    (:data:`OUTPUT_SUFFIXES`)."""
+    from pathlib import Path
+
+    from core.atomic import check_writable
+    from core.errors import DataError
+
+    if path is None:
+        return
+    check_writable(path)
+    suffix = Path(path).suffix.lower()
+    allowed = OUTPUT_SUFFIXES[kind]
+    if suffix and suffix not in allowed:
+        raise DataError(f"-o {path}: this command writes {_FORMAT_NAMES[kind]}; name the file "
+                        f"{' or '.join(allowed)} (not {suffix}); nothing was written")
+
+
 def is_nan(x: Any) -> bool:
     """True when ``x`` is a float NaN (not ``None``)."""
     return isinstance(x, float) and math.isnan(x)

@@ -96,3 +96,32 @@ def test_classes_starting_with_formula_characters_round_trip_through_a_round(cap
     back = load_table(labelled)
     assert set(back["machine_label"]) == {"+yes", "-no"}
     assert back.set_index("sample_id").loc[cal, "human_label"].tolist() == ["+yes", "-no"] * 5
+
+
+@pytest.mark.parametrize("argv, name", [
+    (["queue", "{t}", "--calibration", "5", "--format", "labelstudio"], "tasks.xml"),
+    (["queue", "{t}", "--calibration", "5"], "round.parquet"),
+    (["queue", "{t}", "--calibration", "5"], "round.json"),
+    (["assign", "{t}"], "a.parquet"),
+    (["turns", "{t}", "--bootstrap", "0"], "turns.xlsx"),
+    (["sweep", "{t}", "--lam", "0,1", "--human-share", "0.5"], "s.json"),
+])
+def test_an_output_named_for_another_format_exits_2_before_writing(capsys, tmp_path, argv, name):
+    """`queue --format labelstudio -o tasks.xml` wrote the tasks and then the labelling config
+    over them; `-o round.parquet` wrote CSV into a .parquet file. Both exit 0 before."""
+    table = tmp_path / "t.csv"
+    scored().to_csv(table, index=False)
+    out = tmp_path / name
+    code, _, err = run_cli(capsys, *[a.replace("{t}", str(table)) for a in argv], "-o", out)
+    assert code == 2 and f"-o {out}" in err and "nothing was written" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
+
+
+def test_labelstudio_tasks_and_config_are_two_files(capsys, tmp_path):
+    table = tmp_path / "t.csv"
+    scored().to_csv(table, index=False)
+    code, _, err = run_cli(capsys, "queue", table, "--calibration", "5", "--format",
+                           "labelstudio", "-o", tmp_path / "tasks.json")
+    assert code == 0, err
+    tasks = json.loads((tmp_path / "tasks.json").read_text())
+    assert len(tasks) == 5 and (tmp_path / "tasks.xml").read_text().lstrip().startswith("<View")
