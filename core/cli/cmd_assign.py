@@ -18,7 +18,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
     add_assignment_args(p)
     add_constraint_args(p)
-    p.add_argument("--json", action="store_true", help="print the metrics as one JSON object")
+    g = p.add_argument_group("a goal instead of N and lambda (the cheapest setting that meets it)")
+    goal = g.add_mutually_exclusive_group()
+    goal.add_argument("--target-accuracy", type=float, metavar="A",
+                      help="the cheapest setting whose final accuracy is at least A (a share: "
+                           "0.95 for 95%%), against the gold labels when the table has them, else "
+                           "the accuracy the confidences promise (see --goal-basis); replaces "
+                           "--lam and --human-share/--human-count")
+    goal.add_argument("--effort-budget-hours", type=float, metavar="H",
+                      help="the most accurate setting whose human effort is at most H hours "
+                           "(needs an effort column named in a unit of time, e.g. *_seconds)")
+    g.add_argument("--goal-basis", choices=("auto", "gold", "confidence"), default="auto",
+                   help="accuracy measured against gold labels or expected from the confidences "
+                        "(default auto: gold when present)")
+    p.add_argument("--json", action="store_true", help="print the metrics as one JSON object "
+                   "(with a goal: its answer under the key \"goal\")")
     p.add_argument("-o", "--output", help="write the per-sample assignment as CSV (text cells "
                    "that a spreadsheet would run as formulas get a leading quote)")
     p.set_defaults(func=run)
@@ -27,6 +41,31 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _has_constraints(args: argparse.Namespace) -> bool:
     return any(getattr(args, k, None) is not None
                for k in ("effort_budget", "effort_budget_share", "group_share"))
+
+
+def _goal(args: argparse.Namespace):
+    """With --target-accuracy or --effort-budget-hours: (data, inputs, assignment, GoalResult) at
+    the setting :func:`core.assignment.goal_setting` finds; None without a goal."""
+    from core.cli.common import load_dataset
+    from core.errors import DataError
+    from core.assignment import SAEInputs, goal_setting, solve_fast
+
+    target = getattr(args, "target_accuracy", None)
+    hours = getattr(args, "effort_budget_hours", None)
+    if target is None and hours is None:
+        return None
+    if _has_constraints(args) or args.human_share is not None or args.human_count is not None:
+        raise DataError("a goal (--target-accuracy, --effort-budget-hours) chooses N and lambda "
+                        "itself, without extra constraints: drop --human-share, --human-count "
+                        "and the constraints")
+    check_float(target, "--target-accuracy", lo=0.0, hi=1.0)
+    check_float(hours, "--effort-budget-hours", lo=0.0)
+    data = load_dataset(args.path, args.col)
+    inp = SAEInputs.from_data(data)
+    mode = "exactly" if args.exactly else "at_most"
+    goal = goal_setting(data, target_accuracy=target, effort_budget_hours=hours,
+                        basis=args.goal_basis, mode=mode, inputs=inp)
+    return data, inp, solve_fast(inp, lam=goal.lam, n_human=goal.N, mode=mode), goal
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,8 +87,14 @@ def run(args: argparse.Namespace) -> int:
                             f"--group-share) are solved by the general ILP, which takes at most "
                             f"{MAX_ILP_SAMPLES:,} samples; the table has {m:,} rows. Drop the "
                             "constraints or split the table")
-    data, inp, assignment = assignment_from_args(args)
+    goal = _goal(args)
+    if goal is None:
+        data, inp, assignment = assignment_from_args(args)
+    else:
+        data, inp, assignment, goal = goal
     result = assignment_json(data, inp, assignment)
+    if goal is not None:
+        result["goal"] = goal.to_json()
     rng = result.get("lambda_range") or {}
     if result["n_human"] == 0 and result["N"] > 0:
         note_nothing_routed(args.lam, rng.get("upper"), rng.get("effort_unit", "effort units"))
@@ -59,6 +104,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         for key, value in result.items():
+            if key == "goal":
+                print(f"{key:>22}: {value['message']}")
+                continue
             if isinstance(value, dict):
                 value = ", ".join(f"{k} {v:.5g}" if isinstance(v, float) else f"{k} {v}"
                                   for k, v in value.items())

@@ -279,3 +279,54 @@ def test_a_lambda_too_large_for_the_effort_unit_is_a_note(capsys, tmp_path):
             f"on this table stops changing at lambda {upper:.4g}") in err
     code, out, err = run_cli(capsys, "assign", str(path), "--json", "--lam", f"{upper / 2}")
     assert code == 0 and json.loads(out)["n_human"] > 0 and "note:" not in err
+
+
+def test_assign_target_accuracy_is_the_cheapest_on_a_brute_force_sweep(capsys, hmceval_tsv,
+                                                                        hmceval_inputs):
+    """issue 25: --target-accuracy 0.95 returns a setting that reaches 95% and that no point of
+    an independent sweep (lambda x N/M in 1% steps, solve_fast's exact equal) beats in time."""
+    from core.assignment import lambda_grid, lambda_range, sweep
+
+    code, out, err = run_cli(capsys, "assign", str(hmceval_tsv), "--target-accuracy", "0.95",
+                             "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert list(res)[:len(KEYS)] == KEYS  # the contract's keys first, the goal added
+    goal = res["goal"]
+    assert goal["met"] and goal["basis"] == "gold" and goal["effort_basis"] == "observed"
+    assert res["accuracy"] >= 0.95 and res["N"] == goal["N"] and res["lambda"] == goal["lambda"]
+    assert res["time_cost"] == pytest.approx(goal["effort_share"])
+    inp = hmceval_inputs
+    upper = lambda_range(inp, n_human=inp.M).upper
+    grid = sweep(inp, lams=lambda_grid(upper), shares=np.round(np.arange(0, 1.0001, 0.01), 10))
+    reach = grid[grid["accuracy"] >= 0.95]
+    assert len(reach) and res["time_cost"] <= reach["time_cost"].min() + 1e-12
+    # the same setting by hand reproduces it
+    code, out, err = run_cli(capsys, "assign", str(hmceval_tsv), "--lam", repr(res["lambda"]),
+                             "--human-count", str(res["N"]), "--json")
+    again = json.loads(out)
+    assert again["accuracy"] == res["accuracy"] and again["n_human"] == res["n_human"]
+
+
+def test_assign_goal_refusals(capsys, hmceval_tsv):
+    code, _, err = run_cli(capsys, "assign", str(hmceval_tsv), "--effort-budget-hours", "2")
+    assert code == 2 and "unit of time" in err
+    code, _, err = run_cli(capsys, "assign", str(hmceval_tsv), "--target-accuracy", "95")
+    assert code == 2 and "--target-accuracy" in err
+    code, _, err = run_cli(capsys, "assign", str(hmceval_tsv), "--target-accuracy", "0.9",
+                           "--human-share", "0.3")
+    assert code == 2 and "chooses N and lambda" in err
+
+
+def test_assign_effort_budget_hours_on_seconds(capsys, tmp_path):
+    # hand-worked: confidences 0.9, 0.6, 0.5, 0.8, review 10, 45, 20, 100 s; within 30 s the
+    # samples 0 and 2 (gains 0.1 + 0.5) -> expected accuracy (2.8 + 0.6) / 4 = 85%
+    p = tmp_path / "t.csv"
+    pd.DataFrame({"machine_label": ["x", "y", "x", "y"], "machine_confidence": [0.9, 0.6, 0.5, 0.8],
+                  "review_seconds": [10.0, 45.0, 20.0, 100.0]}).to_csv(p, index=False)
+    code, out, err = run_cli(capsys, "assign", str(p), "--effort-budget-hours", str(30 / 3600),
+                             "--json")
+    assert code == 0, err
+    goal = json.loads(out)["goal"]
+    assert goal["basis"] == "confidence" and goal["n_human"] == 2
+    assert goal["accuracy"] == pytest.approx(0.85) and goal["effort_hours"] == pytest.approx(30 / 3600)
