@@ -110,6 +110,28 @@ def hypergeometric_interval(x: int, n: int, N: int, *, confidence: float = 0.95)
     return int(a), int(upper)
 
 
+def shares_within(raw: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The class shares nearest ``raw`` (least squares) that sum to 1 with ``lo <= x <= hi``.
+
+    ``x = clip(raw - t, lo, hi)`` with the one ``t`` that makes the sum 1 (the sum falls as t
+    grows; found by bisection to machine precision); ``raw`` itself when it is in range.
+    Needs ``sum(lo) <= 1 <= sum(hi)`` (the labelled rows' counts, plus every kept row).
+    """
+    raw, lo, hi = (np.asarray(v, dtype=float) for v in (raw, lo, hi))
+    if np.all(raw >= lo) and np.all(raw <= hi):
+        return raw
+    a, b = float((raw - hi).min()), float((raw - lo).max())  # sums >= 1 and <= 1
+    for _ in range(200):
+        mid = (a + b) / 2
+        if mid in (a, b):
+            break
+        if np.clip(raw - mid, lo, hi).sum() > 1:
+            a = mid
+        else:
+            b = mid
+    return np.clip(raw - b, lo, hi)
+
+
 def share_interval(table: np.ndarray, c: int, n_kept: int, *, confidence: float = 0.95
                    ) -> tuple[float, float]:
     """Interval for T_c, the count of true class c among the kept rows (see the module doc).
@@ -214,6 +236,14 @@ def estimate_codes(machine: np.ndarray, human: np.ndarray, selection: np.ndarray
         notes.append("no audit rows are labelled: the machine's labels on the rows it keeps are "
                      "taken as they are (no correction) and no interval can be given; an audit "
                      "is needed")
+    if not exact and n_a:
+        # the difference estimators sum to 1 but can leave the range the labels make possible
+        # in a small group (the audit's own count of c, plus at most |U|): brought back into
+        # it jointly, so that the shares still sum to 1 (clipping each alone gave 1.058)
+        raw = (known_counts + audit_counts + machine_u
+               + n_u / n_a * (audit_counts - table.sum(axis=1))) / m
+        fitted = shares_within(raw, (known_counts + audit_counts) / m,
+                               (known_counts + audit_counts + n_u) / m)
     shares = []
     for c in range(k):
         if exact:
@@ -223,12 +253,7 @@ def estimate_codes(machine: np.ndarray, human: np.ndarray, selection: np.ndarray
             est = (known_counts[c] + machine_u[c]) / m
             lo = hi = None
         else:
-            diff = audit_counts[c] - table[c, :].sum()  # sum_A (1[y=c] - 1[yhat=c])
-            est = (known_counts[c] + audit_counts[c] + machine_u[c] + n_u / n_a * diff) / m
-            # the difference estimator can leave the possible range in a small group: clip it
-            # to what the labels make certain (the audit's own count, plus at most |U|)
-            est = min(max(est, (known_counts[c] + audit_counts[c]) / m),
-                      (known_counts[c] + audit_counts[c] + n_u) / m)
+            est = float(fitted[c])
             d_lo, d_hi = share_interval(table, c, n_kept, confidence=confidence)
             t_lo = max(machine_kept[c] + d_lo, audit_counts[c])
             t_hi = min(machine_kept[c] + d_hi, audit_counts[c] + n_u)

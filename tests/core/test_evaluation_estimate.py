@@ -228,3 +228,40 @@ def test_labels_on_machine_rows_are_ignored_even_as_classes():
     df.loc[2, "gold"] = "not-a-class"  # a machine row: never read
     r = estimate(load_design(df, {"human_label": "gold"}))
     assert set(r["class_shares"]) == {"safe", "unsafe"}
+
+
+# ---------------------------------------------------------------- issue 24: shares sum to 1
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def test_shares_brought_into_range_jointly_hand_worked():
+    """One audit row (machine 0, human 1) and three machine rows labelled 2: the difference
+    estimators are (-3/4, 1, 3/4); the range the labels allow is [0, 3/4] x [1/4, 1] x [0, 3/4].
+    Clipping each alone gave (0, 1, 3/4), summing to 1.75. The nearest shares in range summing
+    to 1: x = clip(raw - t) with 7/4 - 2t = 1, t = 3/8: (0, 5/8, 3/8)."""
+    res = estimate_codes(np.array([0, 2, 2, 2]), np.array([1, -1, -1, -1]),
+                         np.array([AUDIT, MACHINE, MACHINE, MACHINE]), n_classes=3)
+    est = [e["estimate"] for e in res["class_shares"]]
+    assert est == pytest.approx([0, 5 / 8, 3 / 8], abs=1e-12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 15), st.integers(2, 4))
+def test_shares_sum_to_one_and_intervals_contain_their_estimate(seed, m, k):
+    """Invariants on any small round (where the clipping bites): the class shares sum to 1,
+    each lies in what the labels make possible and inside its own interval."""
+    rng = np.random.default_rng(seed)
+    sel = rng.choice([CAL, ROUTED, AUDIT, MACHINE], m, p=[.1, .1, .2, .6])
+    sel[0] = AUDIT
+    machine, human = rng.integers(0, k, m), rng.integers(0, k, m)
+    res = estimate_codes(machine, human, sel, n_classes=k)
+    shares = res["class_shares"]
+    assert sum(e["estimate"] for e in shares) == pytest.approx(1, abs=1e-9)
+    labelled = np.isin(sel, [CAL, ROUTED, AUDIT])
+    n_u = int((sel == MACHINE).sum())
+    for c, e in enumerate(shares):
+        floor = (human[labelled] == c).sum() / m
+        assert floor - 1e-12 <= e["estimate"] <= floor + n_u / m + 1e-12
+        assert e["ci_low"] - 1e-12 <= e["estimate"] <= e["ci_high"] + 1e-12
