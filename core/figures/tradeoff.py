@@ -20,6 +20,10 @@ __all__ = [
     "TEMPLATE",
     "curves_figure",
     "frontier_figure",
+    "goal_figure",
+    "frontier_steps",
+    "zoomed_range",
+    "log_ticks",
 ]
 
 
@@ -101,15 +105,54 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
         traces.append({"type": "scatter", "x": [current, current], "y": [0, 1], "mode": "lines",
                        "name": "current", "line": {"dash": "dash", "color": "grey"},
                        "hoverinfo": "skip"})
-    yaxis: dict = {"title": {"text": y_title}, "range": [-0.02, 1.05]}
+    drawn = [np.asarray(t["y"], float) for t in traces if t.get("name") != "current"]
+    yaxis: dict = {"title": {"text": y_title},
+                   "range": zoomed_range(np.concatenate(drawn) if drawn else [])}
     if percent:
-        yaxis["tickformat"] = ".0%"
+        yaxis["tickformat"] = ".0%" if yaxis["range"][1] - yaxis["range"][0] > 0.2 else ".1%"
+    for t in traces:
+        if t.get("name") == "current":
+            t["y"] = list(yaxis["range"])
     xaxis: dict = {"title": {"text": x_title or _NAMES.get(x, x)}}
     if log_x:
         xaxis["type"] = "log"
+        xaxis.update(log_ticks(xs[xs > 0]) if len(xs) else {})
     return _figure(traces, {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
                             "legend": {"orientation": "h", "y": -0.3},
                             "margin": {"t": 50, "b": 10}, "height": 380})
+
+
+def zoomed_range(values, *, lo: float = 0.0, hi: float = 1.0, pad: float = 0.08,
+                 min_span: float = 0.02) -> list[float]:
+    """A y range that fits the data (values in [lo, hi]) with a margin, instead of always
+    ``[lo, hi]``: scores between 0.86 and 0.99 get about [0.85, 1.0], not 0-100 %.
+
+    The margin is ``pad`` times the data's span (at least ``min_span``), kept within
+    ``[lo - pad/4, hi + pad/4]`` so a curve at 0 or 1 is not cut; no finite value: ``[lo, hi]``.
+
+    >>> zoomed_range([0.86, 0.99])
+    [0.8496, 1.0004]
+    """
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if not len(v):
+        return [lo - 0.02, hi + 0.05]
+    a, b = float(v.min()), float(v.max())
+    margin = max(b - a, min_span) * pad
+    return [max(a - margin, lo - pad / 4), min(b + margin, hi + pad / 4)]
+
+
+def log_ticks(values) -> dict:
+    """Ticks of a log axis at every power of ten the values span, written as
+    :func:`decade_label` writes them (``0.001``, ``10⁻⁵``), never plotly's SI prefixes (``1μ``).
+    ``{}`` without a positive value."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if not len(v):
+        return {}
+    lo, hi = int(np.floor(np.log10(v.min()))), int(np.ceil(np.log10(v.max())))
+    ticks = [10.0 ** e for e in range(lo, hi + 1)]
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [decade_label(t) for t in ticks]}
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -191,3 +234,83 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
         "xaxis": {"title": {"text": x_title or _NAMES.get(x, x)}, "tickformat": ".0%"},
         "yaxis": {"title": {"text": _NAMES.get(y, y)}, "tickformat": ".0%"}, "height": 440,
         "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 50, "b": 10}})
+
+
+def frontier_steps(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """The upper frontier of points (x, y): the best y reached at each x or less, kept where it
+    rises (rows with a missing x or y are left out).
+
+    >>> frontier_steps([3, 1, 5, 2], [0.75, 0.7, 0.9, 0.8])
+    (array([1., 2., 5.]), array([0.7, 0.8, 0.9]))
+    """
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if not len(x):
+        return x, y
+    order = np.lexsort((-y, x))
+    xs, best = x[order], np.maximum.accumulate(y[order])
+    keep = np.r_[True, best[1:] > best[:-1]]
+    return xs[keep], best[keep]
+
+
+def goal_figure(x, y, *, current: tuple[float, float] | None = None,
+                points: Sequence[dict] = (), target_y: float | None = None,
+                target_x: float | None = None, x_title: str = "effort",
+                y_title: str = "Accuracy", title: str = "") -> go.Figure:
+    """The best accuracy reachable at each effort (the frontier of the settings ``x``, ``y``),
+    the current setting and the recommended ones marked.
+
+    Only the frontier's steps are drawn (not every setting: what goes to the browser does not
+    grow with the grid).
+
+    Parameters
+    ----------
+    x, y : array-like
+        Effort (e.g. in hours) and accuracy of every setting searched.
+    current : (float, float), optional
+        The current setting, drawn as a red star.
+    points : sequence of dict
+        Recommended settings: ``x``, ``y``, ``name`` (the legend and the label beside it).
+    target_y, target_x : float, optional
+        A target accuracy (horizontal dotted line) or an effort budget (vertical).
+    x_title, y_title, title : str
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fx, fy = frontier_steps(x, y)
+    traces = [{"type": "scatter", "x": fx, "y": fy, "mode": "lines",
+               "line": {"shape": "hv", "color": "black"}, "name": "best accuracy for the effort",
+               "hovertemplate": "%{x:,.2f}: %{y:.1%}<extra></extra>"}]
+    ys = list(fy)
+    colours = ("#2ca02c", "#1f77b4", "#9467bd")
+    for i, p in enumerate(points):
+        traces.append({"type": "scatter", "x": [p["x"]], "y": [p["y"]], "mode": "markers+text",
+                       "name": p["name"], "text": [p["name"]], "textposition": "middle right",
+                       "marker": {"size": 14, "symbol": "circle",
+                                  "color": colours[i % len(colours)]}})
+        ys.append(p["y"])
+    if current is not None:
+        traces.append({"type": "scatter", "x": [current[0]], "y": [current[1]], "mode": "markers",
+                       "name": "current setting",
+                       "marker": {"size": 16, "symbol": "star", "color": "#d62728"}})
+        ys.append(current[1])
+    if target_y is not None:
+        ys.append(target_y)
+    rng = zoomed_range(ys)
+    if target_y is not None:
+        traces.append({"type": "scatter", "x": [0, float(np.nanmax(fx)) if len(fx) else 1],
+                       "y": [target_y, target_y], "mode": "lines", "name": "target",
+                       "line": {"dash": "dot", "color": "grey"}, "hoverinfo": "skip"})
+    if target_x is not None:
+        traces.append({"type": "scatter", "x": [target_x, target_x], "y": rng, "mode": "lines",
+                       "name": "budget", "line": {"dash": "dot", "color": "grey"},
+                       "hoverinfo": "skip"})
+    return _figure(traces, {
+        "title": {"text": title or f"{y_title} against {x_title}: the best reachable"},
+        "xaxis": {"title": {"text": x_title}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": y_title}, "range": rng,
+                  "tickformat": ".0%" if rng[1] - rng[0] > 0.2 else ".1%"},
+        "height": 400, "legend": {"orientation": "h", "y": -0.25}, "margin": {"t": 50, "b": 10}})

@@ -19,7 +19,12 @@ def test_curves_figure_draws_available_metrics_and_the_current_setting():
     # a log axis cannot show lambda = 0: that row is left out
     assert list(fig.data[0].x) == [0.5, 2.0] and list(fig.data[0].y) == [0.8, 0.7]
     assert list(fig.data[1].x) == [0.5, 0.5]
-    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.tickformat == ".0%"
+    # scores 0.7-0.8: the axis fits them (span 0.1 + 8% margins), with one-decimal ticks
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.tickformat == ".1%"
+    assert list(fig.layout.yaxis.range) == pytest.approx([0.692, 0.808])
+    # the current line spans the axis; the log axis's ticks are plain decades, not "1μ"
+    assert list(fig.data[1].y) == pytest.approx([0.692, 0.808])
+    assert fig.layout.xaxis.ticktext == ("0.1", "1", "10")
     assert fig.layout.title.text == "t" and fig.layout.yaxis.title.text == "score"
     assert fig.layout.xaxis.title.text == "λ"
     # at lambda = 0 on a log axis there is no place for the marker
@@ -88,3 +93,42 @@ def test_equal_curves_share_one_line_and_name():
     df.loc[1, "time_cost_predicted"] = 0.51  # differ anywhere: two lines
     fig = curves_figure(df, x="human_share", metrics=["human_ratio", "time_cost_predicted"])
     assert [t.name for t in fig.data] == ["Human ratio", "Predicted time cost"]
+
+
+def test_zoomed_range_fits_the_data():
+    from core.figures.tradeoff import zoomed_range
+
+    # 0.86-0.99: span 0.13, margins 0.08 x 0.13 = 0.0104 -> [0.8496, 1.0004]
+    assert zoomed_range([0.86, 0.99, np.nan]) == pytest.approx([0.8496, 1.0004])
+    # 0-1: margins capped at 0.02 beyond the ends
+    assert zoomed_range([0.0, 1.0]) == pytest.approx([-0.02, 1.02])
+    # a flat curve at 0.95: at least 0.02 of span -> 0.95 -+ 0.0016
+    assert zoomed_range([0.95, 0.95]) == pytest.approx([0.9484, 0.9516])
+    assert zoomed_range([]) == pytest.approx([-0.02, 1.05])
+
+
+def test_log_ticks_are_plain_decades():
+    from core.figures.tradeoff import log_ticks
+
+    t = log_ticks([2e-6, 0.04, 0.0])
+    assert t["tickvals"] == pytest.approx([1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1])
+    assert t["ticktext"] == ["10⁻⁶", "10⁻⁵", "10⁻⁴", "0.001", "0.01", "0.1"]
+    assert log_ticks([0.0]) == {}
+
+
+def test_goal_figure_draws_the_frontier_and_marks_the_recommendation():
+    from core.figures.tradeoff import goal_figure
+
+    # settings (hours, accuracy): frontier (1, 0.7), (2, 0.8), (5, 0.9); (3, 0.75) is below
+    fig = goal_figure([3, 1, 5, 2], [0.75, 0.7, 0.9, 0.8], current=(3, 0.75),
+                      points=[{"x": 2, "y": 0.8, "name": "same accuracy, 1 h less"}],
+                      target_y=0.85, x_title="human effort (hours)")
+    by = {t.name: t for t in fig.data}
+    assert list(by) == ["best accuracy for the effort", "same accuracy, 1 h less",
+                        "current setting", "target"]
+    assert list(by["best accuracy for the effort"].x) == [1, 2, 5]
+    assert list(by["best accuracy for the effort"].y) == pytest.approx([0.7, 0.8, 0.9])
+    assert list(by["current setting"].x) == [3] and list(by["target"].y) == [0.85, 0.85]
+    # y: 0.7-0.9, span 0.2, margins 0.016
+    assert list(fig.layout.yaxis.range) == pytest.approx([0.684, 0.916])
+    assert fig.layout.xaxis.title.text == "human effort (hours)"
