@@ -192,6 +192,9 @@ with st.expander("Technical figures (Eq. 3, expected reliability, λ range)"):
                      "λ = 0 (their machine confidence is already that of a human).")
     st.caption(" ".join(lines))
 
+from pages._goal import goal_section  # noqa: E402  (issue 25: the goal control, its own module)
+goal_section(data, inp, res)
+
 share_grid = np.round(np.arange(0, 1.0001, 0.01), 10)
 # the curve against λ at the current N: a grid that depends on the data, N and mode only (not
 # on the current λ, which is the dashed line), so moving λ finds it in the cache

@@ -34,8 +34,8 @@ from core.assignment.lambdas import LAMBDA_STEPS, LambdaRange, lambda_grid, lamb
 from core.assignment.sweeps import sweep
 from core.assignment.report import (ASSIGN_KEYS, assignment_json, assignment_table,
                                     lambda_range_json, per_class_report, run_assignment)
-from core.assignment.goals import (GOAL_KEYS, GoalResult, goal_grid, goal_setting, pick_goal,
-                                   recommend)
+from core.assignment.goals import (GOAL_KEYS, GoalResult, goal_effort_unit, goal_grid,
+                                   goal_setting, pick_goal, recommend)
 from core.assignment.turns import (TURN_KEYS, TurnBase, bootstrap_confusion, bootstrap_scores,
                                    per_turn, per_turn_for, per_turn_from, turn_base, turn_base_for)
 
@@ -60,5 +60,5 @@ __all__ = [
     "TURN_KEYS", "TurnBase", "turn_base", "turn_base_for", "per_turn", "per_turn_from",
     "per_turn_for", "bootstrap_scores", "bootstrap_confusion",
     # goals
-    "GOAL_KEYS", "GoalResult", "goal_grid", "goal_setting", "pick_goal", "recommend",
+    "GOAL_KEYS", "GoalResult", "goal_effort_unit", "goal_grid", "goal_setting", "pick_goal", "recommend",
 ]

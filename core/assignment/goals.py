@@ -40,6 +40,7 @@ from core.summary import (UNKNOWN_UNIT, data_effort_unit, effort_unit, format_ef
                           hours_per_unit, pct)
 
 __all__ = ["GoalResult", "goal_grid", "goal_setting", "pick_goal", "recommend", "GOAL_KEYS",
+           "goal_effort_unit",
            "EXHAUSTIVE_M", "MAX_RATIO_LAMBDAS"]
 
 #: Up to this many samples the grid holds the crossings of every two samples' gains.
@@ -230,7 +231,9 @@ def _basis(inp: SAEInputs, basis: str) -> str:
     return basis
 
 
-def _unit(data: Any, inp: SAEInputs) -> str:
+def goal_effort_unit(data: Any, inp: SAEInputs) -> str:
+    """The unit of the effort a goal counts: the ground-truth effort's column when the data has
+    one, else the optimiser's (:func:`core.summary.data_effort_unit`)."""
     if inp.human_effort is not None:
         return effort_unit(data.roles.get("human_effort"))
     return data_effort_unit(data)
@@ -304,7 +307,7 @@ def goal_setting(data: Any, *, target_accuracy: float | None = None,
         raise DataError("give exactly one goal: a target accuracy or an effort budget in hours")
     inp = inputs if inputs is not None else SAEInputs.from_data(data)
     basis = _basis(inp, basis)
-    unit = _unit(data, inp)
+    unit = goal_effort_unit(data, inp)
     if target_accuracy is not None:
         t = float(target_accuracy)
         if not (math.isfinite(t) and 0 <= t <= 1):
@@ -351,7 +354,7 @@ def recommend(data: Any, current: dict[str, Any], *, inputs: SAEInputs | None = 
     """
     inp = inputs if inputs is not None else SAEInputs.from_data(data)
     basis = _basis(inp, basis)
-    unit = _unit(data, inp)
+    unit = goal_effort_unit(data, inp)
     if grid is None:
         grid = goal_grid(inp, mode=mode)
     acc_now = float(current["accuracy"] if basis == "gold" else current["expected_reliability"])

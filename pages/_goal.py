@@ -1,0 +1,130 @@
+"""The Trade-off page's goal section: decide in business units (issue 25).
+
+A target accuracy or an effort budget in hours gives the cheapest setting that meets it
+(:func:`core.assignment.goal_setting`), with a button that takes it; the current setting is
+compared with the best ones (:func:`core.assignment.recommend`) and both are marked on the
+frontier of accuracy against effort in hours (:func:`core.figures.tradeoff.goal_figure`).
+
+The page calls :func:`goal_section` once. State: the canonical ``share`` and ``lam`` (set by the
+buttons); the goal's own inputs live in the widget keys ``_goal_kind``, ``_goal_target`` and
+``_goal_hours`` (what a user is typing, not a setting of the analysis).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from core.assignment import SAEInputs, goal_effort_unit, goal_grid, goal_setting, recommend
+from core.errors import DataError
+from core.figures.tradeoff import goal_figure
+from core.summary import format_effort, hours_per_unit, pct
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _grid_cached(data_key: str, _inp: SAEInputs, mode: str) -> pd.DataFrame:
+    return goal_grid(_inp, mode=mode)  # type: ignore[arg-type]
+
+
+def _take(n: int, lam: float, m: int) -> None:
+    """Set the canonical N and lambda to a goal's setting (N exactly: share = N / M)."""
+    st.session_state["share"] = n / m if m else 0.0
+    st.session_state["lam"] = float(lam)
+
+
+def _effort_axis(inp: SAEInputs, grid: pd.DataFrame, unit: str) -> tuple[pd.Series, str, float]:
+    """The effort of every setting in hours (or its own unit) and the axis title."""
+    if inp.human_effort is not None:
+        total, share = float(inp.human_effort.sum()), grid["time_cost"]
+    else:
+        total, share = float(inp.l.sum()), grid["time_cost_predicted"]
+    share = share.where(share.notna(), grid["human_ratio"])
+    per_h = hours_per_unit(unit)
+    scale = total * (per_h or 1.0)
+    return share * scale, ("human effort (hours)" if per_h else f"human effort ({unit})"), scale
+
+
+def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
+    """Draw the goal control, the recommendation and the figure for the current result ``res``
+    (:func:`core.assignment.report.assignment_json`)."""
+    ss = st.session_state
+    mode = ss.get("mode", "at_most")
+    st.subheader("Decide by a goal")
+    with st.spinner("Finding the best settings for this data…"):
+        grid = _grid_cached(ss["data_key"], inp, mode)
+    unit = goal_effort_unit(data, inp)
+    is_time = hours_per_unit(unit) is not None
+    basis = "gold" if inp.human_label is not None else "confidence"
+    what = ("accuracy against the gold labels" if basis == "gold" else
+            "expected accuracy (what the machine's confidences promise; no gold labels)")
+    kinds = ["A target accuracy"] + (["An effort budget (hours)"] if is_time else [])
+    c1, c2 = st.columns([2, 3])
+    kind = c1.radio("Goal", kinds, key="_goal_kind", horizontal=True,
+                    help="The cheapest setting that reaches the accuracy, or the most accurate "
+                         "one within the hours. N and λ follow from it.")
+    try:
+        if kind == kinds[0]:
+            target = c2.number_input(f"Target {what.split(' (')[0]} (%)", min_value=0.0,
+                                     max_value=100.0, value=95.0, step=0.5, format="%.1f",
+                                     key="_goal_target")
+            goal = goal_setting(data, target_accuracy=target / 100, inputs=inp, grid=grid,
+                                mode=mode)
+        else:
+            hours = c2.number_input("Budget of human effort (hours)", min_value=0.0, value=10.0,
+                                    step=1.0, format="%.1f", key="_goal_hours")
+            goal = goal_setting(data, effort_budget_hours=hours, inputs=inp, grid=grid, mode=mode)
+        rec = recommend(data, res, inputs=inp, grid=grid, mode=mode)
+    except DataError as exc:
+        st.info(str(exc))
+        return
+    if not is_time:
+        st.caption(f"The effort column does not name a unit of time, so budgets are in {unit} "
+                   "only: name it *_seconds, *_minutes or *_hours on the Data page for hours.")
+    (st.success if goal.met else st.warning)(goal.message)
+    st.caption(f"Accuracy here is {what}; effort is the "
+               f"{'recorded' if goal.effort_basis == 'observed' else 'predicted'} human effort. "
+               "Searched: every budget N and every λ at which the assignment changes, without "
+               "the extra constraints.")
+    m = inp.M
+    st.button(f"Use this setting (N = {goal.N:,}, λ = {goal.lam:.4g})", key="_goal_take",
+              on_click=_take, args=(goal.N, goal.lam, m), disabled=goal.n_human == res["n_human"]
+              and goal.N == res["N"] and goal.lam == res["lambda"])
+
+    points = []
+    if rec["sentence"]:
+        st.info(rec["sentence"])
+        b1, b2 = st.columns(2)
+        se, sa = rec["same_effort"], rec["same_accuracy"]
+        if round(rec["gain_points"], 1) > 0:
+            b1.button(f"Take it: +{rec['gain_points']:.1f} points for the same effort",
+                      key="_goal_take_acc", on_click=_take, args=(se["N"], se["lambda"], m))
+            points.append({"effort_share": se["effort_share"], "y": se["accuracy"],
+                           "name": f"same effort, +{rec['gain_points']:.1f} points"})
+        if sa["effort"] < se["effort"] and rec["saved"] > 0:
+            saved = format_effort(rec["saved"], unit)
+            b2.button(f"Take it: same accuracy, {saved} less", key="_goal_take_cheap",
+                      on_click=_take, args=(sa["N"], sa["lambda"], m))
+            points.append({"effort_share": sa["effort_share"], "y": sa["accuracy"],
+                           "name": f"same accuracy, {saved} less"})
+    else:
+        st.caption("The current setting is on the frontier: no setting is more accurate for "
+                   "its effort, none cheaper for its accuracy.")
+    x, x_title, scale = _effort_axis(inp, grid, unit)
+    y = grid["accuracy" if basis == "gold" else "expected_reliability"]
+    cur_share = res.get("time_cost") if inp.human_effort is not None else res.get("time_cost_predicted")
+    if cur_share is None:
+        cur_share = res["n_human"] / m
+    cur_y = res["accuracy"] if basis == "gold" else res["expected_reliability"]
+    points.insert(0, {"effort_share": goal.effort_share, "y": goal.accuracy,
+                      "name": "goal: " + (f"{pct(goal.target)}" if goal.goal == "accuracy"
+                                          else f"{goal.target:g} h")})
+    st.plotly_chart(goal_figure(
+        x.to_numpy(float), y.to_numpy(float), current=(float(cur_share) * scale, float(cur_y)),
+        points=[{"x": p["effort_share"] * scale, "y": p["y"], "name": p["name"]} for p in points],
+        target_y=goal.target if goal.goal == "accuracy" else None,
+        target_x=goal.target if goal.goal == "effort" and is_time else None,
+        x_title=x_title, y_title="Accuracy" if basis == "gold" else "Expected accuracy",
+        title=f"Best {'accuracy' if basis == 'gold' else 'expected accuracy'} for the effort, "
+              f"the current and the recommended settings"), width="stretch")
