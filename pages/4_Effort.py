@@ -47,13 +47,14 @@ for key, value in {"eff_source": "active", "eff_kind": "dialogue", "eff_map": {}
 
 st.title("Effort")
 st.caption(
-    f"Human effort estimation (HEE, paper section 3.4): a random forest ({HEE_N_ESTIMATORS} trees, "
-    f"max_features {DEFAULT_MAX_FEATURES}, seed {DEFAULT_RANDOM_STATE}) predicts the annotation time "
-    "of a dialogue, min-max normalised to [0, 1], from dialogue features **D** (turns, malevolent "
-    "and non-malevolent turns, first submission, paraphrased turns, length, Dale-Chall and Flesch "
-    "readability, contains-malevolent, masked-LM perplexity) and worker features **W** (test "
-    "score, approval-rate ranking). A response's effort is its dialogue's predicted time divided "
-    "by the number of turns."
+    "Predicts how long a person needs to label each dialogue, so that the assignment can send "
+    "humans the samples that are quick to check. The prediction learns from dialogues whose "
+    "labelling time was recorded, using features of the dialogue (**D**: number of turns, "
+    "harmful and harmless turns, first submission, paraphrased turns, length, readability, how "
+    "surprising the text is to a language model) and of the worker (**W**: test score, "
+    "approval ranking). A response's effort is its dialogue's predicted time (scaled to 0-1) "
+    "divided by its number of turns. The model is a random forest of "
+    f"{HEE_N_ESTIMATORS} decision trees; the paper calls this step HEE (section 3.4)."
 )
 
 
@@ -166,8 +167,10 @@ if ss["eff_source"] == "active":
                "per dialogue, in the dataset's units).")
     problems = effort_data_problems(data)
     if problems:
-        st.warning("The active dataset cannot train the effort model: " + "; ".join(problems) +
-                   ". Upload an annotation log instead.")
+        st.info("This page needs dialogues with turn texts and a recorded labelling time, which "
+                "the active dataset does not have (" + "; ".join(problems) + "). Upload an "
+                "annotation log above, or skip this step: the assignment uses the effort the "
+                "dataset already has.")
     else:
         c1, c2, c3 = st.columns(3)
         with c1:
@@ -272,8 +275,13 @@ else:
                     show_error(exc, context=upload["name"])
 
 # ----------------------------------------------------------------------------- the model
-# The settings are drawn on every run, with or without a table, so that they never leave the
-# page (a widget that leaves the page loses its state) and always show the values used below.
+if table is None:
+    # nothing to fit: the model's settings could not be used, so they are not shown (their
+    # values stay in the canonical state, synced() restores the widgets when a table comes)
+    next_step("2_Trade-off.py", "Trade-off",
+              "The assignment works with the effort the dataset already has; to predict effort, "
+              "upload an annotation log above.")
+    st.stop()
 st.subheader("Feature sets and evaluation")
 excluded = {time_col, id_col}
 numeric_cols: list = []
@@ -303,8 +311,10 @@ with c2:
 with st.expander("Model settings"):
     s1, s2, s3 = st.columns(3)
     with s1:
-        synced(st.number_input, f"max_features (0 = {DEFAULT_MAX_FEATURES}, or all when fewer)",
-               "eff_max_features", min_value=0, max_value=100, step=1)
+        synced(st.number_input, f"Features tried per split (0 = {DEFAULT_MAX_FEATURES}, or all when fewer)",
+               "eff_max_features", min_value=0, max_value=100, step=1,
+               help="How many features each split of a tree may choose from (scikit-learn's "
+                    "max_features).")
     with s2:
         synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, max_value=SEED_MAX, step=1,
                help=f"0 to {SEED_MAX:,}")
@@ -398,8 +408,9 @@ st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format=
 # the settings each model was fitted with, read from the results (not from the widgets)
 settings = effort_settings(results)
 st.caption("Settings used: " + " · ".join(
-    f"**{name}** {row.features} features, {row.evaluation}, {row.trees} trees, max_features "
-    f"{row.max_features}, seed {row.seed}" for name, row in settings.iterrows()))
+    f"**{name}** {row.features} features, {row.evaluation}, {row.trees} trees, "
+    f"{row.max_features} features tried per split, seed {row.seed}"
+    for name, row in settings.iterrows()))
 st.dataframe(settings.rename(columns={"max_features": "features per split"}), placeholder="—")
 d1, d2 = st.columns(2)
 slug = "_".join(name.replace("+", "") for name in results)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.figures.tradeoff import TEMPLATE
+from core.figures.tradeoff import TEMPLATE, zoomed_range
 
 __all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of",
            "title"]
@@ -189,7 +189,28 @@ def sae_estimators_figure(points: pd.DataFrame, curves: pd.DataFrame | None = No
     if machine_only is not None:
         fig.add_hline(y=machine_only, line={"dash": "dot", "color": "grey"}, annotation_text="machine only",
                       annotation_position="bottom right")
-    x_title = "time cost" if x == "time_cost" else "predicted time cost"
-    fig.update_layout(title=title("SAE result per confidence estimator", "stars: current λ · lines: λ from 0 to 50"),
-                      xaxis_title=x_title, yaxis_title=y, **_LAYOUT)
+    x_title = ("share of the human effort (recorded)" if x == "time_cost"
+               else "share of the human effort (predicted)")
+    fig.update_layout(title=title("Accuracy against effort with each confidence column",
+                                  sae_subtitle(curves)),
+                      xaxis_title=x_title, yaxis_title=y.capitalize(), **_LAYOUT)
+    ys = [points[y].to_numpy(float)] + ([curves[y].to_numpy(float)] if curves is not None and y in curves else [])
+    if machine_only is not None:
+        ys.append(np.array([machine_only]))
+    rng = zoomed_range(np.concatenate(ys))
+    fig.update_yaxes(range=rng, tickformat=".0%" if rng[1] - rng[0] > 0.2 else ".1%")
+    fig.update_xaxes(tickformat=".0%")
     return fig
+
+
+def sae_subtitle(curves: pd.DataFrame | None) -> str:
+    """The subtitle of :func:`sae_estimators_figure`: the lambda range its lines actually span
+    (the data's, not a fixed one).
+
+    >>> sae_subtitle(pd.DataFrame({"lambda": [0.0, 0.01, 0.04645]}))
+    'stars: current setting · lines: λ from 0 to 0.04645'
+    """
+    if curves is None or not len(curves) or "lambda" not in curves:
+        return "stars: current setting"
+    lam = curves["lambda"].to_numpy(float)
+    return f"stars: current setting · lines: λ from {lam.min():.4g} to {lam.max():.4g}"

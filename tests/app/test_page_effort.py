@@ -164,8 +164,11 @@ def test_active_dataset_without_texts_warns(run_page):
     data = prepare(demo, name="no text")
     at = run_page(PAGE, state={"data": data, "data_key": fingerprint(data.raw, data.roles),
                                "data_source": "upload"})
-    assert not at.exception and not at.error
-    assert any("no free-text column" in w.value for w in at.warning)
+    assert not at.exception and not at.error and not at.warning
+    # a page that does not apply says so neutrally (issue 25), with what it needs
+    assert any("no free-text column" in i.value and "This page needs" in i.value for i in at.info)
+    # and hides the model's settings, which could not be used
+    assert not at.multiselect and not at.number_input
     # no table to fit: the page still ends with its next step (the QA found a dead end)
     assert at.markdown[-1].value == "**Next: Trade-off**"
 
@@ -186,12 +189,12 @@ TURN_STATE = {"eff_source": "upload", "eff_kind": "turn", "eff_perm": 0, "eff_fo
 
 
 def test_settings_shown_are_the_ones_used_after_an_upload(run_page, shared_data):
-    """Before a file is there the settings are already drawn, and after the upload the widgets and
-    the 'Settings used' table both say D, D+W and 5 folds (the values the models were fitted with)."""
+    """Before a file is there the settings, which could not be used, are hidden (issue 25); after
+    the upload the widgets and the 'Settings used' table both say D, D+W and 5 folds (the values
+    the models were fitted with)."""
     at = run_page(PAGE, state={"eff_perm": 0, "eff_source": "upload"})
     assert not at.exception and not at.error
-    assert at.multiselect(key="_w_eff_sets").value == ["D", "D+W"]
-    assert at.number_input(key="_w_eff_folds").value == 5
+    assert not at.multiselect and at.markdown[-1].value == "**Next: Trade-off**"
     content = (shared_data / "hmceval" / "data_per_dialogue.tsv").read_bytes()
     at.session_state["eff_upload"] = {"name": "data_per_dialogue.tsv", "bytes": content}
     at.run()
@@ -204,7 +207,7 @@ def test_settings_shown_are_the_ones_used_after_an_upload(run_page, shared_data)
     assert s.loc["D+W"].tolist() == [12, "5-fold shuffled CV", 5, 100, 8, 397]
     assert str(s["features"].dtype) == "Int64" and str(s["folds"].dtype) == "Int64"
     assert any(c.value.startswith("Settings used: **D** 10 features, 5-fold shuffled CV, 100 trees, "
-                                  "max_features 8, seed 397") for c in at.caption)
+                                  "8 features tried per split, seed 397") for c in at.caption)
     assert list(_metrics(at).index) == ["MSE", "RMSE", "MAE", "R²"]  # no counts among the metrics
 
 

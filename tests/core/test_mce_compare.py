@@ -97,4 +97,9 @@ def test_figures():
     curves = pd.DataFrame({"confidence": ["c", "c", "d"], "lambda": [0.0, 1.0, 0.0],
                            "time_cost": [0.6, 0.5, 0.55], "accuracy": [0.99, 0.98, 0.985]})
     fig = sae_estimators_figure(points, curves, machine_only=0.86)
+    # issue 25: the subtitle names the lambda the lines span (0 to 1 here, not "0 to 50"), the
+    # y axis fits accuracies 0.86-0.99 (span 0.13, 8% margins), the x axis is a share
+    assert fig.layout.title.text.endswith("lines: λ from 0 to 1</sup>")
+    assert list(fig.layout.yaxis.range) == pytest.approx([0.8496, 1.0004])
+    assert fig.layout.xaxis.tickformat == ".0%" and "SAE" not in fig.layout.title.text
     assert [t.mode for t in fig.data] == ["lines", "markers", "lines", "markers"]
