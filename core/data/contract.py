@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from core.data.content import content_id
 from core.data.roles import (REQUIRED_ROLES, ROLE_ALIASES, ROLES, Ask, Detection,
                              confidence_candidates, confidence_name, detect_columns)
 from core.errors import DataError, describe_rows
@@ -63,6 +65,12 @@ class EvalData:
     def M(self) -> int:
         """Number of samples."""
         return len(self.frame)
+
+    @cached_property
+    def content_id(self) -> str:
+        """:func:`core.data.content.content_id` of ``raw``, computed once per loaded table (the
+        dataset's id in every cache key, in scenarios and in the workspace)."""
+        return content_id(self.raw)
 
     @property
     def has_gold(self) -> bool:
@@ -297,6 +305,13 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         notices.append("No effort column: every sample costs 1 unit of human effort, so the "
                        "predicted effort saved is the share of samples the machine keeps; the "
                        "time actually spent is unknown (no time column).")
+    for role in ("human_effort", "predicted_effort"):
+        # an effort of 0 on every row leaves nothing to trade off, and the time cost (a share
+        # of the total effort) undefined: assign printed time_cost NaN with exit 0
+        if merged.get(role) and len(df) and not np.any(np.asarray(out[role]) > 0):
+            raise DataError(f"column '{merged[role]}' ({role}) is 0 on every row: there is no "
+                            f"effort to trade off; give the real effort, or leave the column "
+                            f"out (--col {role}=-) and every sample costs 1 unit")
     for role in ("turn", "n_turns"):
         if merged.get(role):
             arr = _numeric(df, merged[role], role, lo=0.0)

@@ -484,8 +484,14 @@ def detect_columns(df: pd.DataFrame) -> Detection:
     columns whose values could hold it.
     """
     by_norm: dict[str, str] = {}
+    same: dict[str, list[str]] = {}  # the columns whose names read the same
     for col in df.columns:
-        by_norm.setdefault(norm_name(col), col)
+        n = norm_name(col)
+        same.setdefault(n, []).append(col)
+        if n not in by_norm or str(col) == n:
+            # a name written exactly as the alias wins over an earlier look-alike: a column
+            # 'Machine-Label' before 'machine_label' was used silently instead of it
+            by_norm[n] = col
     kinds = {col: k for col in df.columns if (k := column_kind(col, df[col])) is not None}
     roles: dict[str, Any] = {}
     used: set[str] = set()
@@ -498,10 +504,11 @@ def detect_columns(df: pd.DataFrame) -> Detection:
                 roles[role] = col
                 used.add(col)
                 break
-    alias_hits = {role: [by_norm[a] for a in ROLE_ALIASES[role] if a in by_norm] for role in ROLES}
+    alias_hits = {role: [c for a in ROLE_ALIASES[role] for c in same.get(a, [])] for role in ROLES}
     for role in ROLES:
         chosen = roles[role]
-        if chosen is None or norm_name(chosen) == role:
+        if chosen is None or (str(chosen) == role or (norm_name(chosen) == role and len(
+                same[role]) == 1)):
             continue
         rivals = [c for c in alias_hits[role] if c != chosen and c not in used]
         if rivals:

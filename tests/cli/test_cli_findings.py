@@ -125,3 +125,31 @@ def test_labelstudio_tasks_and_config_are_two_files(capsys, tmp_path):
     assert code == 0, err
     tasks = json.loads((tmp_path / "tasks.json").read_text())
     assert len(tasks) == 5 and (tmp_path / "tasks.xml").read_text().lstrip().startswith("<View")
+
+
+def test_an_effort_of_zero_on_every_row_exits_2_naming_the_column(capsys, tmp_path):
+    """assign printed time_cost: NaN with exit 0."""
+    path = tmp_path / "t.csv"
+    scored().assign(human_effort=0.0).to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", path, "--json")
+    assert code == 2 and out == "" and "'human_effort'" in err and "0 on every row" in err
+    code, out, err = run_cli(capsys, "assign", path, "--json", "--col", "human_effort=-")
+    assert code == 0 and json.loads(out)["time_cost"] is None
+
+
+def test_the_column_named_exactly_as_the_role_wins_over_a_look_alike(capsys, tmp_path):
+    """'Machine-Label' (first) was used silently instead of 'machine_label'. Here the look-alike
+    is the machine's labels inverted: using it gives accuracy 1 - a."""
+    t = scored()
+    a = float((t["machine_label"] == t["human_label"]).mean())
+    t.insert(1, "Machine-Label", 1 - t["machine_label"])
+    path = tmp_path / "t.csv"
+    t.to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", path, "--json")
+    assert code == 0, err
+    assert json.loads(out)["machine_only"]["accuracy"] == pytest.approx(a)
+    # two look-alikes, neither written as the role: used, and said so on stderr
+    t = t.drop(columns="machine_label").assign(**{"machine label": t["machine_label"]})
+    t.to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", path, "--json")
+    assert code == 0 and "several columns could be the machine label" in err
