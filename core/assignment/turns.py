@@ -90,8 +90,13 @@ def bootstrap_confusion(cm: np.ndarray, *, n_boot: int,
     return {k: s[k] for k in ("accuracy", "precision", "recall", "f1")}
 
 
-def _interval(values: np.ndarray) -> tuple[float, float]:
+def _interval(values: np.ndarray, estimate: float) -> tuple[float, float]:
+    """The percentile interval, widened to hold the estimate: with few resamples (or a skewed
+    score) the 2.5/97.5 % quantiles can both fall on one side of it (``--bootstrap 1`` to 4
+    gave intervals that excluded their estimate), as estimate.py's intervals are."""
     lo, hi = np.percentile(values, [2.5, 97.5])
+    if np.isfinite(estimate):
+        lo, hi = min(lo, estimate), max(hi, estimate)
     return float(lo), float(hi)
 
 
@@ -160,7 +165,7 @@ def turn_base(turn: np.ndarray, *, machine_label: np.ndarray, machine_confidence
             lo, hi = np.empty(t_count), np.empty(t_count)
             for i in range(t_count):
                 bm = bootstrap_confusion(cms[i], n_boot=n_boot, rng=_rng(seed, 0, i))
-                lo[i], hi[i] = _interval(bm["accuracy"])
+                lo[i], hi[i] = _interval(bm["accuracy"], static["machine_accuracy"].iloc[i])
             static["machine_accuracy_lo"], static["machine_accuracy_hi"] = lo, hi
     effort = None if human_effort is None else np.asarray(human_effort, dtype=float)
     return TurnBase(turns=[v.item() if hasattr(v, "item") else v for v in values], inverse=inverse,
@@ -210,11 +215,11 @@ def per_turn_from(base: TurnBase, human: np.ndarray, *, small_share: float = 0.0
             if cms is not None:
                 bs = bootstrap_confusion(cms[i], n_boot=base.n_boot, rng=_rng(base.seed, 1, i))
                 for k in ("accuracy", "precision", "recall", "f1"):
-                    row[f"{k}_lo"], row[f"{k}_hi"] = _interval(bs[k])
+                    row[f"{k}_lo"], row[f"{k}_hi"] = _interval(bs[k], row[k])
                 row["machine_accuracy_lo"] = float(base.static["machine_accuracy_lo"].iloc[i])
                 row["machine_accuracy_hi"] = float(base.static["machine_accuracy_hi"].iloc[i])
             k_h = _rng(base.seed, 2, i).binomial(ni, n_human[i] / ni, size=base.n_boot)
-            row["human_ratio_lo"], row["human_ratio_hi"] = _interval(k_h / ni)
+            row["human_ratio_lo"], row["human_ratio_hi"] = _interval(k_h / ni, row["human_ratio"])
         row["small"] = ni < small_share * base.m
         rows.append(row)
     out = pd.DataFrame(rows)

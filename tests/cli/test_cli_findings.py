@@ -153,3 +153,18 @@ def test_the_column_named_exactly_as_the_role_wins_over_a_look_alike(capsys, tmp
     t.to_csv(path, index=False)
     code, out, err = run_cli(capsys, "assign", path, "--json")
     assert code == 0 and "several columns could be the machine label" in err
+
+
+@pytest.mark.parametrize("n_boot", [1, 2, 3, 4, 1000])
+def test_turn_intervals_contain_their_estimate(capsys, tmp_path, n_boot):
+    """--bootstrap 1 to 4 gave percentile intervals on one side of their estimate."""
+    path = tmp_path / "t.csv"
+    scored(60, seed=3).to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "turns", path, "--bootstrap", n_boot, "--lam", "0.01",
+                             "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    assert sum(r["n"] for r in rows) == 60
+    for r in rows:
+        for k in ("accuracy", "precision", "recall", "f1", "machine_accuracy", "human_ratio"):
+            assert r[f"{k}_lo"] <= r[k] <= r[f"{k}_hi"], (r["turn"], k)
