@@ -24,10 +24,12 @@ ss.setdefault("mce_bins", 10)
 ss.setdefault("mce_files", {})
 
 st.title("Confidence")
-st.caption("How far can the machine's confidence be trusted? Each confidence column is judged as a "
-           "predictor of 'the machine label is correct' (paper Table 3), and used in turn as the SAE's "
-           "machine confidence at the current N and λ (paper Figure 4). The MCE panel trains the machine "
-           "evaluator and its MCP, trust score and TCP estimators on your own text data.")
+st.caption("How far can the machine's confidence be trusted? Each confidence column is judged by "
+           "how well it tells a right machine label from a wrong one, and then used in turn to "
+           "decide which samples go to humans at the current N and λ. The second tab trains the "
+           "machine labeller on your own text data, with three kinds of confidence: the "
+           "classifier's own probability (MCP), a trust score from distances between examples, "
+           "and a learned confidence (TCP). (The paper's Table 3 and Figure 4.)")
 
 
 @st.cache_data(show_spinner="Comparing confidence columns…", max_entries=32)
@@ -43,7 +45,7 @@ def _inputs(data_key: str, _data, columns: tuple) -> dict:
     return estimator_inputs(_data, list(columns))
 
 
-@st.cache_data(show_spinner="Solving the SAE for each estimator…", max_entries=32)
+@st.cache_data(show_spinner="Finding the assignment with each confidence column…", max_entries=32)
 def _sae(data_key: str, _data, columns: tuple, lam: float, n_human: int, mode: str, lams: tuple):
     return sae_by_estimator(_data, list(columns), lam=lam, n_human=n_human, mode=mode, lams=list(lams),
                             inputs=_inputs(data_key, _data, columns))
@@ -76,7 +78,7 @@ with tab_cmp:
                + f" · active machine confidence: `{active}`")
     if not data.has_gold:
         st.info("This dataset has no gold (human) labels, so whether the machine label is correct is "
-                "unknown: confidence quality and the SAE's observed accuracy cannot be computed. Load data "
+                "unknown: confidence quality and the assignment's observed accuracy cannot be computed. Load data "
                 "with gold labels on the Data page, or train the machine evaluator in the next tab.")
     else:
         c1, c2, c3 = st.columns([3, 2, 2])
@@ -111,7 +113,8 @@ with tab_cmp:
                 st.caption(f"Machine accuracy on all samples: {fmt(cmp.accuracy)}. AUC: probability that a "
                            "correct machine label gets a higher confidence than a wrong one (NaN when the machine "
                            "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "
-                           "rate over all coverages. ECE: |accuracy − confidence| averaged over the bins; it is only "
+                           "rate when only the most confident samples are kept, averaged over every share kept. "
+                           "ECE (calibration error): |accuracy − confidence| averaged over the bins; it is only "
                            "meaningful for probability-like confidences (MCP, TCP), not for a min-max "
                            "normalised trust score.")
                 best = cmp.table.dropna(subset=["auc"])
@@ -141,7 +144,7 @@ with tab_cmp:
                     st.caption("Reliability diagram: one marker per non-empty bin, its area growing with "
                                "the number of samples in the bin; the dotted diagonal is perfect calibration.")
 
-                st.subheader("Effect on the sample assignment (paper Figure 4)")
+                st.subheader("Effect on which samples go to humans")
                 params = get_params()
                 # λ over the data's whole range (the Trade-off slider's grid), not a fixed 0-50:
                 # on efforts normalised to [0, 1] the curves stopped far before the machine alone

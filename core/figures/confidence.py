@@ -191,7 +191,7 @@ def sae_estimators_figure(points: pd.DataFrame, curves: pd.DataFrame | None = No
                       annotation_position="bottom right")
     x_title = ("share of the human effort (recorded)" if x == "time_cost"
                else "share of the human effort (predicted)")
-    fig.update_layout(title=title("Accuracy against effort with each confidence column",
+    fig.update_layout(title=title("Accuracy against effort, by confidence",
                                   sae_subtitle(curves)),
                       xaxis_title=x_title, yaxis_title=y.capitalize(), **_LAYOUT)
     ys = [points[y].to_numpy(float)] + ([curves[y].to_numpy(float)] if curves is not None and y in curves else [])
