@@ -122,6 +122,15 @@ _MACHINE_WORDS = frozenset({"model", "system", "sys", "bot", "ai"})  # + a label
 _LABEL_WORDS = frozenset({"label", "labels", "gold", "target", "truth", "gt", "true", "human",
                           "reference", "ref", "annotation", "annotated", "manual", "expert",
                           "actual", "y"})
+#: Who a verdict is from when a person gave it: with a word of :data:`_PRED_WORDS` that does not
+#: name a machine (``verdict``, ``decision``, ``judgement``, ``output``), the column is a gold
+#: label (``reviewer_verdict``, ``annotator_decision``, ``human_judgement``), not a prediction.
+_PERSON_WORDS = frozenset({"human", "humans", "reviewer", "reviewers", "reviewed", "annotator",
+                           "annotators", "rater", "raters", "expert", "experts", "manual",
+                           "moderator", "moderators", "labeler", "labeller", "crowd", "person",
+                           "gold", "truth", "reference"})
+_NEUTRAL_PRED_WORDS = frozenset({"verdict", "judgement", "judgment", "judged", "decision",
+                                 "output"})
 _SECOND_WORDS = frozenset({"2", "second", "b"})
 _ID_WORDS = frozenset({"id", "ids", "uuid", "guid", "idx", "index", "key", "hash", "uid"})
 _ROW_WORDS = frozenset({"dialogue", "dialog", "conversation", "conv", "sample", "response", "row",
@@ -163,7 +172,8 @@ def name_kind(name: Any) -> str | None:
         likelihood, trust, a leading ``p`` as in ``p_unsafe``, ``score``), ``"predicted_effort"``
         (an effort word with pred/estimated/expected), ``"effort"`` (effort, time, duration, cost,
         seconds, minutes, ...), ``"prediction"`` (pred, predicted, yhat, judge, llm, verdict,
-        classifier, or model/system with a label word), ``"label_2"`` (a label word with 2 or
+        classifier, or model/system with a label word; a verdict, decision or judgement of a
+        person, as in ``reviewer_verdict``, ``annotator_decision``, is a ``"label"``), ``"label_2"`` (a label word with 2 or
         second), ``"label"`` (label, gold, target, truth, human, reference, y, ...), ``"row_id"``
         (an id word with a row word, as in ``dialogue_id``, ``hit_id``, or an id word alone) or
         ``None``. Earlier kinds win: ``pred_prob`` is a probability, ``label_pred`` a prediction,
@@ -181,6 +191,10 @@ def name_kind(name: Any) -> str | None:
     if ws & _EFFORT_WORDS or (len(words) > 1 and words[-1] in _UNIT_LETTERS
                               and ws & {"time", "duration"}):
         return "predicted_effort" if ws & _ESTIMATE_WORDS else "effort"
+    if (ws & _PERSON_WORDS and ws & _PRED_WORDS and not (ws & _PRED_WORDS) - _NEUTRAL_PRED_WORDS
+            and not ws & _MACHINE_WORDS):
+        # a person's verdict (reviewer_verdict, annotator_decision): a gold label
+        return "label_2" if ws & _SECOND_WORDS else "label"
     if ws & _PRED_WORDS or (ws & _MACHINE_WORDS and ws & _LABEL_WORDS):
         return "prediction"
     if ws & _LABEL_WORDS:

@@ -346,3 +346,36 @@ def test_a_mostly_missing_prediction_column_is_not_proposed():
     det = detect_columns(df)
     assert det.roles["machine_label"] is None
     assert [a.role for a in det.asks] == ["machine_label"]
+
+
+def test_a_persons_verdict_is_the_gold_label():
+    """issue 25: a judge-style table with judge_verdict (the machine) and reviewer_verdict (the
+    people) had no gold label detected, only a note that both could be the machine label."""
+    import numpy as np
+    import pandas as pd
+
+    from core.data.roles import detect_columns, name_kind
+
+    assert name_kind("reviewer_verdict") == "label"
+    assert name_kind("annotator_decision") == "label"
+    assert name_kind("human_judgement") == "label"
+    assert name_kind("reviewer_verdict_2") == "label_2"
+    # a machine's verdict stays a prediction, with or without a person's word
+    assert name_kind("judge_verdict") == "prediction"
+    assert name_kind("llm_verdict") == "prediction"
+    assert name_kind("model_verdict") == "prediction"
+    assert name_kind("human_pred") == "prediction"  # "pred" names a machine's output
+    assert name_kind("reviewer") is None  # who reviewed: a subgroup, not a label
+    rng = np.random.default_rng(0)
+    classes = ["safe", "unsafe", "borderline"]
+    df = pd.DataFrame({"id": range(30), "judge_verdict": rng.choice(classes, 30),
+                       "judge_confidence": rng.uniform(0.3, 1, 30),
+                       "reviewer_verdict": rng.choice(classes, 30),
+                       "review_seconds": rng.uniform(5, 100, 30),
+                       "language": rng.choice(["en", "ja"], 30)})
+    d = detect_columns(df)
+    assert d.roles["machine_label"] == "judge_verdict"
+    assert d.roles["human_label"] == "reviewer_verdict"
+    assert d.roles["human_effort"] == "review_seconds" and d.units["human_effort"] == "seconds"
+    assert d.roles["subgroups"] == ["language"]
+    assert not d.asks
