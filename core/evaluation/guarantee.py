@@ -50,7 +50,8 @@ from core.evaluation.design import Design
 from core.assignment import gains
 
 __all__ = ["GRID_SIZE", "START_FRACTIONS", "required_calibration", "start_calibration", "clopper_pearson_upper", "threshold_grid",
-           "CertifyResult", "certify_arrays", "certify", "CERTIFY_KEYS", "calibration_errors"]
+           "CertifyResult", "certify_arrays", "certify", "CERTIFY_KEYS", "calibration_errors",
+           "annotator_margin"]
 
 #: Number of points of :func:`threshold_grid` (kept shares 1 %, 2 %, ..., 100 %; the former
 #: thresholds, kept for comparison in ``bench/certify.py``).
@@ -84,6 +85,10 @@ def _check_levels(alpha: float, delta: float) -> None:
             raise DataError(f"{name} must be a number strictly between 0 and 1, got {v}")
 
 
+#: The largest count :func:`required_calibration` returns (more rows than any table holds).
+MAX_REQUIRED = 10**15
+
+
 def required_calibration(alpha: float, delta: float) -> int:
     """n_req = ceil(ln(delta) / ln(1 - alpha)): the fewest rows whose bound can reach alpha.
 
@@ -91,7 +96,10 @@ def required_calibration(alpha: float, delta: float) -> int:
     at most alpha exactly when n >= ln(delta) / ln(1 - alpha).
     """
     _check_levels(alpha, delta)
-    return int(math.ceil(math.log(delta) / math.log(1 - alpha)))
+    # log1p: 1 - alpha is 1.0 for alpha below 1e-16 (--alpha 1e-320 divided by zero); a count
+    # beyond any table is capped (a ceil of inf overflowed)
+    n = math.log(delta) / math.log1p(-alpha)
+    return int(math.ceil(n)) if n < MAX_REQUIRED else MAX_REQUIRED
 
 
 def start_calibration(alpha: float, delta: float, n: int) -> int:
@@ -292,7 +300,41 @@ def calibration_errors(design: Design) -> tuple[np.ndarray, np.ndarray, list[str
     return cal, err, notes
 
 
-def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> dict:
+def annotator_margin(level: float, annotator_error: float, name: str) -> float:
+    """The level to certify against the annotators' labels so that ``level`` holds against
+    the truth, when the annotators' error rate is at most ``annotator_error``.
+
+    Row by row, 1[machine != truth] <= 1[machine != annotator] + 1[annotator != truth]. So if
+    the annotators' labels differ from the truth on at most a share eta of any set of rows
+    (eta: a known or measured rate, e.g. from double-labelled or gold items), an error rate of
+    at most ``level - eta`` against the annotators' labels is at most ``level`` against the
+    truth (on the kept rows; and for the overall error of the final labels, whose human part
+    carries the annotators' own errors too).
+
+    Returns
+    -------
+    float
+        ``level - annotator_error``.
+
+    Raises
+    ------
+    DataError
+        ``annotator_error`` outside [0, 1) or not below ``level``.
+    """
+    if not isinstance(annotator_error, (int, float, np.floating)) \
+            or not math.isfinite(annotator_error) or not 0 <= annotator_error < 1:
+        raise DataError(f"the annotators' error rate must be a number in [0, 1), got "
+                        f"{annotator_error}")
+    if annotator_error >= level:
+        raise DataError(f"the annotators' error rate {annotator_error:g} is not below {name} "
+                        f"= {level:g}: no error bound against the truth can reach {name}; "
+                        "lower the annotators' error (adjudicate, double-label) or raise "
+                        f"{name}")
+    return float(level - annotator_error)
+
+
+def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0,
+            annotator_error: float = 0.0) -> dict:
     """Certify a round's table: the ``hmceval certify --json`` object plus the new selection.
 
     Parameters
@@ -306,21 +348,28 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
         Allowed probability that the statement is wrong.
     lam : float >= 0, default=0
         Effort weight of the ranking.
+    annotator_error : float in [0, alpha), default=0
+        A known or measured upper bound on the annotators' error rate: with it the guarantee
+        holds against the truth, not only against the annotators' labels
+        (:func:`annotator_margin`: the rows are certified at alpha - annotator_error). With 0
+        the guarantee is relative to the annotators' labels.
 
     Returns
     -------
     dict
-        Keys :data:`CERTIFY_KEYS`, then ``n_required``, ``n_start``, ``notes`` (list of str), and the
+        Keys :data:`CERTIFY_KEYS`, then ``n_required``, ``n_start``, ``annotator_error``,
+        ``alpha_annotators`` (the level certified against the annotators' labels), ``notes`` (list of str), and the
         non-JSON entries ``selection`` (array of shape (M,)) and ``steps`` (DataFrame).
     """
     _check_levels(alpha, delta)
     if not isinstance(lam, (int, float, np.floating)) or not math.isfinite(lam) or lam < 0:
         raise DataError(f"lambda must be a finite number >= 0, got {lam}")
+    alpha_ann = annotator_margin(alpha, annotator_error, "alpha")
     inp = design.inputs()
     m = design.M
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
     cal, err, notes = calibration_errors(design)
-    res = certify_arrays(g, cal, err, alpha=alpha, delta=delta)
+    res = certify_arrays(g, cal, err, alpha=alpha_ann, delta=delta)
     n_cal = int(cal.sum())
     selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)
     n_machine = int(res.keep.sum())
@@ -343,8 +392,10 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
                          "machine's confidence, so errors come early in the ranking; try "
                          "lambda = 0")
     else:
+        against = ("human labels" if not annotator_error else
+                   f"the truth (the annotators being wrong on at most {annotator_error:.1%})")
         sentence = (f"With probability at least {1 - delta:.0%} over the random calibration "
-                    f"sample, the machine's labels disagree with human labels on at most "
+                    f"sample, the machine's labels disagree with {against} on at most "
                     f"{alpha:.1%} of the rows it keeps: {n_machine:,} of the {rest:,} rows "
                     f"outside the calibration sample ({count_share(n_machine, rest)}) need no human, "
                     f"{n_human:,} go to humans.")
@@ -356,7 +407,9 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0) -> 
         "risk_upper_bound": res.risk_upper_bound, "calibration_kept": res.calibration_kept,
         "calibration_kept_errors": res.calibration_kept_errors,
         "predicted_human_effort": effort, "guarantee": sentence,
-        "n_required": res.n_required, "n_start": res.n_start, "notes": notes,
+        "n_required": res.n_required, "n_start": res.n_start,
+        "annotator_error": float(annotator_error), "alpha_annotators": alpha_ann,
+        "notes": notes,
         "selection": selection, "steps": res.steps,
     }
     return out

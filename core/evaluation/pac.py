@@ -220,7 +220,7 @@ def certify_overall_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.nd
 
 
 def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
-                    seed: int = 0) -> dict:
+                    seed: int = 0, annotator_error: float = 0.0) -> dict:
     """Certify a round's table for the overall error of its final labels.
 
     Parameters
@@ -236,19 +236,28 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
         Effort weight of the ranking.
     seed : int
         Seed of the order of tied gains.
+    annotator_error : float in [0, epsilon), default=0
+        A known or measured upper bound on the annotators' error rate: the final labels'
+        overall error against the truth is at most their error against the annotators' labels
+        plus it (the human-labelled rows carry the annotators' errors), so the rows are
+        certified at epsilon - annotator_error
+        (:func:`core.evaluation.guarantee.annotator_margin`). With 0 the guarantee is relative
+        to the annotators' labels.
 
     Returns
     -------
     dict
-        Keys :data:`PAC_KEYS`, then ``notes`` and the non-JSON ``selection`` (shape (M,)).
+        Keys :data:`PAC_KEYS`, then ``annotator_error``, ``epsilon_annotators``, ``notes`` and
+        the non-JSON ``selection`` (shape (M,)).
     """
-    from core.evaluation.guarantee import calibration_errors, count_share
+    from core.evaluation.guarantee import annotator_margin, calibration_errors, count_share
     from core.assignment import gains
 
     _check(epsilon, "epsilon (--overall-error)")
     _check(delta, "delta")
     if not isinstance(lam, (int, float, np.floating)) or not math.isfinite(lam) or lam < 0:
         raise DataError(f"lambda must be a finite number >= 0, got {lam}")
+    eps_ann = annotator_margin(epsilon, annotator_error, "epsilon (--overall-error)")
     cal, err, notes = calibration_errors(design)
     pi = getattr(design, "inclusion", None)
     if pi is not None and cal.any():
@@ -260,7 +269,7 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
     inp = design.inputs()
     m = design.M
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-    res = certify_overall_arrays(g, cal, err, epsilon=epsilon, delta=delta, seed=seed)
+    res = certify_overall_arrays(g, cal, err, epsilon=eps_ann, delta=delta, seed=seed)
     n_cal = int(cal.sum())
     selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)
     n_machine = int(res.keep.sum())
@@ -276,8 +285,11 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
                     "labels: human labels only).")
     else:
         sentence = (f"With probability at least {1 - delta:.0%} over the random calibration "
-                    f"sample, at most {epsilon:.1%} of all {m:,} final labels differ from the "
-                    f"annotators' labels: the machine labels {n_machine:,} rows "
+                    f"sample, at most {epsilon:.1%} of all {m:,} final labels differ from "
+                    + ("the annotators' labels" if not annotator_error else
+                       f"the truth (the annotators being wrong on at most "
+                       f"{annotator_error:.1%})")
+                    + f": the machine labels {n_machine:,} rows "
                     f"({count_share(n_machine, m)} of the table saved), humans label the other "
                     f"{n_human + n_cal:,} (calibration {n_cal:,}, routed {n_human:,}).")
     return {
@@ -289,5 +301,6 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
         "calibration_kept_errors": res.calibration_kept_errors,
         "max_calibration_errors": res.max_calibration_errors,
         "predicted_human_effort": effort, "method": METHOD, "guarantee": sentence,
+        "annotator_error": float(annotator_error), "epsilon_annotators": eps_ann,
         "notes": notes, "selection": selection,
     }

@@ -245,3 +245,59 @@ def test_count_share_rounds_half_up_from_the_exact_fraction():
     assert count_share(1, 3) == "33.3%" and count_share(2, 3, 0) == "67%"
     assert count_share(0, 7) == "0.0%" and count_share(7, 7) == "100.0%"
     assert count_share(3, 0) == "n/a"
+
+
+def test_annotator_margin_hand_worked_and_refused():
+    from core.evaluation.guarantee import annotator_margin
+
+    assert annotator_margin(0.05, 0.01, "alpha") == pytest.approx(0.04)
+    assert annotator_margin(0.05, 0.0, "alpha") == 0.05
+    with pytest.raises(DataError, match="not below alpha"):
+        annotator_margin(0.05, 0.05, "alpha")
+    with pytest.raises(DataError, match=r"in \[0, 1\)"):
+        annotator_margin(0.05, -0.01, "alpha")
+
+
+def _noisy_round(rng, m=3000, n_cal=900, noise=0.03):
+    """Annotators wrong on a share ``noise`` of the rows, in the worst way: where the machine
+    is wrong they copy its label (so they hide its errors)."""
+    q = rng.uniform(0.5, 1.0, m)
+    truth = rng.integers(0, 2, m)
+    machine = np.where(rng.random(m) < q, truth, 1 - truth)
+    wrong = machine != truth
+    copy = np.zeros(m, dtype=bool)
+    copy[rng.choice(np.flatnonzero(wrong), int(noise * m), replace=False)] = True
+    annotator = np.where(copy, machine, truth)
+    cal = np.zeros(m, dtype=bool)
+    cal[rng.choice(m, n_cal, replace=False)] = True
+    df = pd.DataFrame({"machine_label": machine, "machine_confidence": q,
+                       "human_label": pd.array(np.where(cal, annotator, -1), dtype="Int64"),
+                       "selection": np.where(cal, "calibration", "")})
+    df.loc[~cal, "human_label"] = pd.NA
+    return load_design(df), machine, truth
+
+
+def test_annotator_error_makes_the_guarantee_hold_against_the_truth():
+    """3 % annotator error that hides the machine's errors: certified against the annotators
+    with the margin, the machine's error against the TRUTH on the kept rows exceeds alpha in at
+    most delta of the rounds; without the margin it does far more often."""
+    from core.evaluation.guarantee import certify
+
+    rng = np.random.default_rng(5)
+    alpha, delta, rounds = 0.15, 0.10, 150
+    violations = {0.0: 0, 0.03: 0}
+    kept_any = 0
+    for _ in range(rounds):
+        design, machine, truth = _noisy_round(rng)
+        for eta in violations:
+            res = certify(design, alpha=alpha, delta=delta, annotator_error=eta)
+            assert res["alpha_annotators"] == pytest.approx(alpha - eta)
+            kept = res["selection"] == "machine"
+            kept_any += eta > 0 and kept.any()
+            if kept.any():
+                violations[eta] += (machine[kept] != truth[kept]).mean() > alpha
+    assert kept_any > rounds / 2
+    assert violations[0.03] / rounds <= delta + 0.05  # 150 rounds: Monte-Carlo margin
+    assert violations[0.0] / rounds > 2 * delta
+    # the sentence says what the guarantee is relative to
+    assert "the truth (the annotators being wrong on at most 3.0%)" in res["guarantee"]

@@ -220,3 +220,34 @@ def test_certify_overall_refuses_bad_input():
     df["inclusion_probability"] = np.where(np.arange(40) < 10, 0.9, 0.3)
     with pytest.raises(DataError, match="inclusion_probability"):
         certify_overall(load_design(df), epsilon=0.1, delta=0.1)
+
+
+def test_annotator_error_is_taken_off_epsilon():
+    """The overall error against the truth is at most the error against the annotators plus
+    their error rate: certifying with annotator_error = eta equals certifying at epsilon - eta
+    (and the sentence says what the guarantee is relative to)."""
+    import pandas as pd
+
+    from core.evaluation.design import load_design
+    from core.evaluation.pac import certify_overall
+
+    rng = np.random.default_rng(2)
+    m = 2000
+    q = rng.uniform(0.6, 1.0, m)
+    truth = rng.integers(0, 2, m)
+    machine = np.where(rng.random(m) < q, truth, 1 - truth)
+    cal = np.zeros(m, dtype=bool)
+    cal[rng.choice(m, 450, replace=False)] = True
+    df = pd.DataFrame({"machine_label": machine, "machine_confidence": q,
+                       "human_label": pd.array(np.where(cal, truth, 0), dtype="Int64"),
+                       "selection": np.where(cal, "calibration", "")})
+    df.loc[~cal, "human_label"] = pd.NA
+    design = load_design(df)
+    with_margin = certify_overall(design, epsilon=0.08, delta=0.05, annotator_error=0.02)
+    plain = certify_overall(design, epsilon=0.06, delta=0.05)
+    assert with_margin["epsilon_annotators"] == pytest.approx(0.06)
+    assert (with_margin["selection"] == plain["selection"]).all()
+    assert "differ from the truth (the annotators being wrong on at most 2.0%)" \
+        in with_margin["guarantee"]
+    with pytest.raises(DataError, match="not below epsilon"):
+        certify_overall(design, epsilon=0.02, delta=0.05, annotator_error=0.02)
