@@ -229,22 +229,49 @@ st.subheader(f"Active dataset · {data.name}")
 for note in data.notices:
     st.info(note)
 f = data.frame
-c1, c2, c3, c4 = st.columns(4)
-c1.metric("Samples", f"{data.M:,}")
-c2.metric("Classes", len(data.labels))
-c3.metric("Dialogues", f"{f['dialogue_id'].nunique():,}" if "dialogue_id" in f else "n/a")
-c4.metric("Machine accuracy",
-          f"{(f['machine_label'] == f['human_label']).mean():.1%}" if data.has_gold else "n/a",
-          help="Share of samples where the machine label equals the gold label.")
+# headline figures that apply to this data only (no "n/a" card, issue 25)
+cards = [("Samples", f"{data.M:,}", None), ("Classes", f"{len(data.labels):,}", None)]
+if data.roles.get("dialogue_id") or data.roles.get("turn"):
+    cards.append(("Dialogues", f"{f['dialogue_id'].nunique():,}", None))
+if data.has_gold:
+    cards.append(("Machine accuracy", f"{(f['machine_label'] == f['human_label']).mean():.1%}",
+                  "Share of samples where the machine label equals the gold label."))
+for col, (name, value, why) in zip(st.columns(len(cards)), cards):
+    col.metric(name, value, help=why)
 if not data.has_gold:
-    st.warning("No gold labels: assignments, effort and expected reliability are computed, but "
-               "observed precision/recall/F1/accuracy are unavailable.")
-mapping = pd.DataFrame([{"role": ROLE_NAMES[r], "column": data.roles.get(r) or "—"} for r in ROLES])
-with st.expander("Column mapping in use", expanded=False):
-    st.dataframe(mapping, hide_index=True, width="stretch", placeholder="—")
-    st.caption(f"Subgroups: {', '.join(data.subgroup_columns) or '—'} · text: "
-               f"{', '.join(data.text_columns) or '—'} · other confidence columns: "
-               f"{', '.join(data.confidence_columns[1:]) or '—'}")
+    st.info("No gold labels: who labels what, the effort and the accuracy the confidences "
+            "promise are computed; the observed accuracy (and precision, recall, F1) needs a gold "
+            "label column. Map one below if the table has it.")
+with st.expander("Column mapping in use · change it", expanded=False):
+    # the active dataset's mapping, editable in place (issue 25): its own table, re-validated
+    raw_cols = ["—"] + [str(c) for c in data.raw.columns]
+    with st.form(f"remap_{ss['data_key']}"):
+        cols = st.columns(3)
+        remap: dict = {}
+        for i, role in enumerate(ROLES):
+            cur = data.roles.get(role)
+            cur = str(cur) if cur is not None and str(cur) in raw_cols else "—"
+            label = ROLE_NAMES[role].capitalize() + (" *" if role in REQUIRED_ROLES else "")
+            pick = cols[i % 3].selectbox(label, raw_cols, index=raw_cols.index(cur),
+                                         help=ROLE_HELP[role], key=f"remap_{role}")
+            remap[role] = None if pick == "—" else pick
+        remap["subgroups"] = st.multiselect(
+            "Subgroup columns", [str(c) for c in data.raw.columns],
+            default=[str(c) for c in data.subgroup_columns if str(c) in raw_cols],
+            key="remap_subgroups")
+        remap["text"] = st.multiselect("Free-text columns", [str(c) for c in data.raw.columns],
+                                       default=[str(c) for c in data.text_columns
+                                                if str(c) in raw_cols], key="remap_text")
+        reapply = st.form_submit_button("Apply the new mapping")
+    st.caption(f"Other confidence columns: {', '.join(data.confidence_columns[1:]) or '—'}")
+    if reapply:
+        try:
+            new = prepare(data.raw, remap, name=data.name)
+            _activate(new, source=ss.get("data_source") or "upload",
+                      message=f"{data.name}: the new column mapping is active.")
+        except DataError as exc:
+            show_error(exc)
+            st.info("The active dataset is unchanged; fix the mapping and apply again.")
 
 figs = _figures(ss["data_key"], data)
 g1, g2 = st.columns(2)

@@ -73,8 +73,34 @@ def test_no_gold_dataset_warns(run_page):
     data = prepare(df, name="nogold")
     at = run_page("1_Data.py", state={"data": data, "data_key": fingerprint(df), "data_source": "upload"})
     assert not at.exception
-    assert any("No gold labels" in w.value for w in at.warning)
-    assert {m.label: m.value for m in at.metric}["Machine accuracy"] == "n/a"
+    # issue 25: said neutrally (an info, not a warning), and no "n/a" headline card
+    assert any("No gold labels" in i.value for i in at.info) and not at.warning
+    cards = {m.label: m.value for m in at.metric}
+    assert "Machine accuracy" not in cards and "Dialogues" not in cards
+    assert "n/a" not in cards.values() and cards["Samples"] == "4"
+
+
+def test_the_active_mapping_is_editable(run_page):
+    """issue 25: the active dataset's mapping can be changed in place: mapping the undetected
+    'answer' column as the gold label gives machine accuracy 3 of 4 = 75.0%."""
+    import pandas as pd
+    df = pd.DataFrame({"machine_label": [0, 1, 1, 0], "machine_confidence": [0.2, 0.9, 0.6, 0.8],
+                       "answer": [0, 1, 0, 0]})
+    data = prepare(df, name="remap")
+    assert not data.has_gold
+    at = run_page("1_Data.py", state={"data": data, "data_key": fingerprint(df), "data_source": "upload"})
+    assert at.selectbox(key="remap_human_label").value == "—"
+    at.selectbox(key="remap_human_label").set_value("answer")
+    [b for b in at.button if b.label == "Apply the new mapping"][0].click().run()
+    assert not at.exception and not at.error
+    assert at.session_state["data"].roles["human_label"] == "answer"
+    assert {m.label: m.value for m in at.metric}["Machine accuracy"] == "75.0%"
+    # a refused mapping keeps the active dataset and names the problem
+    at.selectbox(key="remap_machine_label").set_value("—")  # a required role left out
+    at.selectbox(key="remap_human_label").set_value("—")
+    [b for b in at.button if b.label == "Apply the new mapping"][0].click().run()
+    assert not at.exception and at.error
+    assert at.session_state["data"].roles["human_label"] == "answer"
 
 
 # ------------------------------------------------------------------ issue 12: state bugs
