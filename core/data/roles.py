@@ -122,15 +122,11 @@ _MACHINE_WORDS = frozenset({"model", "system", "sys", "bot", "ai"})  # + a label
 _LABEL_WORDS = frozenset({"label", "labels", "gold", "target", "truth", "gt", "true", "human",
                           "reference", "ref", "annotation", "annotated", "manual", "expert",
                           "actual", "y"})
-#: Who a verdict is from when a person gave it: with a word of :data:`_PRED_WORDS` that does not
-#: name a machine (``verdict``, ``decision``, ``judgement``, ``output``), the column is a gold
-#: label (``reviewer_verdict``, ``annotator_decision``, ``human_judgement``), not a prediction.
+# a person's word with a verdict that names no machine is a gold label (reviewer_verdict)
 _PERSON_WORDS = frozenset({"human", "humans", "reviewer", "reviewers", "reviewed", "annotator",
                            "annotators", "rater", "raters", "expert", "experts", "manual",
-                           "moderator", "moderators", "labeler", "labeller", "crowd", "person",
-                           "gold", "truth", "reference"})
-_NEUTRAL_PRED_WORDS = frozenset({"verdict", "judgement", "judgment", "judged", "decision",
-                                 "output"})
+                           "moderator", "labeler", "labeller", "crowd", "gold", "truth"})
+_NEUTRAL_PRED_WORDS = frozenset({"verdict", "judgement", "judgment", "judged", "decision", "output"})
 _SECOND_WORDS = frozenset({"2", "second", "b"})
 _ID_WORDS = frozenset({"id", "ids", "uuid", "guid", "idx", "index", "key", "hash", "uid"})
 _ROW_WORDS = frozenset({"dialogue", "dialog", "conversation", "conv", "sample", "response", "row",
@@ -191,10 +187,8 @@ def name_kind(name: Any) -> str | None:
     if ws & _EFFORT_WORDS or (len(words) > 1 and words[-1] in _UNIT_LETTERS
                               and ws & {"time", "duration"}):
         return "predicted_effort" if ws & _ESTIMATE_WORDS else "effort"
-    if (ws & _PERSON_WORDS and ws & _PRED_WORDS and not (ws & _PRED_WORDS) - _NEUTRAL_PRED_WORDS
-            and not ws & _MACHINE_WORDS):
-        # a person's verdict (reviewer_verdict, annotator_decision): a gold label
-        return "label_2" if ws & _SECOND_WORDS else "label"
+    if ws & _PERSON_WORDS and (p := ws & _PRED_WORDS) and p <= _NEUTRAL_PRED_WORDS and not ws & _MACHINE_WORDS:
+        return "label_2" if ws & _SECOND_WORDS else "label"  # reviewer_verdict: a person's
     if ws & _PRED_WORDS or (ws & _MACHINE_WORDS and ws & _LABEL_WORDS):
         return "prediction"
     if ws & _LABEL_WORDS:

@@ -71,6 +71,7 @@ from core.rsm.report import (
 )
 from core.rsm.compare import (
     COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame, subgroup_choices,
+    labels_ordered, ORDINAL_STATISTICS, NOMINAL_NOTE, nominal_only,
 )
 
 __all__ = [
@@ -131,6 +132,10 @@ __all__ = [
     "label_scores",
     "comparison_frame",
     "subgroup_choices",
+    "labels_ordered",
+    "ORDINAL_STATISTICS",
+    "NOMINAL_NOTE",
+    "nominal_only",
     "GOLD",
     "SYSTEM",
     "SECOND",

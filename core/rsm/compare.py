@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+import math
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,73 @@ COMPARISONS: dict[str, str] = {
 }
 #: Column names of :func:`comparison_frame`.
 GOLD, SYSTEM, SECOND = "_h1", "_sys", "_h2"
+
+
+#: Statistics that read labels as points on a scale: undefined for unordered labels (e.g.
+#: safe/unsafe/borderline), where only counts, exact agreement and Cohen's kappa apply.
+ORDINAL_STATISTICS: frozenset[str] = frozenset({
+    "h_mean", "h_sd", "h_min", "h_max", "sys_mean", "sys_sd", "sys_min", "sys_max",
+    "h1_mean", "h1_sd", "h1_min", "h1_max", "h2_mean", "h2_sd", "h2_min", "h2_max",
+    "corr", "wtkappa", "R2", "adj_agr", "SMD", "RMSE", "DSM",
+    "variance_of_errors", "true_score_var", "mse_true", "prmse_true"})
+#: What a report of unordered labels says instead of the ordinal statistics.
+NOMINAL_NOTE = ("The labels have no order (text classes such as safe / unsafe / borderline), so "
+                "only exact agreement and Cohen's kappa are reported: correlations, weighted "
+                "kappa, adjacent agreement, mean differences (SMD, DSM), PRMSE and the "
+                "regression analyses would read the classes' alphabetical codes as a scale.")
+
+
+def _nominal_row(row: Any) -> Any:
+    if not isinstance(row, Mapping):
+        return row
+    return {k: (None if k in ORDINAL_STATISTICS else v) for k, v in row.items()}
+
+
+def nominal_only(report: Mapping[str, Any]) -> dict[str, Any]:
+    """A report of :func:`agreement_report` with every ordinal statistic
+    (:data:`ORDINAL_STATISTICS`) set to None (missing), for unordered labels.
+
+    The tables keep their shape (a page reads them as before): per-group rows lose their ordinal
+    values (so no group is flagged by DSM), the regression analyses (``fairness_by_<group>``)
+    keep their reference group but have no R², p-value or coefficients and say why in their
+    ``note``; ``degradation`` and the disattenuated correlations become None. Adds
+    ``ordered: False`` and ``nominal_note`` (:data:`NOMINAL_NOTE`).
+    """
+    out: dict[str, Any] = {}
+    for key, value in report.items():
+        if key in ("eval", "consistency", "true_score"):
+            out[key] = _nominal_row(value)
+        elif key.startswith(("eval_by_", "consistency_by_")) and isinstance(value, Mapping):
+            out[key] = {g: _nominal_row(row) for g, row in value.items()}
+        elif key.startswith("fairness_by_") and isinstance(value, Mapping):
+            out[key] = {k: ({"R2": math.nan, "sig": math.nan, "estimates": {},
+                             "note": "not computed: the labels have no order"}
+                            if k in ("osa", "osd", "csd") else v) for k, v in value.items()}
+        elif key in ("degradation", "disattenuated_correlations") or key.startswith(
+                "disattenuated_correlations_by_"):
+            out[key] = None
+        else:
+            out[key] = value
+    out["ordered"] = False
+    out["nominal_note"] = NOMINAL_NOTE
+    return out
+
+
+def labels_ordered(labels: Sequence[Hashable]) -> bool:
+    """Whether labels lie on a scale, so that ordinal statistics (Pearson r, quadratic weighted
+    kappa, adjacent agreement, mean differences, DSM, PRMSE, the regression analyses) mean
+    something: numbers do (1 < 2 < 3), two classes do (any statistic of a 0/1 coding is one of
+    the two classes' shares), text labels of three or more classes do not (``safe``,
+    ``unsafe``, ``borderline`` coded 0/1/2 in sort order are not a scale).
+
+    >>> labels_ordered([1, 2, 3]), labels_ordered(["no", "yes"]), labels_ordered(["b", "s", "u"])
+    (True, True, False)
+    """
+    labels = list(labels)
+    if len(labels) <= 2:
+        return True
+    return all(isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+               for v in labels)
 
 
 def label_scores(values: npt.ArrayLike, labels: Sequence[Hashable], *, name: str = "labels") -> tuple[np.ndarray, dict | None]:
@@ -115,7 +183,8 @@ def comparison_frame(
         ``compare`` is not ``"raters"``), the group columns and the ``extra`` columns.
     info : dict
         ``mapping`` (text label -> code, or None), ``binary`` (two classes), ``n_rows`` (rows
-        evaluated) and ``n_dropped`` (rows without a second rating in ``"raters"`` mode).
+        evaluated), ``n_dropped`` (rows without a second rating in ``"raters"`` mode) and
+        ``ordered`` (:func:`labels_ordered`; also ``frame.attrs["ordered"]``).
 
     Raises
     ------
@@ -174,7 +243,12 @@ def comparison_frame(
         if not keep.any():
             raise DataError(f"{second_name}: no sample has a second rating")
         out = out.loc[keep].reset_index(drop=True)
-    info = {"mapping": mapping, "binary": len(labels) == 2, "n_rows": int(len(out)), "n_dropped": n_dropped}
+    ordered = labels_ordered(labels)
+    info = {"mapping": mapping, "binary": len(labels) == 2, "n_rows": int(len(out)),
+            "n_dropped": n_dropped, "ordered": ordered}
+    # the frame carries whether its codes are a scale: core.rsm.agreement_report reads it and
+    # reports nominal statistics only when they are not
+    out.attrs["ordered"] = ordered
     return out, info
 
 

@@ -15,6 +15,7 @@ from core.rsm.checks import (
     as_scores, check_groups, check_level_count, check_pair, group_codes, group_levels, numeric_column,
     one_blas_thread, optional_scores, sample_sd,
 )
+from core.rsm.compare import nominal_only
 from core.rsm.fairness import fairness_by_codes
 from core.rsm.responses import TRIM_TOLERANCE, select_responses, trim_scores
 from core.rsm.metrics import (
@@ -100,6 +101,7 @@ COLUMN_DESCRIPTIONS: dict[str, tuple[str, str]] = {
 }
 #: Columns whose values are percentages 0-100.
 PERCENT_COLUMNS: tuple[str, ...] = ("exact_agr", "adj_agr")
+
 
 
 def eval_metrics(y_true: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
@@ -474,8 +476,13 @@ def agreement_report(
     flag_column: Mapping[str, Any] | None = None,
     candidate_column: str | None = None,
     min_items_per_candidate: int | None = None,
+    ordered: bool | None = None,
 ) -> dict[str, Any]:
     """The one agreement report of ``hmceval agreement`` and of the Fairness page.
+
+    ``ordered=False`` (by default read from ``df.attrs["ordered"]``, which
+    :func:`core.rsm.compare.comparison_frame` sets, else True) reports unordered labels with
+    nominal statistics only (:func:`nominal_only`).
 
     The responses are first selected as rsmeval selects them
     (:func:`core.rsm.responses.select_responses`: flag columns, missing/non-numeric/zero human
@@ -525,6 +532,8 @@ def agreement_report(
         group column fails), plus ``error_by_<group>`` for the failed columns in ``"report"``
         mode. Row numbers in messages are the table's data rows (1-based).
     """
+    if ordered is None:
+        ordered = bool(getattr(df, "attrs", {}).get("ordered", True))
     if group_errors not in ("raise", "report"):
         raise DataError(f"group_errors: expected 'raise' or 'report', got {group_errors!r}")
     if (trim_min is None) != (trim_max is None):
@@ -581,4 +590,6 @@ def agreement_report(
         for key in [k for k in report if k in ("degradation", "disattenuated_correlations")
                     or k.startswith("disattenuated_correlations_by_")]:
             del report[key]  # they compare the system with two raters; here it is one of them
+    if not ordered:
+        return nominal_only(report)
     return report

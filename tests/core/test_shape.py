@@ -209,7 +209,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.figures.fairness",
     "core.mce.pipeline",
     "core.rsm.checks",
-    "core.rsm.compare",
     "core.rsm.true_score",
     "core.tooltalk.compare",
     "core.workspace.report",
