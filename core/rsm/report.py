@@ -85,11 +85,12 @@ COLUMN_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "kappa": ("Cohen's kappa", "unweighted Cohen's kappa on scores rounded to integers"),
     "exact_agr": ("Exact agreement", "percentage of responses where the two scores are equal"),
     "adj_agr": ("Adjacent agreement", "percentage of responses where the scores differ by at most 1"),
-    "SMD": ("Std. mean difference", "(mean evaluated − mean reference) / sd of the reference"
-            " (pooled sd for two human raters)"),
+    "SMD": ("Mean gap (SMD)", "how much higher the evaluated scores are on average than the"
+            " reference, in standard deviations of the reference (pooled sd for two human raters)"),
     "RMSE": ("RMSE", "root mean squared error"),
-    "DSM": ("Diff. of std. means", "mean of z(evaluated) − z(reference) in this subgroup, standardised"
-            " with the whole set; |DSM| > 0.1 is conventionally a concern"),
+    "DSM": ("Group gap (DSM)", "in this subgroup, how much higher the evaluated scores run than the"
+            " reference, in standard deviations of the whole set (difference of standardised means);"
+            " beyond ±0.1 is conventionally a concern"),
     "N raters": ("Most ratings", "the most human ratings any response has"),
     "N_single": ("Single-scored", "responses with one human rating (RSMTool: N single)"),
     "N_multiple": ("Double-scored", "responses with two or more human ratings (RSMTool: N multiple)"),
@@ -97,7 +98,9 @@ COLUMN_DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "true_score_var": ("True-score variance", "estimated variance of the true scores (RSMTool: True score var)"),
     "mse_true": ("MSE vs true score", "mean squared error of the evaluated scores as a predictor of the true"
                  " score (RSMTool: MSE true)"),
-    "prmse_true": ("PRMSE", "proportional reduction in mean squared error for true scores (RSMTool: PRMSE true)"),
+    "prmse_true": ("Accuracy vs true score (PRMSE)", "how much of the true score's variation the evaluated"
+                   " scores predict, 0 to 1, with the human raters' own errors taken out (proportional"
+                   " reduction in mean squared error; RSMTool: PRMSE true)"),
 }
 #: Columns whose values are percentages 0-100.
 PERCENT_COLUMNS: tuple[str, ...] = ("exact_agr", "adj_agr")
