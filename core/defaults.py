@@ -24,6 +24,8 @@ __all__ = [
     "LAMBDA",
     "HUMAN_SHARE",
     "MODE",
+    "EFFORT_BUDGET_SHARE",
+    "GROUP_COLUMN",
     "HEE_N_ESTIMATORS",
     "HEE_MAX_FEATURES",
     "HEE_RANDOM_STATE",
@@ -39,6 +41,10 @@ LAMBDA: float = 4.6
 HUMAN_SHARE: float = 0.5
 #: "at_most" N samples go to humans (only those with a positive gain), or "exactly" N.
 MODE: str = "at_most"
+#: Extra constraints of a new scenario: none (no effort budget, no subgroup share bounds). A
+#: scenario's settings are these four (:func:`core.scenario.default_settings` copies them).
+EFFORT_BUDGET_SHARE: float | None = None
+GROUP_COLUMN: str | None = None
 
 #: Trees of the HEE random forest.
 HEE_N_ESTIMATORS: int = 100

@@ -15,8 +15,9 @@ from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
 from core.errors import DataError
 from core.rsm import (ANALYSES, COLUMN_DESCRIPTIONS, COMPARISONS, EXCLUSION_REASONS, GOLD, PERCENT_COLUMNS,
                       SECOND, SYSTEM, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, agreement_report,
-                      assignment_by_group, comparison_frame, estimates_frame, subgroup_choices)
+                      comparison_frame, estimates_frame, subgroup_choices)
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
+from core.scenario import fairness_by_group
 from core.serialize import dumps
 from pages._common import (current_assignment, get_data, get_params, init_state, next_step, show_error,
                            synced)
@@ -236,15 +237,12 @@ def _report(data_key: str, compare: str, groups: tuple, second: str | None, roun
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _by_group(data_key: str, column: str, assign_key: str, _data, _human) -> pd.DataFrame:
-    fr = _data.frame
-    return assignment_by_group(
-        _human, fr[column].to_numpy(), machine_label=fr["machine_label"].to_numpy(),
-        human_label=fr["human_label"].to_numpy() if "human_label" in fr else None,
-        human_effort=fr["human_effort"].to_numpy() if "human_effort" in fr else None,
-    )
+    return fairness_by_group(_data, _human, column)
 
 
-assign_key = params.label + json.dumps(ss["constraints"], sort_keys=True, default=str)
+# the scenario's key (exact λ, N, mode, constraints), never the displayed label: two λ that
+# print alike but route one sample differently are two keys
+assign_key = params.key
 if compare == "collaborative" and human_mask is None:
     show_error(assignment_error, context="Collaborative result unavailable")
     st.stop()

@@ -8,7 +8,8 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.turns import turn_figure
-from core.assignment import per_turn_from, turn_base_for
+from core.assignment import turn_base_for
+from core.scenario import turns_of
 from pages._common import (column_config, current_assignment, get_data, get_params, init_state, next_step,
                            show_error)
 
@@ -30,9 +31,8 @@ def _base(data_key: str, n_boot: int, _data):
 
 
 @st.cache_data(show_spinner="Bootstrapping per turn…", max_entries=32)
-def _table(data_key: str, lam: float, n_human: int, mode: str, cons_key: str, n_boot: int,
-           _data, _human):
-    table = per_turn_from(_base(data_key, n_boot, _data), _human)
+def _table(data_key: str, scenario_key: str, n_boot: int, _data, _human):
+    table = turns_of(_base(data_key, n_boot, _data), _human)
     return table, turn_figure(table), to_csv_safe(table).encode()
 
 
@@ -43,8 +43,7 @@ if "turn" not in data.frame:
 n_boot = st.select_slider("Bootstrap resamples", options=[0, 200, 500, 1000, 2000], value=1000)
 try:
     _, assignment = current_assignment()
-    table, figure, csv = _table(st.session_state["data_key"], params.lam, params.n_human,
-                                params.mode, str(st.session_state["constraints"]), n_boot, data,
+    table, figure, csv = _table(st.session_state["data_key"], params.key, n_boot, data,
                                 assignment.human)
 except DataError as exc:
     show_error(exc)

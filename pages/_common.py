@@ -7,7 +7,9 @@ them, because Streamlit drops a widget's key when its page is not shown):
 key                 value
 =================== ===========================================================================
 ``data``            the active :class:`core.data.EvalData`
-``data_key``        a content fingerprint of the active dataset (cache key)
+``data_key``        the key of the active dataset as mapped (:func:`core.scenario.data_key`
+                    of its content id and column mapping; cache key of what depends on the
+                    data only)
 ``data_source``     ``"demo"``, ``"upload"``, ``"classifier"``, ``"effort"``, ...
 ``lam``             lambda (float >= 0)
 ``share``           human share N / M (float in [0, 1]); N = int(share * M)
@@ -20,13 +22,18 @@ key                 value
 ``dataset_id``      the workspace id of the active dataset, once it is stored there
 =================== ===========================================================================
 
+``lam``, ``share``, ``mode`` and ``constraints`` are the settings of the live
+:class:`core.scenario.Scenario`, built once per change (:func:`current_scenario`; every cache of
+a result is keyed on its ``key``), saved per dataset in the workspace as they change and
+restored whenever that dataset becomes active (:func:`set_data`): a reload, a new tab or a
+restart keeps them, and a dataset never takes another's.
+
 Saved work (datasets, scenarios, label rounds, labels, results) lives in the workspace
 (:mod:`core.workspace`), which survives reloads and restarts; the sidebar restores a scenario.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 from dataclasses import dataclass
@@ -37,18 +44,18 @@ import pandas as pd
 import streamlit as st
 
 from core.data import EvalData, prepare
-from core.defaults import HUMAN_SHARE, LAMBDA, MODE
+from core.data.content import content_id
 from core.demo import make_demo
 from core.errors import DataError
-from core.assignment import (Assignment, Constraints, LambdaRange, SAEInputs, constraints_from_settings,
-                      lambda_grid, lambda_range, n_from_share, solve, sweep)
+from core.assignment import (Assignment, Constraints, LambdaRange, SAEInputs, lambda_grid,
+                             lambda_range, sweep)
+from core.scenario import (SETTING_KEYS, Scenario, assignment_report, constraints_of, data_key,
+                           default_settings, scenario_for, settings_of)
+from core.scenario import assignment as scenario_assignment
 from core.summary import data_effort_unit, per_unit
 
 DEFAULTS: dict[str, Any] = {
-    "lam": LAMBDA,
-    "share": HUMAN_SHARE,
-    "mode": MODE,
-    "constraints": {"effort_budget_share": None, "group_column": None, "group_bounds": {}},
+    **default_settings(),
     "evaluate": {"kind": "budget", "audit": 200, "seed": 0, "alpha": 0.05, "delta": 0.1,
                  "calibration": 1000, "cert_lam": 0.0, "target_half_width": 0.01,
                  "round_id": None, "design": "routing", "budget_in": "labels", "labels": None,
@@ -58,7 +65,8 @@ DEFAULTS: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Params:
-    """The current SAE parameters."""
+    """The current SAE parameters: the live :class:`core.scenario.Scenario` and its extra
+    constraints resolved against the data (built once per change, :func:`current_scenario`)."""
 
     lam: float
     share: float
@@ -66,6 +74,12 @@ class Params:
     mode: str
     constraints: Constraints | None
     constraints_error: DataError | None = None
+    scenario: Scenario | None = None
+
+    @property
+    def key(self) -> str:
+        """The scenario's key (every cache of a result is keyed on it; never on ``label``)."""
+        return self.scenario.key
 
     @property
     def label(self) -> str:
@@ -81,12 +95,10 @@ def demo_frame() -> pd.DataFrame:
 
 
 def fingerprint(df: pd.DataFrame, roles: dict | None = None) -> str:
-    """Content hash of a table and its role mapping (the cache key of everything derived)."""
-    h = hashlib.sha1()
-    h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
-    h.update(",".join(map(str, df.columns)).encode())
-    h.update(json.dumps(roles or {}, sort_keys=True, default=str).encode())
-    return h.hexdigest()[:16]
+    """Key of a table and its role mapping (the cache key of everything derived):
+    :func:`core.scenario.data_key` of its content id. A dataset's own is ``data_key`` of its
+    :attr:`EvalData.content_id`, computed once per loaded table."""
+    return data_key(content_id(df), roles)
 
 
 def init_state() -> None:
@@ -94,11 +106,17 @@ def init_state() -> None:
     workspace's latest round, so a reload or a restart resumes the evaluation under way; with
     no round (or when it cannot be read, said in the sidebar) it is the built-in demo."""
     ss = st.session_state
+    # settings a caller set before the first run (a page test, the bench) win over the
+    # dataset's saved ones
+    preset = {k: ss[k] for k in SETTING_KEYS if k in ss} if "data" not in ss else {}
     for key, value in DEFAULTS.items():
         if key not in ss:
             ss[key] = json.loads(json.dumps(value))
-    if "data" not in ss and not resume_latest_round():
-        load_demo()
+    if "data" not in ss:
+        if not resume_latest_round():
+            load_demo()
+        for key, value in preset.items():
+            ss[key] = value
 
 
 def resume_latest_round() -> bool:
@@ -165,15 +183,39 @@ def load_demo() -> None:
 def set_data(data: EvalData, *, source: str) -> None:
     """Make ``data`` the active dataset (derived caches are keyed on its fingerprint)."""
     ss = st.session_state
-    key = fingerprint(data.raw, data.roles)  # first: if it fails, the active dataset stays
+    key = data_key(data.content_id, data.roles)  # first: if it fails, the active dataset stays
+    if "data" in ss and ss.get("data_key") != key:  # the leaving dataset's settings are kept
+        try:
+            save_settings(scenario_for(ss["data"], {k: ss[k] for k in SETTING_KEYS if k in ss}))
+        except DataError:
+            pass
     ss.pop("_resumed", None)
+    ss.pop("_lam_note", None)  # the previous dataset's notice is not this one's
     ss["data"] = data
     ss["data_key"] = key
     ss["data_source"] = source
-    _fit_lambda_to_data()
+    _load_settings(key)
     cons = ss.get("constraints") or {}
     if cons.get("group_column") and cons["group_column"] not in data.frame.columns:
         ss["constraints"] = json.loads(json.dumps(DEFAULTS["constraints"]))
+    _fit_lambda_to_data()
+
+
+def _load_settings(key: str) -> None:
+    """Make the settings of the dataset ``key`` the session's: the ones last saved for it in
+    the workspace, else the defaults (never the previous dataset's: a λ is in its dataset's
+    effort units). A workspace that cannot be read gives the defaults."""
+    ss = st.session_state
+    settings = default_settings()
+    try:
+        saved = get_workspace().live_settings(key)
+    except DataError:
+        saved = None
+    if isinstance(saved, dict):
+        settings.update({k: saved[k] for k in SETTING_KEYS if k in saved})
+    for k in SETTING_KEYS:
+        ss[k] = json.loads(json.dumps(settings[k]))
+    ss["_settings_saved"] = (key, settings)
 
 
 def lambda_below_pivot(rng: LambdaRange) -> float | None:
@@ -214,43 +256,81 @@ def get_data() -> EvalData:
 
 
 def get_params() -> Params:
-    """The current SAE parameters, with extra constraints resolved against the active data.
+    """The current SAE parameters: :func:`current_scenario`."""
+    return current_scenario()
+
+
+def current_scenario() -> Params:
+    """The live scenario and its extra constraints resolved against the active data, built
+    once per change of the data or a setting (:func:`build_params`) and otherwise read back:
+    one build per rerun at most, however many times a page and its helpers ask. A new build
+    is saved in the workspace as the dataset's settings (:func:`save_settings`).
 
     Settings the data refuses (e.g. a subgroup that does not occur) leave ``constraints`` None
     and keep the :class:`DataError` in ``constraints_error``; :func:`current_assignment` raises
     it, so a page shows it with ``st.error`` instead of solving without the constraint.
     """
     ss = st.session_state
-    data = get_data()
-    n = n_from_share(float(ss["share"]), data.M)
+    if "data" not in ss:
+        init_state()
+    # exact: json writes a float's shortest repr, which reads back to the same float
+    sig = (ss["data_key"], json.dumps({k: ss[k] for k in SETTING_KEYS}, sort_keys=True,
+                                      default=str))
+    memo = ss.get("_scenario")
+    if memo is not None and memo[0] == sig:
+        return memo[1]
+    params = build_params(ss["data"], {k: ss[k] for k in SETTING_KEYS})
+    ss["_scenario"] = (sig, params)
+    save_settings(params.scenario)
+    return params
+
+
+def build_params(data: EvalData, settings: dict) -> Params:
+    """The :class:`Params` of ``settings`` on ``data`` (:func:`core.scenario.scenario_for`
+    and :func:`core.scenario.constraints_of`, the same as ``hmceval assign``)."""
+    sc = scenario_for(data, settings)
     try:
-        constraints, error = build_constraints(data, ss["constraints"]), None
+        constraints, error = constraints_of(data, sc), None
     except DataError as exc:
         constraints, error = None, exc
-    return Params(lam=float(ss["lam"]), share=float(ss["share"]), n_human=n, mode=ss["mode"],
-                  constraints=constraints, constraints_error=error)
+    return Params(lam=sc.lam, share=sc.share, n_human=sc.n_human, mode=sc.mode,
+                  constraints=constraints, constraints_error=error, scenario=sc)
 
 
 def build_constraints(data: EvalData, spec: dict) -> Constraints | None:
-    """The UI's constraint settings (session key ``constraints``) as :class:`core.assignment.Constraints`.
-
-    The same :func:`core.assignment.constraints_from_settings` as ``hmceval assign``; None when unset.
+    """The UI's constraint settings (session key ``constraints``) as
+    :class:`core.assignment.Constraints` (:func:`core.scenario.constraints_of`, the same
+    :func:`core.assignment.constraints_from_settings` as ``hmceval assign``); None when unset.
 
     Raises
     ------
     DataError
         Settings the data refuses, naming the subgroup or value.
     """
-    return constraints_from_settings(data, effort_budget_share=spec.get("effort_budget_share"),
-                                     group_column=spec.get("group_column"),
-                                     group_bounds=spec.get("group_bounds") or {})
+    return constraints_of(data, scenario_for(data, {"constraints": spec}))
+
+
+def save_settings(sc: Scenario) -> None:
+    """Save the scenario's settings as its dataset's in the workspace, when they changed
+    (a workspace that cannot be written is said in the sidebar; the session keeps them)."""
+    ss = st.session_state
+    settings = settings_of(sc)
+    if ss.get("_settings_saved") == (ss["data_key"], settings):
+        return
+    try:
+        get_workspace().save_live_settings(ss["data_key"], settings)
+    except DataError as exc:
+        ss["_settings_error"] = f"Settings not saved in the workspace: {exc}"
+        return
+    ss.pop("_settings_error", None)
+    ss["_settings_saved"] = (ss["data_key"], settings)
 
 
 # ------------------------------------------------------------------------------- cached work
 @st.cache_data(show_spinner=False, max_entries=64)
-def _solve_cached(data_key: str, _inp: SAEInputs, lam: float, n_human: int, mode: str,
-                  cons_key: str, _constraints: Constraints | None) -> Assignment:
-    return solve(_inp, lam=lam, n_human=n_human, mode=mode, constraints=_constraints)
+def _solve_cached(scenario_key: str, _inp: SAEInputs, _sc: Scenario,
+                  _constraints: Constraints | None) -> Assignment:
+    return scenario_assignment(_inp, _sc, _constraints)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -261,9 +341,10 @@ def _inputs_cached(data_key: str, _data: EvalData) -> SAEInputs:
 
 
 def sae_inputs() -> SAEInputs:
-    """The active dataset's SAE arrays (cached on its fingerprint)."""
-    data = get_data()
-    return _inputs_cached(st.session_state["data_key"], data)
+    """The active dataset's SAE arrays (cached on its key)."""
+    if "data" not in st.session_state:
+        init_state()
+    return _inputs_cached(st.session_state["data_key"], st.session_state["data"])
 
 
 def current_assignment() -> tuple[SAEInputs, Assignment]:
@@ -278,20 +359,21 @@ def current_assignment() -> tuple[SAEInputs, Assignment]:
     if p.constraints_error is not None:
         raise p.constraints_error
     inp = sae_inputs()
-    cons_key = json.dumps(st.session_state["constraints"], sort_keys=True, default=str)
-    return inp, _solve_cached(st.session_state["data_key"], inp, p.lam, p.n_human, p.mode,
-                              cons_key, p.constraints)
+    return inp, _solve_cached(p.key, inp, p.scenario, p.constraints)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _lambda_range_cached(data_key: str, _inp: SAEInputs, n_human: int, mode: str) -> LambdaRange:
-    return lambda_range(_inp, n_human=n_human, mode=mode)
+def _lambda_range_cached(data_key: str, _inp: SAEInputs, n_human: int, mode: str,
+                         _sc: Scenario) -> LambdaRange:
+    return lambda_range(_inp, n_human=_sc.n_human, mode=_sc.mode)
 
 
 def current_lambda_range() -> LambdaRange:
-    """:func:`core.assignment.lambda_range` of the active data at the current N and mode (cached)."""
+    """:func:`core.assignment.lambda_range` of the active data at the current N and mode
+    (cached on the scenario's dataset, N and mode: it does not depend on λ)."""
     p = get_params()
-    return _lambda_range_cached(st.session_state["data_key"], sae_inputs(), p.n_human, p.mode)
+    return _lambda_range_cached(st.session_state["data_key"], sae_inputs(), p.n_human, p.mode,
+                                p.scenario)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -307,12 +389,9 @@ def data_lambda_range() -> LambdaRange:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _result_cached(data_key: str, lam: float, n_human: int, mode: str, cons_key: str,
-                   _data: EvalData, _inp: SAEInputs, _assignment: Assignment,
+def _result_cached(scenario_key: str, _data: EvalData, _inp: SAEInputs, _assignment: Assignment,
                    _lam_range: LambdaRange) -> dict:
-    from core.assignment import assignment_json
-
-    return assignment_json(_data, _inp, _assignment, lam_range=_lam_range)
+    return assignment_report(_data, _inp, _assignment, lam_range=_lam_range)
 
 
 def current_result() -> tuple[SAEInputs, Assignment, dict]:
@@ -327,9 +406,8 @@ def current_result() -> tuple[SAEInputs, Assignment, dict]:
     """
     inp, assignment = current_assignment()
     p = get_params()
-    cons_key = json.dumps(st.session_state["constraints"], sort_keys=True, default=str)
-    res = _result_cached(st.session_state["data_key"], p.lam, p.n_human, p.mode, cons_key,
-                         get_data(), inp, assignment, current_lambda_range())
+    res = _result_cached(p.key, st.session_state["data"], inp, assignment,
+                         current_lambda_range())
     return inp, assignment, res
 
 

@@ -11,7 +11,10 @@ calibration, seed), ``rounds`` (a planned queue: the selection and queue rank of
 a Parquet file, the settings it was planned with, who created it), ``events`` (exports and
 other actions on a round: who, what, when), ``label_imports`` and ``labels`` (labels that came
 back, accumulating over imports: for one row the latest import wins), ``annotations`` (every
-annotator's label behind them, schema 2; their ``seconds``, schema 3), ``results`` (estimates and certificates as JSON).
+annotator's label behind them, schema 2; their ``seconds``, schema 3), ``results`` (estimates and certificates as JSON),
+``live_settings`` (schema 4: each dataset's current N, lambda, mode and constraints, saved as
+they change; from schema 4 on ``datasets.content_hash`` is the content id of
+:mod:`core.data.content`, before it was the hash of the CSV text).
 """
 
 from __future__ import annotations
@@ -106,6 +109,15 @@ MIGRATIONS: list[str] = [
     # 3: the seconds each annotator's label took (Label Studio's lead_time, a CSV time column)
     """
     ALTER TABLE annotations ADD COLUMN seconds REAL
+    """,
+    # 4: the live settings of each dataset as mapped (N, lambda, mode, constraints), saved as
+    # they change and restored when the dataset becomes active (core.scenario.data_key)
+    """
+    CREATE TABLE live_settings (
+        data_key TEXT PRIMARY KEY,
+        settings_json TEXT NOT NULL,
+        updated TEXT NOT NULL
+    )
     """,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -32,8 +32,8 @@ import pandas as pd
 
 from core.errors import DataError, plain_value
 from core.workspace.schema import MIGRATIONS, SCHEMA_VERSION, migrate
-from core.workspace.tables import (plan_frame, plan_inclusion, plan_rows, read_table, table_hash,
-                                   write_table)
+from core.workspace.tables import (legacy_table_hash, plan_frame, plan_inclusion, plan_rows,
+                                   read_table, table_hash, write_table)
 
 __all__ = ["SCHEMA_VERSION", "MIGRATIONS", "ENV_VAR", "default_root", "Workspace",
            "SCENARIO_FORMAT", "table_hash"]
@@ -177,21 +177,23 @@ class Workspace:
         return read_table(self.root / "tables", name)
 
     # ----------------------------------------------------------------------------- datasets
-    def find_dataset(self, raw: pd.DataFrame, roles: dict[str, Any] | None = None) -> int | None:
+    def find_dataset(self, raw: pd.DataFrame, roles: dict[str, Any] | None = None, *,
+                     content_id: str | None = None) -> int | None:
         """The id of the stored dataset with this content and column mapping, or None (nothing
-        is stored)."""
+        is stored). ``content_id``: the table's, when known (``EvalData.content_id``)."""
         roles_json = json.dumps(roles or {}, sort_keys=True, default=str)
         with self._connect() as con:
             row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
-                              (table_hash(raw), roles_json)).fetchone()
+                              (content_id or table_hash(raw), roles_json)).fetchone()
         return None if row is None else int(row["id"])
 
     def add_dataset(self, raw: pd.DataFrame, *, name: str, roles: dict[str, Any] | None = None,
-                    source: str = "upload") -> int:
+                    source: str = "upload", content_id: str | None = None) -> int:
         """Store a table (as loaded) with its column mapping; the same content and mapping
-        stored twice is one dataset. Returns its id."""
+        stored twice is one dataset. Returns its id. ``content_id``: the table's, when known
+        (``EvalData.content_id``), so it is not hashed again."""
         roles_json = json.dumps(roles or {}, sort_keys=True, default=str)
-        digest = table_hash(raw)
+        digest = content_id or table_hash(raw)
         with self._connect() as con:
             row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
                               (digest, roles_json)).fetchone()
@@ -226,6 +228,22 @@ class Workspace:
         out["roles"] = json.loads(out.pop("roles_json"))
         out["raw"] = self._read_table(out["file"])
         return out
+
+    # ----------------------------------------------------------------------------- live settings
+    def save_live_settings(self, data_key: str, settings: dict[str, Any]) -> None:
+        """Record the current settings (N, lambda, mode, constraints) of the dataset
+        ``data_key`` (:func:`core.scenario.data_key`), replacing the previous ones."""
+        text = json.dumps(settings, sort_keys=True, default=plain_value)
+        with self._connect(write=True) as con:
+            con.execute("INSERT OR REPLACE INTO live_settings (data_key, settings_json, updated) "
+                        "VALUES (?, ?, ?)", (str(data_key), text, _now()))
+
+    def live_settings(self, data_key: str) -> dict[str, Any] | None:
+        """The settings last recorded for ``data_key`` (:meth:`save_live_settings`), or None."""
+        with self._connect() as con:
+            row = con.execute("SELECT settings_json FROM live_settings WHERE data_key=?",
+                              (str(data_key),)).fetchone()
+        return None if row is None else json.loads(row[0])
 
     # ----------------------------------------------------------------------------- scenarios
     def save_scenario(self, name: str, dataset_id: int, settings: dict[str, Any]) -> int:
@@ -329,7 +347,7 @@ class Workspace:
                 raise DataError(f"the scenario's dataset '{ds.get('name')}' is not in this "
                                 "workspace; give its table too (hmceval workspace import "
                                 "SCENARIO.json --data TABLE)")
-            if table_hash(raw) != ds["content_hash"]:
+            if ds["content_hash"] not in (table_hash(raw), legacy_table_hash(raw)):
                 raise DataError(f"the table given is not the scenario's dataset "
                                 f"'{ds.get('name')}' (content differs)")
             dataset_id = self.add_dataset(raw, name=ds.get("name", "dataset"), roles=roles,

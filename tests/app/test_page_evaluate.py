@@ -156,8 +156,13 @@ def test_saved_scenario_is_restored_exactly_from_the_sidebar(fresh_workspace):
     [b for b in at.button if b.label == "Save scenario"][0].click()
     at.run()
     assert any("Saved as scenario #1" in s.value for s in at.success)
-    # a new session starts from the defaults, then restores the scenario with one click
+    # a new session resumes the dataset with its live settings (saved as they changed); moved
+    # away from them, one click restores the scenario
     other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    other.run()
+    assert other.session_state["lam"] == 2.5 and other.session_state["share"] == 0.3
+    other.session_state["lam"] = 1.5
+    other.session_state["share"] = 0.6
     other.run()
     assert other.session_state["lam"] != 2.5
     assert "#1 my plan" in other.selectbox(key="_w_restore_choice").value

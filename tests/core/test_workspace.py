@@ -216,7 +216,7 @@ def test_a_schema_1_workspace_is_migrated_to_keep_annotations(tmp_path, demo, mo
     con.close()
     monkeypatch.undo()
     new = Workspace(root)
-    assert new.schema_version == SCHEMA_VERSION == 3
+    assert new.schema_version == SCHEMA_VERSION == 4
     assert new.round_labels(rid) == {int(routed[0]): 0, int(routed[1]): 1}
     new.add_labels(rid, routed[2:3], [1], source="labelstudio", annotations=[(int(routed[2]), "7", 1)])
     assert new.annotations(rid)[["row", "annotator", "label"]].values.tolist() == [[int(routed[2]), "7", 1]]
@@ -229,7 +229,7 @@ def test_store_parts_schema_and_tables(tmp_path):
     import core.workspace.store as store
     import core.workspace.tables as tables
 
-    assert store.MIGRATIONS is schema.MIGRATIONS and store.SCHEMA_VERSION == 3
+    assert store.MIGRATIONS is schema.MIGRATIONS and store.SCHEMA_VERSION == 4
     assert store.table_hash is tables.table_hash
     sel, rank = tables.plan_rows(tables.plan_frame(np.array(["", "routed", "machine"], object),
                                                    np.array([np.nan, 1.0, np.nan])))
