@@ -56,17 +56,15 @@ def read_label_file(path: str, *, sample_id_col: str, label_col: str, annotator_
     """A :class:`core.evaluation.imports.LabelImport` from a table or a Label Studio export."""
     from pathlib import Path
 
-    from core.data import load_table
-    from core.errors import DataError
+    from core.data import MAX_FILE_BYTES, load_table
     from core.evaluation.imports import labels_from_labelstudio, labels_from_table
+    from core.userfile import read_user_file
 
     file = Path(path)
-    if not file.exists():
-        raise DataError(f"file not found: {file}")
     if file.suffix.lower() == ".json":
-        head = file.read_bytes()[:4096].lstrip()
-        if head.startswith(b"[") and b'"annotations"' in file.read_bytes():
-            return labels_from_labelstudio(file.read_bytes())
+        data = read_user_file(file, max_bytes=MAX_FILE_BYTES, what="labels file")  # no FIFO
+        if data.lstrip()[:1] == b"[" and b'"annotations"' in data:
+            return labels_from_labelstudio(data)
     table = load_table(file)
     if time_col is None and "seconds" in table.columns and "seconds" not in (
             sample_id_col, label_col, annotator_col):

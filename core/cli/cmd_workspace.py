@@ -44,7 +44,6 @@ def open_workspace(args):
 
 def run(args: argparse.Namespace) -> int:
     import json
-    from pathlib import Path
 
     from core.cli.common import load_dataset, print_json
     from core.data import load_table
@@ -53,6 +52,10 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_output
 
     check_output(getattr(args, "output", None), "json")
+    key = getattr(args, "scenario", None)
+    if isinstance(key, str) and key.strip().isdigit() and int(key) > 2**63 - 1:
+        # beyond SQLite's integer (an OverflowError traceback): no scenario has that id
+        raise DataError(f"no scenario {key!r} in the workspace (ids are at most 2^63 - 1)")
     ws = open_workspace(args)
     if args.verb == "list":
         out = {"workspace": str(ws.root), "schema_version": ws.schema_version,
@@ -78,12 +81,9 @@ def run(args: argparse.Namespace) -> int:
         write_text(args.output, json.dumps(obj, indent=2))  # atomic
         print(f"scenario '{obj['name']}' written to {args.output}")
     elif args.verb == "import":
-        try:
-            obj = json.loads(Path(args.file).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DataError(f"{args.file} is not a readable JSON file: {exc}") from None
+        from core.workspace.scenario_file import read_scenario_file
+
+        obj = read_scenario_file(args.file)  # limits and the schema, before anything is stored
         raw = load_table(args.data) if args.data else None
         sid = ws.import_scenario(obj, raw=raw, name=args.name)
         print(f"scenario #{sid} '{ws.scenario(sid)['name']}' imported into {ws.root}")

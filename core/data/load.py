@@ -21,6 +21,7 @@ import pandas as pd
 
 from core.csv_safe import restore_formulas
 from core.errors import DataError, describe_rows
+from core.userfile import read_user_file
 
 __all__ = ["MAX_FILE_BYTES", "MAX_COLUMNS", "load_table"]
 
@@ -59,15 +60,8 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
     """
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
-        if not path.exists():
-            raise DataError(f"file not found: {path}")
-        if path.is_dir():
-            raise DataError(f"{path} is a folder, not a table file")
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise DataError(f"{path.name} is {size / 2**20:.1f} MiB; the limit is "
-                            f"{max_bytes / 2**20:.0f} MiB")
-        data = path.read_bytes()
+        # a regular file only, at most max_bytes read (a FIFO hung, /dev/zero filled memory)
+        data = read_user_file(path, max_bytes=max_bytes, what="table file")
         name = name or path.name
     elif isinstance(source, (bytes, bytearray)):
         data = bytes(source)
@@ -206,6 +200,11 @@ def _read_json(data: bytes, label: str) -> pd.DataFrame:
     if bad:
         raise DataError(f"{label}: every JSON list item must be an object; item(s) "
                         f"{', '.join(str(i) for i in bad[:5])} are not")
+    keys = set().union(*obj) if obj else set()
+    if len(keys) > MAX_COLUMNS:  # before the frame is built: 20,000 keys took 6.4 GB
+        raise DataError(f"{label} has {len(keys):,} distinct keys (columns); at most "
+                        f"{MAX_COLUMNS:,} are read (one object per evaluated response, one key "
+                        "per field)")
     if not obj:
         raise DataError(f"{label} is an empty JSON list")
     return pd.DataFrame.from_records(obj)

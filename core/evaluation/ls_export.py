@@ -11,13 +11,13 @@ the result to a dataset.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
 from core.errors import DataError
 from core.evaluation.labels import LabelImport, is_missing, label_key, some_values
+from core.userfile import parse_json
 from core.evaluation.labelstudio import CHOICES_NAME
 from core.evaluation.votes import check_seconds
 
@@ -53,7 +53,8 @@ def _choices(result: Any, where: str) -> list[Any]:
                         "JSON export")
     items = [r for r in result if isinstance(r, dict) and r.get("type") == "choices"]
     named = [r for r in items if r.get("from_name") == CHOICES_NAME]
-    if not named and len({r.get("from_name") for r in items}) == 1:
+    # the control's name as text: an export is untrusted JSON (a list here was unhashable)
+    if not named and len({label_key(r.get("from_name")) for r in items}) == 1:
         named = items  # one choices control under another name
     values: list[Any] = []
     for r in named:
@@ -92,14 +93,9 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
         task), an annotation with several choices, a lead time that is not a number or is
         negative or absurd (:func:`core.evaluation.votes.check_seconds`).
     """
-    if isinstance(export, (bytes, bytearray)):
-        export = export.decode("utf-8-sig")
-    if isinstance(export, str):
-        try:
-            export = json.loads(export)
-        except json.JSONDecodeError as e:
-            raise DataError(f"the file is not JSON ({e.msg} at line {e.lineno}); a Label Studio "
-                            "export is the project's JSON export (Export > JSON)") from None
+    if isinstance(export, (str, bytes, bytearray)):
+        # nesting and key limits (core.userfile): a deeply nested file raised RecursionError
+        export = parse_json(export, label="the Label Studio export (Export > JSON)")
     if not isinstance(export, list):
         hint = ""
         if isinstance(export, dict):

@@ -168,3 +168,42 @@ def test_turn_intervals_contain_their_estimate(capsys, tmp_path, n_boot):
     for r in rows:
         for k in ("accuracy", "precision", "recall", "f1", "machine_accuracy", "human_ratio"):
             assert r[f"{k}_lo"] <= r[k] <= r[f"{k}_hi"], (r["turn"], k)
+
+
+@pytest.mark.parametrize("content, match", [
+    ({"format": "hmceval-scenario", "version": "x"}, "field 'version' must be an integer"),
+    ({"format": "hmceval-scenario", "version": 2}, "version 2 is not one this app reads"),
+    ({"format": "hmceval-scenario", "version": 1, "name": "a", "settings": {},
+      "dataset": {"content_hash": "ab", "n_rows": 10**20}}, "'dataset.n_rows' must be an integer"),
+    ({"format": "hmceval-scenario", "version": 1, "name": ["a"], "settings": {},
+      "dataset": {"content_hash": "ab"}}, "field 'name' must be non-empty text"),
+    ({"format": "hmceval-scenario", "version": 1, "name": "a", "settings": {},
+      "dataset": {"content_hash": {"x": 1}}}, "'dataset.content_hash' must be a hexadecimal"),
+    ("[" * 50_000 + "]" * 50_000, "nested more than 64 levels"),
+])
+def test_scenario_files_are_checked_against_the_schema(capsys, tmp_path, content, match):
+    """A bad version raised ValueError, ids beyond SQLite's integer OverflowError, deep nesting
+    RecursionError: each a traceback."""
+    sc = tmp_path / "sc.json"
+    sc.write_text(content if isinstance(content, str) else json.dumps(content))
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "import", sc)
+    assert code == 2 and match in err and "Traceback" not in err
+
+
+def test_workspace_show_an_id_beyond_sqlite(capsys, tmp_path):
+    code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "show",
+                             "99999999999999999999")
+    assert code == 2 and "no scenario" in err
+
+
+@pytest.mark.parametrize("alpha", ["1e-320", "5e-324", "1e-17"])
+def test_certify_with_a_tiny_alpha_certifies_nothing(capsys, tmp_path, alpha):
+    """--alpha 1e-320 divided by zero in required_calibration (1 - alpha == 1.0)."""
+    src, table = tmp_path / "t.csv", tmp_path / "round.csv"
+    scored(200).to_csv(src, index=False)
+    assert run_cli(capsys, "queue", src, "--calibration", "50", "-o", table)[0] == 0
+    code, out, err = run_cli(capsys, "certify", table, "--alpha", alpha, "--delta", "0.1",
+                             "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["threshold"] is None and res["n_machine"] == 0 and res["n_required"] > 10**12

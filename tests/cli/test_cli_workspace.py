@@ -61,7 +61,7 @@ def test_import_of_a_bad_file_exits_2(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "import", bad)
-    assert code == 2 and "not a readable JSON file" in err
+    assert code == 2 and "is not JSON" in err
     bad.write_text(json.dumps({"name": "x"}))
     code, out, err = run_cli(capsys, "workspace", "--workspace", tmp_path / "ws", "import", bad)
     assert code == 2 and "not an HMCEval scenario" in err
