@@ -17,14 +17,23 @@ from typing import Any
 
 from core.figures.evaluation import (forest_figure, forest_rows, frontier_figure,
                                      group_accuracy_figure, progress_figure, worth_text)
+from core.summary import effort_unit, format_effort, hours_per_unit
 from core.workspace.active_rounds import group_table, is_weighted
 from core.workspace.rounds import round_summary
 from core.workspace.store import SCENARIO_FORMAT, Workspace
 
-__all__ = ["resolve_round", "round_report_html", "round_scenario"]
+__all__ = ["resolve_round", "round_report_html", "round_scenario", "summary_box", "FONT_STACK"]
+
+#: Fonts of the report and its figures: the usual sans-serif faces first, then faces that cover
+#: Chinese, Japanese and Korean, so that such text in the data does not show as boxes on a
+#: machine whose default font lacks them.
+FONT_STACK = ("-apple-system, 'Segoe UI', Helvetica, Arial, 'Noto Sans', 'Noto Sans CJK JP', "
+              "'Noto Sans JP', 'Noto Sans CJK SC', 'Hiragino Sans', 'Hiragino Kaku Gothic ProN', "
+              "'Yu Gothic', Meiryo, 'Microsoft YaHei', 'PingFang SC', 'Source Han Sans', "
+              "'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif")
 
 _CSS = """
-body { font-family: -apple-system, Segoe UI, Helvetica, Arial, sans-serif; margin: 2rem auto;
+body { font-family: FONTS; margin: 2rem auto;
        max-width: 960px; color: #222; line-height: 1.45; padding: 0 1rem; }
 h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2rem; border-bottom: 1px solid #ddd; }
 .lead { font-size: 1.15rem; } .muted { color: #666; font-size: 0.9rem; }
@@ -34,7 +43,10 @@ th { background: #f5f5f5; } td:first-child, th:first-child { text-align: left; }
 .guarantee { background: #eef7ee; border-left: 4px solid #2ca02c; padding: 0.6rem 1rem; }
 .warning { background: #fff6e5; border-left: 4px solid #e69500; padding: 0.6rem 1rem; }
 pre { background: #f7f7f7; padding: 0.8rem; overflow-x: auto; font-size: 0.85rem; }
-"""
+.summary { background: #f3f6fb; border: 1px solid #c9d6ea; border-radius: 6px;
+           padding: 0.8rem 1.2rem; margin: 1rem 0 1.5rem; }
+.summary h2 { margin-top: 0.2rem; border: none; } .summary ul { margin: 0.3rem 0; padding-left: 1.2rem; }
+""".replace("FONTS", FONT_STACK)
 
 
 def resolve_round(ws: Workspace, scenario: int | str) -> tuple[dict[str, Any], int]:
@@ -60,7 +72,7 @@ FIGURE_TEMPLATE = "plotly_white"
 
 
 def _figure_html(fig: Any) -> str:
-    fig.update_layout(template=FIGURE_TEMPLATE)
+    fig.update_layout(template=FIGURE_TEMPLATE, font={"family": FONT_STACK})
     return fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
 
 
@@ -145,6 +157,57 @@ def _groups_html(table: Any, notes: list[str], level: str) -> str:
                "<p>No group's final labels are significantly worse than the rest's.</p>"))
 
 
+def summary_box(s: dict[str, Any], roles: dict[str, Any]) -> str:
+    """The report's first screen: the question, the answer with its interval, the hours spent
+    and saved, the groups, the guarantee and the caveats, in a few lines (HTML).
+
+    ``s`` is :func:`core.workspace.rounds.round_summary`; ``roles`` the dataset's column
+    mapping (the effort column's name gives its unit, so that effort reads in hours).
+    """
+    e = html.escape
+    effort, est, cert = s["effort"], s["estimate"], s["certificate"]
+    items = ["<b>Question:</b> how accurate are the final labels (humans where they labelled, the "
+             "machine elsewhere), and what share of the responses falls in each class?"]
+    if est is None:
+        items.append(f"<b>Answer:</b> not yet: {e(s.get('estimate_error') or 'no result')}.")
+    else:
+        acc, level = est["accuracy"], f"{est['confidence']:.0%}"
+        if acc["estimate"] is None:
+            answer = "accuracy unknown (an audit of the machine's labels is needed)"
+        elif acc.get("ci_high") is None or est.get("design", "routing") == "routing":
+            answer = (f"the final labels are <b>{_pct(acc['estimate'])}</b> accurate, at least "
+                      f"{_pct(acc['ci_low'])} with {level} confidence")
+        else:
+            answer = (f"the final labels are <b>{_pct(acc['estimate'])}</b> accurate ({level} "
+                      f"interval {_pct(acc['ci_low'])} – {_pct(acc['ci_high'])})")
+        shares = "; ".join(f"{e(str(c))} {_pct(v['estimate'])} ({_pct(v['ci_low'])} – "
+                           f"{_pct(v['ci_high'])})" for c, v in est["class_shares"].items())
+        items.append(f"<b>Answer:</b> {answer}. Class shares: {shares}.")
+    unit = effort_unit(roles.get(effort.get("effort_unit")) if effort.get("effort_unit") else None)
+    spent_text = f"Humans labelled <b>{effort['rows_labelled']:,} of {effort['rows_total']:,}</b> responses"
+    if effort.get("effort_share") is not None:
+        spent, total = float(effort["effort_spent"]), float(effort["effort_all"])
+        if hours_per_unit(unit) is not None:
+            spent_text += (f", <b>{format_effort(spent, unit)}</b> of work; labelling everything "
+                           f"would take {format_effort(total, unit)}, so "
+                           f"<b>{format_effort(total - spent, unit)}</b> were saved")
+        else:
+            spent_text += (f", {_pct(effort['effort_share'], 0)} of the effort of labelling "
+                           f"everything ({_pct(1 - effort['effort_share'], 0)} saved)")
+    items.append(spent_text + ".")
+    worse = s.get("group_notes") or []
+    if s.get("group_accuracy") is not None:
+        items.append("<b>Groups:</b> " + (" ".join(e(n) for n in worse) if worse else
+                     "no group's final labels are significantly worse than the rest's."))
+    if cert:
+        items.append(f"<b>Guarantee:</b> {e(cert['guarantee'])}")
+    caveats = [n for n in ((est or {}).get("notes") or []) if n not in worse]
+    if caveats:
+        items.append("<b>Caveats:</b> " + " ".join(e(n) for n in caveats))
+    return ("<div class='summary'><h2>Summary</h2><ul>"
+            + "".join(f"<li>{i}</li>" for i in items) + "</ul></div>")
+
+
 def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                       scenario: dict[str, Any] | None = None) -> str:
     """The report of one round as a complete HTML document (string).
@@ -168,7 +231,7 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
     parts: list[str] = [f"<h1>{e(name)}</h1>",
                         f"<p class='muted'>Written {_dt.date.today().isoformat()} by HMCEval "
                         "Studio from the saved round; every number below is computed from the "
-                        "labels stored with it.</p>"]
+                        "labels stored with it.</p>", summary_box(s, ds.get("roles") or {})]
     parts.append("<h2>The question</h2><p class='lead'>What share of the responses falls in each "
                  "class, judged as a human would, and how accurate are the final labels? Humans "
                  "labelled some responses, a machine evaluator the rest; the intervals account "
@@ -260,14 +323,16 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
     repro = scenario if scenario is not None else round_scenario(ws, round_id)
     text = json.dumps(repro, indent=2, default=str)
     href = "data:application/json;base64," + base64.b64encode(text.encode("utf-8")).decode("ascii")
-    parts.append("<h2>Settings to reproduce</h2><p class='muted'>The scenario below holds the "
+    parts.append("<hr><p class='muted'>Appendix</p>"
+                 "<h2>Settings to reproduce</h2><p class='muted'>The scenario holds the "
                  "column mapping and the settings of this round (planned "
                  f"{e(str(rnd['created'])[:10])} by {e(str(rnd['created_by']))}). "
                  f"<a download='scenario.json' href='{href}'>Save it as scenario.json</a> and "
                  "load it with <code>hmceval workspace import scenario.json --data TABLE</code>, "
                  f"where TABLE is the same table (content hash <code>{ds['content_hash'][:12]}</code>"
                  "); the Evaluate page then plans the same round.</p>"
-                 f"<pre>{e(text)}</pre>")
+                 "<details><summary>Show the scenario (JSON)</summary>"
+                 f"<pre>{e(text)}</pre></details>")
     js = plotly.offline.get_plotlyjs()
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>{e(name)}</title><style>{_CSS}</style>"

@@ -211,7 +211,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.rsm.checks",
     "core.rsm.true_score",
     "core.tooltalk.compare",
-    "core.workspace.report",
     "core.workspace.rounds",
     "core.workspace.store",
 }
