@@ -87,7 +87,7 @@ def _fit(key: str, _table: pd.DataFrame, time_col: str, spec: tuple | str, optio
                            optional_features=optional, id_col=id_col, turns_col=turns_col)
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner="Collecting the dataset's dialogues and turns…", max_entries=8)
 def _samples(data_key: str, _data, text_col: str, label_col: str):
     # the dataset's samples as the model's input, and their fingerprint (the features' cache
     # key): once per dataset and choice, not on every rerun (a resource: only read)

@@ -113,14 +113,17 @@ def _similarity(name: str):
     return exact_similarity if name == "exact" else default_similarity()
 
 
-@st.cache_data(show_spinner="Scoring the demo conversations…", max_entries=4)
+@st.cache_data(show_spinner="Scoring the demo conversations (a first visit also loads the text "
+                             "encoder that compares free-text arguments: up to half a minute)…",
+               max_entries=4)
 def _score_demo(similarity: str, strict: bool):
     convs = [parse_conversation(c, source=f"{c['name']}.json") for c in demo_conversations(seed=0)]
     scores, errors = score_conversations(convs, similarity=_similarity(similarity), strict_receiver=strict)
     return scores, errors, []
 
 
-@st.cache_data(show_spinner="Reading and scoring the conversations…", max_entries=8)
+@st.cache_data(show_spinner="Reading and scoring the conversations (a first visit also loads the "
+                             "text encoder: up to half a minute)…", max_entries=8)
 def _score_upload(files: tuple[tuple[str, bytes], ...], similarity: str, strict: bool):
     convs, load_errors = load_uploads(list(files))
     scores, score_errors = score_conversations(convs, similarity=_similarity(similarity), strict_receiver=strict)
