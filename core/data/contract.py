@@ -105,6 +105,10 @@ class EvalData:
         return prepare(raw, roles, name=self.name)
 
 
+#: Most distinct classes a table's labels may hold: the confusion tables (and the per-turn
+#: bootstrap's, one per resample) grow as K^2.
+MAX_CLASSES = 100
+
 #: Largest integer a float64 holds exactly (2**53); larger numeric labels are kept as text.
 _EXACT_INT = 2**53
 
@@ -342,6 +346,11 @@ def prepare(df: pd.DataFrame, roles: dict[str, Any] | None = None, *, name: str 
         labels = tuple(sorted(all_labels.tolist()))
     except TypeError:
         labels = tuple(sorted(map(str, all_labels.tolist())))
+    if len(labels) > MAX_CLASSES:  # confusion tables grow as K^2: 20,000 classes took 9.4 GB
+        cols = ", ".join(f"'{merged[r]}'" for r in labels_in)
+        raise DataError(f"label column(s) {cols} hold {len(labels):,} distinct classes; at most "
+                        f"{MAX_CLASSES:,} are analysed (is a free-text or id column mapped as "
+                        "a label? map the label columns with --col)")
     if len(labels) < 2:
         cols = ", ".join(f"'{merged[r]}'" for r in labels_in)
         raise DataError(f"label column(s) {cols} hold a single value ({labels[0]!r}); at least "

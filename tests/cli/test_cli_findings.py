@@ -207,3 +207,16 @@ def test_certify_with_a_tiny_alpha_certifies_nothing(capsys, tmp_path, alpha):
     assert code == 0, err
     res = json.loads(out)
     assert res["threshold"] is None and res["n_machine"] == 0 and res["n_required"] > 10**12
+
+
+def test_a_table_with_thousands_of_classes_is_refused_naming_the_columns(capsys, tmp_path):
+    """20,000 label classes (a 600 kB table) took 9.4 GB: confusion tables grow as K^2."""
+    n = 3000
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"sample_id": range(n), "machine_label": [f"c{i}" for i in range(n)],
+                  "human_label": [f"c{(i + 1) % n}" for i in range(n)],
+                  "machine_confidence": np.linspace(0, 1, n)}).to_csv(path, index=False)
+    for argv in (["assign", path, "--json"], ["turns", path, "--col", "sample_id=-", "--col",
+                                               "turn=sample_id"]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 2 and "3,000 distinct classes" in err and "'machine_label'" in err
