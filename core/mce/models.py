@@ -79,7 +79,10 @@ class ModelChoice:
 def models_root() -> Path:
     """The models folder: ``$HMCEVAL_MODELS`` when set (and not blank), else ``~/.hmceval/models``."""
     env = os.environ.get(MODELS_ENV, "").strip()
-    return Path(env or DEFAULT_MODELS_ROOT).expanduser()
+    try:
+        return Path(env or DEFAULT_MODELS_ROOT).expanduser()
+    except RuntimeError:  # no home directory (HOME unset, no passwd entry): no models folder
+        return Path(env or DEFAULT_MODELS_ROOT)
 
 
 def _read_config(folder: Path) -> dict | None:

@@ -70,3 +70,32 @@ def test_the_launcher_passes_the_configuration_wherever_it_starts(monkeypatch, t
 
 def test_no_file_watcher():
     assert _config()["server"]["fileWatcherType"] == "none"
+
+
+def test_streamlit_run_binds_to_this_machine_and_contacts_nothing(monkeypatch):
+    """Issue 24: `streamlit run app.py` listened on every interface and asked a public service
+    for the machine's IP at start (only `python app.py` passed 127.0.0.1). The project's
+    config.toml, which Streamlit reads from the folder it starts in, now sets the address; the
+    start-up banner then looks nothing up."""
+    assert _config()["server"]["address"] == "127.0.0.1"
+    assert _config()["browser"]["gatherUsageStats"] is False
+    from streamlit import config
+    from streamlit.web import bootstrap
+
+    monkeypatch.chdir(ROOT)
+    config.get_config_options(force_reparse=True)
+    try:
+        assert config.get_option("server.address") == "127.0.0.1"
+        assert config.is_manually_set("server.address")
+        looked_up = []
+        monkeypatch.setattr(bootstrap.net_util, "get_external_ip",
+                            lambda: looked_up.append(1) or "203.0.113.1")
+        monkeypatch.setattr(bootstrap.net_util, "get_internal_ip", lambda: "10.0.0.2")
+        monkeypatch.setattr(bootstrap.cli_util, "print_to_cli", lambda *a, **k: None)
+        get = config.get_option  # headless, as on a server without a display
+        monkeypatch.setattr(bootstrap.config, "get_option",
+                            lambda key: True if key == "server.headless" else get(key))
+        bootstrap._print_url(False)
+        assert looked_up == []
+    finally:
+        config.get_config_options(force_reparse=True)
