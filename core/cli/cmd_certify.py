@@ -20,8 +20,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "hypergeometric bound; needs a simple random calibration sample). Both are "
                     "relative to the annotators' labels. Calibration rows: selection == "
                     "calibration with a human label (without a selection column: every row "
-                    "with a human label).")
-    p.add_argument("path", help="CSV, TSV, Parquet or JSON table with machine labels, "
+                    "with a human label). A round planned by hmceval queue (its table's sidecar "
+                    "names it) or given by --round is certified in the workspace, as on the "
+                    "Evaluate page: labels written into the table are taken into the round "
+                    "first; -o writes the certified round's table.")
+    p.add_argument("path", nargs="?", help="CSV, TSV, Parquet or JSON table with machine labels, "
                                 "confidences and human labels on the calibration rows")
     p.add_argument("--alpha", type=float,
                    help="largest error rate allowed on kept rows, in (0, 1)")
@@ -47,6 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "routed rows by descending gain), and beside it OUT_to_label.csv: the rows "
                    "still to label (not the labelled calibration rows) in queue order without "
                    "any label or confidence column")
+    from core.cli.rounds import add_round_args
+
+    add_round_args(p, verb="certify")
     p.set_defaults(func=run)
 
 
@@ -67,41 +73,47 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_output
 
     check_output(args.output, "csv")  # a bad -o fails before the work
-    design = load_round(args.path, args.col)
     if args.audit < 0 or not 0 <= args.seed < 2**63:
         raise DataError("--audit must be >= 0 and --seed in [0, 2^63)")
     if args.audit and not args.output:
         raise DataError("--audit needs -o: the audit is written into the output table")
-    if overall:
+    from core.cli.rounds import open_round
+
+    design = load_round(args.path, args.col) if args.path is not None else None
+    ref = open_round(args, args.path)
+    if ref is not None:
+        res = _certify_round(args, ref, design)
+    elif overall:
         res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,
                               lam=args.lam, seed=args.seed)
     else:
         res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
-    if args.output:
+    if args.output and ref is None:  # a table of no round: written from the table alone
         from pathlib import Path
 
         import numpy as np
         import pandas as pd
 
-        from core.evaluation.design import LABELLED, add_audit, annotator_table
-        from core.assignment import gains
+        from core.evaluation.design import LABELLED, annotator_table
+        from core.workspace.rounds import route_certified
 
-        selection = res["selection"]
-        inp = design.inputs()
-        has = np.isin(selection, LABELLED) & design.has_label
         # the calibration rows keep the rank hmceval queue gave them (rows of the round)
         raw = design.data.raw
         old = (pd.to_numeric(raw["queue_rank"], errors="coerce").to_numpy(float)
                if "queue_rank" in raw.columns else np.full(design.M, np.nan))
-        rank = np.where(selection == "calibration", old, np.nan)
-        selection, rank = add_audit(selection, rank, args.audit, seed=args.seed, has_label=has,
-                                    gain=gains(inp.a, inp.l, lam=args.lam, b=inp.b, k=inp.k))
+        selection, rank = route_certified(design, res["selection"], old, audit=args.audit,
+                                          seed=args.seed, lam=args.lam)  # the page's step
+        has = np.isin(selection, LABELLED) & design.has_label
         out_path = Path(args.output)
         from core.cli.common import write_round  # atomic, with the round's sidecar
 
         write_round(design, queue_table(design, selection, rank), out_path)
         to_csv_safe(annotator_table(design, selection, rank, done=has),
                     out_path.with_name(f"{out_path.stem}_to_label.csv"))
+    if ref is not None and args.output:
+        from core.cli.rounds import export_round
+
+        export_round(*ref, args.output)
     keys = PAC_KEYS if overall else CERTIFY_KEYS
     out = {k: res[k] for k in keys}
     if not overall:
@@ -117,4 +129,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"{key:>24}: {value:.6g}" if isinstance(value, float) else f"{key:>24}: {value}")
         for note in out["notes"]:
             print(f"note: {note}")
+    if ref is not None and not args.json:
+        from core.cli.rounds import round_note
+
+        print(f"certified: {round_note(*ref)}")
     return 0
+
+
+def _certify_round(args: argparse.Namespace, ref, design) -> dict:
+    """Certify the workspace round ``ref`` (:func:`core.workspace.rounds.certify_round`, what
+    the Evaluate page calls), after taking in the labels written into its table."""
+    from core.cli.rounds import round_lock, take_table_labels
+    from core.workspace.rounds import certify_round
+
+    ws, rid = ref
+    with round_lock(ws, rid):
+        if design is not None:
+            take_table_labels(ws, rid, design, args.path)
+        return certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
+                             audit=args.audit, seed=args.seed,
+                             overall_error=args.overall_error)

@@ -16,8 +16,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "smoothed normal interval, exact hypergeometric accuracy bounds. Rounds with "
                     "an inclusion_probability column (hmceval queue --design active|random): "
                     "inverse-probability weighting with a control from the machine's "
-                    "confidences (PPI++ exactly for plain random labelling).")
-    p.add_argument("paths", nargs="+", metavar="PATH", help="one or more round tables")
+                    "confidences (PPI++ exactly for plain random labelling). A round kept in the "
+                    "workspace (planned by hmceval queue, named by the table's sidecar; or "
+                    "--round ID, one planned on the Evaluate page too) is estimated there, by "
+                    "the page's own call, after taking in labels written into its table; the "
+                    "result is stored with the round (hmceval report shows it).")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="one or more round tables")
     p.add_argument("--group", action="append", metavar="COL", help="break down by this column "
                    "(repeatable)")
     p.add_argument("--confidence", type=float, default=0.95,
@@ -26,6 +30,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="map a role to a column (repeatable); --col selection=NAME too")
     p.add_argument("--json", action="store_true", help="print one JSON object per PATH (a list "
                    "when several)")
+    from core.cli.rounds import add_round_args
+
+    add_round_args(p, verb="estimate")
     p.set_defaults(func=run)
 
 
@@ -56,14 +63,48 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_fraction, load_round, print_json
     from core.evaluation.estimate import estimate
 
+    from core.cli.rounds import open_round
+    from core.errors import DataError
+
     check_fraction(args.confidence, "--confidence")
-    results = []
-    for path in args.paths:
+    if args.round_id is not None:
+        if args.paths:
+            raise DataError("give round tables (PATH...) or --round ID, not both")
+        args.paths = [f"round #{args.round_id}"]
+        results = [_estimate_round(args, open_round(args, None), None, None)]
+    elif not args.paths:
+        raise DataError("give one or more round tables (PATH...) or --round ID")
+    else:
+        results = []
+    for path in args.paths if args.round_id is None else []:
         design = load_round(path, args.col)
-        results.append(estimate(design, groups=args.group, confidence=args.confidence))
+        ref = open_round(args, path)
+        if ref is not None:  # the workspace round the table belongs to
+            results.append(_estimate_round(args, ref, design, path))
+        else:
+            results.append(estimate(design, groups=args.group, confidence=args.confidence))
     if args.json:
         print_json(results[0] if len(results) == 1 else results)
     else:
         for path, res in zip(args.paths, results):
             _print_text(path, res)
     return 0
+
+
+def _estimate_round(args: argparse.Namespace, ref, design, path: str | None) -> dict:
+    """The estimate of the workspace round ``ref`` (:func:`core.workspace.rounds.
+    estimate_round`, the page's call, stored with the round), after taking in the labels
+    written into its table ``path``; a gold column of the table is named in the notes."""
+    from core.cli.rounds import round_lock, take_table_labels
+    from core.evaluation.estimate import gold_column_note
+    from core.workspace.rounds import estimate_round
+
+    ws, rid = ref
+    with round_lock(ws, rid):
+        if design is not None:
+            take_table_labels(ws, rid, design, path)
+        res = estimate_round(ws, rid, groups=args.group, confidence=args.confidence)
+    gold = None if design is None else gold_column_note(design)
+    if gold is not None:
+        res["notes"] = res["notes"] + [gold]
+    return res

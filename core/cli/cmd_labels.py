@@ -23,8 +23,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "run hmceval estimate on the output. "
                     "The table is written whole or not at all; imports into one table wait for "
                     "each other (OUT.lock beside it); a round table that no longer matches what "
-                    "hmceval wrote (OUT.round.json: rows, sample ids) is refused.")
-    p.add_argument("path", help="the round's table (the output of hmceval queue or certify)")
+                    "hmceval wrote (OUT.round.json: rows, sample ids) is refused. A round planned "
+                    "by hmceval queue (named by the table's sidecar) or given by --round (one "
+                    "planned on the Evaluate page too) is kept in the workspace: the labels are "
+                    "imported into it, as on the page, and OUT (with OUT.labels.csv) is its "
+                    "export.")
+    p.add_argument("path", nargs="?",
+                   help="the round's table (the output of hmceval queue or certify)")
     p.add_argument("--from", dest="source", required=True, metavar="FILE",
                    help="labels: a table (CSV, TSV, Parquet) or a Label Studio export (.json)")
     p.add_argument("--sample-id-col", default="sample_id", help="(tables) default sample_id")
@@ -48,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
                    help="map a role of the round table (repeatable)")
     p.add_argument("-o", "--output", required=True, help="where to write the labelled table (CSV)")
+    from core.cli.rounds import add_round_args
+
+    add_round_args(p, verb="import into")
     p.set_defaults(func=run)
 
 
@@ -127,11 +135,70 @@ def run(args: argparse.Namespace) -> int:
     imported = read_label_file(args.source, sample_id_col=args.sample_id_col,
                                label_col=args.label_col, annotator_col=args.annotator_col,
                                time_col=args.time_col)
+    from core.cli.rounds import open_round
+
+    ref = open_round(args, args.path)
+    if ref is not None:
+        import_into_round(args, ref, imported, file_name=str(args.source))
+        return 0
     with locked(args.output, on_wait=note_waiting):
         design, joined, progress = merge_into_round(args, imported, aggregate=args.aggregate,
                                                     gold_annotator=args.gold_annotator)
     finish(args, design, joined, progress)
     return 0
+
+
+def import_into_round(args: argparse.Namespace, ref, imported, *, file_name: str) -> None:
+    """Import into the workspace round ``ref`` (:func:`core.workspace.rounds.import_joined`,
+    what the Evaluate page calls), under the locks of the output and of the round: first the
+    labels written into the table ``args.path`` (if any), then ``imported``; then write the
+    round's table to ``args.output`` and its votes to OUT.labels.csv, and print the report."""
+    import numpy as np
+
+    from core.atomic import locked, note_waiting
+    from core.cli.common import load_round
+    from core.cli.rounds import export_round, round_lock, round_note, take_table_labels
+    from core.evaluation.design import LABELLED
+    from core.evaluation.votes import votes_path, write_votes
+    from core.workspace.rounds import import_joined, round_design, stored_votes
+
+    ws, rid = ref
+    with locked(args.output, on_wait=note_waiting), round_lock(ws, rid):
+        if args.path is not None:
+            take_table_labels(ws, rid, load_round(args.path, args.col), args.path)
+        res = import_joined(ws, rid, imported, file_name=file_name, aggregate=args.aggregate,
+                            gold_annotator=args.gold_annotator,
+                            level=getattr(args, "alpha_level", "nominal"))
+        export_round(ws, rid, args.output, to_label=False)
+        _, design = round_design(ws, rid)
+        write_votes(stored_votes(ws, rid, design), votes_path(args.output))
+    need = np.isin(design.selection, LABELLED)
+    progress = {"to_label": int(need.sum()), "labelled": int((need & design.has_label).sum()),
+                "imported": int(res["n_labels"]), "new_votes": int(res["new_votes"]),
+                "changed_votes": int(res["changed_votes"])}
+    quality = res["annotators"]
+    if getattr(args, "json", False):
+        from core.cli.common import print_json
+
+        print_json({"output": str(args.output), "progress": progress,
+                    "counts": res["counts"], "adjudication": res["adjudication"],
+                    "notices": res["notices"], **quality,
+                    "round_id": rid, "workspace": str(ws.root)})
+        return
+    from core.evaluation.annotators import describe
+
+    for note in res["notices"]:
+        print(f"note: {note}")
+    if res["agreement"] is not None:
+        print(res["agreement"])
+    if res["adjudication"]:
+        print(f"{len(res['adjudication'])} samples tie and need adjudication: "
+              f"{', '.join(res['adjudication'][:10])}")
+    print(f"{progress['imported']:,} labels imported; {progress['labelled']:,} of "
+          f"{progress['to_label']:,} labelled; written to {args.output}; {round_note(ws, rid)}")
+    if quality["n_multi"]:
+        for line in describe(quality):
+            print(line)
 
 
 def finish(args: argparse.Namespace, design, joined, progress: dict) -> None:

@@ -38,6 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             v.add_argument("--gold-annotator", metavar="NAME",
                            help="as hmceval labels: the annotator whose labels are gold")
             v.add_argument("--json", action="store_true", help="as hmceval labels --json")
+            from core.cli.rounds import add_round_args
+
+            add_round_args(v, verb="import into")  # as hmceval labels: the workspace round
     p.set_defaults(func=run)
 
 
@@ -99,6 +102,15 @@ def run(args: argparse.Namespace) -> int:
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
     imported = labels_from_labelstudio(client.export(int(project["id"])))
+    from core.cli.rounds import open_round
+
+    ref = open_round(args, args.path)
+    if ref is not None:  # a round kept in the workspace: imported there, as on the page
+        from core.cli.cmd_labels import import_into_round
+
+        args.alpha_level = "nominal"
+        import_into_round(args, ref, imported, file_name=f"labelstudio:{title}")
+        return 0
     with locked(args.output, on_wait=note_waiting):  # as hmceval labels: read, merge, write
         design, joined, progress = merge_into_round(args, imported, aggregate=args.aggregate,
                                                     gold_annotator=args.gold_annotator)

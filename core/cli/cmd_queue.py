@@ -21,8 +21,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "audit rows, both in random order, then routed rows by descending gain); "
                     "hmceval labels, labelstudio and estimate read it. Beside it, OUT_to_label.csv "
                     "is what annotators receive: the rows to label in queue order, without any "
-                    "label or confidence column.")
-    p.add_argument("path", help="CSV, TSV, Parquet or JSON table of scored samples")
+                    "label or confidence column. The round is kept in the workspace (as one "
+                    "planned on the Evaluate page: hmceval report and the page show it); the "
+                    "table's sidecar OUT.round.json names it, so certify, labels, labelstudio "
+                    "and estimate continue it. With --round ID (and no PATH): write the table "
+                    "of a round already in the workspace, e.g. one planned on the page.")
+    p.add_argument("path", nargs="?", help="CSV, TSV, Parquet or JSON table of scored samples")
     p.add_argument("--calibration", type=int, default=0, metavar="N_C",
                    help="size of a new calibration sample (default 0)")
     p.add_argument("--design", choices=DESIGN_CHOICES, default=None,
@@ -63,6 +67,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "beside it (*_to_label.csv: no label or confidence column); "
                         "labelstudio: Label Studio's task import JSON for the rows to label (and "
                         "the labelling config beside it, *.xml)")
+    from core.cli.rounds import add_round_args
+
+    add_round_args(p, verb="write the table of")
     p.set_defaults(func=run)
 
 
@@ -70,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
     import math
     from pathlib import Path
 
-    from core.cli.common import check_fraction, load_round, note_nothing_routed
+    import numpy as np
+
+    from core.cli.common import check_fraction, load_round
+    from core.cli.rounds import round_note
     from core.errors import DataError
     from core.evaluation import labelstudio
     from core.csv_safe import to_csv_safe
@@ -79,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_output
 
     check_output(args.output, args.format)  # csv, or labelstudio's .json: before the work
+    if args.round_id is not None or args.path is None:
+        return _write_existing(args)
     design_kind = _design_kind(args)
     if design_kind != "routing":
         return _run_weighted(args, design_kind)
@@ -96,10 +108,32 @@ def run(args: argparse.Namespace) -> int:
         raise DataError(f"--seed must be in [0, 2^63), got {args.seed}")
     design = load_round(args.path, args.col)
     budget = args.human_share is not None or args.human_count is not None
+    if not (design.selection != "").any():  # a new round: planned and kept in the workspace
+        if budget:
+            settings = {"lam": float(args.lam), "mode": "exactly" if args.exactly else "at_most",
+                        "audit": int(args.audit), "seed": int(args.seed),
+                        "calibration": int(args.calibration),
+                        **({"share": float(args.human_share)} if args.human_share is not None
+                           else {"n_human": int(args.human_count)})}
+        else:
+            settings = {"calibration": int(args.calibration), "seed": int(args.seed)}
+        ws, rid = _plan(args, design, "budget" if budget else "guarantee", settings)
+        out, sent, plan_counts, wd, rank = _write_round(args, ws, rid)
+        _note_nothing_routed(args, design, budget, plan_counts)
+        counts = ", ".join(f"{k} {v}" for k, v in plan_counts.items() if k and v)
+        print(f"{int(np.isfinite(rank).sum())} rows to label ({counts}); round table written to "
+              f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
+              + f"; {round_note(ws, rid)}")
+        _note_labels_present(design, rank)
+        return 0
+    # rows already decided in the input (a calibration sample drawn before): planned on the
+    # table alone, as before; not kept in the workspace
     plan = plan_queue(design, calibration=args.calibration, lam=args.lam if budget else None,
                       share=args.human_share, n_human=args.human_count,
                       mode="exactly" if args.exactly else "at_most", audit=args.audit,
                       seed=args.seed)
+    print("note: the table already has a selection: this queue is planned on the table alone "
+          "and not kept in the workspace", file=sys.stderr)
     out = Path(args.output)
     sent = None
     if args.format == "csv":
@@ -119,7 +153,18 @@ def run(args: argparse.Namespace) -> int:
         write_text(out.with_suffix(".xml"),
             labelstudio.labelling_config(design.data.labels, design.data.text_columns),
             encoding="utf-8")
-    if budget and not plan.counts.get("routed") and (args.human_share or args.human_count):
+    _note_nothing_routed(args, design, budget, plan.counts)
+    counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
+    print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
+          + (f"; for annotators: {sent}" if sent is not None else ""))
+    _note_labels_present(design, plan.queue_rank)
+    return 0
+
+
+def _note_nothing_routed(args, design, budget: bool, counts: dict) -> None:
+    from core.cli.common import note_nothing_routed
+
+    if budget and not counts.get("routed") and (args.human_share or args.human_count):
         from core.assignment import SAEInputs, lambda_range, n_from_share
         from core.summary import data_effort_unit
 
@@ -128,10 +173,75 @@ def run(args: argparse.Namespace) -> int:
         if n > 0:
             rng = lambda_range(inp, n_human=min(n, inp.M), mode="exactly" if args.exactly else "at_most")
             note_nothing_routed(args.lam, rng.upper, data_effort_unit(design.data))
-    counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
-    print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
-          + (f"; for annotators: {sent}" if sent is not None else ""))
-    _note_labels_present(design, plan.queue_rank)
+
+
+def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
+    """Plan the round in the workspace (:func:`core.workspace.rounds.plan_round`, what the
+    Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset, as
+    when the page plans. Returns ``(workspace, round_id)``."""
+    from core.cli.cmd_workspace import open_workspace
+    from core.workspace.rounds import find_dataset_id, plan_round
+
+    ws = open_workspace(args)
+    rid = plan_round(ws, design.data, kind=kind, settings=settings, source="cli")
+    ws.remember_active(find_dataset_id(ws, design.data))
+    return ws, rid
+
+
+
+def _write_round(args: argparse.Namespace, ws, rid: int):
+    """Write round ``rid`` as ``--format`` asks: the round's table and the annotators' file
+    (csv), or Label Studio's tasks and config. Returns ``(out, sent, counts, design, rank)``."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from core.cli.rounds import export_round
+    from core.evaluation import labelstudio
+    from core.workspace.rounds import round_design
+
+    out = Path(args.output)
+    rnd, wd = round_design(ws, rid)
+    rank = np.asarray(rnd["queue_rank"], dtype=float)
+    counts = {v: int((wd.selection == v).sum()) for v in
+              ("calibration", "routed", "audit", "machine", "")}
+    sent = None
+    if args.format == "csv":
+        sent = export_round(ws, rid, out)
+    else:
+        from core.atomic import write_text  # atomic
+
+        task_list = labelstudio.tasks(wd, rank)
+        write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
+        no_text = labelstudio.text_warning(task_list, wd.data.text_columns)
+        if no_text:
+            print(f"warning: {no_text}", file=sys.stderr)
+        write_text(out.with_suffix(".xml"),
+                   labelstudio.labelling_config(wd.data.labels, wd.data.text_columns),
+                   encoding="utf-8")
+        print(f"note: round #{rid} is kept in the workspace; hmceval labels --round {rid} "
+              "takes its labels back (and hmceval queue --round "
+              f"{rid} -o TABLE.csv writes its table)", file=sys.stderr)
+    return out, sent, counts, wd, rank
+
+
+def _write_existing(args: argparse.Namespace) -> int:
+    """hmceval queue --round ID -o OUT: write a round of the workspace (planned on the page, or
+    earlier)."""
+    from core.cli.rounds import open_round, round_note
+    from core.errors import DataError
+
+    if args.path is not None:
+        raise DataError("give a table to plan a new round, or --round ID to write an existing "
+                        "round's table, not both")
+    ws, rid = open_round(args, None)
+    out, sent, counts, _, rank = _write_round(args, ws, rid)
+    import numpy as np
+
+    shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
+    print(f"{int(np.isfinite(rank).sum())} rows to label ({shown}); round table written to "
+          f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
+          + f"; {round_note(ws, rid)}")
     return 0
 
 
@@ -186,11 +296,11 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     import math
     from pathlib import Path
 
+    import numpy as np
+
     from core.cli.common import load_round, print_json
-    from core.csv_safe import to_csv_safe
+    from core.cli.rounds import round_note
     from core.errors import DataError
-    from core.evaluation import labelstudio
-    from core.evaluation.design import annotator_table, plan_design, queue_table
 
     lam = 0.0 if args.lam is None else args.lam
     if not math.isfinite(lam) or lam < 0:
@@ -206,43 +316,33 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
             and design.data.roles.get("human_effort") is None:
         raise DataError("--effort-budget needs an effort column (predicted_effort or "
                         "human_effort; --col predicted_effort=NAME)")
-    plan = plan_design(design, kind=kind, labels=args.labels, effort_budget=args.effort_budget,
-                       lam=lam, width_ratio=args.width_ratio, seed=args.seed)
-    out = Path(args.output)
-    sent = None
-    if args.format == "csv":
-        from core.cli.common import write_round  # atomic, with the round's sidecar
-
-        write_round(design, queue_table(design, plan.selection, plan.queue_rank, plan.inclusion),
-                    out)
-        sent = out.with_name(f"{out.stem}_to_label.csv")
-        to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
-    else:
-        from core.atomic import write_text  # atomic
-
-        task_list = labelstudio.tasks(design, plan.queue_rank)
-        write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
-        write_text(out.with_suffix(".xml"),
-            labelstudio.labelling_config(design.data.labels, design.data.text_columns),
-            encoding="utf-8")
-        print("note: the round's table with its inclusion probabilities is needed to estimate; "
-              "plan with --format csv too (same seed) and import the labels into it",
-              file=sys.stderr)
-    summary = plan.design.summary()
+    if (design.selection != "").any():
+        raise DataError(f"--design {kind} plans a round on undecided rows: the table already "
+                        "has a selection (clear the column to re-plan)")
+    settings = {"design": kind, "seed": int(args.seed), "lam": float(lam),
+                **({"labels": float(args.labels)} if args.labels is not None
+                   else {"effort_budget": float(args.effort_budget)}),
+                **({"width_ratio": float(args.width_ratio)} if args.width_ratio is not None
+                   else {})}
+    ws, rid = _plan(args, design, "budget", settings)  # the page's round service
+    out, sent, counts, _, rank = _write_round(args, ws, rid)
+    record = ws.latest_result(rid, "design")
+    summary = {k: v for k, v in record.items() if k not in ("frontier", "budget_unit", "strata")}
+    n_to_label = int(np.isfinite(rank).sum())
     if args.json:
-        frontier = plan.design.frontier
-        print_json({"design": kind, "M": design.M, "counts": plan.counts,
-                    "rows_to_label": plan.n_to_label, "seed": plan.seed, "lambda": lam,
+        print_json({"design": kind, "M": design.M, "counts": counts,
+                    "rows_to_label": n_to_label, "seed": int(args.seed), "lambda": lam,
                     "budget": {"labels": args.labels, "effort": args.effort_budget},
-                    "expected": summary,
-                    "frontier": [] if frontier is None else frontier.to_dict("records"),
-                    "output": str(out), "to_label": None if sent is None else str(sent)})
+                    "expected": summary, "frontier": record["frontier"] or [],
+                    "output": str(out), "to_label": None if sent is None else str(sent),
+                    "round_id": rid, "workspace": str(ws.root)})
     else:
-        counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
+        shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
         hw = summary["expected_half_width"]
-        print(f"{kind} design: {plan.n_to_label} rows to label ({counts}); expected final "
+        print(f"{kind} design: {n_to_label} rows to label ({shown}); expected final "
               f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "
               f"{hw:.4f} (worth {summary['random_equivalent']} random labels); round table "
-              f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else ""))
-    _note_labels_present(design, plan.queue_rank)
+              f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")
+              + f"; {round_note(ws, rid)}")
+    _note_labels_present(design, rank)
     return 0

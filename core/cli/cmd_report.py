@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 
 #: what ``hmceval report`` needs, and how to make it (its error messages end with this)
-HOW_TO_GET_A_ROUND = ("plan a round on the Evaluate page (it is saved in the workspace; "
-                      "'Save this scenario' there names it), or import a scenario with "
+HOW_TO_GET_A_ROUND = ("plan a round on the Evaluate page or with 'hmceval queue' (either is "
+                      "saved in the workspace; 'Save this scenario' on the page names it), or "
+                      "import a scenario with "
                       "'hmceval workspace import FILE'; 'hmceval workspace list' shows the "
                       "scenarios and rounds there are")
 
@@ -19,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Write the report of an evaluation round: the question, data, "
                                    "plan, effort, result with intervals, guarantee, figures and "
                                    "settings. The round is a saved scenario's (SCENARIO) or "
-                                   "given by its id (--round); with neither, the latest round. "
+                                   "given by its id (--round); with neither, the latest round "
+                                   "(one planned by hmceval queue too). "
                                    "The file embeds plotly.js: it opens in a browser with no "
                                    "server and no network.")
     p.add_argument("scenario", nargs="?",

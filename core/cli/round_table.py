@@ -10,7 +10,9 @@ sidecar ``NAME.round.json`` (also atomic) recording what the table must hold::
 ``rows`` is the number of data rows; ``sample_ids_sha256`` is the SHA-256 of the sample ids as
 text (as a CSV reader sees them, ``dtype=str``), sorted, joined by the unit separator: sorting
 the rows or filling in labels by hand keeps it, losing, adding or replacing rows does not.
-Without a sample id column only the row count is recorded.
+Without a sample id column only the row count is recorded. A table of a round kept in the
+workspace also records ``"round_id"`` and ``"workspace"`` (the folder, absolute): the next
+command continues that round (:mod:`core.cli.rounds`; :func:`round_link` reads them).
 
 :func:`check_round_table` (called by :func:`core.cli.common.load_round`, so by ``labels``,
 ``estimate``, ``certify``, ``queue`` and ``labelstudio``) refuses a table that no longer matches
@@ -34,7 +36,7 @@ import pandas as pd
 
 from core.errors import DataError
 
-__all__ = ["SIDECAR_SUFFIX", "check_round_table", "round_record", "sidecar_path",
+__all__ = ["SIDECAR_SUFFIX", "check_round_table", "round_link", "round_record", "sidecar_path",
            "write_round_table"]
 
 SIDECAR_SUFFIX = ".round.json"
@@ -60,11 +62,15 @@ def _id_texts(source, col: str) -> list[str]:
                        encoding="utf-8-sig")[head].tolist()
 
 
-def round_record(table: pd.DataFrame, id_col: str | None) -> dict:
-    """What the sidecar of ``table`` records (its rows, the digest of its sample ids)."""
+def round_record(table: pd.DataFrame, id_col: str | None, link: dict | None = None) -> dict:
+    """What the sidecar of ``table`` records (its rows, the digest of its sample ids, and
+    ``link``: ``{"round_id": ..., "workspace": ...}`` for a round kept in the workspace)."""
     from core.csv_safe import to_csv_safe
 
     rec = {"format": _FORMAT, "version": 1, "rows": int(len(table))}
+    if link:
+        rec["round_id"] = int(link["round_id"])
+        rec["workspace"] = str(link["workspace"])
     if id_col is not None and id_col in table.columns:
         text = to_csv_safe(table[[id_col]])  # the ids exactly as the CSV holds them
         rec["sample_id_column"] = str(id_col)
@@ -80,7 +86,7 @@ def _read_record(side: Path) -> dict | None:
 
 
 def write_round_table(table: pd.DataFrame, path: str | os.PathLike, *,
-                      id_col: str | None) -> None:
+                      id_col: str | None, link: dict | None = None) -> None:
     """Write a round's ``table`` to ``path`` as CSV (:func:`core.csv_safe.to_csv_safe`,
     atomic) with its sidecar (:func:`sidecar_path`).
 
@@ -89,13 +95,14 @@ def write_round_table(table: pd.DataFrame, path: str | os.PathLike, *,
     table : pandas.DataFrame of shape (n_rows, n_columns)
     path : the CSV to write
     id_col : the sample id column of ``table`` (``None``: the rows are only counted)
+    link : ``{"round_id": int, "workspace": str}``, the round the table is an export of
     """
     from core.atomic import check_writable, write_text
     from core.csv_safe import to_csv_safe
 
     dest = check_writable(path)
     side = sidecar_path(dest)
-    rec = round_record(table, id_col)
+    rec = round_record(table, id_col, link)
     same = _read_record(side) == rec
     if not same and side.exists():
         try:
@@ -105,6 +112,16 @@ def write_round_table(table: pd.DataFrame, path: str | os.PathLike, *,
     to_csv_safe(table, dest)
     if not same:
         write_text(side, json.dumps(rec, indent=1) + "\n")
+
+
+def round_link(path: str | os.PathLike) -> dict | None:
+    """``{"round_id": int, "workspace": str}`` when the sidecar of the table ``path`` names a
+    round of a workspace, else None (no sidecar, or a table of no round)."""
+    rec = _read_record(sidecar_path(path))
+    if not isinstance(rec, dict) or not isinstance(rec.get("round_id"), int) \
+            or not isinstance(rec.get("workspace"), str):
+        return None
+    return {"round_id": rec["round_id"], "workspace": rec["workspace"]}
 
 
 def check_round_table(path: str | os.PathLike, raw: pd.DataFrame) -> None:

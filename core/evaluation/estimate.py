@@ -299,6 +299,18 @@ def labels_outside_queue(design: Design) -> int:
     return int((design.has_label & ~np.isin(design.selection, LABELLED)).sum())
 
 
+def gold_column_note(design: Design) -> str | None:
+    """The note of a table whose human-label column also holds labels outside the round's
+    queue (:func:`labels_outside_queue`), else None."""
+    outside = labels_outside_queue(design)
+    if not outside:
+        return None
+    return (f"column '{design.data.roles.get('human_label')}' (human label) also holds labels "
+            f"on {outside:,} rows the round does not send to humans: it is a gold column, not "
+            "labels returned by annotators; its labels on the calibration, routed and audit "
+            "rows are read as if humans had returned them")
+
+
 def estimate(design: Design, *, groups: list[str] | None = None,
              confidence: float = 0.95) -> dict[str, Any]:
     """The ``hmceval estimate --json`` object of one table.
@@ -369,13 +381,9 @@ def estimate(design: Design, *, groups: list[str] | None = None,
                 "notes": r["notes"]}
 
     out = one(np.ones(design.M, dtype=bool))
-    outside = labels_outside_queue(design)
-    if outside:
-        out["notes"] = out["notes"] + [
-            f"column '{design.data.roles.get('human_label')}' (human label) also holds labels "
-            f"on {outside:,} rows the round does not send to humans: it is a gold column, not "
-            "labels returned by annotators; its labels on the calibration, routed and audit "
-            "rows are read as if humans had returned them"]
+    gold = gold_column_note(design)
+    if gold is not None:
+        out["notes"] = out["notes"] + [gold]
     by_group: dict[str, Any] = {}
     for col in groups or []:
         values, uniq = group_values(design, col)

@@ -10,7 +10,8 @@ rest (:func:`suggested_share`, :func:`fix_settings`).
 Settings of such a round (``kind="budget"``): ``design`` (``"active"`` or ``"random"``), the
 budget as ``labels`` or ``effort_budget`` (in the predicted effort's own unit), ``seed``,
 optionally ``lam`` (the ranking's lambda, default 0), ``stratify`` (a group column) and
-``min_share`` (group -> least human share in that group).
+``min_share`` (group -> least human share in that group), ``width_ratio`` (the active
+design's recommended width against random labelling, ``hmceval queue --width-ratio``).
 """
 
 from __future__ import annotations
@@ -83,7 +84,9 @@ def plan_weighted(design: Design, settings: dict[str, Any]
         return plan_stratified(design, str(settings["stratify"]),
                                min_share=settings.get("min_share") or None, lam=lam, seed=seed,
                                **budget)
-    return plan_design(design, kind=which, lam=lam, seed=seed, **budget), None
+    ratio = settings.get("width_ratio")  # hmceval queue --width-ratio
+    return plan_design(design, kind=which, lam=lam, seed=seed,
+                       width_ratio=None if ratio is None else float(ratio), **budget), None
 
 
 def design_record(plan: QueuePlan, strata: pd.DataFrame | None = None) -> dict[str, Any]:

@@ -69,40 +69,48 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
 
 
 def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
-               scenario_id: int | None = None) -> int:
+               scenario_id: int | None = None, source: str = "session") -> int:
     """Plan a round and store it.
 
     Parameters
     ----------
     kind : {"budget", "guarantee"}
-        Budget: ``settings`` has ``lam``, ``share``, ``mode``, ``audit``, ``seed``; the SAE
-        routes and the audit is drawn at once. With ``design`` ``"active"`` or ``"random"``
+        Budget: ``settings`` has ``lam``, ``share`` (or ``n_human``, a count), ``mode``,
+        ``audit``, ``seed`` and optionally ``calibration`` (a calibration sample drawn first,
+        ``hmceval queue --calibration`` with a budget); the SAE routes and the audit is drawn
+        at once. With ``design`` ``"active"`` or ``"random"``
         the round is planned with inclusion probabilities instead
         (:mod:`core.workspace.active_rounds`: ``labels`` or ``effort_budget``, ``seed``,
         optionally ``stratify`` and ``min_share``); they are stored with the plan and the
         design (its expectations and frontier) as the round's ``design`` result.
         Guarantee: ``calibration``, ``seed`` (and ``alpha``, ``delta``, ``lam``, ``audit`` for
         the certification that follows): only the calibration sample is drawn now.
+    source : str
+        Who stored the dataset (``"session"`` for the page, ``"cli"`` for ``hmceval queue``).
     """
     design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
     seed = int(settings.get("seed", 0))
     if kind == "budget" and is_weighted(settings):
         plan, strata = plan_weighted(design, settings)
-        dsid = dataset_id_for(ws, data)
+        dsid = dataset_id_for(ws, data, source=source)
         rid = ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
                               queue_rank=plan.queue_rank, scenario_id=scenario_id,
                               inclusion=plan.inclusion)
         ws.save_result(rid, "design", design_record(plan, strata))
         return rid
     if kind == "budget":
-        plan = plan_queue(design, lam=float(settings["lam"]), share=float(settings["share"]),
+        count = settings.get("n_human")
+        plan = plan_queue(design, calibration=int(settings.get("calibration") or 0),
+                          lam=float(settings["lam"]),
+                          share=None if count is not None else float(settings["share"]),
+                          n_human=None if count is None else int(count),
                           mode=settings.get("mode", "at_most"), audit=int(settings.get("audit", 0)),
                           seed=seed)
     elif kind == "guarantee":
         plan = plan_queue(design, calibration=int(settings["calibration"]), seed=seed)
     else:
         raise DataError(f"round kind must be 'budget' or 'guarantee', got {kind!r}")
-    dsid = dataset_id_for(ws, data)
+    dsid = dataset_id_for(ws, data, source=source)
     return ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
                            queue_rank=plan.queue_rank, scenario_id=scenario_id)
 
@@ -181,25 +189,28 @@ def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, 
                          notices=notices, annotations=annotations)
 
 
-def certify_round(ws: Workspace, round_id: int, *, alpha: float, delta: float, lam: float = 0.0,
-                  audit: int = 0, seed: int = 0) -> dict[str, Any]:
+def certify_round(ws: Workspace, round_id: int, *, alpha: float | None, delta: float,
+                  lam: float = 0.0, audit: int = 0, seed: int = 0,
+                  overall_error: float | None = None) -> dict[str, Any]:
     """Certify a guarantee round on its labelled calibration rows, then route and queue.
 
     The rows outside the calibration sample become ``machine`` or ``routed``; an optional
     audit (a simple random sample of the machine's rows) gives the final estimate an interval.
-    The certificate is stored as the round's ``certify`` result.
+    With ``overall_error`` (instead of ``alpha``) the bound is on the overall error of the
+    final labels (:func:`core.evaluation.pac.certify_overall`, ``hmceval certify
+    --overall-error``). The certificate is stored as the round's ``certify`` result.
     """
-    rnd, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam)
-    sel = res["selection"]
-    rank = np.where(sel == "calibration", rnd["queue_rank"], np.nan)
-    inp = design.inputs()
-    g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-    sel, rank = add_audit(sel, rank, int(audit), seed=seed, has_label=design.has_label, gain=g)
+    rnd, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam,
+                                  overall_error=overall_error, seed=seed)
+    sel, rank = route_certified(design, res["selection"], rnd["queue_rank"], audit=audit,
+                                seed=seed, lam=lam)
     # the audit (and levels) used now are the round's settings from here on (report, page)
-    settings = {**rnd["settings"], "alpha": float(alpha), "delta": float(delta),
+    level = ({"alpha": float(alpha)} if overall_error is None
+             else {"overall_error": float(overall_error)})
+    settings = {**rnd["settings"], **level, "delta": float(delta),
                 "lam": float(lam), "audit": int(audit), "seed": int(seed)}
     ws.update_plan(round_id, sel, rank, action="certified",
-                   detail={"alpha": alpha, "delta": delta, "lambda": lam, "audit": audit},
+                   detail={**level, "delta": delta, "lambda": lam, "audit": audit},
                    settings=settings)
     out = {k: v for k, v in res.items() if k not in ("selection", "steps")}
     out["audit"] = int(audit)
@@ -207,14 +218,34 @@ def certify_round(ws: Workspace, round_id: int, *, alpha: float, delta: float, l
     return out
 
 
-def _certified(ws: Workspace, round_id: int, *, alpha: float, delta: float,
-               lam: float) -> tuple[dict[str, Any], Design, dict[str, Any]]:
+def route_certified(design: Design, selection: np.ndarray, queue_rank: np.ndarray, *,
+                    audit: int, seed: int, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """The step after a certification, the one both front ends take: the calibration rows
+    keep their queue rank, an audit of ``audit`` rows is drawn from the rows the machine
+    keeps, the routed rows follow by descending gain (:func:`core.evaluation.design.
+    add_audit`). Returns the round's new ``(selection, queue_rank)``."""
+    selection = np.asarray(selection, dtype=object)
+    rank = np.where(selection == "calibration", np.asarray(queue_rank, dtype=float), np.nan)
+    inp = design.inputs()
+    has = np.isin(selection, LABELLED) & design.has_label
+    return add_audit(selection, rank, int(audit), seed=seed, has_label=has,
+                     gain=gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k))
+
+
+def _certified(ws: Workspace, round_id: int, *, alpha: float | None, delta: float,
+               lam: float, overall_error: float | None = None,
+               seed: int = 0) -> tuple[dict[str, Any], Design, dict[str, Any]]:
     rnd, design = round_design(ws, round_id)
     if rnd["kind"] != "guarantee":
         raise DataError("only a guarantee round is certified (this round was planned with a "
                         "budget)")
     if (design.selection[design.selection != "calibration"] != "").any():
         raise DataError("this round is certified already; plan a new round to certify again")
+    if overall_error is not None:
+        from core.evaluation.pac import certify_overall
+
+        return rnd, design, certify_overall(design, epsilon=overall_error, delta=delta,
+                                            lam=lam, seed=seed)
     return rnd, design, certify(design, alpha=alpha, delta=delta, lam=lam)
 
 
@@ -468,8 +499,8 @@ def stored_votes(ws: Workspace, round_id: int, design: Design) -> pd.DataFrame:
 
 
 def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | None = None,
-                  aggregate: str = "majority", gold_annotator: str | None = None
-                  ) -> dict[str, Any]:
+                  aggregate: str = "majority", gold_annotator: str | None = None,
+                  level: str = "nominal") -> dict[str, Any]:
     """Store the labels of a CSV or a Label Studio export in a round, in one transaction.
 
     Labels accumulate across imports (:mod:`core.evaluation.votes`): every annotator's label
@@ -485,7 +516,9 @@ def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | No
         ``import_id`` (None when the file brought nothing new), ``n_labels`` (rows whose label
         this import set or changed), ``counts``, ``notices``, ``agreement`` (one sentence or
         None), ``adjudication`` (sample ids), ``annotators`` (:func:`core.evaluation.
-        annotators.annotator_report`).
+        annotators.annotator_report` at the measurement ``level`` of Krippendorff's alpha),
+        ``new_votes`` and ``changed_votes`` (the file's votes not seen before, and those that
+        replace an annotator's earlier label).
     """
     from core.evaluation.annotators import annotator_report
     from core.evaluation.votes import merge_votes, votes_import
@@ -503,10 +536,11 @@ def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | No
                          gold_annotator=gold_annotator)
     notices = list(joined.notices)
     agree = joined.agreement.describe() if joined.agreement is not None else None
-    quality = annotator_report(joined, list(design.data.labels))
+    quality = annotator_report(joined, list(design.data.labels), level=level)
     out = {"import_id": None, "n_labels": 0, "counts": dict(joined.counts), "notices": notices,
            "agreement": agree, "adjudication": list(joined.adjudication),
-           "annotators": quality}
+           "annotators": quality, "new_votes": merged.new,
+           "changed_votes": len(merged.changed)}
     if merged.unchanged:
         notices.append("every label of this file was imported before: nothing new was stored")
         return out

@@ -1,0 +1,51 @@
+"""``hmceval certify``: a round of the workspace and a table of no round are certified and
+routed by the same step (:func:`core.workspace.rounds.route_certified`, the page's)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from core.cli import main
+from core.cli.round_table import round_link, sidecar_path
+from core.demo import make_demo
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_round_and_a_table_of_no_round_are_certified_alike(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    df = make_demo()
+    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
+    src = tmp_path / "demo.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(src, index=False)
+    q = tmp_path / "q.csv"
+    assert run_cli(capsys, "queue", src, "--calibration", 1200, "--seed", 5, "-o", q)[0] == 0
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    back = tmp_path / "back.csv"
+    sent[["sample_id"]].merge(gold, on="sample_id").to_csv(back, index=False)
+    labelled = tmp_path / "l.csv"
+    assert run_cli(capsys, "labels", q, "--from", back, "-o", labelled)[0] == 0
+    # the same labelled table, alone (its sidecar removed: a table of no round)
+    alone = tmp_path / "alone.csv"
+    alone.write_bytes(labelled.read_bytes())
+    assert round_link(labelled) is not None and not sidecar_path(alone).exists()
+
+    args = ["--alpha", 0.1, "--delta", 0.1, "--lam", 0.5, "--audit", 60, "--seed", 9, "--json"]
+    code, out_round, err = run_cli(capsys, "certify", labelled, *args, "-o", tmp_path / "c1.csv")
+    assert code == 0, err
+    code, out_alone, err = run_cli(capsys, "certify", alone, *args, "-o", tmp_path / "c2.csv")
+    assert code == 0, err
+    res_round, res_alone = json.loads(out_round), json.loads(out_alone)
+    assert res_round == res_alone
+    c1, c2 = pd.read_csv(tmp_path / "c1.csv"), pd.read_csv(tmp_path / "c2.csv")
+    for col in ("selection", "queue_rank"):
+        assert c1[col].fillna(-1).tolist() == c2[col].fillna(-1).tolist()
+    assert (c1["selection"] == "audit").sum() == 60
+    assert round_link(tmp_path / "c1.csv")["round_id"] == round_link(q)["round_id"]
+    assert round_link(tmp_path / "c2.csv") is None  # nothing recorded for a table of no round
