@@ -23,7 +23,7 @@ from pages._evaluate_design import design_choice, show_round_design, weighted_se
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
-                           init_state, next_step, range_help, save_scenario,
+                           init_state, next_step, range_help, round_settings_note, save_scenario,
                            show_error)
 
 init_state()
@@ -288,6 +288,7 @@ try:
 except DataError as exc:
     show_error(exc)
     st.stop()
+round_settings_note(rid, rnd.get("settings") or {}, params)
 prog = R.progress(rnd, design)
 with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints, round settings)"):
     with st.form("save_scenario"):

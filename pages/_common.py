@@ -50,7 +50,7 @@ from core.errors import DataError
 from core.assignment import (Assignment, Constraints, LambdaRange, SAEInputs, lambda_grid,
                              lambda_range, sweep)
 from core.scenario import (SETTING_KEYS, Scenario, assignment_report, constraints_of, data_key,
-                           default_settings, scenario_for, settings_of)
+                           default_settings, scenario_for, settings_differences, settings_of)
 from core.scenario import assignment as scenario_assignment
 from core.summary import data_effort_unit, per_unit
 
@@ -160,19 +160,24 @@ def remember_active(data: EvalData, *, source: str) -> str | None:
     """Store ``data`` in the workspace and record it as the last active dataset, so a reload
     or a restart reopens it; the error message when that fails (the data stays active for
     this session)."""
-    from core.workspace.rounds import dataset_id_for
-
     try:
         ws = get_workspace()
         if source == "demo":  # reopened from the code, never stored
             ws.remember_active(None)
             return None
-        dsid = dataset_id_for(ws, data, source=source)
+        dsid = store_dataset(ws, data, source=source)
         ws.remember_active(dsid)
     except DataError as exc:
         return str(exc)
     st.session_state["dataset_id"] = dsid
     return None
+
+
+def store_dataset(ws, data: EvalData, *, source: str) -> int:
+    """Store the dataset (as loaded, with its column mapping) once, under the content id it
+    already has (not hashed again); its workspace id."""
+    return ws.add_dataset(data.raw, name=data.name, roles=dict(data.roles), source=source,
+                          content_id=data.content_id)
 
 
 def load_demo() -> None:
@@ -543,6 +548,34 @@ def sidebar() -> None:
     workspace_sidebar()
 
 
+def _setting_text(name: str, value: Any) -> str:
+    if name == "lam":
+        return f"λ = {float(value)!r}"
+    if name == "share":
+        return f"N / M = {100 * float(value):.4g}%"
+    if name == "mode":
+        return "at most N" if value == "at_most" else "exactly N"
+    spec = value or {}
+    parts = []
+    if spec.get("effort_budget_share") is not None:
+        parts.append(f"effort budget {100 * float(spec['effort_budget_share']):.4g}%")
+    if spec.get("group_bounds"):
+        parts.append(f"share bounds on {spec.get('group_column')}")
+    return "constraints: " + (", ".join(parts) if parts else "none")
+
+
+def round_settings_note(round_id: int, used: dict, params: Params) -> None:
+    """Say, beside a round's results, which settings the round was planned with when they
+    differ from the current ones (the plan shown above follows the current settings)."""
+    diff = settings_differences(used, settings_of(params.scenario))
+    if not diff:
+        return
+    was = ", ".join(_setting_text(n, a) for n, a, _ in diff)
+    now = ", ".join(_setting_text(n, b) for n, _, b in diff)
+    st.info(f"Round #{round_id} was planned with {was}; the current settings are {now}. Its "
+            "queue, labels and results below are the round's, at its own settings.")
+
+
 def fmt(value: float | None, digits: int = 4) -> str:
     """Format a metric; ``None`` (unavailable) and NaN are shown as such, never as 0."""
     if value is None:
@@ -578,10 +611,8 @@ def scenario_settings() -> dict[str, Any]:
 
 def save_scenario(name: str) -> int:
     """Store the active dataset (once) and the session's scenario under ``name``."""
-    from core.workspace.rounds import dataset_id_for
-
     ws = get_workspace()
-    dsid = dataset_id_for(ws, get_data(), source=st.session_state.get("data_source", "session"))
+    dsid = store_dataset(ws, get_data(), source=st.session_state.get("data_source", "session"))
     st.session_state["dataset_id"] = dsid
     return ws.save_scenario(name, dsid, scenario_settings())
 

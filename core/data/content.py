@@ -1,11 +1,11 @@
 """The content id of a table: one hash of its column names and values, computed once per loaded
 table (:attr:`core.data.EvalData.content_id`) and used by every cache and by the workspace.
 
-It hashes the values themselves (pandas' vectorised ``hash_array``), never a CSV text of the
-table: about 20 ms at 10^5 rows where the CSV text took 1.6 s. The form is canonical, so the
-same table read from a CSV, a Parquet file or built in memory gets the same id: numbers (not
-booleans) as float64 (1, 1.0 and Int64 1 alike), every other column as text, a missing value as
-missing whatever its spelling (NaN, None, NA).
+It hashes the values themselves (pandas' vectorised hashing), never a CSV text of the table:
+under 0.1 s at 10^5 rows (0.4 s at 10^6) where the CSV text took 1.6 s at 10^5. The form is
+canonical, so the same table read from a CSV, a Parquet file or built in memory gets the same
+id: numbers (not booleans) as float64 (1, 1.0 and Int64 1 alike), every other column as text,
+a missing value as missing whatever its spelling (NaN, None, NA).
 """
 
 from __future__ import annotations

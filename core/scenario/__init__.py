@@ -13,10 +13,10 @@ on the data only, :attr:`Scenario.data_key`).
 """
 
 from core.scenario.model import (SETTING_KEYS, Scenario, data_key, default_settings, exact_key,
-                                 scenario_for, settings_of)
+                                 scenario_for, settings_differences, settings_of)
 from core.scenario.services import (assignment, assignment_report, constraints_of,
                                     fairness_by_group, lambda_range_of, sweep_of, turns_of)
 
 __all__ = ["Scenario", "scenario_for", "settings_of", "default_settings", "data_key",
-           "exact_key", "SETTING_KEYS", "constraints_of", "assignment", "lambda_range_of",
+           "exact_key", "SETTING_KEYS", "settings_differences", "constraints_of", "assignment", "lambda_range_of",
            "assignment_report", "sweep_of", "fairness_by_group", "turns_of"]

@@ -25,7 +25,7 @@ from core.defaults import EFFORT_BUDGET_SHARE, GROUP_COLUMN, HUMAN_SHARE, LAMBDA
 from core.errors import DataError
 
 __all__ = ["Scenario", "scenario_for", "settings_of", "default_settings", "data_key",
-           "exact_key", "SETTING_KEYS"]
+           "exact_key", "SETTING_KEYS", "settings_differences"]
 
 #: The settings a scenario is built from (session state keys and the workspace's JSON).
 SETTING_KEYS = ("lam", "share", "mode", "constraints")
@@ -168,3 +168,21 @@ def settings_of(scenario: Scenario) -> dict[str, Any]:
     """The settings a scenario was built from (JSON-able; :func:`scenario_for` inverts it)."""
     return {"lam": scenario.lam, "share": scenario.share, "mode": scenario.mode,
             "constraints": scenario.constraints}
+
+
+def settings_differences(used: Mapping[str, Any], current: Mapping[str, Any]
+                         ) -> list[tuple[str, Any, Any]]:
+    """The settings (:data:`SETTING_KEYS`) a round was planned with that differ from the
+    current ones, as ``(name, used, current)``; only the settings the round stored count (a
+    guarantee round stores no N), compared exactly."""
+    out = []
+    for name in SETTING_KEYS:
+        if name not in used or name not in current:
+            continue
+        a, b = used[name], current[name]
+        if name == "constraints":
+            a, b = a or {}, b or {}
+        numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+        if (float(a) != float(b)) if numbers else exact_key(a) != exact_key(b):
+            out.append((name, a, b))
+    return out

@@ -158,3 +158,46 @@ def test_seconds_roles_are_the_data_pages():
     data = prepare(seconds_frame(), SECONDS_ROLES, name="seconds.csv")
     assert data.roles["human_effort"] == "annot_seconds"
     assert np.isclose(pd.Series(data.frame["human_effort"]).sum(), 240.0)
+
+
+def test_evaluate_says_which_settings_a_round_used():
+    """A round planned at λ = 2.5, N / M = 30%; the settings then moved: the round's results
+    are shown with the settings it was planned with."""
+    from tests.app.test_page_evaluate import click
+
+    at = page_test("2a_Evaluate.py")
+    at.session_state["lam"] = 2.5
+    at.session_state["share"] = 0.3
+    at.run()
+    click(at, "Plan the round")
+    assert not at.exception
+    assert not any("was planned with" in i.value for i in at.info)  # the same settings
+    at.session_state["lam"] = 62.581038
+    at.run()
+    notes = [i.value for i in at.info if "was planned with" in i.value]
+    assert notes == ["Round #1 was planned with λ = 2.5; the current settings are "
+                     "λ = 62.581038. Its queue, labels and results below are the round's, at "
+                     "its own settings."]
+
+
+def test_a_large_upload_is_saved_on_validation(tmp_path):
+    """The CSV-text hash (7 s at 10^6 rows) kept uploads over 200,000 rows from being saved on
+    validation; with the content id they are saved up to 10^6 rows."""
+    import os
+
+    from core.defaults import AUTO_SAVE_ROWS
+    from core.workspace import Workspace
+
+    assert AUTO_SAVE_ROWS == 1_000_000
+    data_page = page_test("1_Data.py")
+    data_page.run()
+    data_page.session_state["upload"] = {
+        "name": "large.csv", "bytes": seconds_frame(copies=62_500).to_csv(index=False).encode()}
+    data_page.run()
+    [b for b in data_page.button if "Validate" in str(b.label)][0].click().run()
+    assert not data_page.exception and not data_page.error
+    assert data_page.session_state["data"].M == 250_000
+    stored = Workspace(os.environ["HMCEVAL_WORKSPACE"]).list_datasets()
+    assert stored["n_rows"].tolist() == [250_000]
+    assert stored["content_hash"].tolist() == [data_page.session_state["data"].content_id]
+    assert not any("on request" in w.value for w in data_page.warning)

@@ -136,3 +136,15 @@ def test_a_dataset_has_its_content_id_once(demo, monkeypatch):
     calls = []
     monkeypatch.setattr(contract, "content_id", lambda raw: calls.append(1) or "id")
     assert data.content_id == data.content_id == "id" and calls == [1]
+
+
+def test_settings_differences_compare_exactly():
+    from core.scenario import settings_differences
+
+    used = {"lam": 62.581038, "share": 0.5, "mode": "at_most", "audit": 200, "seed": 0}
+    now = {"lam": 62.581039, "share": 0.5, "mode": "exactly",
+           "constraints": {"effort_budget_share": None}}
+    assert settings_differences(used, now) == [("lam", 62.581038, 62.581039),
+                                               ("mode", "at_most", "exactly")]
+    assert settings_differences({"lam": 1, "share": 0.5}, {"lam": 1.0, "share": 0.5}) == []
+    assert settings_differences({"alpha": 0.05}, now) == []  # a guarantee round: no N, no λ
