@@ -21,6 +21,7 @@ from core.assignment import SAEInputs, goal_effort_unit, goal_grid, goal_setting
 from core.errors import DataError
 from core.figures.tradeoff import goal_figure
 from core.summary import format_effort, hours_per_unit, pct
+from pages._common import range_help
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -68,12 +69,14 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
         if kind == kinds[0]:
             target = c2.number_input(f"Target {what.split(' (')[0]} (%)", min_value=0.0,
                                      max_value=100.0, value=95.0, step=0.5, format="%.1f",
-                                     key="_goal_target")
+                                     key="_goal_target", help=range_help(
+                                         "The least accuracy the final labels must reach.", 0, 100))
             goal = goal_setting(data, target_accuracy=target / 100, inputs=inp, grid=grid,
                                 mode=mode)
         else:
             hours = c2.number_input("Budget of human effort (hours)", min_value=0.0, value=10.0,
-                                    step=1.0, format="%.1f", key="_goal_hours")
+                                    step=1.0, format="%.1f", key="_goal_hours", help=range_help(
+                                        "The most reviewer-hours to spend.", 0, None))
             goal = goal_setting(data, effort_budget_hours=hours, inputs=inp, grid=grid, mode=mode)
         rec = recommend(data, res, inputs=inp, grid=grid, mode=mode)
     except DataError as exc:

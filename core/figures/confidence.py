@@ -208,9 +208,9 @@ def sae_subtitle(curves: pd.DataFrame | None) -> str:
     (the data's, not a fixed one).
 
     >>> sae_subtitle(pd.DataFrame({"lambda": [0.0, 0.01, 0.04645]}))
-    'stars: current setting · lines: λ from 0 to 0.04645'
+    'stars: current · lines: λ from 0 to 0.04645'
     """
     if curves is None or not len(curves) or "lambda" not in curves:
         return "stars: current setting"
     lam = curves["lambda"].to_numpy(float)
-    return f"stars: current setting · lines: λ from {lam.min():.4g} to {lam.max():.4g}"
+    return f"stars: current · lines: λ from {lam.min():.4g} to {lam.max():.4g}"
