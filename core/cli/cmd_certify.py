@@ -31,6 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overall-error", type=float, metavar="EPS",
                    help="instead of --alpha: largest overall error of the final labels "
                         "(machine errors on kept rows / all rows), in (0, 1)")
+    p.add_argument("--annotator-error", type=float, default=0.0, metavar="ETA",
+                   help="a known or measured upper bound on the annotators' error rate (e.g. "
+                        "from double-labelled or gold items): the guarantee then holds against "
+                        "the truth, certified at alpha - ETA (or EPS - ETA); default 0: the "
+                        "guarantee is relative to the annotators' labels")
     p.add_argument("--delta", type=float, required=True,
                    help="allowed probability that the guarantee fails, in (0, 1)")
     p.add_argument("--lam", type=float, default=0.0,
@@ -85,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
         res = _certify_round(args, ref, design)
     elif overall:
         res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,
-                              lam=args.lam, seed=args.seed)
+                              lam=args.lam, seed=args.seed,
+                              annotator_error=args.annotator_error)
     else:
-        res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam)
+        res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam,
+                      annotator_error=args.annotator_error)
     if args.output and ref is None:  # a table of no round: written from the table alone
         from pathlib import Path
 
@@ -119,6 +126,9 @@ def run(args: argparse.Namespace) -> int:
     if not overall:
         out["n_required"] = res["n_required"]
         out["n_start"] = res["n_start"]
+    level = "epsilon_annotators" if overall else "alpha_annotators"
+    out["annotator_error"] = res["annotator_error"]
+    out[level] = res[level]
     out["notes"] = res["notes"]
     if args.json:
         print_json(out)
@@ -148,4 +158,5 @@ def _certify_round(args: argparse.Namespace, ref, design) -> dict:
             take_table_labels(ws, rid, design, args.path)
         return certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
                              audit=args.audit, seed=args.seed,
-                             overall_error=args.overall_error)
+                             overall_error=args.overall_error,
+                             annotator_error=args.annotator_error)

@@ -191,17 +191,21 @@ def import_labels(ws: Workspace, round_id: int, rows: np.ndarray, labels: list, 
 
 def certify_round(ws: Workspace, round_id: int, *, alpha: float | None, delta: float,
                   lam: float = 0.0, audit: int = 0, seed: int = 0,
-                  overall_error: float | None = None) -> dict[str, Any]:
+                  overall_error: float | None = None,
+                  annotator_error: float = 0.0) -> dict[str, Any]:
     """Certify a guarantee round on its labelled calibration rows, then route and queue.
 
     The rows outside the calibration sample become ``machine`` or ``routed``; an optional
     audit (a simple random sample of the machine's rows) gives the final estimate an interval.
     With ``overall_error`` (instead of ``alpha``) the bound is on the overall error of the
     final labels (:func:`core.evaluation.pac.certify_overall`, ``hmceval certify
-    --overall-error``). The certificate is stored as the round's ``certify`` result.
+    --overall-error``). ``annotator_error`` (a bound on the annotators' error rate) makes
+    the guarantee hold against the truth, not only against the annotators' labels. The
+    certificate is stored as the round's ``certify`` result.
     """
     rnd, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam,
-                                  overall_error=overall_error, seed=seed)
+                                  overall_error=overall_error, seed=seed,
+                                  annotator_error=annotator_error)
     sel, rank = route_certified(design, res["selection"], rnd["queue_rank"], audit=audit,
                                 seed=seed, lam=lam)
     # the audit (and levels) used now are the round's settings from here on (report, page)
@@ -233,8 +237,8 @@ def route_certified(design: Design, selection: np.ndarray, queue_rank: np.ndarra
 
 
 def _certified(ws: Workspace, round_id: int, *, alpha: float | None, delta: float,
-               lam: float, overall_error: float | None = None,
-               seed: int = 0) -> tuple[dict[str, Any], Design, dict[str, Any]]:
+               lam: float, overall_error: float | None = None, seed: int = 0,
+               annotator_error: float = 0.0) -> tuple[dict[str, Any], Design, dict[str, Any]]:
     rnd, design = round_design(ws, round_id)
     if rnd["kind"] != "guarantee":
         raise DataError("only a guarantee round is certified (this round was planned with a "
@@ -245,8 +249,10 @@ def _certified(ws: Workspace, round_id: int, *, alpha: float | None, delta: floa
         from core.evaluation.pac import certify_overall
 
         return rnd, design, certify_overall(design, epsilon=overall_error, delta=delta,
-                                            lam=lam, seed=seed)
-    return rnd, design, certify(design, alpha=alpha, delta=delta, lam=lam)
+                                            lam=lam, seed=seed,
+                                            annotator_error=annotator_error)
+    return rnd, design, certify(design, alpha=alpha, delta=delta, lam=lam,
+                                annotator_error=annotator_error)
 
 
 def certify_outlook(ws: Workspace, round_id: int, *, alpha: float, delta: float,

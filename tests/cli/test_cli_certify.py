@@ -49,3 +49,26 @@ def test_a_round_and_a_table_of_no_round_are_certified_alike(capsys, tmp_path, m
     assert (c1["selection"] == "audit").sum() == 60
     assert round_link(tmp_path / "c1.csv")["round_id"] == round_link(q)["round_id"]
     assert round_link(tmp_path / "c2.csv") is None  # nothing recorded for a table of no round
+
+
+def test_annotator_error_is_taken_off_the_level(capsys, tmp_path, monkeypatch):
+    """--annotator-error ETA: certified at alpha - ETA against the annotators (so alpha holds
+    against the truth); the round stores it; ETA not below alpha exits 2 naming the levels."""
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    df = make_demo()
+    src = tmp_path / "demo.csv"
+    df.to_csv(src, index=False)
+    q = tmp_path / "q.csv"
+    assert run_cli(capsys, "queue", src, "--calibration", 1500, "--seed", 2, "-o", q)[0] == 0
+    code, out, err = run_cli(capsys, "certify", q, "--alpha", 0.1, "--delta", 0.1,
+                             "--annotator-error", 0.02, "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["annotator_error"] == 0.02 and abs(res["alpha_annotators"] - 0.08) < 1e-12
+    assert "disagree with the truth (the annotators being wrong on at most 2.0%)" \
+        in res["guarantee"]
+    q2 = tmp_path / "q2.csv"
+    assert run_cli(capsys, "queue", src, "--calibration", 1500, "--seed", 3, "-o", q2)[0] == 0
+    code, _, err = run_cli(capsys, "certify", q2, "--alpha", 0.1, "--delta", 0.1,
+                           "--annotator-error", 0.1)
+    assert code == 2 and "not below alpha" in err
