@@ -271,7 +271,8 @@ def goal_figure(x, y, *, current: tuple[float, float] | None = None,
     current : (float, float), optional
         The current setting, drawn as a red star.
     points : sequence of dict
-        Recommended settings: ``x``, ``y``, ``name`` (the legend and the label beside it).
+        Recommended settings: ``x``, ``y``, ``name`` (the legend; the first point's also
+        written beside it).
     target_y, target_x : float, optional
         A target accuracy (horizontal dotted line) or an effort budget (vertical).
     x_title, y_title, title : str
@@ -287,8 +288,12 @@ def goal_figure(x, y, *, current: tuple[float, float] | None = None,
     ys = list(fy)
     colours = ("#2ca02c", "#1f77b4", "#9467bd")
     for i, p in enumerate(points):
-        traces.append({"type": "scatter", "x": [p["x"]], "y": [p["y"]], "mode": "markers+text",
-                       "name": p["name"], "text": [p["name"]], "textposition": "middle right",
+        # only the first point (the goal) is labelled beside it: the others, often close to
+        # the current setting, are named in the legend (labels there overlapped)
+        traces.append({"type": "scatter", "x": [p["x"]], "y": [p["y"]],
+                       "mode": "markers+text" if i == 0 else "markers",
+                       "name": p["name"], "text": [p["name"] if i == 0 else ""],
+                       "textposition": "middle right",
                        "marker": {"size": 14, "symbol": "circle",
                                   "color": colours[i % len(colours)]}})
         ys.append(p["y"])
