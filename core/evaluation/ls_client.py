@@ -38,6 +38,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import DataError
+from core.userfile import parse_json
 
 __all__ = ["LabelStudioClient", "Project", "PushResult", "looks_like_jwt"]
 
@@ -63,6 +65,44 @@ def looks_like_jwt(token: str) -> bool:
     except (ValueError, UnicodeDecodeError):
         return False
     return isinstance(head, dict) and "alg" in head
+
+
+#: Largest answer read from an API call, and from a project's export (a 150 MB answer ran
+#: out of memory); more is refused with a message.
+MAX_ANSWER_BYTES = 16 * 2**20
+MAX_EXPORT_BYTES = 200 * 2**20
+#: Most pages of the project list followed (100 projects a page): a server whose list never
+#: ends was followed forever.
+MAX_PROJECT_PAGES = 200
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    p = urllib.parse.urlparse(url)
+    port = p.port or {"http": 80, "https": 443}.get(p.scheme)
+    return p.scheme, (p.hostname or "").lower(), port
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Redirects are followed only within the server's own origin: urllib sends the request's
+    headers, the token's Authorization among them, to wherever a redirect points."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        if _origin(newurl) != _origin(self.base):
+            raise DataError(f"Label Studio at {self.base} redirected to {newurl}, another "
+                            "server: the token is not sent there; give that server's address "
+                            "if it is the right one")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _read_limited(r: Any, limit: int, url: str, path: str) -> bytes:
+    data = r.read(limit + 1)
+    if len(data) > limit:
+        raise DataError(f"Label Studio at {url} answered {path} with more than "
+                        f"{limit / 2**20:.0f} MiB; refused")
+    return data
 
 
 @dataclass(frozen=True)
@@ -128,7 +168,11 @@ class LabelStudioClient:
     def __init__(self, url: str, token: str, *, timeout: float = 10.0, auth: str = "auto",
                  export_timeout: float = 120.0) -> None:
         url = (url or "").strip().rstrip("/")
-        parsed = urllib.parse.urlparse(url)
+        try:
+            parsed = urllib.parse.urlparse(url)
+            parsed.port  # noqa: B018 - raises on a port that is not a number in range
+        except ValueError as exc:  # "http://[::1": Invalid IPv6 URL
+            raise DataError(f"Label Studio URL {url!r} cannot be read: {exc}") from None
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise DataError(f"Label Studio URL must start with http:// or https:// and name a "
                             f"host, e.g. http://localhost:8080; got {url!r}")
@@ -151,15 +195,42 @@ class LabelStudioClient:
 
     def _send(self, method: str, path: str, body: Any, headers: dict[str, str],
               timeout: float) -> tuple[int, bytes]:
+        """One HTTP exchange, whole within ``timeout`` seconds (a server that drips its answer
+        a byte at a time kept the per-read timeout from ever firing): it runs in a worker
+        thread that the caller stops waiting for at the deadline."""
+        box: list[Any] = []
+        worker = threading.Thread(target=lambda: box.append(self._exchange(
+            method, path, body, headers, timeout)), daemon=True)
+        worker.start()
+        worker.join(timeout + 1.0)
+        if worker.is_alive() or not box:
+            raise DataError(f"Label Studio at {self.url} did not finish answering {method} "
+                            f"{path} within {timeout:g} s; check the URL and that the server "
+                            "is running")
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+
+    def _exchange(self, method: str, path: str, body: Any, headers: dict[str, str],
+                  timeout: float) -> tuple[int, bytes] | BaseException:
+        try:
+            return self._exchange_or_raise(method, path, body, headers, timeout)
+        except BaseException as exc:  # handed to the caller's thread
+            return exc
+
+    def _exchange_or_raise(self, method: str, path: str, body: Any, headers: dict[str, str],
+                           timeout: float) -> tuple[int, bytes]:
         data = None if body is None else json.dumps(body).encode("utf-8")
         req = urllib.request.Request(self.url + path, data=data, method=method,
                                      headers={"Accept": "application/json",
                                               "Content-Type": "application/json", **headers})
+        limit = MAX_EXPORT_BYTES if path.split("?")[0].endswith("/export") else MAX_ANSWER_BYTES
+        opener = urllib.request.build_opener(_SameOriginRedirects(self.url))
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r:
-                return r.status, r.read()
+            with opener.open(req, timeout=timeout) as r:
+                return r.status, _read_limited(r, limit, self.url, path)
         except urllib.error.HTTPError as e:
-            return e.code, e.read()
+            return e.code, _read_limited(e, MAX_ANSWER_BYTES, self.url, path)
         except (TimeoutError, socket.timeout):
             raise DataError(f"Label Studio at {self.url} did not answer {method} {path} within "
                             f"{timeout:g} s; check the URL and that the server is running"
@@ -273,10 +344,9 @@ class LabelStudioClient:
         if not raw.strip():
             return None
         try:
-            return json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise DataError(f"{self.url}{path} did not answer with JSON: is this the address of "
-                            "a Label Studio server?") from None
+            return parse_json(raw, label=f"{self.url}{path}")  # nesting and key limits
+        except DataError as exc:
+            raise DataError(f"{exc}: is this the address of a Label Studio server?") from None
 
     # ------------------------------------------------------------------ API
 
@@ -298,23 +368,28 @@ class LabelStudioClient:
     def projects(self, *, title: str | None = None) -> list[dict[str, Any]]:
         """The projects this user can see (optionally those whose title contains ``title``)."""
         out: list[dict[str, Any]] = []
-        page = 1
-        while True:
+        for page in range(1, MAX_PROJECT_PAGES + 1):
             params: dict[str, Any] = {"page": page, "page_size": 100}
             if title:
                 params["title"] = title
             got = self.request("GET", "/api/projects/", params=params)
             if isinstance(got, list):  # unpaginated answer
-                return got
+                return [p for p in got if isinstance(p, dict)]
             results = got.get("results", []) if isinstance(got, dict) else []
-            out.extend(results)
-            if not results or not got.get("next") or len(out) >= int(got.get("count", 0)):
+            if not isinstance(results, list):
+                results = []
+            out.extend(p for p in results if isinstance(p, dict))
+            count = got.get("count") if isinstance(got, dict) else None
+            done = isinstance(count, int) and not isinstance(count, bool) and len(out) >= count
+            if not results or not got.get("next") or done:
                 return out
-            page += 1
+        raise DataError(f"Label Studio at {self.url} lists projects on more than "
+                        f"{MAX_PROJECT_PAGES} pages; stopped (is this a Label Studio server?)")
 
     def find_project(self, title: str) -> dict[str, Any] | None:
         """The project with exactly this title (the oldest one if several), else None."""
-        same = [p for p in self.projects(title=title) if p.get("title") == title]
+        same = [p for p in self.projects(title=title) if p.get("title") == title
+                and isinstance(p.get("id"), int) and not isinstance(p.get("id"), bool)]
         return min(same, key=lambda p: p["id"]) if same else None
 
     def ensure_project(self, title: str, label_config: str, *,
@@ -344,11 +419,15 @@ class LabelStudioClient:
             body = {"title": title, "label_config": label_config, "description": description,
                     "show_skip_button": True}
             p = self.request("POST", "/api/projects/", body=body)
+            if not (isinstance(p, dict) and isinstance(p.get("id"), int)):
+                raise DataError(f"{self.url} created no project (its answer has no project "
+                                "id): is this a Label Studio server?")
             return Project(id=int(p["id"]), title=title, created=True)
         pid = int(found["id"])
         current = found.get("label_config")
         if current is None:
-            current = self.request("GET", f"/api/projects/{pid}/").get("label_config")
+            got = self.request("GET", f"/api/projects/{pid}/")
+            current = got.get("label_config") if isinstance(got, dict) else None
         if " ".join(str(current).split()) != " ".join(label_config.split()):
             self.request("PATCH", f"/api/projects/{pid}/", body={"label_config": label_config})
             return Project(id=pid, title=title, created=False, config_updated=True)
@@ -367,7 +446,8 @@ class LabelStudioClient:
         for start in range(0, len(tasks), chunk):
             got = self.request("POST", f"/api/projects/{int(project_id)}/import",
                                body=tasks[start:start + chunk], timeout=self.export_timeout)
-            created += int((got or {}).get("task_count", 0))
+            n = got.get("task_count", 0) if isinstance(got, dict) else 0
+            created += n if isinstance(n, int) and not isinstance(n, bool) else 0
         return created
 
     def export(self, project_id: int, *, all_tasks: bool = True) -> list[dict[str, Any]]:
@@ -404,7 +484,8 @@ class LabelStudioClient:
         have: set[str] = set()
         if not project.created:
             for t in self.export(project.id):
-                sid = (t.get("data") or {}).get("sample_id")
+                data = t.get("data") if isinstance(t, dict) else None
+                sid = data.get("sample_id") if isinstance(data, dict) else None
                 if sid is not None:
                     have.add(str(sid))
         new = [t for t in tasks if str(t["data"]["sample_id"]) not in have]

@@ -200,7 +200,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.demo.clembench",
     "core.demo.tooltalk",
     "core.evaluation.agreement",
-    "core.evaluation.ls_client",
     "core.evaluation.ls_export",
     "core.evaluation.planner",
     "core.evaluation.weighted_design",
