@@ -201,3 +201,29 @@ def test_a_large_upload_is_saved_on_validation(tmp_path):
     assert stored["n_rows"].tolist() == [250_000]
     assert stored["content_hash"].tolist() == [data_page.session_state["data"].content_id]
     assert not any("on request" in w.value for w in data_page.warning)
+
+
+def test_an_uploaded_dataset_reopens_with_its_settings():
+    """A reload reopens the upload from the workspace (read back from Parquet, prepared with
+    its stored mapping): the same key, so its own settings come back."""
+    data_page = page_test("1_Data.py")
+    data_page.run()
+    data_page.session_state["upload"] = {"name": "seconds.csv",
+                                         "bytes": seconds_frame().to_csv(index=False).encode()}
+    data_page.run()
+    [b for b in data_page.button if "Validate" in str(b.label)][0].click().run()
+    tradeoff = page_test("2_Trade-off.py")
+    for k in ("data", "data_key", "data_source", "lam", "share", "mode", "constraints"):
+        tradeoff.session_state[k] = data_page.session_state[k]
+    tradeoff.run()
+    tradeoff.number_input(key="_w_lam_box").set_value(0.0025).run()
+    tradeoff.number_input(key="_w_count").set_value(3).run()
+    assert not tradeoff.exception
+    reload = page_test("2_Trade-off.py")
+    reload.run()
+    assert not reload.exception
+    assert reload.session_state["data_source"] == "workspace"
+    assert reload.session_state["data"].name == "seconds.csv"
+    assert reload.session_state["data_key"] == data_page.session_state["data_key"]
+    assert reload.session_state["lam"] == 0.0025
+    assert reload.session_state["share"] == 3 / 8
