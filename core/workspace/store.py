@@ -85,6 +85,24 @@ def _add_event(con: sqlite3.Connection, round_id: int, action: str,
                  who or _who(), _now()))
 
 
+def _check_database_file(path: Path) -> None:
+    """An empty or non-SQLite database file is reported, never replaced (SQLite took an empty
+    file for a new database and wrote a new workspace into it)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise DataError(f"cannot read the workspace database {path}: {exc}") from None
+    if not head:
+        raise DataError(f"the workspace database {path} is empty (0 bytes): it is not replaced; "
+                        "restore it from a copy, or move it away to start a new workspace")
+    if head != b"SQLite format 3\x00":
+        raise DataError(f"{path} is not a workspace database (not SQLite): it is not replaced; "
+                        "restore it from a copy, or move it away to start a new workspace")
+
+
 class Workspace:
     """A workspace folder. Every method opens its own connection, so one object can serve
     several Streamlit sessions and threads; writes are single transactions.
@@ -97,18 +115,30 @@ class Workspace:
 
     def __init__(self, root: str | os.PathLike | None = None):
         self.root = Path(root).expanduser() if root is not None else default_root()
+        self.db_path = self.root / "workspace.sqlite"
+        self.read_only = False  # a read-only folder or file: opened to read, writes refused
+        _check_database_file(self.db_path)  # an empty or foreign file is reported, never replaced
         try:
             (self.root / "tables").mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise DataError(f"cannot create the workspace folder {self.root}: {exc}") from None
-        self.db_path = self.root / "workspace.sqlite"
-        self._migrate()
+            if not self.db_path.is_file():
+                raise DataError(f"cannot create the workspace folder {self.root}: {exc}") from None
+            self.read_only = True
+        self.read_only = self.read_only or self.db_path.is_file() and not (
+            os.access(self.db_path, os.W_OK) and os.access(self.root, os.W_OK))
+        self._check_read_only_schema() if self.read_only else self._migrate()
 
     # ----------------------------------------------------------------------------- plumbing
     @contextlib.contextmanager
     def _connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        if write:
+            self._check_writable()
         try:
-            con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+            if self.read_only:  # immutable: no -wal/-shm file is created or needed
+                con = sqlite3.connect(f"{self.db_path.resolve().as_uri()}?immutable=1",
+                                      uri=True, timeout=30, isolation_level=None)
+            else:
+                con = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
         except sqlite3.Error as exc:
             raise DataError(f"cannot open the workspace database {self.db_path}: {exc}") from None
         try:
@@ -131,10 +161,27 @@ class Workspace:
             con.close()
 
     def _migrate(self) -> None:
-        with self._connect() as con:
-            con.execute("PRAGMA journal_mode = WAL")
-        with self._connect(write=True) as con:
-            migrate(con, where=self.root)
+        try:
+            with self._connect() as con:
+                con.execute("PRAGMA journal_mode = WAL")
+            with self._connect(write=True) as con:
+                migrate(con, where=self.root)
+        except DataError as exc:
+            if "readonly" not in str(exc) and "read-only" not in str(exc):
+                raise
+            self.read_only = True  # the file system refused the write: open for reading
+            self._check_read_only_schema()
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise DataError(f"the workspace {self.root} is read-only: it can be looked at, "
+                            f"nothing can be saved (use a folder you can write: ${ENV_VAR})")
+
+    def _check_read_only_schema(self) -> None:
+        if self.schema_version != SCHEMA_VERSION:
+            raise DataError(f"the workspace {self.root} is read-only and was written by another "
+                            f"version of the app (schema {self.schema_version}, this one uses "
+                            f"{SCHEMA_VERSION}): open it once where it can be written")
 
     @property
     def schema_version(self) -> int:
@@ -163,6 +210,7 @@ class Workspace:
         return None if found is None else int(found[0])
 
     def _write_table(self, df: pd.DataFrame) -> str:
+        self._check_writable()  # before the file: a read-only workspace gets nothing
         return write_table(self.root / "tables", df)
 
     def _write_plan(self, selection: np.ndarray, queue_rank: np.ndarray,

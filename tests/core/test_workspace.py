@@ -365,3 +365,39 @@ def test_the_last_active_dataset_is_remembered(ws, demo):
     with pytest.raises(DataError):
         ws.remember_active(dsid + 99)
     assert ws.last_active() == "demo"  # a refused id changes nothing
+
+
+# ---------------------------------------------------------------- issue 24: damaged or read-only files
+
+@pytest.mark.parametrize("content, match", [(b"", "is empty \\(0 bytes\\): it is not replaced"),
+                                            (b"garbage" * 100, "not a workspace database")])
+def test_an_empty_or_foreign_database_file_is_reported_never_replaced(tmp_path, content, match):
+    """An empty workspace.sqlite was silently replaced by a new workspace."""
+    db = tmp_path / "workspace.sqlite"
+    db.write_bytes(content)
+    with pytest.raises(DataError, match=match):
+        Workspace(tmp_path)
+    assert db.read_bytes() == content
+
+
+def test_a_read_only_workspace_opens_for_reading_and_refuses_writes(tmp_path, monkeypatch):
+    """A read-only workspace could not be opened at all ("attempt to write a readonly
+    database"), even to look. (Tests run as root, which the file system lets write anything:
+    the permission check is what is made to answer "no".)"""
+    import os
+
+    first = Workspace(tmp_path)
+    demo = make_demo(20, seed=1)
+    did = first.add_dataset(demo, name="demo", roles=None)
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **k: False if mode == os.W_OK
+                        else real(p, mode, **k))
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    ro = Workspace(tmp_path)
+    assert ro.read_only and not first.read_only
+    assert ro.list_datasets()["id"].tolist() == [did]
+    assert len(ro.dataset(did)["raw"]) == len(demo)
+    with pytest.raises(DataError, match="is read-only: it can be looked at, nothing can be saved"):
+        ro.add_dataset(make_demo(10, seed=2), name="other", roles=None)
+    after = {p.name: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before
