@@ -12,8 +12,8 @@ from core.errors import DataError
 from core.figures.data import histogram, histogram_counts, label_balance
 from core.defaults import AUTO_SAVE_ROWS
 from core.summary import data_effort_unit, effort_unit
-from pages._common import (demo_frame, get_data, init_state, next_step, remember_active, set_data,
-                           show_error)
+from pages._common import (demo_frame, get_data, init_state, md, next_step, remember_active,
+                           set_data, show_error)
 
 init_state()
 st.title("Data")
@@ -183,15 +183,15 @@ if upload:
         st.info("The active dataset is unchanged.")
         raw = None
     if raw is not None:
-        st.subheader(f"Column mapping · {upload['name']}")
+        st.subheader(f"Column mapping · {md(upload['name'])}")
         st.caption(f"{len(raw):,} rows × {raw.shape[1]} columns. Roles were detected from the column "
                    "names and values; change any of them, then apply.")
         det = _detect(digest, upload["name"], upload["bytes"])
         detected = det.roles
         for ask in det.asks:
-            st.warning(f"**Check the {ROLE_NAMES[ask.role]}.** {ask.message}")
+            st.warning(f"**Check the {ROLE_NAMES[ask.role]}.** {md(ask.message)}")
         for role, unit in det.units.items():
-            st.caption(f"The {ROLE_NAMES[role]} column '{detected[role]}' is in **{unit}** "
+            st.caption(f"The {ROLE_NAMES[role]} column '{md(detected[role])}' is in **{md(unit)}** "
                        "(from its name).")
         options = ["—"] + list(raw.columns)
         roles: dict = {}
@@ -225,9 +225,9 @@ if upload:
 
 data = get_data()
 st.divider()
-st.subheader(f"Active dataset · {data.name}")
+st.subheader(f"Active dataset · {md(data.name)}")
 for note in data.notices:
-    st.info(note)
+    st.info(md(note))
 f = data.frame
 # headline figures that apply to this data only (no "n/a" card, issue 25)
 cards = [("Samples", f"{data.M:,}", None), ("Classes", f"{len(data.labels):,}", None)]
@@ -263,7 +263,7 @@ with st.expander("Column mapping in use · change it", expanded=False):
                                        default=[str(c) for c in data.text_columns
                                                 if str(c) in raw_cols], key="remap_text")
         reapply = st.form_submit_button("Apply the new mapping")
-    st.caption(f"Other confidence columns: {', '.join(data.confidence_columns[1:]) or '—'}")
+    st.caption(f"Other confidence columns: {md(', '.join(data.confidence_columns[1:])) or '—'}")
     if reapply:
         try:
             new = prepare(data.raw, remap, name=data.name)

@@ -19,8 +19,8 @@ from core.rsm import (ANALYSES, COLUMN_DESCRIPTIONS, COMPARISONS, EXCLUSION_REAS
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
 from core.scenario import fairness_by_group
 from core.serialize import dumps
-from pages._common import (current_assignment, get_data, get_params, init_state, next_step, show_error,
-                           synced)
+from pages._common import (code, current_assignment, get_data, get_params, init_state, md,
+                           next_step, show_error, synced)
 
 #: Agreement columns shown first (the score distributions go to their own table).
 AGREEMENT = ("N", "exact_agr", "adj_agr", "kappa", "wtkappa", "corr", "R2", "RMSE", "SMD")
@@ -256,7 +256,7 @@ except Exception as exc:  # a DataError names the problem; anything else is show
 
 # ----------------------------------------------------------------------------- notes
 what = {"machine": "the machine evaluator's labels", "collaborative": f"the collaborative labels at {params.label}",
-        "raters": f"the second rater (`{second_source}`)"}[compare]
+        "raters": f"the second rater ({code(second_source)})"}[compare]
 ref = "the first human rater (gold labels)" if compare == "raters" else "the gold labels"
 resp = report["responses"]
 st.markdown(f"**Evaluated:** {what} · **reference:** {ref} · **N = {resp['N']:,}**"
@@ -272,7 +272,7 @@ if any(h2_set.values()):
                f"{h2_set['zero']:,} zero (exclude_zero_scores).")
 if info["mapping"]:
     st.caption("Text labels are coded in their sorted order for the numeric statistics: "
-               + ", ".join(f"`{k}` = {v}" for k, v in info["mapping"].items())
+               + ", ".join(f"{code(k)} = {v}" for k, v in info["mapping"].items())
                + ". Signs of SMD, DSM and the error regressions refer to these codes.")
 if info["binary"]:
     with st.expander("Binary labels: which statistics are meaningful", expanded=False):
@@ -304,9 +304,9 @@ if "consistency" not in report:
     st.info("No second human rating: human-human agreement and PRMSE are unavailable"
             + (" (pick a second-rater column above)." if not role_second else "."))
 elif report["consistency"] is None:
-    st.info(f"No sample has both ratings (`{second_source}` is empty).")
+    st.info(f"No sample has both ratings ({code(second_source)} is empty).")
 else:
-    st.caption(f"First rater (gold) vs the second rater `{second_source}` on the N₂ double-scored "
+    st.caption(f"First rater (gold) vs the second rater {code(second_source)} on the N₂ double-scored "
                "samples; standardised mean difference with the pooled sd (RSMTool's consistency table).")
     show_table(pd.DataFrame([report["consistency"]], columns=list(CONSISTENCY_AGREEMENT)),
                "the human-human agreement", "consistency", index=False)
@@ -325,9 +325,9 @@ if "true_score" in report and "consistency" in report:
 SIG_LEVEL = 0.05
 for col in groups:
     st.divider()
-    st.subheader(f"By `{col}`")
+    st.subheader(f"By {code(col)}")
     if f"error_by_{col}" in report:
-        st.error(report[f"error_by_{col}"])
+        st.error(md(report[f"error_by_{col}"]))
         continue
     rows = report[f"eval_by_{col}"]
     dsm = {k: v["DSM"] for k, v in rows.items()}
@@ -338,22 +338,22 @@ for col in groups:
     flagged = [str(k) for k, v in flags.items() if v == "flag"]
     missing = [str(k) for k, v in flags.items() if v in ("missing", "nan")]
     if flagged:
-        st.warning(f"|DSM| > {DSM_BAND:g} for: {', '.join(flagged)}.")
+        st.warning(f"|DSM| > {DSM_BAND:g} for: {md(', '.join(map(str, flagged)))}.")
     else:
         st.success(f"Every subgroup with a DSM is within ±{DSM_BAND:g}.")
     if missing:
-        st.caption(f"DSM missing for {', '.join(missing)}: a population sd is (close to) 0 or undefined.")
+        st.caption(f"DSM missing for {md(', '.join(map(str, missing)))}: a population sd is (close to) 0 or undefined.")
 
     table = rows_frame(rows, ("DSM",) + GROUP_AGREEMENT, col)
     table.insert(0, "flag", [{"flag": f"⚑ |DSM| > {DSM_BAND:g}", "ok": "", "missing": "DSM missing",
                               "nan": "DSM NaN"}[flags[k]] for k in rows])
     show_table(table, f"the agreement by {col}", f"eval_by_{col}")
-    with st.expander(f"Errors and score distributions by {col}"):
+    with st.expander(f"Errors and score distributions by {md(col)}"):
         show_table(rows_frame(rows, GROUP_ERRORS, col), f"the errors by {col}", f"errors_by_{col}")
         show_table(rows_frame(rows, DISTRIBUTION, col), f"the score distributions by {col}", f"distributions_by_{col}")
 
     fair = report[f"fairness_by_{col}"]
-    st.markdown(f"**Fairness analyses** (OLS; reference group `{fair['base_category']}`, the largest)")
+    st.markdown(f"**Fairness analyses** (OLS; reference group {code(fair['base_category'])}, the largest)")
     summary = pd.DataFrame([
         {"analysis": ANALYSES[a], "R2 (adjusted)": fair[a]["R2"], "p-value": fair[a]["sig"],
          f"significant at {SIG_LEVEL}": (None if math.isnan(fair[a]["sig"]) else fair[a]["sig"] < SIG_LEVEL),
@@ -386,14 +386,14 @@ for col in groups:
         cons = report[f"consistency_by_{col}"]
         show_table(rows_frame(cons, ("DSM",) + GROUP_AGREEMENT, col), f"the human-human agreement by {col}",
                    f"consistency_by_{col}")
-        with st.expander(f"Rater score distributions by {col}"):
+        with st.expander(f"Rater score distributions by {md(col)}"):
             show_table(rows_frame(cons, ("SMD",) + RATER_DISTRIBUTION, col),
                        f"the rater score distributions by {col}", f"consistency_distributions_by_{col}")
         empty = [str(k) for k, v in cons.items() if v["N"] == 0]
         if empty:
-            st.caption(f"No double-scored sample in: {', '.join(empty)} (N = 0, as RSMTool lists them).")
+            st.caption(f"No double-scored sample in: {md(', '.join(map(str, empty)))} (N = 0, as RSMTool lists them).")
 
-    st.markdown(f"**Collaborative result by `{col}`** at {params.label}")
+    st.markdown(f"**Collaborative result by {code(col)}** at {params.label}")
     if human_mask is None:
         show_error(assignment_error, context="Assignment unavailable")
     else:

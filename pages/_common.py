@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -518,13 +519,37 @@ def next_step(page: str | None, label: str, why: str = "") -> None:
         st.caption(why)
 
 
+#: What makes markdown active content: images and links (``[``, ``]``), HTML and autolinks
+#: (``<``, ``>``), code spans and the escape itself; emphasis characters (``_``, ``*``) are
+#: left, so a column name such as machine_confidence reads as written in messages
+_MARKDOWN = re.compile(r"([\\`\[\]<>$])")
+
+
+def md(value: Any) -> str:
+    """``value`` as text that Streamlit's markdown cannot turn into active content: brackets,
+    angle brackets, backticks and dollars escaped, so a file name, column name or cell like
+    ``![x](http://host/x)`` is never an image the browser fetches, a link, HTML, a colour
+    directive (``:red[...]``) or LaTeX (issue 24). Use it for
+    every piece of data in ``st.markdown``/``caption``/``error``/``warning``/``info``/
+    ``success``/``subheader``."""
+    return _MARKDOWN.sub(r"\\\1", str(value))
+
+
+def code(value: Any) -> str:
+    """``value`` as an inline code span (inert: markdown is not read inside one), or escaped
+    (:func:`md`) when it holds a backtick that would end the span."""
+    text = str(value)
+    return md(text) if "`" in text or "\n" in text else f"`{text}`"
+
+
 def show_error(exc: BaseException, *, context: str = "") -> None:
-    """Show a user-facing error (``DataError`` message; other errors summarised, no traceback)."""
+    """Show a user-facing error (``DataError`` message; other errors summarised, no traceback).
+    The message names columns, rows and values of the user's data: shown escaped (:func:`md`)."""
     prefix = f"{context}: " if context else ""
     if isinstance(exc, DataError):
-        st.error(prefix + str(exc))
+        st.error(prefix + md(exc))
     else:
-        st.error(f"{prefix}unexpected {type(exc).__name__}: {exc}")
+        st.error(f"{prefix}unexpected {type(exc).__name__}: {md(exc)}")
 
 
 def sidebar() -> None:
@@ -534,13 +559,13 @@ def sidebar() -> None:
     p = get_params()
     with st.sidebar:
         st.markdown("**Active dataset**")
-        st.caption(f"{data.name} · {data.M:,} samples · {len(data.labels)} classes")
+        st.caption(f"{md(data.name)} · {data.M:,} samples · {len(data.labels)} classes")
         if st.session_state.get("_resumed") and st.session_state.get("data_source") == "workspace":
             st.caption(st.session_state["_resumed"])
         if st.session_state.get("_resume_error"):
-            st.error(st.session_state["_resume_error"])
+            st.error(md(st.session_state["_resume_error"]))
         gold = "gold labels ✓" if data.has_gold else "no gold labels"
-        st.caption(f"{gold} · confidence: `{data.roles.get('machine_confidence')}` · "
+        st.caption(f"{gold} · confidence: {code(data.roles.get('machine_confidence'))} · "
                    f"effort: {data.effort_source.replace('_', ' ')}")
         st.markdown("**Current assignment**")
         st.caption(p.label + (" · extra constraints" if p.constraints else "")
@@ -628,7 +653,8 @@ def restore_scenario(key: int | str) -> None:
     set_data(data, source="workspace")
     ss = st.session_state
     ss["dataset_id"] = sc["dataset_id"]
-    ws.remember_active(sc["dataset_id"])
+    if not ws.read_only:  # a read-only workspace is looked at, never written
+        ws.remember_active(sc["dataset_id"])
     settings = sc["settings"]
     for k in ("lam", "share", "mode", "constraints"):
         if k in settings:
@@ -656,7 +682,8 @@ def _open_clicked(key: str) -> None:
         try:
             dsid = int(choice.split(" ", 1)[0].lstrip("#"))
             set_data(data_from_workspace(get_workspace(), dsid), source="workspace")
-            get_workspace().remember_active(dsid)
+            if not get_workspace().read_only:
+                get_workspace().remember_active(dsid)
             st.session_state["dataset_id"] = dsid
             st.session_state["_restore_error"] = None
         except DataError as exc:
@@ -671,11 +698,14 @@ def workspace_sidebar() -> None:
         datasets = ws.list_datasets()
     except DataError as exc:
         with st.sidebar:
-            st.error(f"Workspace unavailable: {exc}")
+            st.error(f"Workspace unavailable: {md(exc)}")
         return
     with st.sidebar:
         st.markdown("**Workspace**")
-        st.caption(f"`{ws.root}` · {len(datasets)} dataset{'' if len(datasets) == 1 else 's'} · "
+        if ws.read_only:
+            st.info("This workspace is read-only: its datasets and scenarios can be opened, "
+                    "nothing is saved to it (set HMCEVAL_WORKSPACE to a folder you can write).")
+        st.caption(f"{code(ws.root)} · {len(datasets)} dataset{'' if len(datasets) == 1 else 's'} · "
                    f"{len(scenarios)} scenario{'' if len(scenarios) == 1 else 's'}")
         if len(scenarios):
             options = [f"#{r.id} {r.name} ({r.dataset})" for r in scenarios.itertuples()]
@@ -683,7 +713,7 @@ def workspace_sidebar() -> None:
             st.button("Restore scenario", key="_w_restore", on_click=_restore_clicked,
                       args=("_w_restore_choice",), width="stretch")
             if st.session_state.get("_restore_error"):
-                st.error(st.session_state["_restore_error"])
+                st.error(md(st.session_state["_restore_error"]))
         else:
             st.caption("No saved scenario yet: save one on the Evaluate page.")
         if len(datasets):
