@@ -90,7 +90,8 @@ def _dataset_id() -> int | None:
     cached = ss.get("_dataset_id_for")
     if cached and cached[0] == key:
         return cached[1]
-    dsid = R.find_dataset_id(ws, data)
+    # the dataset's content id, computed once when it was prepared (not hashed again here)
+    dsid = ws.find_dataset(data.raw, dict(data.roles), content_id=data.content_id)
     ss["_dataset_id_for"] = (key, dsid)
     if dsid is not None:
         ss["dataset_id"] = dsid
