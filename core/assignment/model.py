@@ -454,6 +454,11 @@ def solve_ilp(inp: SAEInputs, *, lam: float, n_human: int, mode: Mode = "at_most
                         "constraints or split the table")
     if c.effort_budget is not None and not math.isfinite(c.effort_budget):
         raise DataError(f"effort budget must be a finite number >= 0, got {c.effort_budget}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        if not (np.isfinite(lam * inp.l).all() and np.isfinite(lam * inp.k).all()):
+            # the solver refused inf with a ValueError (a traceback): say which value
+            raise DataError(f"lambda {lam:g} times the effort overflows (it is beyond what a "
+                            "float holds); give a smaller --lam")
     h = cp.Variable(m, boolean=True)
     z = 1 - h
     obj = inp.a @ z + inp.b @ h - lam * (inp.k @ z + inp.l @ h)

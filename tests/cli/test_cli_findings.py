@@ -220,3 +220,13 @@ def test_a_table_with_thousands_of_classes_is_refused_naming_the_columns(capsys,
                                                "turn=sample_id"]):
         code, out, err = run_cli(capsys, *argv)
         assert code == 2 and "3,000 distinct classes" in err and "'machine_label'" in err
+
+
+def test_a_huge_lambda_with_extra_constraints_exits_2(capsys, tmp_path):
+    """Found by the fuzz suite (seed 7): --lam 1e308 with subgroup bounds made lambda x effort
+    infinite and cvxpy raised ValueError (a traceback)."""
+    path = tmp_path / "t.csv"
+    scored().to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", path, "--lam", "1e308", "--json", "--group-col",
+                             "topic", "--group-share", "a=0.1:0.9")
+    assert code == 2 and "overflows" in err and out == ""
