@@ -32,8 +32,8 @@ import pandas as pd
 
 from core.errors import DataError, plain_value
 from core.workspace.schema import MIGRATIONS, SCHEMA_VERSION, migrate
-from core.workspace.tables import (legacy_table_hash, plan_frame, plan_inclusion, plan_rows,
-                                   read_table, table_hash, write_table)
+from core.workspace.tables import (check_database_file, legacy_table_hash, plan_frame,
+                                   plan_inclusion, plan_rows, read_table, table_hash, write_table)
 
 __all__ = ["SCHEMA_VERSION", "MIGRATIONS", "ENV_VAR", "default_root", "Workspace",
            "SCENARIO_FORMAT", "table_hash"]
@@ -45,7 +45,11 @@ SCENARIO_FORMAT = "hmceval-scenario"
 def default_root() -> Path:
     """``$HMCEVAL_WORKSPACE`` when set, else ``~/.hmceval/workspace``."""
     env = os.environ.get(ENV_VAR)
-    return Path(env).expanduser() if env else Path.home() / ".hmceval" / "workspace"
+    try:
+        return Path(env).expanduser() if env else Path.home() / ".hmceval" / "workspace"
+    except RuntimeError:  # no home directory (HOME unset, no passwd entry): say what to set
+        raise DataError(f"no home directory to hold the workspace: set {ENV_VAR} to a folder "
+                        "(or pass --workspace DIR)") from None
 
 
 def _now() -> str:
@@ -85,24 +89,6 @@ def _add_event(con: sqlite3.Connection, round_id: int, action: str,
                  who or _who(), _now()))
 
 
-def _check_database_file(path: Path) -> None:
-    """An empty or non-SQLite database file is reported, never replaced (SQLite took an empty
-    file for a new database and wrote a new workspace into it)."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(16)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise DataError(f"cannot read the workspace database {path}: {exc}") from None
-    if not head:
-        raise DataError(f"the workspace database {path} is empty (0 bytes): it is not replaced; "
-                        "restore it from a copy, or move it away to start a new workspace")
-    if head != b"SQLite format 3\x00":
-        raise DataError(f"{path} is not a workspace database (not SQLite): it is not replaced; "
-                        "restore it from a copy, or move it away to start a new workspace")
-
-
 class Workspace:
     """A workspace folder. Every method opens its own connection, so one object can serve
     several Streamlit sessions and threads; writes are single transactions.
@@ -117,7 +103,7 @@ class Workspace:
         self.root = Path(root).expanduser() if root is not None else default_root()
         self.db_path = self.root / "workspace.sqlite"
         self.read_only = False  # a read-only folder or file: opened to read, writes refused
-        _check_database_file(self.db_path)  # an empty or foreign file is reported, never replaced
+        check_database_file(self.db_path)  # an empty or foreign file is reported, never replaced
         try:
             (self.root / "tables").mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -21,7 +21,7 @@ from core.data.content import content_id
 from core.errors import DataError
 
 __all__ = ["table_hash", "legacy_table_hash", "parquet_bytes", "write_table", "read_table", "plan_frame",
-           "plan_rows", "plan_inclusion", "PLAN_PROBABILITY"]
+           "plan_rows", "plan_inclusion", "PLAN_PROBABILITY", "check_database_file"]
 
 #: The column of a stored plan holding each row's inclusion probability (active and random
 #: designs only; a routing or guarantee round's plan has no such column).
@@ -78,11 +78,16 @@ def write_table(folder: Path, df: pd.DataFrame) -> str:
 
 def read_table(folder: Path, name: str) -> pd.DataFrame:
     """The table stored as ``name`` in ``folder``; a :class:`DataError` naming the file when it
-    is missing."""
+    is missing or damaged (a damaged file raised pyarrow's ArrowInvalid: a traceback)."""
     path = Path(folder) / name
     if not path.exists():
         raise DataError(f"the workspace table file {path} is missing")
-    return pd.read_parquet(path)
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises several types for a damaged file
+        raise DataError(f"the workspace table file {path} is damaged and cannot be read "
+                        f"({type(exc).__name__}: {str(exc)[:200]}); restore it from a copy "
+                        "(nothing else was changed)") from None
 
 
 def plan_frame(selection: np.ndarray, queue_rank: np.ndarray,
@@ -115,3 +120,21 @@ def plan_inclusion(plan: pd.DataFrame) -> np.ndarray | None:
     if PLAN_PROBABILITY not in plan.columns:
         return None
     return plan[PLAN_PROBABILITY].to_numpy(dtype=float)
+
+
+def check_database_file(path: Path) -> None:
+    """An empty or non-SQLite database file is reported, never replaced (SQLite took an empty
+    file for a new database and wrote a new workspace into it)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise DataError(f"cannot read the workspace database {path}: {exc}") from None
+    if not head:
+        raise DataError(f"the workspace database {path} is empty (0 bytes): it is not replaced; "
+                        "restore it from a copy, or move it away to start a new workspace")
+    if head != b"SQLite format 3\x00":
+        raise DataError(f"{path} is not a workspace database (not SQLite): it is not replaced; "
+                        "restore it from a copy, or move it away to start a new workspace")

@@ -401,3 +401,30 @@ def test_a_read_only_workspace_opens_for_reading_and_refuses_writes(tmp_path, mo
         ro.add_dataset(make_demo(10, seed=2), name="other", roles=None)
     after = {p.name: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_a_damaged_table_file_is_a_data_error_naming_it(tmp_path):
+    """A damaged Parquet file made hmceval report print pyarrow's ArrowInvalid traceback."""
+    from core.cli import main
+
+    ws = Workspace(tmp_path)
+    did = ws.add_dataset(make_demo(20, seed=1), name="demo", roles=None)
+    for f in (tmp_path / "tables").glob("*.parquet"):
+        f.write_bytes(f.read_bytes()[:40])
+    with pytest.raises(DataError, match="is damaged and cannot be read"):
+        ws.dataset(did)
+    ws.save_scenario("s", did, {})
+    code = main(["report", "--workspace", str(tmp_path), "s", "-o", str(tmp_path / "r.html")])
+    assert code == 2 and not (tmp_path / "r.html").exists()
+
+
+def test_no_home_directory_is_a_data_error_saying_what_to_set(monkeypatch):
+    from pathlib import Path
+
+    from core.workspace import default_root
+
+    monkeypatch.delenv("HMCEVAL_WORKSPACE", raising=False)
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: (_ for _ in ()).throw(
+        RuntimeError("Could not determine home directory."))))
+    with pytest.raises(DataError, match="no home directory .* set HMCEVAL_WORKSPACE"):
+        default_root()
