@@ -24,7 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         v.add_argument("path", help="the round's table (the output of hmceval queue or certify)")
         v.add_argument("--url", required=True, help="e.g. http://localhost:8080")
         v.add_argument("--token", help="access token (default: $LABEL_STUDIO_TOKEN)")
-        v.add_argument("--project", help="project title (default: 'HMCEval · <file name>')")
+        v.add_argument("--project",
+                       help="project title (default: 'HMCEval · round <key>', the same for "
+                            "every file of the round; a table without its .round.json: "
+                            "'HMCEval · <file name>')")
         v.add_argument("--col", action="append", metavar="ROLE=NAME")
         if name == "push":
             v.add_argument("--class-name", action="append", metavar="CLASS=NAME",
@@ -74,8 +77,15 @@ def run(args: argparse.Namespace) -> int:
     from core.evaluation.ls_client import LabelStudioClient
 
     token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
-    title = args.project or f"HMCEval · {Path(args.path).name}"
     design = load_round(args.path, args.col)
+    from core.cli.round_table import round_key
+
+    # the project is the round's, whatever the file is called (a pull into a new file asked
+    # to push again, and pushing again duplicated the tasks); the file name for a table
+    # without a sidecar, and for projects pushed before
+    legacy = f"HMCEval · {Path(args.path).name}"
+    key = round_key(args.path)
+    title = args.project or (f"HMCEval · round {key}" if key else legacy)
     client = LabelStudioClient(args.url, token)
     if args.verb == "push":
         if "queue_rank" not in design.data.raw.columns:
@@ -99,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, "csv")  # a bad -o fails before the download
     project = client.find_project(title)
+    if project is None and not args.project and title != legacy:
+        project = client.find_project(legacy)
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
     imported = labels_from_labelstudio(client.export(int(project["id"])))

@@ -124,6 +124,18 @@ def round_link(path: str | os.PathLike) -> dict | None:
     return {"round_id": rec["round_id"], "workspace": rec["workspace"]}
 
 
+def round_key(path: str | os.PathLike) -> str | None:
+    """A short stable name of the round the table ``path`` belongs to, from its sidecar (the
+    round and workspace it is an export of, and the digest of its sample ids): the same for
+    every file of that round whatever it is called, so ``labelstudio pull`` into a new file
+    finds the project its push created. None without a sidecar."""
+    rec = _read_record(sidecar_path(path))
+    if not isinstance(rec, dict) or not isinstance(rec.get("sample_ids_sha256"), str):
+        return None
+    parts = [rec["sample_ids_sha256"], str(rec.get("round_id", "")), str(rec.get("workspace", ""))]
+    return hashlib.sha256(_SEP.join(parts).encode("utf-8")).hexdigest()[:10]
+
+
 def check_round_table(path: str | os.PathLike, raw: pd.DataFrame) -> None:
     """Refuse the round table ``path`` (already read as ``raw``) when it does not match its
     sidecar: rows missing or added, sample ids changed. No sidecar: no check.
