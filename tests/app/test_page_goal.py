@@ -48,3 +48,24 @@ def test_budget_in_hours_on_seconds(run_page):
     assert not at.exception
     msg = at.success[0].value
     assert "within 1.3 min" in msg and "accuracy 100.0%" in msg and "1.3 min (" in msg
+
+
+def test_goal_search_waits_for_the_toggle_on_large_tables(run_page, monkeypatch):
+    """Above GOAL_AUTO_ROWS the search (seconds at 10^5 rows) runs only when switched on, so
+    moving N or lambda stays as fast as without it (bench/app.py)."""
+    import pages._goal as goal
+
+    monkeypatch.setattr(goal, "GOAL_AUTO_ROWS", 1000)
+    calls = []
+    original = goal.goal_grid
+    monkeypatch.setattr(goal, "goal_grid", lambda *a, **k: calls.append(1) or original(*a, **k))
+    at = run_page("2_Trade-off.py")
+    assert not at.exception and not at.error
+    assert at.toggle(key="_goal_on").value is False
+    assert any(c.value.startswith("Off: this table has 3,557 rows") for c in at.caption)
+    assert not at.success and calls == []
+    at.toggle(key="_goal_on").set_value(True).run()
+    assert not at.exception
+    data = at.session_state["data"]
+    want = goal_setting(data, target_accuracy=0.95, inputs=SAEInputs.from_data(data))
+    assert [s.value for s in at.success] == [want.message]
