@@ -105,6 +105,7 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
         raise DataError(f"{label} has a header but no data rows")
     if not is_text:  # JSON and Parquet cells may be nested or bytes; CSV cells are text
         df = _plain_cells(df, label)
+    df = _big_integers_as_text(df)
     dup = [c for c in df.columns[df.columns.duplicated()]]
     if dup:
         raise DataError(f"{label}: duplicate column name(s): {', '.join(map(str, dup))}")
@@ -208,6 +209,25 @@ def _read_json(data: bytes, label: str) -> pd.DataFrame:
     if not obj:
         raise DataError(f"{label} is an empty JSON list")
     return pd.DataFrame.from_records(obj)
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _big_integers_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    """A column holding integers beyond 64 bits (an id such as 99999999999999999999) becomes
+    text, every digit kept: such cells could not be shown (the Data page's table broke with
+    StreamlitDataframeConversionError) nor stored as Parquet."""
+    for col in [c for c, dt in df.dtypes.items() if dt == object]:
+        s = df[col]
+        if pd.api.types.infer_dtype(s, skipna=True) not in ("integer", "mixed-integer",
+                                                             "mixed-integer-float", "mixed"):
+            continue
+        big = s.map(lambda v: isinstance(v, int) and not _INT64[0] <= v <= _INT64[1])
+        if big.any():
+            df[col] = s.map(lambda v: v if v is None or (isinstance(v, float) and v != v)
+                            else str(v))
+    return df
 
 
 def _flatten_cell(v: Any) -> Any:

@@ -164,3 +164,23 @@ def test_a_confidence_named_column_with_bad_values_is_named():
         prepare(df)
     with pytest.raises(DataError, match="no column for the required role 'machine_confidence'; recognised"):
         prepare(df.rename(columns={"model_prob": "weight"}))
+
+
+@pytest.mark.parametrize("name, data", [
+    ("x.csv", b"sample_id,machine_label,human_label,machine_confidence\n"
+              b"99999999999999999999,1,0,0.5\n2,0,0,0.7\n3,1,1,0.9\n"),
+    ("x.json", b'[{"sample_id": 99999999999999999999, "machine_label": 1, "human_label": 0, '
+               b'"machine_confidence": 0.5}, {"sample_id": 2, "machine_label": 0, '
+               b'"human_label": 1, "machine_confidence": 0.7}]'),
+])
+def test_integers_beyond_64_bits_are_read_as_exact_text(name, data):
+    """Issue 24: two uploads with integers beyond 64 bits were made active and then broke the
+    Data page (StreamlitDataframeConversionError: Arrow cannot hold them)."""
+    import pyarrow as pa
+
+    from core.data import load_table, prepare
+
+    raw = load_table(data, name=name)
+    assert raw["sample_id"].tolist()[0] == "99999999999999999999"
+    pa.Table.from_pandas(raw)  # what st.dataframe converts
+    pa.Table.from_pandas(prepare(raw).frame)
