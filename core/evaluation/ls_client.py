@@ -70,7 +70,7 @@ def looks_like_jwt(token: str) -> bool:
 #: Largest answer read from an API call, and from a project's export (a 150 MB answer ran
 #: out of memory); more is refused with a message.
 MAX_ANSWER_BYTES = 16 * 2**20
-MAX_EXPORT_BYTES = 200 * 2**20
+MAX_EXPORT_BYTES = 100 * 2**20
 #: Most pages of the project list followed (100 projects a page): a server whose list never
 #: ends was followed forever.
 MAX_PROJECT_PAGES = 200

@@ -150,3 +150,13 @@ def test_malformed_project_answers_on_push(serve, body):
 def test_bad_urls_are_data_errors(url):
     with pytest.raises(DataError, match="URL"):
         client(url)
+
+
+def test_an_export_larger_than_its_limit_is_refused(serve, monkeypatch):
+    """A 150 MB export ran out of memory; exports have their own, larger limit (100 MiB)."""
+    assert ls_client.MAX_EXPORT_BYTES == 100 * 2**20
+    monkeypatch.setattr(ls_client, "MAX_EXPORT_BYTES", 2000)
+    s = serve(lambda h: send(h, 200, [{"id": i, "data": {}, "annotations": []}
+                                      for i in range(200)]))
+    with pytest.raises(DataError, match="answered /api/projects/1/export.* refused"):
+        client(s.url).export(1)
