@@ -330,6 +330,13 @@ for col in groups:
         st.error(md(report[f"error_by_{col}"]))
         continue
     rows = report[f"eval_by_{col}"]
+    if report.get("ordered") is False:
+        # unordered labels: no DSM, no flag (the gaps of a scale mean nothing here)
+        st.info(md(report.get("nominal_note", "The labels are not a scale: DSM is not "
+                                              "computed.")))
+        show_table(rows_frame(rows, ("N", "exact_agr", "kappa"), col), f"the agreement by {col}",
+                   f"eval_by_{col}")
+        continue
     dsm = {k: v["DSM"] for k, v in rows.items()}
     flags = dsm_flags(dsm)
     st.plotly_chart(dsm_figure(dsm, counts={k: v["N"] for k, v in rows.items()},

@@ -37,8 +37,12 @@ def _table(data_key: str, scenario_key: str, n_boot: int, _data, _human):
 
 
 if "turn" not in data.frame:
-    st.error("The active dataset has no turn column. Map a column to the 'turn' role on the Data "
-             "page (the built-in demo has one).")
+    st.info("This page needs a turn number per response (the position of the response in its "
+            "dialogue): the active dataset has none. Map a column to the 'turn' role on the Data "
+            "page (the built-in demo has one), or go on to the next step.")
+    next_step("2a_Evaluate.py", "Evaluate",
+              "Run a real evaluation round with these settings: plan the queue, send it to "
+              "annotators, certify the result.")
     st.stop()
 n_boot = st.select_slider("Bootstrap resamples", options=[0, 200, 500, 1000, 2000], value=1000)
 try:

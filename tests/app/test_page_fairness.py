@@ -313,3 +313,27 @@ def test_label_like_and_mapped_columns_are_never_subgroups(run_page):
     assert at.multiselect(key="_w_fair_groups").options == ["lang"]
     assert at.session_state["fair_groups"] == ["lang"]
     assert not any("model_pred" in w.value for w in at.warning)
+
+
+def test_unordered_labels_get_no_dsm_and_no_flag(run_page):
+    """safe / unsafe / borderline are not a scale: by subgroup the page shows counts, exact
+    agreement and kappa with the note in words, never a DSM chart or a DSM flag."""
+    rng = np.random.default_rng(0)
+    n = 300
+    gold = rng.choice(["safe", "unsafe", "borderline"], n)
+    machine = np.where(rng.random(n) < 0.8, gold, rng.choice(["safe", "unsafe", "borderline"], n))
+    frame = pd.DataFrame({"machine_label": machine, "machine_confidence": rng.uniform(0.5, 1, n),
+                          "human_label": gold, "language": rng.choice(["en", "ja"], n)})
+    at = run_page(PAGE, state=_state(frame))
+    assert not at.exception and not at.error
+    assert any("not a scale" in i.value or "scale" in i.value for i in at.info)
+    assert not any("DSM" in s.value for s in list(at.success) + list(at.warning))
+    by_group = [d.value for d in at.dataframe if "kappa" in d.value.columns
+                and len(d.value) == 2]
+    assert by_group and not any("DSM" in d.columns or "wtkappa" in d.columns for d in by_group)
+    # exact agreement of 'ja' counted directly
+    ja = frame["language"] == "ja"
+    want = 100 * float((frame["machine_label"][ja] == frame["human_label"][ja]).mean())
+    got = by_group[0]
+    assert want in got["exact_agr"].round(10).tolist() or \
+        np.isclose(got["exact_agr"].astype(float), want).any()
