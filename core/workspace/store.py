@@ -216,10 +216,24 @@ class Workspace:
         """The id of the stored dataset with this content and column mapping, or None (nothing
         is stored). ``content_id``: the table's, when known (``EvalData.content_id``)."""
         roles_json = json.dumps(roles or {}, sort_keys=True, default=str)
+        digest = content_id or table_hash(raw)
         with self._connect() as con:
             row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
-                              (content_id or table_hash(raw), roles_json)).fetchone()
-        return None if row is None else int(row["id"])
+                              (digest, roles_json)).fetchone()
+        return int(row["id"]) if row else self._rekey_legacy(digest, roles_json, raw.shape)
+
+    def _rekey_legacy(self, digest: str, roles_json: str, shape: tuple) -> int | None:
+        """A dataset keyed by its CSV text's hash (schema < 4) whose table has ``digest``."""
+        with self._connect() as con:
+            rows = con.execute("SELECT id, file FROM datasets WHERE roles_json=? AND n_rows=? AND "
+                               "n_columns=? AND content_hash<>?", (roles_json, *shape, digest)).fetchall()
+        for r in rows:  # re-keyed once, so the next lookup finds it directly
+            if table_hash(self._read_table(r["file"])) == digest:
+                if not self.read_only:
+                    with self._connect(write=True) as con:
+                        con.execute("UPDATE datasets SET content_hash=? WHERE id=?", (digest, r["id"]))
+                return int(r["id"])
+        return None
 
     def add_dataset(self, raw: pd.DataFrame, *, name: str, roles: dict[str, Any] | None = None,
                     source: str = "upload", content_id: str | None = None) -> int:
@@ -231,8 +245,9 @@ class Workspace:
         with self._connect() as con:
             row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",
                               (digest, roles_json)).fetchone()
-        if row:
-            return int(row["id"])
+        found = int(row["id"]) if row else self._rekey_legacy(digest, roles_json, raw.shape)
+        if found is not None:
+            return found
         file = self._write_table(raw)
         with self._connect(write=True) as con:
             row = con.execute("SELECT id FROM datasets WHERE content_hash=? AND roles_json=?",

@@ -40,3 +40,26 @@ def test_datasets_are_found_by_content_id(tmp_path):
     assert ws.find_dataset(data.raw, data.roles) == dsid  # hashed here: the same id
     assert ws.list_datasets()["content_hash"].tolist() == [data.content_id]
     assert ws.add_dataset(ws.dataset(dsid)["raw"], name="again", roles=data.roles) == dsid
+
+
+def test_a_dataset_stored_under_the_former_csv_hash_is_found_and_rekeyed(tmp_path):
+    """Datasets stored before the content id carry the CSV text's hash: an upgraded workspace
+    still finds them (and their rounds), re-keys them once, and stores no duplicate."""
+    from core.workspace.tables import legacy_table_hash, table_hash
+
+    data = prepare(make_demo(), name="demo")
+    roles = dict(data.roles)
+    ws = Workspace(str(tmp_path / "ws"))
+    did = ws.add_dataset(data.raw, name="demo", roles=roles)
+    # what a workspace written before schema 4 holds: the legacy key
+    with sqlite3.connect(tmp_path / "ws" / "workspace.sqlite") as con:
+        con.execute("UPDATE datasets SET content_hash=? WHERE id=?",
+                    (legacy_table_hash(data.raw), did))
+    assert ws.find_dataset(data.raw, roles, content_id=data.content_id) == did
+    with sqlite3.connect(tmp_path / "ws" / "workspace.sqlite") as con:
+        key = con.execute("SELECT content_hash FROM datasets WHERE id=?", (did,)).fetchone()[0]
+        count = con.execute("SELECT COUNT(*) FROM datasets").fetchone()[0]
+    assert key == table_hash(data.raw) == data.content_id
+    assert ws.add_dataset(data.raw, name="demo", roles=roles) == did and count == 1
+    # another mapping of the same table is another dataset, not this one
+    assert ws.find_dataset(data.raw, {**roles, "turn": None}) is None
