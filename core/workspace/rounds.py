@@ -34,13 +34,14 @@ __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design"
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
     """Store the dataset (as loaded, with its column mapping) once; its id."""
-    return ws.add_dataset(data.raw, name=data.name, roles=_roles(data), source=source)
+    return ws.add_dataset(data.raw, name=data.name, roles=_roles(data), source=source,
+                          content_id=getattr(data, "content_id", None))
 
 
 def find_dataset_id(ws: Workspace, data: EvalData) -> int | None:
     """The id of the dataset if the workspace holds it (same content and mapping), else None;
     stores nothing."""
-    return ws.find_dataset(data.raw, _roles(data))
+    return ws.find_dataset(data.raw, _roles(data), content_id=getattr(data, "content_id", None))
 
 
 def _roles(data: EvalData) -> dict[str, Any]:
