@@ -82,7 +82,6 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_fraction, load_round
     from core.cli.rounds import round_note
     from core.errors import DataError
-    from core.evaluation import labelstudio
     from core.csv_safe import to_csv_safe
     from core.evaluation.design import annotator_table, plan_queue, queue_table
 
@@ -143,22 +142,30 @@ def run(args: argparse.Namespace) -> int:
         sent = out.with_name(f"{out.stem}_to_label.csv")
         to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
     else:
-        from core.atomic import write_text  # atomic
-
-        task_list = labelstudio.tasks(design, plan.queue_rank)
-        write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
-        no_text = labelstudio.text_warning(task_list, design.data.text_columns)
-        if no_text:
-            print(f"warning: {no_text}", file=sys.stderr)
-        write_text(out.with_suffix(".xml"),
-            labelstudio.labelling_config(design.data.labels, design.data.text_columns),
-            encoding="utf-8")
+        write_labelstudio(out, design, plan.queue_rank)
     _note_nothing_routed(args, design, budget, plan.counts)
     counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
     print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
           + (f"; for annotators: {sent}" if sent is not None else ""))
     _note_labels_present(design, plan.queue_rank)
     return 0
+
+
+def write_labelstudio(out, design, queue_rank) -> None:
+    """The rows to label as Label Studio's task import JSON (``out``) and its labelling config
+    beside it (``out`` with ``.xml``), both written atomically; a warning on stderr when no
+    column is mapped as free text."""
+    from core.atomic import write_text
+    from core.evaluation import labelstudio
+
+    task_list = labelstudio.tasks(design, queue_rank)
+    write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
+    no_text = labelstudio.text_warning(task_list, design.data.text_columns)
+    if no_text:
+        print(f"warning: {no_text}", file=sys.stderr)
+    write_text(out.with_suffix(".xml"),
+               labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+               encoding="utf-8")
 
 
 def _note_nothing_routed(args, design, budget: bool, counts: dict) -> None:
@@ -197,7 +204,6 @@ def _write_round(args: argparse.Namespace, ws, rid: int):
     import numpy as np
 
     from core.cli.rounds import export_round
-    from core.evaluation import labelstudio
     from core.workspace.rounds import round_design
 
     out = Path(args.output)
@@ -209,16 +215,7 @@ def _write_round(args: argparse.Namespace, ws, rid: int):
     if args.format == "csv":
         sent = export_round(ws, rid, out)
     else:
-        from core.atomic import write_text  # atomic
-
-        task_list = labelstudio.tasks(wd, rank)
-        write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
-        no_text = labelstudio.text_warning(task_list, wd.data.text_columns)
-        if no_text:
-            print(f"warning: {no_text}", file=sys.stderr)
-        write_text(out.with_suffix(".xml"),
-                   labelstudio.labelling_config(wd.data.labels, wd.data.text_columns),
-                   encoding="utf-8")
+        write_labelstudio(out, wd, rank)
         print(f"note: round #{rid} is kept in the workspace; hmceval labels --round {rid} "
               "takes its labels back (and hmceval queue --round "
               f"{rid} -o TABLE.csv writes its table)", file=sys.stderr)
@@ -294,7 +291,6 @@ def _design_kind(args: argparse.Namespace) -> str:
 def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     """hmceval queue --design active|random."""
     import math
-    from pathlib import Path
 
     import numpy as np
 

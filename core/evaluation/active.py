@@ -62,7 +62,8 @@ from core.evaluation.planner import srs_size_for_half_width, z_value
 
 __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATIO",
            "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
-           "ActiveDesign", "routing_design", "design_frontier", "active_design", "draw", "check_probabilities"]
+           "ActiveDesign", "routing_design", "design_frontier", "active_design", "draw",
+           "draw_queue", "check_probabilities"]
 
 #: The designs a round can be planned with (``hmceval queue --design``).
 DESIGNS: tuple[str, ...] = ("active", "routing", "random")
@@ -397,6 +398,39 @@ def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
     # simulation, a demo) would otherwise line up with the draw and make it a fixed cut-off
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), DRAW_SALT]))
     return (rng.random(len(pi)) < pi) | (pi >= 1)
+
+
+def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Draw a round from its inclusion probabilities and rank the rows to label.
+
+    Parameters
+    ----------
+    pi : array of shape (M,)
+    gain : array of shape (M,)
+        Routed rows are queued by descending gain (ties to the earlier row).
+    seed : int
+        Seed of the Poisson draw (:func:`draw`) and of the audit's random order.
+
+    Returns
+    -------
+    (selection, queue_rank)
+        ``routed`` where pi = 1, ``audit`` where drawn, ``machine`` elsewhere; ranks 1..n over
+        the audit rows (random order, so any labelled prefix is still a random subsample of
+        them) then the routed rows, NaN elsewhere.
+    """
+    pi = np.asarray(pi, dtype=float)
+    g = np.asarray(gain, dtype=float)
+    drawn = draw(pi, seed=int(seed))
+    sel = np.where(pi >= 1, "routed", np.where(drawn, "audit", "machine")).astype(object)
+    rng = np.random.default_rng(int(seed) + 1)
+    audit = np.flatnonzero(sel == "audit")
+    routed = np.flatnonzero(sel == "routed")
+    routed = routed[np.argsort(-g[routed], kind="stable")]
+    queue = np.concatenate([audit[rng.permutation(len(audit))], routed]).astype(np.int64)
+    rank = np.full(len(pi), np.nan)
+    rank[queue] = np.arange(1, len(queue) + 1)
+    return sel, rank
 
 
 def check_probabilities(values: pd.Series, selection: np.ndarray, column: str) -> np.ndarray:

@@ -36,7 +36,7 @@ from core.data import EvalData, norm_name, prepare
 from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
 from core.evaluation.active import (PROBABILITY_COLUMN, ActiveDesign, check_probabilities,
-                                    design_frontier, draw)
+                                    design_frontier, draw_queue)
 from core.assignment import SAEInputs, gains, n_from_share, solve_fast
 
 __all__ = [
@@ -576,15 +576,7 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio))
     pi = np.asarray(chosen.pi, dtype=float)
-    drawn = draw(pi, seed=int(seed))
-    sel = np.where(pi >= 1, "routed", np.where(drawn, "audit", "machine")).astype(object)
-    rng = np.random.default_rng(int(seed) + 1)
-    audit = np.flatnonzero(sel == "audit")
-    routed = np.flatnonzero(sel == "routed")
-    routed = routed[np.argsort(-g[routed], kind="stable")]
-    queue = np.concatenate([audit[rng.permutation(len(audit))], routed]).astype(np.int64)
-    rank = np.full(design.M, np.nan)
-    rank[queue] = np.arange(1, len(queue) + 1)
+    sel, rank = draw_queue(pi, g, seed=int(seed))
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen)

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
-from core.evaluation.active import (ActiveDesign, design_frontier, draw, machine_probabilities)
+from core.evaluation.active import (ActiveDesign, design_frontier, draw_queue,
+                                    machine_probabilities)
 from core.evaluation.design import SELECTIONS, Design, QueuePlan
 from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_size_for_half_width, z_value
@@ -199,15 +200,7 @@ def plan_stratified(design: Design, column: str, *, labels: float | None = None,
                      "human_share": float(p.mean()),
                      "expected_accuracy": float((p + (1 - p) * q[mask]).mean())})
     whole = _whole(pi, codes, q, eff, k)
-    drawn = draw(pi, seed=int(seed))
-    sel = np.where(pi >= 1, "routed", np.where(drawn, "audit", "machine")).astype(object)
-    rng = np.random.default_rng(int(seed) + 1)
-    audit = np.flatnonzero(sel == "audit")
-    routed = np.flatnonzero(sel == "routed")
-    routed = routed[np.argsort(-g_all[routed], kind="stable")]
-    queue = np.concatenate([audit[rng.permutation(len(audit))], routed]).astype(np.int64)
-    rank = np.full(m, np.nan)
-    rank[queue] = np.arange(1, len(queue) + 1)
+    sel, rank = draw_queue(pi, g_all, seed=int(seed))
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     plan = QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=whole)
