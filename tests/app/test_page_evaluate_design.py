@@ -7,24 +7,12 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app.test_page_evaluate import click, fresh_workspace  # noqa: F401  (a fixture)
 from tests.judge_table import judge_table
 
 PAGE = "2a_Evaluate.py"
 
 
-@pytest.fixture
-def fresh_workspace(tmp_path, monkeypatch):
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
-    return tmp_path / "ws"
-
-
-def click(at: AppTest, label: str) -> AppTest:
-    matches = [b for b in at.button if b.label == label]
-    assert matches, f"no button {label!r}; buttons: {[b.label for b in at.button]}"
-    matches[0].click()
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def _judge_state(**kw):

@@ -3,13 +3,10 @@ worked by hand."""
 
 from __future__ import annotations
 
-import itertools
 import numpy as np
-import pandas as pd
 import pytest
 from core.errors import DataError
-from core.assignment import (Constraints, SAEInputs, evaluate, gains, n_from_share, objective_value,
-                      lambda_grid, lambda_range, solve, solve_fast, solve_ilp, sweep)
+from core.assignment import (SAEInputs, n_from_share, lambda_grid, lambda_range, solve_fast)
 
 
 # ------------------------------------------------------------------------------- lambda range

@@ -10,7 +10,7 @@ import pytest
 
 from core.errors import DataError
 from core.assignment import (Constraints, SAEInputs, evaluate, gains, n_from_share, objective_value,
-                      lambda_grid, lambda_range, solve, solve_fast, solve_ilp, sweep)
+                      solve, solve_fast, solve_ilp, sweep)
 
 
 def brute_force(inp: SAEInputs, lam: float, n: int, mode: str) -> float:
@@ -253,24 +253,6 @@ def test_single_budget_sweep_equals_the_ranked_sweep_and_solve_fast(mode):
             assert row.n_human == fast.n_human
             assert row.objective == pytest.approx(fast.objective, abs=1e-9)
             assert row.accuracy == pytest.approx(evaluate(inp, fast)["accuracy"], abs=1e-12)
-
-
-# ------------------------------------------------------------------------------- lambda range
-def _set(inp, lam, n, mode):
-    return solve_fast(inp, lam=lam, n_human=n, mode=mode).human.tolist()
-
-
-def _pair_formula(c, d, n):
-    """The exactly-mode breakpoint by brute force over every pair (independent of the hulls)."""
-    m = len(c)
-    order = sorted(range(m), key=lambda i: (d[i], -c[i], i))
-    s, rest = order[:n], order[n:]
-    best = 0.0
-    for i in s:
-        for j in rest:
-            if d[j] > d[i]:
-                best = max(best, (c[j] - c[i]) / (d[j] - d[i]))
-    return best
 
 
 # ------------------------------------------------------------------------------- fast paths

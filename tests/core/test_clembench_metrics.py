@@ -2,35 +2,25 @@
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import warnings
-import zipfile
 from fractions import Fraction
 from pathlib import Path
 import numpy as np
 import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 import core.clembench as sk
-import core.demo.clembench as sk_demo
 from core.errors import DataError
-from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
-
-
-NAN = float("nan")
+from tests.core.clembench_support import (
+    NAN,
+    RECORDED,
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # recorded clembench episodes: every key equal to scores.json
 # ---------------------------------------------------------------------------------------------
-RECORDED = [
-    "Mistral-Small-24B-Instruct-2501/1_job-interview/episode_1",
-    "Mistral-Small-24B-Instruct-2501/1_job-interview/episode_5",
-    "Mistral-Small-24B-Instruct-2501/0_travel-booking/episode_0",
-    "Llama-3.3-70B-Instruct/3_things-places/episode_4",
-    "mistral-large-2411/0_travel-booking/episode_7",
-]
 
 
 def test_kappa_agrees_with_sklearn_on_recorded_probes(shared_data: Path):

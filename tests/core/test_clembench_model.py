@@ -2,66 +2,18 @@
 
 from __future__ import annotations
 
-import io
-import json
 import math
-import warnings
-import zipfile
-from fractions import Fraction
-from pathlib import Path
-import numpy as np
-import pytest
-from sklearn.metrics import accuracy_score, cohen_kappa_score
 import core.clembench as sk
-import core.demo.clembench as sk_demo
-from core.errors import DataError
-from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
+from tests.core.clembench_support import (
+    make_log,
+    perfect,
+    score,
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # a hand-built log, written the way clembench's game master logs it
 # ---------------------------------------------------------------------------------------------
-def gold_round(r: int, n: int = 5) -> list[int]:
-    """Slot i is asked at turn i (0-based), so it is shared (1) from probing round i + 1 on."""
-    return [1 if r > i else 0 for i in range(n)]
-
-
-def make_log(preds, *, n=5, aborted=False, played=None, filled=None, counts=None, extra_round=None):
-    """An interactions.json dict; ``preds[r]`` are the answers of scored round r."""
-    played = len(preds) if played is None else played
-    probes = []
-    for r, pr in enumerate(preds):
-        g = gold_round(r, n)
-        probes.append([{"target": f"S{i}", "question": "ME: ?", "gt": g[i], "answer": "ASIDE: x",
-                        "value": pr[i], "tries": 1} for i in range(n)])
-    if extra_round is not None:  # the round whose probing was aborted: logged, not scored
-        probes.append(extra_round)
-    if filled is None:
-        filled = [True] * max(0, len(preds) - 1)
-    if counts is None:
-        req = [n] + [n + 1] * (len(preds) - 1) + [0] * (n + 1 - len(preds))
-        counts = (req, list(req), [0] * (n + 1))
-    return {
-        "players": {"GM": "Game master for privateshared", "Player 1": "Answerer: hand-model",
-                    "Player 2": "Questioner: Programmatic"},
-        "turns": [],
-        "probes": probes,
-        "realised_slots": {f"s{i}": i for i in range(n)},
-        "Request Count": counts[0],
-        "Parsed Request Count": counts[1],
-        "Violated Request Count": counts[2],
-        "Filled Slots": filled,
-        "Aborted": aborted,
-        "Played Probe Rounds": played,
-    }
-
-
-def score(log, **kw):
-    return sk.score_episode(sk.parse_episode(log, source="hand/interactions.json", **kw))
-
-
-def perfect(n=5):
-    return [gold_round(r, n) for r in range(n + 1)]
 
 
 # ---------------------------------------------------------------------------------------------

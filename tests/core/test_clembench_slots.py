@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-import io
-import json
-import math
-import warnings
-import zipfile
-from fractions import Fraction
-from pathlib import Path
-import numpy as np
 import pytest
-from sklearn.metrics import accuracy_score, cohen_kappa_score
 import core.clembench as sk
-import core.demo.clembench as sk_demo
 from core.errors import DataError
-from core.figures.scorekeeping import accuracy_curves_figure, main_score_figure
 
 
 @pytest.mark.parametrize("instance, match", [

@@ -2,48 +2,25 @@
 
 from __future__ import annotations
 
-import math
-import numpy as np
-import pandas as pd
 import pytest
 from core.errors import DataError
-from core import hee
 from core.hee import (
-    approval_rate_ranking,
-    cross_validate_effort,
-    dialogue_table_from_samples,
-    dialogue_text,
-    estimate_effort,
-    extract_dialogue_features,
-    feature_correlations,
-    features_from_samples,
-    load_masked_lm,
-    minmax_normalise,
-    per_sample_effort,
-    readability,
-    regression_metrics,
     resolve_feature_set,
-    sample_effort_table,
-    significance_mark,
-    split_effort,
-    tokenize,
-    worker_features,
+)
+from tests.core.hee_support import (  # noqa: F401  (pytest fixtures)
+    release,
+    RELEASE_D,
 )
 
 
 # --------------------------------------------------------------------------------------------
 # Column mapping
 # --------------------------------------------------------------------------------------------
-RELEASE_D = ["turns", "Mal_number", "Nonmal_number", "FirstSubmit", "RewriteCount",
-             "DialogueLen", "dia_dc_score", "dia_fk_score", "Mal_label", "dialogue_bert_pp"]
 
 
 # --------------------------------------------------------------------------------------------
 # The HMCEval release
 # --------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def release(shared_data):
-    return pd.read_csv(shared_data / "hmceval" / "data_per_dialogue.tsv", sep="\t")
 
 
 def test_resolve_feature_sets_on_release_columns(release):

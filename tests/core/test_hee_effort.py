@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-import math
-import numpy as np
 import pandas as pd
 import pytest
 from core.errors import DataError
 from core import hee
 from core.hee import (
-    approval_rate_ranking,
-    cross_validate_effort,
     dialogue_table_from_samples,
-    dialogue_text,
-    estimate_effort,
-    extract_dialogue_features,
-    feature_correlations,
     features_from_samples,
-    load_masked_lm,
-    minmax_normalise,
     per_sample_effort,
-    readability,
-    regression_metrics,
     resolve_feature_set,
-    sample_effort_table,
-    significance_mark,
-    split_effort,
-    tokenize,
-    worker_features,
 )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,45 +9,18 @@ from core.errors import DataError
 from core import hee
 from core.hee import (
     approval_rate_ranking,
-    cross_validate_effort,
-    dialogue_table_from_samples,
-    dialogue_text,
-    estimate_effort,
     extract_dialogue_features,
-    feature_correlations,
-    features_from_samples,
-    load_masked_lm,
-    minmax_normalise,
-    per_sample_effort,
-    readability,
-    regression_metrics,
-    resolve_feature_set,
-    sample_effort_table,
-    significance_mark,
-    split_effort,
-    tokenize,
     worker_features,
 )
-
-
-def _fre(w, s, y):
-    return 206.835 - 1.015 * w / s - 84.6 * y / w
+from tests.core.hee_support import (
+    _fre,
+    _log,
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Feature extraction from an annotation log
 # --------------------------------------------------------------------------------------------
-def _log():
-    return pd.DataFrame({
-        "dlg": ["a", "a", "b", "b", "b"],
-        "turn": [2, 1, 1, 2, 3],
-        "text": ["The happy dog ran away quickly", "The cat sat on the mat",
-                 "You are an idiot!", "Why?", "Go away now."],
-        "mal": [0, 0, 1, 0, 1],
-        "para": [1, 0, 0, 0, 1],
-        "first": [1, 1, 0, 0, 0],
-        "secs": [40, 40, 75, 75, 75],
-    })
 
 
 def test_extract_dialogue_features_counts_and_readability():

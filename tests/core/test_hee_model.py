@@ -2,52 +2,30 @@
 
 from __future__ import annotations
 
-import math
 import numpy as np
 import pandas as pd
 import pytest
 from core.errors import DataError
-from core import hee
 from core.hee import (
-    approval_rate_ranking,
     cross_validate_effort,
-    dialogue_table_from_samples,
-    dialogue_text,
     estimate_effort,
-    extract_dialogue_features,
-    feature_correlations,
-    features_from_samples,
-    load_masked_lm,
-    minmax_normalise,
-    per_sample_effort,
-    readability,
-    regression_metrics,
-    resolve_feature_set,
     sample_effort_table,
-    significance_mark,
     split_effort,
-    tokenize,
-    worker_features,
+)
+from tests.core.hee_support import (  # noqa: F401  (pytest fixtures)
+    _synthetic,
+    release,
 )
 
 
 # --------------------------------------------------------------------------------------------
 # The HMCEval release
 # --------------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def release(shared_data):
-    return pd.read_csv(shared_data / "hmceval" / "data_per_dialogue.tsv", sep="\t")
 
 
 # --------------------------------------------------------------------------------------------
 # The effort model on small synthetic data
 # --------------------------------------------------------------------------------------------
-def _synthetic(n=120, seed=0):
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"signal": rng.uniform(0, 1, n), "noise1": rng.uniform(0, 1, n),
-                      "noise2": rng.uniform(0, 1, n)})
-    time = 10 + 100 * X["signal"] ** 2
-    return X, time.to_numpy()
 
 
 def test_split_mode_matches_release_sample_structure(release, shared_data):

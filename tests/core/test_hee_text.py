@@ -3,75 +3,28 @@
 from __future__ import annotations
 
 import math
-import numpy as np
 import pandas as pd
 import pytest
 from core.errors import DataError
-from core import hee
 from core.hee import (
-    approval_rate_ranking,
-    cross_validate_effort,
-    dialogue_table_from_samples,
     dialogue_text,
-    estimate_effort,
     extract_dialogue_features,
-    feature_correlations,
-    features_from_samples,
     load_masked_lm,
-    minmax_normalise,
-    per_sample_effort,
     readability,
-    regression_metrics,
-    resolve_feature_set,
-    sample_effort_table,
-    significance_mark,
-    split_effort,
     tokenize,
-    worker_features,
 )
-
-
-def _fre(w, s, y):
-    return 206.835 - 1.015 * w / s - 84.6 * y / w
-
-
-def _fkg(w, s, y):
-    return 0.39 * w / s + 11.8 * y / w - 15.59
-
-
-def _dc(w, s, d):
-    pct = 100.0 * d / w
-    return 0.1579 * pct + 0.0496 * w / s + (3.6365 if pct > 5 else 0.0)
+from tests.core.hee_support import (
+    _dc,
+    _fkg,
+    _fre,
+    _tiny_mlm,
+    VOCAB,
+)
 
 
 # --------------------------------------------------------------------------------------------
 # Pseudo-perplexity with tiny masked LMs built from a config (no download)
 # --------------------------------------------------------------------------------------------
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "."]
-
-
-def _tiny_mlm(path, *, bias=None, max_positions=32, seed=0):
-    torch = pytest.importorskip("torch")
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
-    tok = BertTokenizer(str(path / "vocab.txt"))
-    cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1,
-                     num_attention_heads=2, intermediate_size=32,
-                     max_position_embeddings=max_positions)
-    torch.manual_seed(seed)
-    model = BertForMaskedLM(cfg)
-    if bias is not None:
-        # zero LayerNorm output -> the prediction head returns its bias as logits everywhere
-        head = model.cls.predictions
-        with torch.no_grad():
-            head.transform.LayerNorm.weight.zero_()
-            head.transform.LayerNorm.bias.zero_()
-            head.decoder.bias.copy_(torch.tensor(bias, dtype=torch.float32))
-    model.save_pretrained(str(path))
-    tok.save_pretrained(str(path))
-    return path
 
 
 def test_readability_one_syllable_easy_words():

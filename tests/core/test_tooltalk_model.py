@@ -2,52 +2,14 @@
 
 from __future__ import annotations
 
-import copy
-import io
 import json
-import math
-import zipfile
-from pathlib import Path
-import numpy as np
-import pytest
 from core import tooltalk as tt
 from core.demo import tooltalk as tt_demo
-from core.errors import DataError
-from core.figures import tooltalk as ttfig
-
-
-class TableSimilarity:
-    """Similarity from a table of (prediction, ground truth) pairs; 1 for equal texts, else 0.
-    Records every call."""
-
-    def __init__(self, table: dict[tuple[str, str], float] | None = None):
-        self.table = dict(table or {})
-        self.calls: list[tuple[str, str]] = []
-
-    def __call__(self, a: str, b: str) -> float:
-        self.calls.append((a, b))
-        if (a, b) in self.table:
-            return self.table[(a, b)]
-        return 1.0 if a == b else 0.0
-
-
-def score(obj, sim=None, **kw):
-    conv = tt.parse_conversation(obj, source="x.json")
-    return tt.evaluate_conversation(conv, similarity=sim or TableSimilarity(), **kw)
-
-
-README_ACTIONS = {"ChangePassword", "DeleteAccount", "LogoutUser", "RegisterUser", "ResetPassword",
-                  "SendVerificationCode", "UpdateAccountInformation", "UserLogin", "AddAlarm", "DeleteAlarm",
-                  "CreateEvent", "DeleteEvent", "ModifyEvent", "SendEmail", "SendMessage", "AddReminder",
-                  "CompleteReminder", "DeleteReminder"}
-
-
-@pytest.fixture(scope="module")
-def shared_files(shared_data) -> list[Path]:
-    root = shared_data / "tooltalk"
-    files = sorted((root / "easy").glob("*.json")) + sorted((root / "tooltalk").glob("*.json"))
-    assert len(files) == 78
-    return files
+from tests.core.tooltalk_support import (  # noqa: F401  (pytest fixtures)
+    README_ACTIONS,
+    score,
+    shared_files,
+)
 
 
 def test_action_and_non_action_tools_match_the_readme_table():

@@ -2,54 +2,15 @@
 
 from __future__ import annotations
 
-import copy
-import io
 import json
-import math
-import zipfile
-from pathlib import Path
 import numpy as np
 import pytest
 from core import tooltalk as tt
 from core.demo import tooltalk as tt_demo
-from core.errors import DataError
-from core.figures import tooltalk as ttfig
-
-
-class TableSimilarity:
-    """Similarity from a table of (prediction, ground truth) pairs; 1 for equal texts, else 0.
-    Records every call."""
-
-    def __init__(self, table: dict[tuple[str, str], float] | None = None):
-        self.table = dict(table or {})
-        self.calls: list[tuple[str, str]] = []
-
-    def __call__(self, a: str, b: str) -> float:
-        self.calls.append((a, b))
-        if (a, b) in self.table:
-            return self.table[(a, b)]
-        return 1.0 if a == b else 0.0
-
-
-def score(obj, sim=None, **kw):
-    conv = tt.parse_conversation(obj, source="x.json")
-    return tt.evaluate_conversation(conv, similarity=sim or TableSimilarity(), **kw)
-
-
-DEMO_EXPECTED = {  # mode -> (predictions, matches, actions, bad_actions, success) with exact text similarity
-    "exact": (2, 2, 1, 0, True),
-    "missing_call": (1, 1, 0, 0, False),
-    "duplicate_action": (3, 2, 2, 1, False),
-    "wrong_argument": (2, 1, 1, 1, False),
-    "failed_then_fixed": (3, 2, 2, 0, True),
-    "search_missing_result": (2, 1, 1, 0, False),
-    "reordered_recipients_and_same_day": (2, 2, 2, 0, True),
-    "paraphrase": (2, 0, 2, 2, False),
-    "extra_lookup": (3, 2, 0, 0, True),
-    "no_predictions": (0, 0, 0, 0, False),
-    "unknown_tool": (3, 2, 1, 0, True),
-    "wrong_recipient": (1, 0, 1, 1, False),
-}
+from tests.core.tooltalk_support import (
+    DEMO_EXPECTED,
+    score,
+)
 
 
 def test_demo_is_deterministic_and_each_perturbation_scores_as_designed():

@@ -2,73 +2,17 @@
 
 from __future__ import annotations
 
-import copy
-import io
-import json
 import math
-import zipfile
-from pathlib import Path
-import numpy as np
-import pytest
 from core import tooltalk as tt
-from core.demo import tooltalk as tt_demo
-from core.errors import DataError
 from core.figures import tooltalk as ttfig
-
-
-TOKEN = "tok-1"
-
-
-class TableSimilarity:
-    """Similarity from a table of (prediction, ground truth) pairs; 1 for equal texts, else 0.
-    Records every call."""
-
-    def __init__(self, table: dict[tuple[str, str], float] | None = None):
-        self.table = dict(table or {})
-        self.calls: list[tuple[str, str]] = []
-
-    def __call__(self, a: str, b: str) -> float:
-        self.calls.append((a, b))
-        if (a, b) in self.table:
-            return self.table[(a, b)]
-        return 1.0 if a == b else 0.0
-
-
-def api(name, params, response=None, exception=None):
-    return {"request": {"api_name": name, "parameters": params}, "response": response, "exception": exception}
-
-
-def conversation(*turns, name="c"):
-    """turns: (ground-truth apis, predictions) per assistant turn."""
-    out = []
-    for k, (apis, preds) in enumerate(turns):
-        out.append({"role": "user", "text": f"u{k}"})
-        t = {"role": "assistant", "text": f"a{k}", "apis": apis}
-        if preds is not None:
-            t["predictions"] = preds + [{"role": "assistant", "text": f"a{k}"}]
-        out.append(t)
-    return {"name": name, "conversation": out}
-
-
-def score(obj, sim=None, **kw):
-    conv = tt.parse_conversation(obj, source="x.json")
-    return tt.evaluate_conversation(conv, similarity=sim or TableSimilarity(), **kw)
-
-
-ALARM_7 = api("AddAlarm", {"session_token": TOKEN, "time": "07:00:00"}, {"alarm_id": "a1"})
-
-
-EMAIL = api("SendEmail", {"session_token": TOKEN, "to": ["a@x.org"], "subject": "S", "body": "B"}, {"email_id": "e"})
-
-
-QUERY = api("QueryCalendar", {"session_token": TOKEN, "start_time": "2023-09-11 00:00:00",
-                              "end_time": "2023-09-11 23:59:59"}, {"events": [{"event_id": "ev1"}]})
-
-
-def as_pred(a, **changes):
-    out = {**copy.deepcopy(a), "role": "api", "metadata": None}
-    out.update(changes)
-    return out
+from tests.core.tooltalk_support import (
+    ALARM_7,
+    as_pred,
+    conversation,
+    EMAIL,
+    QUERY,
+    score,
+)
 
 
 def test_incorrect_action_versus_non_action_mismatch():
