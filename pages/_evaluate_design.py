@@ -119,8 +119,10 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
         if kind in ref.index and kind != which:
             r = ref.loc[kind]
             r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
-            lines.append(f"{name}: accuracy {r['expected_accuracy']:.1%}, ± "
-                         f"{r['expected_half_width']:.2%} ({worth_text(r['random_equivalent'])}).")
+            half = r["expected_half_width"]
+            width = (f"± {half:.2%} ({worth_text(r['random_equivalent'])})" if pd.notna(half)
+                     else "no interval (the rows it keeps get no label: an audit is needed)")
+            lines.append(f"{name}: accuracy {r['expected_accuracy']:.1%}, {width}.")
     st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
                "probabilities; the intervals after labelling use the labels themselves.")
     if which == "active":

@@ -203,7 +203,8 @@ class ActiveDesign:
         sum_i (pi_i + (1 - pi_i) q_i) / M (from the confidences).
     expected_half_width : float
         z sqrt(max_c sum_i (1 / pi_i - 1) f_ic (1 - f_ic)) / M: the widest class share's
-        expected half-width with the machine's probabilities as the control.
+        expected half-width with the machine's probabilities as the control; NaN when some
+        uncertain row can never be labelled (routing without an audit: no interval).
     random_equivalent : int or None
         The labels drawn at random that would give the same half-width (for a share of 0.5:
         the worst case).
@@ -240,7 +241,9 @@ def _describe(pi: np.ndarray, mu: float, kind: str, f: np.ndarray, q: np.ndarray
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(v > 0, (1 / pi - 1)[:, None] * v, 0.0)
     var = terms.sum(axis=0).max() / m ** 2 if m else 0.0
-    half = z_value(confidence) * math.sqrt(var)
+    # a design that labels some uncertain rows with probability 0 (routing without an audit)
+    # gives no interval at all: NaN, not an infinite width
+    half = z_value(confidence) * math.sqrt(var) if math.isfinite(var) else float("nan")
     acc = float((pi + (1 - pi) * q).mean()) if m else float("nan")
     eq = (srs_size_for_half_width(m, 0.25, half, confidence=confidence)
           if m and math.isfinite(half) else None)

@@ -234,7 +234,7 @@ def frontier_figure(frontier: pd.DataFrame, *, confidence: float = 0.95) -> go.F
                              "xanchor": "left", "y": 0.98, "yanchor": "top"},
                       xaxis={"title": {"text": f"half-width of a class share's {confidence:.0%} "
                                                "interval (narrower is better)"},
-                             "tickformat": ".1%"},
+                             "tickformat": ".2%"},
                       yaxis={"title": {"text": "accuracy of the final labels"},
                              "tickformat": ".1%"},
                       height=420,

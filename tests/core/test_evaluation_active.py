@@ -201,3 +201,15 @@ def test_plan_design_refuses_a_routed_table():
     df["selection"] = "machine"
     with pytest.raises(DataError, match="already routes"):
         plan_design(load_design(df), labels=10)
+
+
+def test_routing_without_an_audit_has_no_interval():
+    """Routing the whole budget leaves uncertain rows with no chance of a label: no interval
+    (NaN, not an infinite width) and no worth in random labels."""
+    rng = np.random.default_rng(2)
+    q = rng.beta(5, 1.5, 400)
+    _, table = design_frontier(rng.integers(0, 2, 400), q, 2, labels=60)
+    routing = table[table["design"] == "routing"].iloc[0]
+    assert np.isnan(routing["expected_half_width"])
+    assert routing["random_equivalent"] is None or pd.isna(routing["random_equivalent"])
+    assert np.isfinite(table.loc[table["design"] == "active", "expected_half_width"]).all()
