@@ -200,8 +200,8 @@ def frontier_figure(frontier: pd.DataFrame, *, confidence: float = 0.95) -> go.F
     -------
     plotly.graph_objects.Figure
         One line through the active designs (by mu), the recommended one as a star, routing
-        and random labelling as their own markers; every point's hover says what its interval
-        is worth in random labels.
+        and random labelling as their own markers (routing only when it has an interval, i.e.
+        an audit); every point's hover says what its interval is worth in random labels.
     """
     fig = go.Figure()
     act = frontier[frontier["design"] == "active"].sort_values("mu")
@@ -216,7 +216,9 @@ def frontier_figure(frontier: pd.DataFrame, *, confidence: float = 0.95) -> go.F
                              line={"color": "#1f77b4"}, marker={"size": 6},
                              text=hover(act), hoverinfo="text"))
     for kind, (name, colour, symbol, size) in _DESIGN_STYLE.items():
-        rows = frontier[frontier["design"] == kind]
+        # a design with no interval (routing without an audit) has no point on these axes
+        rows = frontier[(frontier["design"] == kind)
+                        & frontier["expected_half_width"].astype(float).notna()]
         if len(rows):
             fig.add_trace(go.Scatter(x=rows["expected_half_width"],
                                      y=rows["expected_accuracy"], mode="markers", name=name,

@@ -158,3 +158,13 @@ def test_group_accuracy_figure_draws_worse_groups_in_red_in_table_order():
     assert list(fig.layout.yaxis.categoryarray) == [
         "lang = de (n=500)", "lang = ja (n=500)", "lang = en (n=1,000)"]
     assert bad.text == ("worth 150 random labels",)
+
+
+def test_frontier_leaves_out_a_design_without_an_interval():
+    from core.figures.evaluation import frontier_figure
+
+    f = _frontier()
+    f.loc[f["design"] == "routing", "expected_half_width"] = float("nan")
+    names = [t.name for t in frontier_figure(f).data]
+    assert not any(n.startswith("routing") for n in names)
+    assert "random labels" in names and "active designs" in names
