@@ -386,3 +386,117 @@ def test_evaluate_page_pushes_and_pulls(server, tmp_path, monkeypatch):
     # the caption under the round selector (its option labels do not carry the progress)
     assert any(c.value.startswith("Round #") and c.value.endswith(": 40 of 76 labelled")
                for c in at.caption), [c.value for c in at.caption]
+
+
+def test_two_annotators_with_lead_times_pulled_aggregated_and_timed(server, tmp_path, capsys,
+                                                                    monkeypatch):
+    """Issue 23: two Label Studio users label the same tasks (disagreeing on some, each with
+    their own ``lead_time``); ``labelstudio pull`` into the workspace round (the Evaluate page's
+    ``core.workspace.rounds.import_joined``) keeps both votes and their seconds, majority leaves
+    the disagreements for adjudication, Dawid-Skene equals crowd-kit's, and ``hmceval
+    annotators`` shows both annotators with their median times."""
+    import krippendorff
+    from crowdkit.aggregation import DawidSkene
+
+    from core.cli import main
+    from core.cli.round_table import round_link
+    from core.evaluation.votes import read_votes, votes_path
+    from core.workspace.store import Workspace
+
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    df, gold = small_round()
+    src = tmp_path / "round.csv"
+    df.to_csv(src, index=False)
+    queue = tmp_path / "queue.csv"
+    assert main(["queue", str(src), "--lam", "0", "--human-share", "0.3", "--audit", "6",
+                 "--seed", "5", "--col", "text=response", "-o", str(queue)]) == 0
+    assert main(["labelstudio", "push", str(queue), "--url", server["url"], "--token",
+                 server["admin"], "--project", "two annotators", "--col", "text=response"]) == 0
+    capsys.readouterr()
+    admin = LabelStudioClient(server["url"], server["admin"])
+    second = LabelStudioClient(server["url"], server["second"])
+    who = {"admin": str(admin.check()["id"]), "second": str(second.check()["id"])}
+    assert who["admin"] != who["second"]
+    exported = admin.export(int(admin.find_project("two annotators")["id"]))
+    exported.sort(key=lambda t: t["id"])
+    assert len(exported) >= 12
+    gold_of = dict(zip(df["sample_id"].astype(str), gold))
+    # hand-made campaign: admin gives the gold label in 2 + k/2 s; second is slower
+    # (10 + k s) and gives the other class on the first three tasks
+    votes, seconds = {}, {"admin": [], "second": []}
+    for k, task in enumerate(exported):
+        sid = str(task["data"]["sample_id"])
+        g = int(gold_of[sid])
+        for name, client, label, t in (("admin", admin, g, 2.0 + 0.5 * k),
+                                       ("second", second, 1 - g if k < 3 else g, 10.0 + k)):
+            client.request("POST", f"/api/tasks/{task['id']}/annotations/", body={
+                "result": [{"from_name": "label", "to_name": "show_response",
+                            "type": "choices", "value": {"choices": [str(label)]}}],
+                "lead_time": t})
+            votes[(sid, who[name])] = (label, t)
+            seconds[name].append(t)
+    disputed = sorted(str(t["data"]["sample_id"]) for t in exported[:3])
+
+    # the workspace path: the queue's sidecar names its round, the pull imports into it
+    pulled = tmp_path / "pulled.csv"
+    assert main(["labelstudio", "pull", str(queue), "--url", server["url"], "--token",
+                 server["admin"], "--project", "two annotators", "--json",
+                 "-o", str(pulled)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert sorted(out["adjudication"]) == disputed  # majority: 1-1 ties wait for adjudication
+    assert out["n_annotators"] == 2 and out["n_labels"] == 2 * len(exported)
+    per = {p["annotator"]: p for p in out["per_annotator"]}
+    assert set(per) == set(who.values())
+    for name in ("admin", "second"):
+        assert per[who[name]]["items"] == len(exported)
+        assert per[who[name]]["median_seconds"] == pytest.approx(np.median(seconds[name]))
+    [pair] = out["pairwise"]
+    assert pair["n_items"] == len(exported)
+    assert pair["agreement"] == pytest.approx((len(exported) - 3) / len(exported))
+    # Krippendorff's alpha against the krippendorff package on the same two rows of votes
+    ids = sorted({s for s, _ in votes})
+    matrix = np.array([[votes[(s, who[n])][0] for s in ids] for n in ("admin", "second")],
+                      dtype=float)
+    assert out["krippendorff_alpha"]["estimate"] == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"), abs=1e-9)
+
+    # every vote and its seconds stored: in the workspace round and in OUT.labels.csv
+    rid = round_link(queue)["round_id"]
+    ann = Workspace(tmp_path / "ws").current_annotations(rid)
+    assert len(ann) == 2 * len(exported)
+    stored = read_votes(votes_path(pulled))
+    assert len(stored) == 2 * len(exported)
+    got = {(s, a): (int(lab), t) for s, a, lab, t in zip(
+        stored["sample_id"], stored["annotator"], stored["label"], stored["seconds"])}
+    assert got == votes
+    assert sorted(ann["seconds"].astype(float)) == sorted(t for _, t in votes.values())
+    table = pd.read_csv(pulled)
+    lab = dict(zip(table["sample_id"].astype(str), table["human_label"]))
+    assert all(np.isnan(lab[s]) for s in disputed)
+    assert all(lab[s] == gold_of[s] for s, _ in votes if s not in disputed)
+
+    # hmceval annotators: both annotators with their median times
+    assert main(["annotators", str(pulled), "--json", "--boot", "200"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    med = {p["annotator"]: p["median_seconds"] for p in rep["per_annotator"]}
+    assert med == {who["admin"]: pytest.approx(np.median(seconds["admin"])),
+                   who["second"]: pytest.approx(np.median(seconds["second"]))}
+    assert main(["annotators", str(pulled)]) == 0
+    text = capsys.readouterr().out
+    assert f"annotator {who['second']}:" in text and "median" in text
+
+    # Dawid-Skene: the same export pulled into a table of no round equals crowd-kit's labels
+    plain = tmp_path / "plain.csv"
+    plain.write_bytes(queue.read_bytes())  # no sidecar: read alone, OUT.labels.csv beside it
+    ds_out = tmp_path / "ds.csv"
+    assert main(["labelstudio", "pull", str(plain), "--url", server["url"], "--token",
+                 server["admin"], "--project", "two annotators", "--aggregate", "dawid-skene",
+                 "-o", str(ds_out)]) == 0
+    capsys.readouterr()
+    crowd = pd.DataFrame([(s, a, lab) for (s, a), (lab, _) in votes.items()],
+                         columns=["task", "worker", "label"])
+    ref = DawidSkene(n_iter=100).fit_predict(crowd)
+    ds = pd.read_csv(ds_out)
+    ds_lab = dict(zip(ds["sample_id"].astype(str), ds["human_label"]))
+    assert all(ds_lab[s] == ref[s] for s in ids), {s: (ds_lab[s], ref[s]) for s in ids}
+    assert len(read_votes(votes_path(ds_out))) == 2 * len(exported)
