@@ -6,6 +6,7 @@ functions behind ``hmceval report``), and everything saved lives in the workspac
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -17,9 +18,11 @@ from core.evaluation import labelstudio
 from core.evaluation.design import annotator_table
 from core.evaluation.planner import (audit_size_for_half_width, default_audit,
                                      expected_half_width)
+from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from core.summary import data_effort_unit, per_unit, tradeoff_summary
-from pages._evaluate_design import design_choice, show_round_design, weighted_settings
+from pages._evaluate_design import (design_choice, guarantee_preview_table, show_round_design,
+                                    weighted_settings)
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
@@ -183,14 +186,26 @@ elif kind == "budget":
     settings = {"lam": params.lam, "share": params.share, "mode": params.mode,
                 "audit": audit, "seed": int(ss["evaluate"]["seed"])}
 else:
-    st.caption("A random calibration sample is labelled first; the machine then keeps the "
-               "largest share of the other rows for which, with probability at least 1 − δ, "
-               "its error rate on them is at most α (fixed-sequence testing with exact "
-               "binomial bounds).")
+    which = ev_widget(st.radio, "Guarantee", "guarantee", options=list(G.GUARANTEES),
+                      format_func=G.GUARANTEES.get,
+                      help="Rows the machine keeps: of the rows it labels alone, at most a "
+                           "share α are wrong (a selective guarantee). Whole dataset: of all "
+                           "the final labels, human and machine, at most a share ε are wrong "
+                           "(PAC labels, Candès, Ilyas & Zrnic 2025); it usually lets the "
+                           "machine keep more, because human-labelled rows count as right.")
+    st.caption("A random calibration sample is labelled first. The machine then keeps the "
+               "largest share of the other rows that the chosen guarantee allows, with "
+               "probability at least 1 − δ over the calibration sample; humans label the rest. "
+               "Both guarantees are relative to the annotators' labels (their own mistakes are "
+               "not counted).")
     c1, c2, c3 = st.columns(3)
     with c1:
-        ev_widget(st.number_input, "α (largest error rate on kept rows)", "alpha",
-                  min_value=0.001, max_value=0.5, step=0.01, format="%.3f")
+        if which == "overall":
+            ev_widget(st.number_input, "ε (largest share of wrong final labels)", "epsilon",
+                      min_value=0.001, max_value=0.5, step=0.01, format="%.3f")
+        else:
+            ev_widget(st.number_input, "α (largest error rate on kept rows)", "alpha",
+                      min_value=0.001, max_value=0.5, step=0.01, format="%.3f")
         ev_widget(st.number_input, "δ (allowed failure probability)", "delta",
                   min_value=0.001, max_value=0.5, step=0.01, format="%.3f")
     with c2:
@@ -218,17 +233,20 @@ else:
                 f"the certificate does not let the machine keep, plus an audit of up to "
                 f"{n_audit:,} of those it keeps: at least {min(n_cal + n_audit, data.M):,} of "
                 f"{data.M:,} samples.**")
-    settings = {"calibration": int(e["calibration"]), "alpha": float(e["alpha"]),
+    settings = {"calibration": int(e["calibration"]), "guarantee": which,
+                "alpha": float(e["alpha"]), "overall_error": float(e["epsilon"]),
                 "delta": float(e["delta"]), "lam": float(e["cert_lam"]),
                 "audit": int(e["audit"]), "seed": int(e["seed"])}
-    if st.button("How much would it certify on similar data?"):
+    if st.button("What would each guarantee keep on similar data?"):
         try:
-            with st.spinner("Simulating 100 calibration samples…"):
-                sim = R.certify_preview(data, settings, rounds=100)
+            with st.spinner("Simulating 100 calibration samples for each guarantee…"):
+                ss["_ev_previews"] = (json.dumps(settings, sort_keys=True),
+                                      G.guarantee_previews(data, settings, rounds=100))
         except DataError as exc:
             show_error(exc)
-        else:
-            st.info(sim["sentence"])
+    shown = ss.get("_ev_previews")
+    if shown is not None and shown[0] == json.dumps(settings, sort_keys=True):
+        guarantee_preview_table(shown[1], data.M - n_cal)
 
 if st.button("Plan the round", type="primary", disabled=settings is None):
     try:

@@ -58,6 +58,7 @@ from core.summary import data_effort_unit, per_unit
 DEFAULTS: dict[str, Any] = {
     **default_settings(),
     "evaluate": {"kind": "budget", "audit": 200, "seed": 0, "alpha": 0.05, "delta": 0.1,
+                 "guarantee": "kept", "epsilon": 0.05,
                  "calibration": 1000, "cert_lam": 0.0, "target_half_width": 0.01,
                  "round_id": None, "design": "routing", "budget_in": "labels", "labels": None,
                  "effort_budget": None},

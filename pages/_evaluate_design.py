@@ -25,9 +25,30 @@ from pages._common import show_error
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
                  "random": "Random"}
-NOT_BUILT = ("Not built yet: a guarantee round's calibration sample with unequal "
-             "probabilities (guarantee mode keeps its simple random sample), and a fix that "
-             "re-optimises every group at once (the fix below raises one group's share).")
+NOT_BUILT = ("Not built yet: a fix that re-optimises every group at once (the fix below "
+             "raises one group's share).")
+
+
+def guarantee_preview_table(table: pd.DataFrame, rest: int) -> None:
+    """Both guarantees on similar data (:func:`core.workspace.rounds.guarantee_previews`):
+    a sentence each and the table, before any label is read."""
+    basis = str(table["basis"].iloc[0])
+    for row in table.itertuples():
+        st.markdown(f"- **{row.guarantee}** (level {row.level:.1%}): the machine would keep a "
+                    f"median {row.median_kept:,} of the other {rest:,} rows, "
+                    f"{row.median_saving:.1%} of the table saved; something was certified in "
+                    f"{row.certified_rate:.0%} of the simulated rounds, and the guarantee "
+                    f"failed in {row.violation_rate:.1%} (allowed: {row.delta:.0%}).")
+    shown = pd.DataFrame({
+        "Guarantee": table["guarantee"],
+        "Level": table["level"].map("{:.1%}".format),
+        "Rows kept (median)": table["median_kept"].map("{:,}".format),
+        "Saved (median)": table["median_saving"].map("{:.1%}".format),
+        "Certified in": table["certified_rate"].map("{:.1%}".format),
+        "Failed in": table["violation_rate"].map("{:.1%}".format),
+        "Allowed to fail": table["delta"].map("{:.1%}".format)})
+    st.dataframe(shown, hide_index=True)
+    st.caption(f"100 simulated calibration samples per guarantee; truth: {basis}.")
 
 
 def design_choice(ev_widget: Callable) -> str:

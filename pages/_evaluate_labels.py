@@ -16,6 +16,7 @@ import streamlit as st
 from core.errors import DataError
 from core.evaluation import labelstudio
 from core.figures.evaluation import progress_figure
+from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from pages._common import range_help, show_error
 
@@ -170,8 +171,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
     def _certify_look(key: str, round_id: int, audit: int) -> dict:
         """What certifying would give (the key names the workspace, round, plan and labels)."""
         s = ws.round(round_id)["settings"]
-        return R.certify_outlook(ws, round_id, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
-                                 audit=audit)
+        return R.certify_outlook(ws, round_id, **G.guarantee_level(s), delta=s["delta"],
+                                 lam=s["lam"], audit=audit, seed=int(s.get("seed", 0)))
 
 
     if rnd["kind"] == "guarantee" and prog["undecided"]:
@@ -181,8 +182,12 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             st.info("Label the calibration sample, then certify here.")
         else:
             s = rnd["settings"]
-            st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; α = "
-                       f"{s['alpha']:g}, δ = {s['delta']:g}, λ = {s['lam']:g} (fixed when the round "
+            level = G.guarantee_level(s)
+            said = (f"ε = {level['overall_error']:g} (overall error of the final labels)"
+                    if level["overall_error"] is not None
+                    else f"α = {level['alpha']:g} (error on the rows the machine keeps)")
+            st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; "
+                       f"{said}, δ = {s['delta']:g}, λ = {s['lam']:g} (fixed when the round "
                        "was planned).")
             look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
             try:
@@ -215,7 +220,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                                 "other rows all go to humans (no audit is needed).")
                 if st.button("Certify and route the other rows", type="primary"):
                     try:
-                        R.certify_round(ws, rid, alpha=s["alpha"], delta=s["delta"], lam=s["lam"],
+                        R.certify_round(ws, rid, **level, delta=s["delta"], lam=s["lam"],
                                         audit=audit, seed=int(s["seed"]))
                     except DataError as exc:
                         show_error(exc)

@@ -165,15 +165,27 @@ class CertifySummary:
     summary: dict
 
 
-def simulate_certify(inp: SAEInputs, machine_label=None, gold=None, *, alpha: float,
-                     delta: float, calibration: int, lam: float = 0.0, rounds: int = 1000,
-                     seed: int = 0, errors: np.ndarray | None = None) -> CertifySummary:
+def simulate_certify(inp: SAEInputs, machine_label=None, gold=None, *,
+                     alpha: float | None = None, delta: float, calibration: int,
+                     lam: float = 0.0, rounds: int = 1000, seed: int = 0,
+                     errors: np.ndarray | None = None,
+                     epsilon: float | None = None) -> CertifySummary:
     """Draw ``rounds`` calibration samples, certify each, and check the guarantee on the truth.
 
-    The guarantee fails in a round when the machine keeps rows and its true error rate on them
-    exceeds alpha. The truth is ``machine_label != gold``, or ``errors`` when given (for
-    example :func:`confidence_implied_errors` on data without gold labels).
+    With ``alpha`` (the selective guarantee, :func:`core.evaluation.guarantee.certify_arrays`)
+    the guarantee fails in a round when the machine keeps rows and its true error rate on them
+    exceeds alpha. With ``epsilon`` instead (the overall-error guarantee,
+    :func:`core.evaluation.pac.certify_overall_arrays`) it fails when the machine's errors on
+    the rows it keeps exceed epsilon * M. The truth is ``machine_label != gold``, or ``errors``
+    when given (for example :func:`confidence_implied_errors` on data without gold labels).
+    Each round draws a simple random calibration sample of ``calibration`` rows, as
+    ``hmceval queue --calibration`` does.
     """
+    from core.evaluation.pac import certify_overall_arrays
+
+    if (alpha is None) == (epsilon is None):
+        raise DataError("give exactly one of alpha (error on kept rows) and epsilon (overall "
+                        "error of the final labels)")
     if errors is not None:
         err_all = np.asarray(errors, dtype=bool)
     else:
@@ -184,18 +196,24 @@ def simulate_certify(inp: SAEInputs, machine_label=None, gold=None, *, alpha: fl
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
     rng = np.random.default_rng(seed)
     rows = []
-    for _ in range(rounds):
+    for r in range(rounds):
         cal = np.zeros(m, dtype=bool)
         cal[rng.choice(m, size=calibration, replace=False)] = True
-        r = certify_arrays(g, cal, err_all, alpha=alpha, delta=delta)
-        n_keep = int(r.keep.sum())
-        true_err = float(err_all[r.keep].mean()) if n_keep else float("nan")
-        rows.append({"certified": r.threshold is not None,
+        if epsilon is None:
+            keep = certify_arrays(g, cal, err_all, alpha=alpha, delta=delta).keep
+        else:
+            keep = certify_overall_arrays(g, cal, err_all, epsilon=epsilon, delta=delta,
+                                          seed=r).keep
+        n_keep = int(keep.sum())
+        true_err = float(err_all[keep].mean()) if n_keep else float("nan")
+        bad = (true_err > alpha) if epsilon is None else (int(err_all[keep].sum()) > epsilon * m)
+        rows.append({"certified": n_keep > 0,
                      "machine_share": n_keep / (m - calibration) if m > calibration else 0.0,
-                     "true_error": true_err, "violation": bool(n_keep and true_err > alpha)})
+                     "true_error": true_err, "violation": bool(n_keep and bad)})
     df = pd.DataFrame(rows)
-    summary = {"alpha": alpha, "delta": delta, "lambda": lam, "calibration": calibration,
-               "rounds": rounds, "violation_rate": float(df["violation"].mean()),
+    summary = {"alpha": alpha, "epsilon": epsilon, "delta": delta, "lambda": lam,
+               "calibration": calibration, "rounds": rounds,
+               "violation_rate": float(df["violation"].mean()),
                "median_machine_share": float(df["machine_share"].median()),
                "certified_rate": float(df["certified"].mean())}
     return CertifySummary(rounds=df, summary=summary)

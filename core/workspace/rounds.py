@@ -27,9 +27,9 @@ from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
-           "final_table", "effort_summary", "round_summary", "certify_preview", "validity",
+           "final_table", "effort_summary", "round_summary", "validity",
            "import_joined", "read_labels", "default_groups", "certify_outlook",
-           "labelling_outlook", "outlook_sentence", "design_preview"]
+           "labelling_outlook", "outlook_sentence", "design_preview", "annotator_error_of"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -256,8 +256,9 @@ def _certified(ws: Workspace, round_id: int, *, alpha: float | None, delta: floa
                                 annotator_error=annotator_error)
 
 
-def certify_outlook(ws: Workspace, round_id: int, *, alpha: float, delta: float,
-                    lam: float = 0.0, audit: int = 0) -> dict[str, Any]:
+def certify_outlook(ws: Workspace, round_id: int, *, alpha: float | None, delta: float,
+                    lam: float = 0.0, audit: int = 0,
+                    overall_error: float | None = None, seed: int = 0) -> dict[str, Any]:
     """What certifying a guarantee round now would give, without storing anything.
 
     Returns
@@ -267,7 +268,8 @@ def certify_outlook(ws: Workspace, round_id: int, *, alpha: float, delta: float,
         ``n_calibration`` (labelled calibration rows), ``audit`` (the requested audit, at most
         ``n_machine``) and :func:`labelling_outlook`'s keys for calibration + routed + audit.
     """
-    _, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam)
+    _, design, res = _certified(ws, round_id, alpha=alpha, delta=delta, lam=lam,
+                                overall_error=overall_error, seed=seed)
     sel = res["selection"]
     n_machine = int((sel == "machine").sum())
     use = min(max(int(audit), 0), n_machine)
@@ -318,12 +320,61 @@ def labelling_outlook(data: EvalData, human: np.ndarray, *, audit: int = 0) -> d
 
 
 def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
-                   confidence: float = 0.95) -> dict[str, Any]:
-    """The final estimates of a round (stored as its latest ``estimate`` result)."""
+                   confidence: float = 0.95, annotator_error: float | str | None = None,
+                   gold_annotator: str | None = None) -> dict[str, Any]:
+    """The final estimates of a round (stored as its latest ``estimate`` result).
+
+    Without ``annotator_error`` they are relative to the annotators' labels (``relative_to``
+    ``"annotators"``); with a rate ETA in [0, 0.5), or ``"auto"`` (measured on the round's
+    double-labelled rows, or on the labels of ``gold_annotator``'s items), against the truth
+    (:func:`core.evaluation.noise.correct_estimate`)."""
+    from core.evaluation.noise import RELATIVE_ANNOTATORS, correct_estimate
+
     _, design = round_design(ws, round_id)
     res = estimate(design, groups=groups, confidence=confidence)
+    if annotator_error is None:
+        res["relative_to"] = RELATIVE_ANNOTATORS
+    else:
+        eta = annotator_error_of(ws, round_id, annotator_error, n_classes=len(
+            res["class_shares"]), confidence=confidence, gold_annotator=gold_annotator)
+        res = correct_estimate(res, eta)
     ws.save_result(round_id, "estimate", res)
     return res
+
+
+def annotator_error_of(ws: Workspace, round_id: int, annotator_error: float | str, *,
+                       n_classes: int, confidence: float = 0.95,
+                       gold_annotator: str | None = None):
+    """The annotators' error rate of a round (:class:`core.evaluation.noise.AnnotatorError`):
+    ETA as given, or ``"auto"``: from the labels of the other annotators on the items
+    ``gold_annotator`` labelled, else from the rows labelled by two annotators (the round's
+    double rows when it has them, ``hmceval queue --double K``; else every such row)."""
+    from core.evaluation.noise import (error_from_gold, error_from_pairs, given_error,
+                                       pairs_from_votes)
+
+    if annotator_error != "auto":
+        if isinstance(annotator_error, str):
+            try:
+                annotator_error = float(annotator_error)
+            except ValueError:
+                raise DataError("--annotator-error: the annotators' error rate must be 'auto' "
+                                f"or a number in [0, 0.5), got {annotator_error!r}") from None
+        return given_error(annotator_error, n_classes=n_classes, confidence=confidence)
+    votes = ws.current_annotations(round_id)
+    if gold_annotator is not None:
+        gold = votes[votes["annotator"].astype(str) == str(gold_annotator)]
+        if gold.empty:
+            raise DataError(f"--gold-annotator: no label of annotator {gold_annotator!r} in "
+                            f"round #{round_id}")
+        truth = dict(zip(gold["row"].astype(int), gold["label"]))
+        other = votes[(votes["annotator"].astype(str) != str(gold_annotator))
+                      & votes["row"].astype(int).isin(truth)]
+        return error_from_gold(other["label"].tolist(),
+                               [truth[int(r)] for r in other["row"]], n_classes=n_classes,
+                               confidence=confidence)
+    double = ws.latest_result(round_id, "double")
+    _, first, second = pairs_from_votes(votes, None if double is None else double["rows"])
+    return error_from_pairs(first, second, n_classes=n_classes, confidence=confidence)
 
 
 def final_table(design: Design) -> pd.DataFrame:
@@ -416,45 +467,6 @@ def round_summary(ws: Workspace, round_id: int, *,
             by, worse, notes = group_accuracy(design, out["groups"])
             out.update(group_accuracy=by, worse_groups=worse, group_notes=notes)
     return out
-
-
-def certify_preview(data: EvalData, settings: dict[str, Any], *, rounds: int = 100,
-                    seed: int = 0) -> dict[str, Any]:
-    """How much a guarantee round would certify on similar data, by simulation.
-
-    With gold labels on every row the truth is the gold; otherwise errors are drawn as if the
-    confidences were calibrated (the result says which).
-    """
-    from core.evaluation.simulate import confidence_implied_errors, simulate_certify
-    from core.assignment import SAEInputs
-
-    inp = SAEInputs.from_data(data)
-    n_cal = int(settings["calibration"])
-    if data.has_gold:
-        errors = (data.frame["machine_label"].to_numpy(dtype=object)
-                  != data.frame["human_label"].to_numpy(dtype=object))
-        basis = "the gold labels"
-    else:
-        errors = confidence_implied_errors(inp.a, seed=seed)
-        basis = "errors drawn as if the confidences were calibrated (no gold labels)"
-    sim = simulate_certify(inp, errors=errors, alpha=float(settings["alpha"]),
-                           delta=float(settings["delta"]), calibration=n_cal,
-                           lam=float(settings.get("lam", 0.0)), rounds=rounds, seed=seed)
-    s = dict(sim.summary)
-    certified = sim.rounds.loc[sim.rounds["certified"], "machine_share"]
-    s["median_share_when_certified"] = float(certified.median()) if len(certified) else None
-    rest = data.M - n_cal
-    s["sentence"] = (f"On {rounds} simulated calibration samples of {n_cal:,} rows (truth: "
-                     f"{basis}), the machine would keep a median {s['median_machine_share']:.0%} "
-                     f"of the other {rest:,} rows (about "
-                     f"{int(round(s['median_machine_share'] * rest)):,}); something was "
-                     f"certified in {s['certified_rate']:.0%} of them"
-                     + (f" (keeping a median {s['median_share_when_certified']:.0%} when it was)"
-                        if s["median_share_when_certified"] is not None else "")
-                     + f" and the guarantee failed "
-                     f"in {s['violation_rate']:.1%} (allowed: {float(settings['delta']):.0%}).")
-    s["basis"] = basis
-    return s
 
 
 def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,

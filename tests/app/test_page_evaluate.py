@@ -122,8 +122,12 @@ def test_guarantee_round_certifies(run_page, fresh_workspace):
     at.radio(key="_w_ev_kind").set_value("guarantee").run()
     at.number_input(key="_w_ev_alpha").set_value(0.1).run()
     at.number_input(key="_w_ev_audit").set_value(100).run()
-    click(at, "How much would it certify on similar data?")
-    assert any("simulated calibration samples" in i.value for i in at.info)
+    click(at, "What would each guarantee keep on similar data?")
+    table = at.dataframe[-1].value
+    assert list(table["Guarantee"]) == [
+        "Rows the machine keeps: its error rate on them is at most α",
+        "Whole dataset: at most ε of all final labels are wrong"]
+    assert list(table["Level"]) == ["10.0%", "5.0%"]
     click(at, "Plan the round")
     click(at, "Fill labels from gold")
     click(at, "Certify and route the other rows")
@@ -131,6 +135,45 @@ def test_guarantee_round_certifies(run_page, fresh_workspace):
     click(at, "Fill labels from gold")
     assert [m.label for m in at.metric][-1] == "Accuracy of the final labels"
     assert not at.error
+
+
+def test_overall_error_guarantee_round_plans_previews_and_certifies(run_page, fresh_workspace):
+    """Guarantee mode offers the overall-error guarantee (PAC labels): its preview on the
+    demo's gold keeps more than the selective one at the same level, the round stores the
+    choice, the certify step uses it, and the result holds on the demo's gold labels."""
+    import numpy as np
+
+    from core.demo import make_demo
+    from core.workspace import Workspace
+
+    at = run_page(PAGE)
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    at.radio(key="_w_ev_guarantee").set_value("overall").run()
+    assert [n.label for n in at.number_input][0].startswith("ε (largest share of wrong final")
+    at.number_input(key="_w_ev_epsilon").set_value(0.05).run()
+    click(at, "What would each guarantee keep on similar data?")
+    table = at.dataframe[-1].value
+    saved = [float(v.rstrip("%")) for v in table["Saved (median)"]]
+    # human-labelled rows count as right under the overall guarantee: it keeps more
+    assert saved[1] > saved[0] > 0
+    failed = [float(v.rstrip("%")) / 100 for v in table["Failed in"]]
+    assert max(failed) <= 0.1 + 0.06  # delta 0.1, 100 rounds: within Monte-Carlo error
+    click(at, "Plan the round")
+    rnd = Workspace(str(fresh_workspace)).round(1)
+    assert rnd["settings"]["guarantee"] == "overall" and rnd["settings"]["overall_error"] == 0.05
+    click(at, "Fill labels from gold")
+    assert any("ε = 0.05 (overall error of the final labels)" in c.value for c in at.caption)
+    click(at, "Certify and route the other rows")
+    assert not at.error, [e.value for e in at.error]
+    cert = Workspace(str(fresh_workspace)).latest_result(1, "certify")
+    assert cert["epsilon"] == 0.05 and cert["n_machine"] > 0
+    assert any("at most 5.0% of all 3,557 final labels" in s.value for s in at.success)
+    # the promise, checked on the demo's gold: machine errors on the kept rows <= 5 % of M
+    demo = make_demo()
+    sel = Workspace(str(fresh_workspace)).round(1)["selection"]
+    kept = np.isin(sel, ["machine", "audit"])
+    wrong = (demo["machine_label"].to_numpy() != demo["human_label"].to_numpy())
+    assert wrong[kept].sum() <= 0.05 * len(demo)
 
 
 def test_validity_panel_reports_coverage(run_page, fresh_workspace):
