@@ -107,6 +107,24 @@ def _check_magnitude(s, col: str, flag: str) -> None:
                         "statistics cannot square them")
 
 
+def _check_score_points(s, col: str, flag: str) -> None:
+    """Refuse a score column with more than ``core.data.contract.MAX_CLASSES`` distinct score
+    points (its finite numbers rounded half to even, as kappa counts them): kappa's confusion
+    table grows as K^2 (20,000 distinct scores asked for 3 GB at once)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.data.contract import MAX_CLASSES
+    from core.errors import DataError
+
+    vals = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
+    k = len(np.unique(np.rint(vals[np.isfinite(vals)])))
+    if k > MAX_CLASSES:
+        raise DataError(f"score column '{col}' ({flag}) holds {k:,} distinct score points "
+                        f"(rounded to integers, as kappa counts them); at most {MAX_CLASSES:,} "
+                        "are analysed (is an id or a free-number column given as a score?)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Compute the report and print it as JSON."""
     from core.cli.bounds import check_float, check_int
@@ -124,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, name in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
         if name is not None and col(name) in table.columns:
             _check_magnitude(table[col(name)], col(name), flag)
+            _check_score_points(table[col(name)], col(name), flag)
     report = agreement_report(
         table,
         human=col(args.human),

@@ -259,3 +259,25 @@ def test_second_rater_zeros_kept_with_no_exclude_zero_scores(tmp_path, capsys):
     rep = json.loads(out)
     assert rep["consistency"]["N"] == 3 and rep["consistency"]["h2_min"] == 2.0
     assert rep["responses"]["human2_set_missing"]["zero"] == 1
+
+
+def test_more_than_100_score_points_exit_2_naming_the_column(tmp_path, capsys):
+    """The table loader's class limit (core.data.contract.MAX_CLASSES, 100) applies to the score
+    points kappa counts (finite scores rounded half to even): 20,000 distinct scores asked numpy
+    for 3 GB at once (issue 24). 100 points pass, 101 are refused naming the column and option;
+    continuous scores that round to a few points are not refused."""
+    many = tmp_path / "many.csv"
+    rows = [f"{i},{i % 5 + 1},{(i % 7) + 0.5 + i / 1000}" for i in range(1, 102)]
+    many.write_text("h,s,c\n" + "\n".join(rows) + "\n")  # h: 101 points; c: 1.5..7.6 -> 8 points
+    code, out, err = _run(["agreement", str(many), "--human", "h", "--system", "s", "--json"], capsys)
+    assert code == 2 and out == ""
+    assert "'h' (--human)" in err and "101 distinct score points" in err and "at most 100" in err
+    code, out, err = _run(["agreement", str(many), "--human", "s", "--system", "h", "--json"], capsys)
+    assert code == 2 and "'h' (--system)" in err
+    code, out, err = _run(["agreement", str(many), "--human", "s", "--system", "c", "--json"], capsys)
+    assert code == 0, err
+    hundred = tmp_path / "hundred.csv"
+    hundred.write_text("h,s\n" + "\n".join(f"{i},{i}" for i in range(1, 101)) + "\n")
+    code, out, err = _run(["agreement", str(hundred), "--human", "h", "--system", "s", "--json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["eval"]["kappa"] == 1.0  # identical scores: a perfect agreement
