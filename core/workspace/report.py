@@ -22,7 +22,7 @@ from core.workspace.active_rounds import group_table, is_weighted
 from core.workspace.rounds import round_summary
 from core.workspace.store import SCENARIO_FORMAT, Workspace
 
-__all__ = ["resolve_round", "round_report_html", "round_scenario", "summary_box", "FONT_STACK"]
+__all__ = ["annotators_html", "resolve_round", "round_report_html", "round_scenario", "summary_box", "FONT_STACK"]
 
 #: Fonts of the report and its figures: the usual sans-serif faces first, then faces that cover
 #: Chinese, Japanese and Korean, so that such text in the data does not show as boxes on a
@@ -208,6 +208,58 @@ def summary_box(s: dict[str, Any], roles: dict[str, Any]) -> str:
             + "".join(f"<li>{i}</li>" for i in items) + "</ul></div>")
 
 
+def annotators_html(ws: Workspace, round_id: int) -> str:
+    """The report's section on the annotators (:func:`core.workspace.round_annotators.
+    round_annotators`, majority aggregate): Krippendorff's alpha with its interval, Fleiss'
+    kappa, Cohen's kappa per pair and, per annotator, labels, agreement with the aggregate and
+    with gold, median time and confusion matrix. Empty when fewer than two annotators voted."""
+    from core.workspace.round_annotators import round_annotators, several_annotators
+
+    rep = round_annotators(ws, round_id)
+    if not several_annotators(rep):
+        return ""
+    e = html.escape
+
+    def num(v: float | None, fmt: str = ".3f") -> str:
+        return "n/a" if v is None else format(v, fmt)
+
+    a = rep["krippendorff_alpha"]
+    alpha = ("undefined (no row labelled twice or more)" if a["estimate"] is None else
+             f"<b>{num(a['estimate'])}</b>" + ("" if a["ci_low"] is None else
+             f", {a['confidence']:.0%} bootstrap interval {num(a['ci_low'])} – "
+             f"{num(a['ci_high'])}") + f" ({e(str(a['level']))}, {a['n_units']:,} rows)")
+    head = (f"<h2>The annotators</h2><p>{rep['n_labels']:,} labels by {rep['n_annotators']} "
+            f"annotators on {rep['n_rows']:,} rows, {rep['n_multi']:,} of them labelled twice or "
+            f"more. Krippendorff's alpha: {alpha}. Fleiss' kappa: {num(rep['fleiss_kappa'])}; "
+            f"observed agreement {_pct(rep['percent_agreement'])}.</p>")
+    if rep["adjudication"]:
+        head += (f"<p class='warning'>{len(rep['adjudication']):,} rows tie and wait for "
+                 "adjudication.</p>")
+    per = "".join(
+        f"<tr><td>{e(p['annotator'] or '(unnamed)')}</td><td>{p['items']:,}</td>"
+        f"<td>{_pct(p['agreement_with_aggregate'])} of {p['n_compared']:,}</td>"
+        f"<td>{_pct(p['agreement_with_gold'])} of {p['n_gold']:,}</td>"
+        f"<td>{num(p['median_seconds'], '.1f')}</td></tr>" for p in rep["per_annotator"])
+    pairs = "".join(
+        f"<tr><td>{e(p['annotators'][0])} / {e(p['annotators'][1])}</td><td>{p['n_items']:,}"
+        f"</td><td>{_pct(p['agreement'])}</td><td>{num(p['cohen_kappa'])}</td></tr>"
+        for p in rep["pairwise"])
+    conf = []
+    for p in rep["per_annotator"]:
+        c = p["confusion"]
+        cells = "".join(f"<tr><th>{e(k)}</th>" + "".join(f"<td>{n:,}</td>" for n in row)
+                        + "</tr>" for k, row in zip(c["classes"], c["matrix"]))
+        conf.append(f"<p class='muted'>{e(p['annotator'] or '(unnamed)')}: rows the "
+                    f"{e(rep['aggregate'])} label, columns the annotator's</p><table><tr><th></th>"
+                    + "".join(f"<th>{e(k)}</th>" for k in c["classes"]) + f"</tr>{cells}</table>")
+    return (head + "<table><tr><th>annotator</th><th>labels</th><th>agrees with the "
+            f"{e(rep['aggregate'])} label</th><th>agrees with gold</th><th>median seconds</th>"
+            f"</tr>{per}</table>"
+            + (f"<table><tr><th>pair</th><th>rows both labelled</th><th>agreement</th>"
+               f"<th>Cohen's kappa</th></tr>{pairs}</table>" if pairs else "")
+            + "<details><summary>Confusion matrices</summary>" + "".join(conf) + "</details>")
+
+
 def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                       scenario: dict[str, Any] | None = None) -> str:
     """The report of one round as a complete HTML document (string).
@@ -313,6 +365,7 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
             parts.append(_groups_html(table, group_notes, level))
             figures.append(_figure_html(group_accuracy_figure(table,
                                                               confidence=est["confidence"])))
+    parts.append(annotators_html(ws, round_id))
     if (s.get("design") or {}).get("frontier"):
         import pandas as pd
 
