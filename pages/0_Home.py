@@ -1,11 +1,14 @@
-"""Home page: what HMCEval Studio answers, the workflow in four steps, and where each page fits."""
+"""Home page: what HMCEval Studio answers, the one-screen summary of the latest labelled round
+(or a chosen one), the workflow in four steps, and where each page fits."""
 
 from __future__ import annotations
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from pages._common import get_data, init_state, load_demo, next_step, remember_active
+from core.errors import DataError
+from pages._common import (get_data, get_workspace, init_state, load_demo, md, next_step,
+                           remember_active, show_error)
 from pages._registry import page_path
 
 init_state()
@@ -17,6 +20,109 @@ st.markdown(
     "samples where their judgement is worth the time it takes, and tells you how accurate the "
     "combined result is and how much labelling time it saves compared with having people label "
     "everything.")
+
+
+def _link(page: str, label: str) -> None:
+    try:
+        st.page_link(page_path(page), label=label)
+    except StreamlitAPIException:  # the page runs on its own (a test): no navigation
+        st.markdown(f"**{label}**")
+
+
+@st.cache_data(show_spinner="Reading the round…", max_entries=8)
+def _round_summary(root: str, round_id: int, version: tuple, _ws) -> dict:
+    """The round's summary and digest (cached on the round's state: its plan and labels)."""
+    from core.workspace import rounds as R
+    from core.workspace.digest import round_digest
+
+    s = R.round_summary(_ws, round_id)
+    return {"summary": s, "digest": round_digest(s, _ws.dataset(s["round"]["dataset_id"])["roles"]
+                                                 or {})}
+
+
+@st.cache_data(show_spinner="Writing the report…", max_entries=2)
+def _report(root: str, round_id: int, version: tuple, _ws) -> bytes:
+    from core.workspace.report import round_report_html
+
+    return round_report_html(_ws, round_id).encode("utf-8")
+
+
+def _parts_md(parts) -> str:
+    return "".join(f"**{md(p)}**" if bold and p.strip() else md(p) for p, bold in parts)
+
+
+def round_summary_section() -> None:
+    """The one-screen summary of the latest round with labels (or the one chosen): the answer
+    with its interval, hours spent and saved, accuracy by group with the worse groups, the
+    guarantee and the caveats (core.workspace.digest, the report's summary box too)."""
+    try:
+        ws = get_workspace()
+        rounds = ws.list_rounds()
+    except DataError as exc:
+        show_error(exc, context="Workspace")
+        return
+    rounds = rounds[rounds["n_labelled"] > 0]
+    if rounds.empty:
+        return
+    datasets = ws.list_datasets()
+    names = dict(zip(datasets["id"], datasets["name"]))
+    labels = {int(r.id): f"Round {int(r.id)} · {names.get(r.dataset_id, '')} · {r.kind} · "
+                         f"{int(r.n_labelled):,} rows labelled · {str(r.created)[:10]}"
+              for r in rounds.itertuples()}
+    st.subheader("Latest result")
+    rid = st.selectbox("Round", list(labels), format_func=labels.get, key="home_round",
+                       help="The latest round with human labels; pick another to read its "
+                            "summary.")
+    try:
+        got = _round_summary(str(ws.root), rid, ws.round_version(rid), ws)
+    except DataError as exc:
+        show_error(exc, context=f"Round {rid}")
+        return
+    d = got["digest"]
+    ans, eff = d["answer"], d["effort"]
+    c1, c2, c3, c4 = st.columns(4)
+    if ans is not None and ans["accuracy"] is not None:
+        c1.metric("Accuracy of the final labels", f"{ans['accuracy']:.1%}",
+                  help=f"{ans['level']} confidence")
+        c1.caption(f"{ans['level']} interval: {ans['interval']}" if not ans["one_sided"] else
+                   f"{ans['interval']} ({ans['level']} confidence, exact bound)")
+    else:
+        c1.metric("Accuracy of the final labels", "not yet")
+    c2.metric("Rows labelled by humans", f"{eff['labelled']:,} of {eff['total']:,}")
+    if eff["spent"] is not None:
+        time_unit = eff["all"] is not None
+        c3.metric("Hours spent" if time_unit else "Effort spent", eff["spent"])
+        c4.metric("Hours saved" if time_unit else "Effort saved", eff["saved"],
+                  help=f"Labelling everything would take {eff['all']}." if time_unit else None)
+    st.markdown("\n".join(f"- " + (f"**{md(line.label)}:** " if line.label else "")
+                           + _parts_md(line.parts)
+                           for line in d["lines"] if line.key not in ("groups",)))
+    if d["groups"] is not None:
+        g = d["groups"]
+        table = g.assign(group=g["column"] + " = " + g["group"],
+                         interval=[f"{lo:.1%} – {hi:.1%}" if lo == lo and hi == hi else ""
+                                   for lo, hi in zip(g["ci_low"], g["ci_high"])],
+                         worse=g["worse"].map({True: "worse", False: ""}))
+        st.dataframe(table[["group", "rows", "accuracy", "interval", "worse"]], hide_index=True,
+                     column_config={"accuracy": st.column_config.NumberColumn(
+                         "accuracy", format="percent"),
+                         "rows": st.column_config.NumberColumn("rows", format="localized")})
+        for note in d["worse"]:
+            st.warning(md(note))
+        if not d["worse"]:
+            st.caption("No group's final labels are significantly worse than the rest's.")
+    c1, c2 = st.columns(2)
+    with c1:
+        _link("2a_Evaluate.py", "Open the rounds on Evaluate")
+    c2.download_button("Report for stakeholders (HTML)",
+                       lambda: _report(str(ws.root), rid, ws.round_version(rid), ws),
+                       file_name=f"hmceval_round{rid}_report.html", mime="text/html",
+                       on_click="ignore", help="One self-contained file: opens in any browser, "
+                                               "offline.")
+
+
+round_summary_section()
+
 
 st.subheader("How to use it")
 STEPS = (
@@ -34,13 +140,6 @@ STEPS = (
      "report.html` writes the report of the latest saved round (`--round ID` for another, or a "
      "scenario's name once you saved one there)."),
 )
-
-
-def _link(page: str, label: str) -> None:
-    try:
-        st.page_link(page_path(page), label=label)
-    except StreamlitAPIException:  # the page runs on its own (a test): no navigation
-        st.markdown(f"**{label}**")
 
 
 for page, label, what in STEPS:

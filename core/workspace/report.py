@@ -17,8 +17,9 @@ from typing import Any
 
 from core.figures.evaluation import (forest_figure, forest_rows, frontier_figure,
                                      group_accuracy_figure, progress_figure, worth_text)
-from core.summary import effort_unit, format_effort, hours_per_unit
 from core.workspace.active_rounds import group_table, is_weighted
+from core.workspace.digest import pct as _pct
+from core.workspace.digest import round_digest
 from core.workspace.rounds import round_summary
 from core.workspace.store import SCENARIO_FORMAT, Workspace
 
@@ -74,10 +75,6 @@ FIGURE_TEMPLATE = "plotly_white"
 def _figure_html(fig: Any) -> str:
     fig.update_layout(template=FIGURE_TEMPLATE, font={"family": FONT_STACK})
     return fig.to_html(full_html=False, include_plotlyjs=False, config={"displaylogo": False})
-
-
-def _pct(v: float | None, digits: int = 1) -> str:
-    return "n/a" if v is None else f"{v * 100:.{digits}f}%"
 
 
 def round_scenario(ws: Workspace, round_id: int) -> dict[str, Any]:
@@ -162,50 +159,16 @@ def summary_box(s: dict[str, Any], roles: dict[str, Any]) -> str:
     and saved, the groups, the guarantee and the caveats, in a few lines (HTML).
 
     ``s`` is :func:`core.workspace.rounds.round_summary`; ``roles`` the dataset's column
-    mapping (the effort column's name gives its unit, so that effort reads in hours).
+    mapping (the effort column's name gives its unit, so that effort reads in hours). The lines
+    are :func:`core.workspace.digest.round_digest`'s, the Home page's summary too.
     """
     e = html.escape
-    effort, est, cert = s["effort"], s["estimate"], s["certificate"]
-    items = ["<b>Question:</b> how accurate are the final labels (humans where they labelled, the "
-             "machine elsewhere), and what share of the responses falls in each class?"]
-    if est is None:
-        items.append(f"<b>Answer:</b> not yet: {e(s.get('estimate_error') or 'no result')}.")
-    else:
-        acc, level = est["accuracy"], f"{est['confidence']:.0%}"
-        if acc["estimate"] is None:
-            answer = "accuracy unknown (an audit of the machine's labels is needed)"
-        elif acc.get("ci_high") is None or est.get("design", "routing") == "routing":
-            answer = (f"the final labels are <b>{_pct(acc['estimate'])}</b> accurate, at least "
-                      f"{_pct(acc['ci_low'])} with {level} confidence")
-        else:
-            answer = (f"the final labels are <b>{_pct(acc['estimate'])}</b> accurate ({level} "
-                      f"interval {_pct(acc['ci_low'])} – {_pct(acc['ci_high'])})")
-        shares = "; ".join(f"{e(str(c))} {_pct(v['estimate'])} ({_pct(v['ci_low'])} – "
-                           f"{_pct(v['ci_high'])})" for c, v in est["class_shares"].items())
-        items.append(f"<b>Answer:</b> {answer}. Class shares: {shares}.")
-    unit = effort_unit(roles.get(effort.get("effort_unit")) if effort.get("effort_unit") else None)
-    spent_text = f"Humans labelled <b>{effort['rows_labelled']:,} of {effort['rows_total']:,}</b> responses"
-    if effort.get("effort_share") is not None:
-        spent, total = float(effort["effort_spent"]), float(effort["effort_all"])
-        if hours_per_unit(unit) is not None:
-            spent_text += (f", <b>{format_effort(spent, unit)}</b> of work; labelling everything "
-                           f"would take {format_effort(total, unit)}, so "
-                           f"<b>{format_effort(total - spent, unit)}</b> were saved")
-        else:
-            spent_text += (f", {_pct(effort['effort_share'], 0)} of the effort of labelling "
-                           f"everything ({_pct(1 - effort['effort_share'], 0)} saved)")
-    items.append(spent_text + ".")
-    worse = s.get("group_notes") or []
-    if s.get("group_accuracy") is not None:
-        items.append("<b>Groups:</b> " + (" ".join(e(n) for n in worse) if worse else
-                     "no group's final labels are significantly worse than the rest's."))
-    if cert:
-        items.append(f"<b>Guarantee:</b> {e(cert['guarantee'])}")
-    caveats = [n for n in ((est or {}).get("notes") or []) if n not in worse]
-    if caveats:
-        items.append("<b>Caveats:</b> " + " ".join(e(n) for n in caveats))
-    return ("<div class='summary'><h2>Summary</h2><ul>"
-            + "".join(f"<li>{i}</li>" for i in items) + "</ul></div>")
+    items = []
+    for line in round_digest(s, roles)["lines"]:
+        text = "".join(f"<b>{e(p)}</b>" if bold else e(p) for p, bold in line.parts)
+        items.append(f"<li class='digest-{line.key}'>"
+                     + (f"<b>{e(line.label)}:</b> " if line.label else "") + text + "</li>")
+    return ("<div class='summary'><h2>Summary</h2><ul>" + "".join(items) + "</ul></div>")
 
 
 def annotators_html(ws: Workspace, round_id: int) -> str:

@@ -85,3 +85,87 @@ def test_the_report_step_says_what_must_exist_and_the_command_works(tmp_path, ca
     code = main(command.split()[1:-1] + [str(out), "--workspace", str(ws.root)])
     assert code == 0, capsys.readouterr().err
     assert f"(round {rid})" in out.read_text(encoding="utf-8")
+
+
+# ------------------------------------------------------------------ one-screen summary (issue 25)
+def _labelled_round(ws, data, share: float, audit: int) -> int:
+    from core.workspace import rounds as R
+
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"lam": 1.0, "share": share, "audit": audit, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    return rid
+
+
+def test_home_summarises_the_latest_round_on_one_screen(run_page):
+    """A round with labels: Home reads the answer with its bound, the hours spent and saved
+    (worked out here from the table's seconds), each group's accuracy with the bad group ('ja',
+    right half the time by construction) flagged, and the same lines as the report's summary
+    box (one core function, core.workspace.digest, behind both)."""
+    import html
+    import re
+
+    import numpy as np
+
+    from core.workspace import Workspace, default_root
+    from core.workspace.report import round_report_html
+    from tests.judge_table import BAD, judge_table
+
+    raw = judge_table(per_group=100, seed=0)
+    ws = Workspace(default_root())
+    data = prepare(raw, name="judge")
+    first = _labelled_round(ws, data, 0.5, 60)
+    rid = _labelled_round(ws, data, 0.3, 100)
+    at = run_page("0_Home.py")
+    assert not at.exception and not at.error
+    assert [s.value for s in at.subheader][0] == "Latest result"
+    assert at.selectbox(key="home_round").value == rid  # the latest round first
+    metrics = {m.label: m.value for m in at.metric}
+    # hours worked out from the table: the seconds of the rows humans labelled
+    rows = np.array(sorted(ws.round_labels(rid)))
+    seconds = raw["predicted_effort_seconds"].to_numpy()
+    assert metrics["Rows labelled by humans"] == f"{len(rows)} of 400"
+    assert metrics["Hours spent"] == f"{seconds[rows].sum() / 3600:.1f} h"
+    assert metrics["Hours saved"] == f"{(seconds.sum() - seconds[rows].sum()) / 3600:.1f} h"
+    # the answer: a routing round gives an exact lower bound, and it holds for the true
+    # accuracy of the final labels (gold where humans labelled, the machine elsewhere)
+    acc = float(metrics["Accuracy of the final labels"].rstrip("%")) / 100
+    bound = next(c.value for c in at.caption if c.value.startswith("at least"))
+    low = float(re.match(r"at least ([\d.]+)%", bound).group(1)) / 100
+    final = raw["machine_label"].to_numpy(dtype=object).copy()
+    final[rows] = raw["human_label"].to_numpy(dtype=object)[rows]
+    truth = float(np.mean(final == raw["human_label"].to_numpy(dtype=object)))
+    assert low <= truth and low < acc
+    # per-group accuracy: four languages, the bad one flagged with its warning
+    table = at.dataframe[0].value
+    assert list(table["group"]) == [f"language = {g}" for g in ("de", "en", "fr", "ja")]
+    assert list(table.loc[table["worse"] == "worse", "group"]) == [f"language = {BAD}"]
+    assert any(w.value.startswith(f"language = {BAD}") for w in at.warning)
+    # the same lines as the report's first screen
+    bullets = next(m.value for m in at.markdown if m.value.startswith("- **Question:**"))
+    page = round_report_html(ws, rid)
+    box = page[page.index("class='summary'"):page.index("The question")]
+    for line in bullets.splitlines():
+        text = line.removeprefix("- ").replace("**", "").replace("\\", "")
+        assert text in html.unescape(re.sub("<[^>]+>", "", box)), text
+    assert [b.label for b in at.get("download_button")] == ["Report for stakeholders (HTML)"]
+    # another round chosen: its own numbers
+    at.selectbox(key="home_round").set_value(first).run()
+    assert not at.exception
+    n_first = len(ws.round_labels(first))
+    assert {m.label: m.value for m in at.metric}["Rows labelled by humans"] == f"{n_first} of 400"
+    assert n_first != len(rows)
+
+
+def test_home_has_no_summary_before_any_label(run_page):
+    from core.workspace import Workspace, default_root
+    from core.workspace import rounds as R
+    from tests.judge_table import judge_table
+
+    ws = Workspace(default_root())
+    R.plan_round(ws, prepare(judge_table(per_group=50), name="judge"), kind="budget",
+                 settings={"lam": 1.0, "share": 0.3, "audit": 20, "seed": 0})
+    at = run_page("0_Home.py")
+    assert not at.exception and not at.error
+    assert "Latest result" not in [s.value for s in at.subheader]
+    assert not at.metric

@@ -10,7 +10,7 @@ import pytest
 from core.data import prepare
 from core.workspace import Workspace
 from core.workspace import rounds as R
-from core.workspace.report import FONT_STACK, round_report_html, summary_box
+from core.workspace.report import FONT_STACK, round_report_html
 from tests.judge_table import judge_table
 
 
@@ -19,31 +19,6 @@ def _text(page: str) -> str:
 
     return html.unescape(re.sub(r"\s+", " ", re.sub("<[^>]+>", " ", re.sub(
         "<script.*?</script>", "", page, flags=re.S))))
-
-
-def test_summary_box_reads_hours_the_answer_and_the_groups():
-    s = {"effort": {"rows_labelled": 1900, "rows_total": 5673, "effort_spent": 36_000.0,
-                    "effort_all": 72_340.0, "effort_share": 36_000 / 72_340,
-                    "effort_unit": "human_effort"},
-         "estimate": {"confidence": 0.95, "design": "routing",
-                      "accuracy": {"estimate": 0.9876, "ci_low": 0.9812, "ci_high": None},
-                      "class_shares": {"safe": {"estimate": 0.61, "ci_low": 0.6, "ci_high": 0.62}},
-                      "notes": ["The audit is small."]},
-         "certificate": {"guarantee": "The machine's error is at most 5%."},
-         "group_accuracy": {"language": {}}, "group_notes": ["language = ja: worse."]}
-    box = _text(summary_box(s, {"human_effort": "review_seconds"}))
-    assert "the final labels are 98.8% accurate, at least 98.1% with 95% confidence" in box
-    assert "safe 61.0% (60.0% – 62.0%)" in box
-    # 36,000 s = 10.0 h of 72,340 s = 20.1 h: 36,340 s = 10.1 h saved
-    assert ("Humans labelled 1,900 of 5,673 responses, 10.0 h of work; labelling everything "
-            "would take 20.1 h, so 10.1 h were saved.") in box
-    assert "Groups: language = ja: worse." in box
-    assert "Guarantee: The machine's error is at most 5%." in box
-    assert "Caveats: The audit is small." in box
-    # effort without a unit of time: shares, never "e+04"
-    box = _text(summary_box(s, {"human_effort": "cost"}))
-    assert "50% of the effort of labelling everything (50% saved)" in box
-    assert "e+0" not in box
 
 
 def test_report_opens_with_the_summary_and_ends_with_the_appendix(tmp_path):
