@@ -20,12 +20,14 @@ from core.summary import round_sentence
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
 from pages._common import next_step, show_error
+from pages._evaluate_annotators import annotators_section
 from pages._evaluate_design import group_section
 
 
 def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
+    annotators_section(ws, rid)  # the end of section 3: the annotators' agreement and time
     st.header("4 · Result")
     cert = ws.latest_result(rid, "certify")
     if cert:
