@@ -20,15 +20,18 @@ from core.figures.evaluation import (forest_figure, forest_rows, frontier_figure
 from core.workspace.active_rounds import group_table, is_weighted
 from core.workspace.digest import pct as _pct
 from core.workspace.digest import round_digest
+from core.workspace.fonts import CJK_FAMILY, cjk_font_face
 from core.workspace.rounds import round_summary
 from core.workspace.store import SCENARIO_FORMAT, Workspace
 
 __all__ = ["annotators_html", "resolve_round", "round_report_html", "round_scenario", "summary_box", "FONT_STACK"]
 
-#: Fonts of the report and its figures: the usual sans-serif faces first, then faces that cover
-#: Chinese, Japanese and Korean, so that such text in the data does not show as boxes on a
-#: machine whose default font lacks them.
-FONT_STACK = ("-apple-system, 'Segoe UI', Helvetica, Arial, 'Noto Sans', 'Noto Sans CJK JP', "
+#: Fonts of the report and its figures: the usual sans-serif faces first, then the CJK font the
+#: report embeds when its text has CJK characters (:func:`core.workspace.fonts.cjk_font_face`),
+#: then system faces that cover Chinese, Japanese and Korean, so that such text in the data does
+#: not show as boxes on a machine whose default font lacks them.
+FONT_STACK = (f"-apple-system, 'Segoe UI', Helvetica, Arial, 'Noto Sans', '{CJK_FAMILY}', "
+              "'Noto Sans CJK JP', "
               "'Noto Sans JP', 'Noto Sans CJK SC', 'Hiragino Sans', 'Hiragino Kaku Gothic ProN', "
               "'Yu Gothic', Meiryo, 'Microsoft YaHei', 'PingFang SC', 'Source Han Sans', "
               "'Apple SD Gothic Neo', 'Malgun Gothic', sans-serif")
@@ -350,7 +353,9 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                  "<details><summary>Show the scenario (JSON)</summary>"
                  f"<pre>{e(text)}</pre></details>")
     js = plotly.offline.get_plotlyjs()
+    content = "\n".join(parts)
+    face = cjk_font_face(name + content)  # "" unless the report's text has CJK characters
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{e(name)}</title><style>{_CSS}</style>"
+            f"<title>{e(name)}</title><style>{face}{_CSS}</style>"
             f"<script type='text/javascript'>{js}</script></head><body>"
-            + "\n".join(parts) + "</body></html>\n")
+            + content + "</body></html>\n")

@@ -40,3 +40,26 @@ def test_report_opens_with_the_summary_and_ends_with_the_appendix(tmp_path):
     assert "Noto Sans CJK JP" in FONT_STACK and "Hiragino Sans" in FONT_STACK
     assert f"font-family: {FONT_STACK}" in page
     assert "Noto Sans CJK JP" in body  # the figures' layouts carry it too
+    assert "@font-face" not in page  # no CJK text: no font embedded
+
+
+def test_a_report_with_japanese_group_names_embeds_their_glyphs(tmp_path):
+    import base64
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    raw = judge_table(per_group=60, seed=0)
+    raw["language"] = raw["language"].map({"de": "ドイツ語", "en": "英語", "fr": "フランス語",
+                                           "ja": "日本語"})
+    ws = Workspace(tmp_path / "ws")
+    rid = R.plan_round(ws, prepare(raw, name="judge"), kind="budget",
+                       settings={"lam": 1.0, "share": 0.3, "audit": 60, "seed": 0})
+    R.simulate_annotators(ws, rid)
+    page = round_report_html(ws, rid)
+    assert page.count("@font-face") == 1 and "HMCEval CJK" in FONT_STACK
+    font = TTFont(io.BytesIO(base64.b64decode(re.search(
+        r"base64,([A-Za-z0-9+/=]+)\) format\('woff'\)", page).group(1))))
+    # the glyphs of every group name, in the summary box, the group table and the figures
+    assert {chr(c) for c in font.getBestCmap()} == set("ドイツ語英フランス日本")
+    assert "language: ドイツ語" in _text(page[page.index("class='summary'"):])
