@@ -16,7 +16,7 @@ from core.data import effort_unit as unit_of_name
 
 __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
            "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range",
-           "hours_per_unit", "format_effort", "plain_number"]
+           "hours_per_unit", "format_effort", "plain_number", "setting_number"]
 
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
@@ -82,6 +82,23 @@ def plain_number(x: float) -> str:
     if abs(v) >= 1 or v == 0:
         return f"{v:,.1f}".replace(".0", "") if v == round(v) else f"{v:,.1f}"
     return np.format_float_positional(v, precision=3, unique=True, fractional=False, trim="-")
+
+
+def setting_number(x: float, digits: int = 4) -> str:
+    """A setting such as λ as typed, to ``digits`` significant digits, never in scientific
+    notation (``f"{x:g}"`` wrote 4.6e-05): ``4.6``, ``7.25``, ``0.00004645``, ``12,350``.
+
+    >>> setting_number(4.6), setting_number(4.645e-05), setting_number(12345.6), setting_number(0)
+    ('4.6', '0.00004645', '12,350', '0')
+    """
+    v = float(x)
+    if not math.isfinite(v):
+        return "n/a"
+    text = np.format_float_positional(v, precision=digits, unique=True, fractional=False,
+                                      trim="-")
+    whole, dot, frac = text.partition(".")
+    sign = "-" if whole.startswith("-") else ""
+    return f"{sign}{int(whole.lstrip('-') or 0):,}{dot}{frac}"
 
 
 def format_effort(value: float, unit: str) -> str:

@@ -15,8 +15,8 @@ from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_f
 from core.assignment import assignment_table, per_class_report
 from core.assignment import lambda_grid
 from core.serialize import dumps
-from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, pct, per_unit,
-                          tradeoff_summary)
+from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, format_effort, pct,
+                          per_unit, setting_number, tradeoff_summary)
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
                            fmt, get_data, get_params, init_state, lambda_below_pivot, next_step,
                            range_help, show_error, synced)
@@ -28,10 +28,12 @@ M = data.M
 unit = data_effort_unit(data)  # the unit of l_i, the effort the optimiser weighs
 st.title("Trade-off")
 st.caption("HMCEval sends a sample to a human when the confidence it gains, minus λ × its "
-           "effort, is positive and among the N largest (the paper's Eq. 3–4). Raise N or lower λ for "
+           "effort, is positive and among the N largest. Raise N or lower λ for "
            "reliability; lower N or raise λ to save effort. λ weighs confidence against effort, "
            f"so its useful range depends on the effort's unit (here: {unit}): the λ slider "
-           "spans exactly the values that change something on this data.")
+           "spans exactly the values that change something on this data.",
+           help="The paper's sample assignment problem, Eq. 3–4: maximise Σ (gain − λ × l_i) "
+                "over at most N samples (l_i: a sample's effort).")
 
 c1, c2, c3 = st.columns([3, 3, 2])
 with c1:
@@ -55,11 +57,11 @@ with c2:
         if lam_now not in options:
             options.append(lam_now)
         synced(st.select_slider, f"λ (effort weight, {per_unit(unit)})", "lam",
-               options=sorted(options), format_func=lambda v: f"{v:g}",
-               help=f"From 0 (effort ignored) to {rng.upper:.4g}, beyond which "
+               options=sorted(options), format_func=setting_number,
+               help=f"From 0 (effort ignored) to {setting_number(rng.upper)}, beyond which "
                     + beyond_lambda_range(rng.n_beyond, ss["mode"])
                     + ". Log-like steps; type an exact value in the box.")
-        st.caption(f"0 to {rng.upper:.4g}: beyond it {beyond_lambda_range(rng.n_beyond, ss['mode'])}.")
+        st.caption(f"0 to {setting_number(rng.upper)}: beyond it {beyond_lambda_range(rng.n_beyond, ss['mode'])}.")
     else:
         st.caption("λ changes nothing on this data at this N and mode (every ordering of the "
                    "samples is the same whatever λ).")
@@ -74,9 +76,11 @@ with c3:
                     on_change=_set_count, help=range_help(None, 0, M))
     synced(st.radio, "Budget mode", "mode", options=["at_most", "exactly"], horizontal=True,
            format_func=lambda m: "at most N" if m == "at_most" else "exactly N",
-           help="'at most N' is Eq. 4 as written; 'exactly N' fixes the human ratio (Table 2).")
+           help="'at most N' sends up to N samples, only those worth their effort (the paper's "
+                "Eq. 4 as written); 'exactly N' always sends N, which fixes the share of samples "
+                "humans label (the paper's Table 2).")
 
-with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
+with st.expander("Extra constraints: a budget, a human share per subgroup"):
     cons = dict(ss["constraints"])
     use_budget = st.checkbox("Budget on total predicted human effort",
                              value=cons.get("effort_budget_share") is not None)
@@ -115,9 +119,11 @@ with st.expander("Extra constraints (solved as a general ILP with HiGHS)"):
         cons["group_column"], cons["group_bounds"] = None, {}
     if cons != ss["constraints"]:
         ss["constraints"] = cons
-    st.caption("With no extra constraint the exact O(M) path is used; with any, the same "
-               "objective is solved by cvxpy + HiGHS at zero gap. Curves below always show the "
-               "problem without extra constraints.")
+    st.caption("Without extra constraints the best choice is computed directly; with any, the "
+               "same choice is found by an exact optimiser, which takes longer. The curves below "
+               "always show the choice without extra constraints.",
+               help="Technically: the exact O(M) path without constraints; with any, the same "
+                    "objective as an integer linear programme (cvxpy + HiGHS, zero gap).")
 
 params = get_params()
 try:
@@ -129,15 +135,16 @@ mo = res["machine_only"]
 
 st.subheader("Result at " + params.label)
 if res["method"] == "ilp":
-    st.caption("Solved by the general ILP (extra constraints active).")
+    st.caption("Found by the exact optimiser (extra constraints active).",
+               help="An integer linear programme solved by cvxpy + HiGHS at zero gap.")
 said = tradeoff_summary(res, unit=unit, machine_expected=float(inp.a.mean()))
 st.markdown(f"**{said.headline}**")
 if said.why:
     st.info(said.why)
     below = lambda_below_pivot(rng)  # all N allowed samples go to humans there
     if below is not None and below != params.lam:
-        st.button(f"Use λ = {below:g} (all N = {params.n_human:,} go to humans below "
-                  f"{rng.pivot:.4g})", key="_lam_to_pivot", on_click=ss.__setitem__,
+        st.button(f"Use λ = {setting_number(below)} (all N = {params.n_human:,} go to humans below "
+                  f"{setting_number(rng.pivot)})", key="_lam_to_pivot", on_click=ss.__setitem__,
                   args=("lam", float(below)))
 k = st.columns(4)
 for col, key, name in zip(k, ("accuracy", "f1", "precision", "recall"),
@@ -158,35 +165,36 @@ gt_unit = effort_unit(data.roles.get("human_effort"))
 if res["time_cost"] is None:
     e[2].metric("Time cost", "n/a", help="No ground-truth effort column.")
     spent = float(inp.l[assignment.human].sum())
-    e[3].metric(f"Predicted human effort ({unit})", f"{spent:,.4g}",
-                help=f"Predicted effort of the samples sent to humans, of {inp.l.sum():,.4g} {unit} "
-                     "for all samples.")
+    e[3].metric("Predicted human effort", format_effort(spent, unit),
+                help=f"Predicted effort of the samples sent to humans, of "
+                     f"{format_effort(inp.l.sum(), unit)} for all samples.")
 else:
     he = inp.human_effort
     e[2].metric("Time cost", pct(res["time_cost"]),
                 delta=f"{100 * (res['time_cost'] - 1):+.1f} points vs all human",
                 delta_color="inverse",
                 help=f"Ground-truth effort ({gt_unit}) of the human samples / the total effort.")
-    e[3].metric(f"Human effort ({gt_unit})", f"{he[assignment.human].sum():,.4g}",
-                help=f"Ground-truth effort of the samples sent to humans, of {he.sum():,.4g} "
-                     f"{gt_unit} to label everything.")
-with st.expander("Technical figures (Eq. 3, expected reliability, λ range)"):
+    e[3].metric("Human effort", format_effort(he[assignment.human].sum(), gt_unit),
+                help=f"Recorded effort ({gt_unit}) of the samples sent to humans, of "
+                     f"{format_effort(he.sum(), gt_unit)} to label everything.")
+with st.expander("Technical figures (the optimiser's objective, expected reliability, λ range)"):
     t = st.columns(3)
     t[0].metric("Expected reliability", fmt(res["expected_reliability"]),
                 help="Mean confidence of what the machine keeps, with human confidence b_i for "
                      "the rest.")
-    t[1].metric("Objective (Eq. 3)", f"{res['objective']:.4f}",
-                help="Σ confidence − λ × Σ effort over the assignment (its maximum).")
+    t[1].metric("Objective", f"{res['objective']:,.4f}",
+                help="Σ confidence − λ × Σ effort over the assignment (its maximum; the paper's "
+                     "Eq. 3).")
     t[2].metric("Predicted time cost", pct(res["time_cost_predicted"]),
                 help=f"Predicted effort ({unit}) of the human samples / the total predicted effort.")
     lines = [f"Effort the optimiser weighs: {data.effort_source.replace('_', ' ')} "
              f"(`{data.roles.get(data.effort_source, '1 per sample')}`), in {unit}."]
     if rng.upper > 0:
-        lines.append(f"λ changes the assignment between 0 and {rng.upper:.6g} "
+        lines.append(f"λ changes the assignment between 0 and {setting_number(rng.upper, 6)} "
                      f"(from there on {beyond_lambda_range(rng.n_beyond, params.mode)}).")
     if rng.pivot is not None and 0 < rng.pivot < math.inf:
         lines.append(f"All N = {params.n_human:,} allowed samples go to humans while λ < "
-                     f"{rng.pivot:.6g}; fewer from there on.")
+                     f"{setting_number(rng.pivot, 6)}; fewer from there on.")
     elif rng.pivot == 0 and params.n_human > 0:
         lines.append(f"Fewer than N = {params.n_human:,} samples have a positive gain even at "
                      "λ = 0 (their machine confidence is already that of a human).")
@@ -211,28 +219,28 @@ if not data.has_gold:
     rel = ["expected_reliability"]
 eff = [m for m in EFFORT_METRICS if m != "time_cost" or data.has_effort]
 lam_title = f"λ ({per_unit(unit)}, log scale)"
-eff_title = f"share of all samples / of all effort ({unit})"
+eff_title = "share of the samples or of the effort (%)"
 
-t1, t2 = st.tabs(["Against N / M (Figure 2)", "Against λ (Figure 3)"])
+t1, t2 = st.tabs(["Against N / M", "Against λ"])
 with t1:
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_share, x="human_share", metrics=rel, current=params.share,
-                                 title=f"Reliability at λ = {params.lam:g}", y_title="score",
+                                 title=f"Reliability at λ = {setting_number(params.lam)}", y_title="score (%)",
                                  x_title="N / M (share of samples humans may label)"),
                    width="stretch")
     b.plotly_chart(curves_figure(by_share, x="human_share", metrics=eff, current=params.share,
-                                 title=f"Effort at λ = {params.lam:g}", y_title=eff_title,
+                                 title=f"Effort at λ = {setting_number(params.lam)}", y_title=eff_title,
                                  x_title="N / M (share of samples humans may label)"),
                    width="stretch")
 with t2:
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
-                                 title=f"Reliability at N = {params.n_human:,}", y_title="score",
+                                 title=f"Reliability at N = {params.n_human:,}", y_title="score (%)",
                                  x_title=lam_title), width="stretch")
     b.plotly_chart(curves_figure(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
                                  title=f"Effort at N = {params.n_human:,}", y_title=eff_title,
                                  x_title=lam_title), width="stretch")
-    st.caption(f"λ from {lam_grid[lam_grid > 0].min():.3g} to {lam_grid.max():.4g} on a log "
+    st.caption(f"λ from {setting_number(lam_grid[lam_grid > 0].min(), 3)} to {setting_number(lam_grid.max())} on a log "
                "scale (a log scale cannot show λ = 0).")
 
 st.subheader("Accuracy against time cost")
@@ -246,9 +254,9 @@ if data.has_gold and data.has_effort:
     grid = current_sweep(grid_lams, shares=grid_shares)
     st.plotly_chart(frontier_figure(grid, current=res, machine_only=mo["accuracy"],
                                     log_lambda=True,
-                                    x_title=f"Time cost (share of the total effort in {gt_unit})"),
+                                    x_title="Time cost (% of the effort of labelling everything)"),
                     width="stretch")
-    st.caption(f"{len(grid):,} grid points (λ 0–{grid_lams.max():.4g}, log-like steps × N/M "
+    st.caption(f"{len(grid):,} grid points (λ 0–{setting_number(grid_lams.max())}, log-like steps × N/M "
                "0–100% step 5%); the black line is the best accuracy reachable at each time cost.")
 else:
     st.info("The frontier needs gold labels and ground-truth effort.")
@@ -257,21 +265,27 @@ if data.has_gold:
     st.subheader("Per class")
     table = per_class_report(data, assignment, inputs=inp)
     table["label"] = table["label"].astype(str)
-    # shown as percentages with headers in words; the values (and the CSV) stay fractions
+    # two narrow tables side by side (final labels, machine alone) rather than one of eight
+    # columns: every header reads whole in a 1,400 px window (issue 25)
     names = {"precision": "Precision", "recall": "Recall", "f1": "F1"}
-    # widths in pixels so that every header fits a 1,400 px window ("F1 (machine" was cut off)
-    config = {"label": st.column_config.TextColumn("Class", width=110),
-              "support": st.column_config.NumberColumn("Gold count", format="%d", width=100,
-                                                       help="Samples of this class in the gold labels")}
-    for col in table.columns:
-        base, _, who = col.partition(" (")
-        if base in names:
-            config[col] = st.column_config.NumberColumn(
-                names[base] + (", machine" if who else ", final"), format="percent", width=140,
-                help=f"{names[base]} of the {'machine labels alone' if who else 'final labels (humans where routed, else the machine)'} "
-                     f"for this class ({col})")
-    st.caption("Final: the collaborative result's labels; machine: the machine's labels alone.")
-    st.dataframe(table, hide_index=True, width="content", column_config=config, placeholder="—")
+    left, right = st.columns(2)
+    for col_box, machine, heading in ((left, False, "Final labels (humans where routed)"),
+                                      (right, True, "Machine labels alone")):
+        keep = ["label"] + (["support"] if not machine else [])
+        config = {"label": st.column_config.TextColumn("Class"),
+                  "support": st.column_config.NumberColumn(
+                      "Gold count", format="localized",
+                      help="Samples of this class in the gold labels")}
+        for col in table.columns:
+            base, _, who = col.partition(" (")
+            if base in names and bool(who) == machine:
+                keep.append(col)
+                config[col] = st.column_config.NumberColumn(
+                    names[base], format="percent",
+                    help=f"{names[base]} of the {heading.lower()} for this class ({col})")
+        col_box.markdown(f"**{heading}**")
+        col_box.dataframe(table[keep], hide_index=True, width="stretch", column_config=config,
+                          placeholder="—")
 
 d1, d2 = st.columns(2)
 # built when clicked (not on every rerun), formula cells neutralised; a download does not rerun

@@ -13,6 +13,7 @@ from core.figures.confidence import reliability_figure, risk_coverage_figure, ro
 from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.assignment import lambda_grid
+from core.summary import setting_number
 from pages._common import (data_lambda_range, fmt, get_data, get_params, init_state, next_step,
                            set_data, show_error, synced)
 
@@ -160,7 +161,7 @@ with tab_cmp:
                 if points is not None:
                     x = "time_cost" if data.has_effort else "time_cost_predicted"
                     st.caption(f"At {params.label}, each column in turn as the machine confidence (no extra "
-                               f"constraints). Lines: λ from 0 to {lams[-1]:.4g} at this N (the active data's range, "
+                               f"constraints). Lines: λ from 0 to {setting_number(lams[-1])} at this N (the active data's range, "
                                "log-like steps). Change N and λ on the Trade-off page. "
                                "F1, precision and recall are macro averages over the classes."
                                + ("" if data.has_effort else " No ground-truth effort: the x axis is the "

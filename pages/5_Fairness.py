@@ -15,7 +15,7 @@ from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
 from core.errors import DataError
 from core.rsm import (ANALYSES, COLUMN_DESCRIPTIONS, COMPARISONS, EXCLUSION_REASONS, GOLD, PERCENT_COLUMNS,
                       SECOND, SYSTEM, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, agreement_report,
-                      comparison_frame, estimates_frame, subgroup_choices)
+                      comparison_frame, estimates_frame, subgroup_choices, subgroup_rows)
 from core.figures.fairness import DSM_BAND, dsm_figure, dsm_flags, group_rates_figure
 from core.scenario import fairness_by_group
 from core.serialize import dumps
@@ -329,7 +329,7 @@ for col in groups:
     if f"error_by_{col}" in report:
         st.error(md(report[f"error_by_{col}"]))
         continue
-    rows = report[f"eval_by_{col}"]
+    rows = subgroup_rows(report[f"eval_by_{col}"])  # the groups, without rsmeval's "All data" row
     if report.get("ordered") is False:
         # unordered labels: no DSM, no flag (the gaps of a scale mean nothing here)
         st.info(md(report.get("nominal_note", "The labels are not a scale: DSM is not "
@@ -372,7 +372,7 @@ for col in groups:
         "R2 (adjusted)": st.column_config.NumberColumn(
             "Adjusted R²", format="%.4f",
             help="share of the error variance the group explains (csd: beyond the reference score). RSMTool: R2"),
-        "p-value": st.column_config.NumberColumn("p-value", format="%.4g",
+        "p-value": st.column_config.NumberColumn("p-value", format="%.4f",
                                                  help="F-test of the group effect. RSMTool: sig"),
         "note": st.column_config.TextColumn("Note", width="large"),
     }, placeholder="—")
@@ -390,7 +390,7 @@ for col in groups:
 
     if f"consistency_by_{col}" in report:
         st.markdown("**Human-human agreement by subgroup**")
-        cons = report[f"consistency_by_{col}"]
+        cons = subgroup_rows(report[f"consistency_by_{col}"])
         show_table(rows_frame(cons, ("DSM",) + GROUP_AGREEMENT, col), f"the human-human agreement by {col}",
                    f"consistency_by_{col}")
         with st.expander(f"Rater score distributions by {md(col)}"):

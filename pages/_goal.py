@@ -20,7 +20,7 @@ import streamlit as st
 from core.assignment import SAEInputs, goal_effort_unit, goal_grid, goal_setting, recommend
 from core.errors import DataError
 from core.figures.tradeoff import goal_figure
-from core.summary import format_effort, hours_per_unit, pct
+from core.summary import format_effort, hours_per_unit, pct, setting_number
 from pages._common import range_help
 
 
@@ -105,7 +105,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
                "Searched: every budget N and every λ at which the assignment changes, without "
                "the extra constraints.")
     m = inp.M
-    st.button(f"Use this setting (N = {goal.N:,}, λ = {goal.lam:.4g})", key="_goal_take",
+    st.button(f"Use this setting (N = {goal.N:,}, λ = {setting_number(goal.lam)})", key="_goal_take",
               on_click=_take, args=(goal.N, goal.lam, m), disabled=goal.n_human == res["n_human"]
               and goal.N == res["N"] and goal.lam == res["lambda"])
 
@@ -136,12 +136,13 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
     cur_y = res["accuracy"] if basis == "gold" else res["expected_reliability"]
     points.insert(0, {"effort_share": goal.effort_share, "y": goal.accuracy,
                       "name": "goal: " + (f"{pct(goal.target)}" if goal.goal == "accuracy"
-                                          else f"{goal.target:g} h")})
+                                          else format_effort(goal.target, "hours"))})
     st.plotly_chart(goal_figure(
         x.to_numpy(float), y.to_numpy(float), current=(float(cur_share) * scale, float(cur_y)),
         points=[{"x": p["effort_share"] * scale, "y": p["y"], "name": p["name"]} for p in points],
         target_y=goal.target if goal.goal == "accuracy" else None,
         target_x=goal.target if goal.goal == "effort" and is_time else None,
-        x_title=x_title, y_title="Accuracy" if basis == "gold" else "Expected accuracy",
+        x_title=x_title,
+        y_title="Accuracy (%)" if basis == "gold" else "Expected accuracy (%)",
         title=f"Best {'accuracy' if basis == 'gold' else 'expected accuracy'} for the effort, "
               f"the current and the recommended settings"), width="stretch")

@@ -139,10 +139,10 @@ def reliability_figure(bins: Mapping[str, pd.DataFrame]) -> go.Figure:
                              marker={"size": 12, "color": "rgba(0,0,0,0)", "line": {"width": 1, "color": "grey"}},
                              hoverinfo="skip"))
     fig.update_layout(title=title("Reliability diagram", "marker area grows with the samples in the bin"),
-                      xaxis_title="mean confidence in the bin",
-                      yaxis_title="accuracy of the machine in the bin", **_LAYOUT)
-    fig.update_xaxes(range=[0, 1])
-    fig.update_yaxes(range=[0, 1.02])
+                      xaxis_title="mean confidence in the bin (%)",
+                      yaxis_title="accuracy of the machine in the bin (%)", **_LAYOUT)
+    fig.update_xaxes(range=[0, 1], tickformat=".0%")
+    fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
     return fig
 
 
@@ -189,11 +189,11 @@ def sae_estimators_figure(points: pd.DataFrame, curves: pd.DataFrame | None = No
     if machine_only is not None:
         fig.add_hline(y=machine_only, line={"dash": "dot", "color": "grey"}, annotation_text="machine only",
                       annotation_position="bottom right")
-    x_title = ("share of the human effort (recorded)" if x == "time_cost"
-               else "share of the human effort (predicted)")
+    x_title = ("share of the human effort, recorded (%)" if x == "time_cost"
+               else "share of the human effort, predicted (%)")
     fig.update_layout(title=title("Accuracy against effort, by confidence",
                                   sae_subtitle(curves)),
-                      xaxis_title=x_title, yaxis_title=y.capitalize(), **_LAYOUT)
+                      xaxis_title=x_title, yaxis_title=f"{y.capitalize()} (%)", **_LAYOUT)
     ys = [points[y].to_numpy(float)] + ([curves[y].to_numpy(float)] if curves is not None and y in curves else [])
     if machine_only is not None:
         ys.append(np.array([machine_only]))

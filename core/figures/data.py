@@ -108,7 +108,7 @@ def histogram_counts(values, *, bins: int = BINS, value_range: tuple[float, floa
     return Binned(edges=edges, counts=counts, dropped=int((~ok).sum()))
 
 
-def histogram(binned: Binned, *, title: str, x_title: str, y_title: str = "samples",
+def histogram(binned: Binned, *, title: str, x_title: str, y_title: str = "number of samples",
               names: dict[str, str] | None = None) -> go.Figure:
     """Bars of a :class:`Binned` (stacked when split), one bar per bin.
 
@@ -166,5 +166,5 @@ def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
                        "marker": {"color": _COLORS[i % len(_COLORS)]}})
     return _figure(traces, {"title": {"text": "Labels"}, "barmode": "group",
                             "xaxis": {"title": {"text": "label"}, "type": "category"},
-                            "yaxis": {"title": {"text": "samples"}}, "height": 300,
+                            "yaxis": {"title": {"text": "number of samples"}}, "height": 300,
                             "margin": {"t": 40, "b": 10}, "legend": _LEGEND})

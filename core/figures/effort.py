@@ -99,7 +99,7 @@ def correlation_figure(correlations: pd.DataFrame) -> go.Figure:
     -------
     plotly.graph_objects.Figure
         Bars annotated with the coefficient and its significance mark (``**`` p < 0.001,
-        ``*`` p < 0.05); undefined coefficients (NaN) are drawn as empty bars labelled "NaN".
+        ``*`` p < 0.05); undefined coefficients (NaN) are drawn as empty bars labelled "undefined".
     """
     need = {"label", "pearson", "pearson_mark", "spearman", "spearman_mark"}
     missing = need - set(correlations.columns)
@@ -110,12 +110,13 @@ def correlation_figure(correlations: pd.DataFrame) -> go.Figure:
     for kind, color in (("pearson", "#4c78a8"), ("spearman", "#f58518")):
         vals = correlations[kind].to_numpy(dtype=float)[::-1]
         marks = correlations[f"{kind}_mark"].astype(str).tolist()[::-1]
-        text = ["NaN" if not np.isfinite(v) else f"{v:.3f}{m}" for v, m in zip(vals, marks)]
+        text = ["undefined" if not np.isfinite(v) else f"{v:.3f}{m}" for v, m in zip(vals, marks)]
         fig.add_trace(go.Bar(y=labels, x=np.where(np.isfinite(vals), vals, 0.0), orientation="h",
                              name=kind.capitalize(), marker_color=color, text=text,
                              textposition="outside"))
     fig.update_layout(barmode="group", title="Correlation with the real time (** p < 0.001, * p < 0.05)",
-                      xaxis_title="correlation", xaxis_range=[-1.1, 1.1],
+                      xaxis_title="correlation (coefficient, −1 to 1)", xaxis_range=[-1.1, 1.1],
+                      yaxis_title="feature",
                       height=max(320, 42 * len(labels) + 120), margin=dict(t=60, l=10, r=10, b=10))
     return fig
 
@@ -148,7 +149,8 @@ def importance_figure(importances: pd.DataFrame, *, title: str = "Feature import
         fig.add_trace(go.Bar(y=df["label"].astype(str), x=perm, orientation="h",
                              name="permutation (drop in R², held-out folds)", marker_color="#54a24b",
                              error_x=dict(type="data", array=df["permutation_std"].to_numpy(dtype=float))))
-    fig.update_layout(barmode="group", title=title, xaxis_title="importance",
+    fig.update_layout(barmode="group", title=title, xaxis_title="importance (fraction; see the legend)",
+                      yaxis_title="feature",
                       height=max(320, 40 * len(df) + 120), margin=dict(t=60, l=10, r=10, b=10))
     return fig
 
@@ -167,7 +169,7 @@ def metrics_figure(metrics: Mapping[str, Mapping[str, float]]) -> go.Figure:
         vals = [float(m.get(k, math.nan)) for k in keys]
         fig.add_trace(go.Bar(x=[k.upper() if k != "r2" else "R²" for k in keys], y=vals,
                              name=str(name), marker_color=color,
-                             text=[f"{v:.3f}" if np.isfinite(v) else "NaN" for v in vals],
+                             text=[f"{v:.3f}" if np.isfinite(v) else "undefined" for v in vals],
                              textposition="outside"))
     fig.update_layout(barmode="group", title="Effort model metrics (mean over folds)",
                       margin=dict(t=60, l=10, r=10, b=10))

@@ -232,7 +232,7 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
     return _figure(traces, {
         "title": {"text": f"{_NAMES.get(y, y)} against time cost: every setting and the best reached"},
         "xaxis": {"title": {"text": x_title or _NAMES.get(x, x)}, "tickformat": ".0%"},
-        "yaxis": {"title": {"text": _NAMES.get(y, y)}, "tickformat": ".0%"}, "height": 440,
+        "yaxis": {"title": {"text": f"{_NAMES.get(y, y)} (%)"}, "tickformat": ".0%"}, "height": 440,
         "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 50, "b": 10}})
 
 

@@ -6,11 +6,12 @@ import copy
 import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from core.figures.tradeoff import TEMPLATE
+from core.figures.tradeoff import TEMPLATE, zoomed_range
 
 __all__ = ["TITLE", "turn_figure", "nice_ticks", "TURN_NAMES", "TURN_STYLES"]
 
@@ -88,7 +89,8 @@ def turn_figure(table: pd.DataFrame, *, reliability: Sequence[str] = ("accuracy"
     Returns
     -------
     plotly.graph_objects.Figure
-        Three panels sharing the turn axis: reliability in % (axis from 0 to 100%), human effort
+        Three panels sharing the turn axis: reliability in % (axis zoomed to the values and
+        their intervals, :func:`core.figures.tradeoff.zoomed_range`), human effort
         in % of the turn, and the samples per turn as bars on round ticks with headroom. Every
         line has its own colour, dash and marker; turns with under 5% of the samples have hollow
         markers and hatched bars, with a legend entry saying so.
@@ -151,10 +153,16 @@ def turn_figure(table: pd.DataFrame, *, reliability: Sequence[str] = ("accuracy"
                        "hoverinfo": "skip", **_AXES[1]})
     percent = {"range": [0, 1.05], "tickvals": [0, 0.2, 0.4, 0.6, 0.8, 1.0], "tickformat": ".0%",
                "rangemode": "tozero"}
-    layout["yaxis"].update(title={"text": "% correct"}, **percent)
+    # reliability zoomed to the data and its intervals (scores between 86 and 99 % on 0-100 %
+    # read as one flat line, issue 25); effort shares keep 0-100 %
+    shown = [table[c].to_numpy(dtype=float) for key in reliability if key in table
+             for c in (key, f"{key}_lo", f"{key}_hi") if c in table]
+    zoom = zoomed_range(np.concatenate(shown) if shown else [])
+    layout["yaxis"].update(title={"text": "% correct"}, range=zoom, rangemode="normal",
+                           tickformat=".0%" if zoom[1] - zoom[0] > 0.2 else ".1%")
     layout["yaxis2"].update(title={"text": "% of the turn"}, **percent)
     ticks = nice_ticks(float(table["n"].max()) if len(table) else 0.0)
-    layout["yaxis3"].update(title={"text": "samples"}, range=[0, ticks[-1]], tickvals=ticks, tickformat=",d")
+    layout["yaxis3"].update(title={"text": "number of samples"}, range=[0, ticks[-1]], tickvals=ticks, tickformat=",d")
     layout["xaxis3"].update(type="category", title={"text": "dialogue turn"})
     layout.update(title={"text": TITLE, "x": 0, "xanchor": "left"}, height=760, template=TEMPLATE,
                   legend={"orientation": "h", "y": -0.1, "x": 0},

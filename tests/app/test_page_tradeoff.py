@@ -63,7 +63,8 @@ def test_feasible_constraints_use_ilp(run_page):
     at = run_page("2_Trade-off.py", state={"constraints": {"effort_budget_share": 0.2,
                                                            "group_column": None, "group_bounds": {}}})
     assert not at.exception and not at.error
-    assert any("general ILP" in c.value for c in at.caption)
+    said = [c for c in at.caption if "exact optimiser (extra constraints active)" in c.value]
+    assert said and "HiGHS" in said[0].proto.help  # the solver's name kept in the tooltip
 
 
 def test_without_gold_reliability_is_na(run_page):
@@ -75,8 +76,8 @@ def test_without_gold_reliability_is_na(run_page):
     m = metrics(at)
     assert m["Accuracy"] == "n/a" and m["Time cost"] == "n/a"
     assert m["Expected reliability"] != "n/a"  # in the technical figures' expander
-    # no unit in the table: effort 1 per sample, "effort units"
-    assert "Predicted human effort (effort units)" in m
+    # no unit in the table: effort 1 per sample, "effort units"; nobody goes to humans
+    assert m["Predicted human effort"] == "0 effort units"
     # lambda 4.6 outweighs every gap 1 - c <= 0.8 at effort 1: the machine keeps all, and says so
     assert any(md.value == "**No sample goes to humans: the machine labels all 20 (expected "
                "accuracy 62.5%).**" for md in at.markdown)
@@ -127,10 +128,14 @@ def test_per_class_table_is_the_core_report(run_page):
     assignment = solve(SAEInputs.from_data(data), lam=ss["lam"],
                        n_human=int(ss["share"] * data.M), mode=ss["mode"])
     expected = per_class_report(data, assignment)
-    shown = at.dataframe[-1].value
-    assert shown["label"].tolist() == expected["label"].astype(str).tolist()
-    pd.testing.assert_frame_equal(shown.drop(columns="label").reset_index(drop=True),
+    # two tables side by side: the final labels' (with the gold count), the machine's alone
+    final, machine = at.dataframe[-2].value, at.dataframe[-1].value
+    assert final["label"].tolist() == machine["label"].tolist() == expected["label"].astype(str).tolist()
+    shown = pd.concat([final.drop(columns="label"), machine.drop(columns="label")], axis=1)
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True)[list(expected.columns[1:])],
                                   expected.drop(columns="label"), check_dtype=False)
+    assert list(machine.columns) == ["label", "precision (machine)", "recall (machine)",
+                                     "f1 (machine)"]
 
 
 # ----------------------------------------------------------------------- effort in seconds
@@ -176,7 +181,7 @@ def test_lambda_spans_the_range_of_the_data_in_seconds(run_page):
     m = metrics(at)
     assert m["Humans"] == "2 of 8" and m["Accuracy"] == "75.0%"
     # effort 40 of 240 seconds: time cost 16.7%, a fall of 83%
-    assert m["Time cost"] == "16.7%" and m["Human effort (seconds)"] == "40"
+    assert m["Time cost"] == "16.7%" and m["Human effort"] == "40 s"
     assert any(md.value == "**Accuracy rises from 50.0% to 75.0% while annotation effort falls "
                "by 83% compared with labelling everything (2 of 8 samples go to humans).**"
                for md in at.markdown)
@@ -191,8 +196,8 @@ def test_lambda_spans_the_range_of_the_data_in_seconds(run_page):
     # the units on the axes
     specs = [c.proto.spec for c in at.get("plotly_chart")]
     assert any("per second, log scale" in sp for sp in specs)
-    assert any("of all effort (seconds)" in sp for sp in specs)
-    assert any("total effort in seconds" in sp for sp in specs)
+    assert any("share of the samples or of the effort (%)" in sp for sp in specs)
+    assert any("Time cost (% of the effort of labelling everything)" in sp for sp in specs)
 
 
 def test_slider_and_box_share_one_value(run_page):

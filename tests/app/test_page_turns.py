@@ -56,7 +56,7 @@ def test_turns_page_table_is_the_core_table(run_page):
     assert at.dataframe[0].value.equals(got)
 
 def test_turns_page_figure_headers_and_download(run_page, downloads):
-    """Issue 13: round sample ticks with headroom, a 0-100% reliability axis, friendly headers
+    """Issue 13: round sample ticks with headroom, a reliability axis zoomed to the data (issue 25), friendly headers
     (the column name in the tooltip), shares in %, and the table downloadable."""
     import io
     import json
@@ -69,7 +69,12 @@ def test_turns_page_figure_headers_and_download(run_page, downloads):
     top = lay["yaxis3"]["range"][1]
     assert top >= 1.1 * table["n"].max() and lay["yaxis3"]["tickvals"][-1] == top
     assert all(v % 100 == 0 for v in lay["yaxis3"]["tickvals"])  # the demo: 0, 200, ..., 800
-    assert lay["yaxis"]["range"][0] == 0 and lay["yaxis"]["tickformat"] == ".0%"
+    # reliability zoomed to the values and their intervals, not 0-100 % (issue 25)
+    shown_rel = table[[c for c in ("accuracy", "accuracy_lo", "accuracy_hi", "f1", "machine_accuracy")
+                       if c in table]].to_numpy(float)
+    lo, hi = float(np.nanmin(shown_rel)), float(np.nanmax(shown_rel))
+    assert 0 < lay["yaxis"]["range"][0] < lo and hi < lay["yaxis"]["range"][1] <= 1.02
+    assert lay["yaxis"]["range"][1] - lay["yaxis"]["range"][0] < 0.5
     config = json.loads(at.dataframe[0].proto.columns)
     assert config["n"]["label"] == "Samples" and config["n"]["help"].startswith("n: ")
     assert config["human_ratio"]["label"] == "To humans"

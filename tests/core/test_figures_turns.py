@@ -54,11 +54,15 @@ def _table(small_last: bool = True) -> pd.DataFrame:
 def test_turn_figure_axes_and_ticks():
     fig = turn_figure(_table())
     lay = fig.layout
-    # reliability and effort axes start at 0 and show 0..100%
-    for axis in (lay.yaxis, lay.yaxis2):
-        assert axis.range[0] == 0 and axis.range[1] >= 1
-        assert list(axis.tickvals) == [0, 0.2, 0.4, 0.6, 0.8, 1.0] and axis.tickformat == ".0%"
-        assert "%" in axis.title.text
+    # reliability zoomed to the values and their intervals (0.85 to 0.99: a margin of 8 % of
+    # the 0.14 span each side, by hand), not 0..100% (issue 25); one decimal on a short span
+    assert lay.yaxis.range[0] == pytest.approx(0.85 - 0.08 * 0.14)
+    assert lay.yaxis.range[1] == pytest.approx(0.99 + 0.08 * 0.14)
+    assert lay.yaxis.tickformat == ".1%" and "%" in lay.yaxis.title.text
+    # effort shares start at 0 and show 0..100%
+    assert lay.yaxis2.range[0] == 0 and lay.yaxis2.range[1] >= 1
+    assert list(lay.yaxis2.tickvals) == [0, 0.2, 0.4, 0.6, 0.8, 1.0] and lay.yaxis2.tickformat == ".0%"
+    assert "%" in lay.yaxis2.title.text
     # the samples axis: round ticks (not 130/288/447/606), and headroom above the tallest bar
     assert list(lay.yaxis3.tickvals) == [0, 200, 400, 600, 800]
     assert lay.yaxis3.range[1] == 800 and lay.yaxis3.range[1] >= 700 * 1.1

@@ -218,8 +218,8 @@ def test_figures():
                          "pearson_mark": ["**", ""], "spearman": [0.122, np.nan],
                          "spearman_mark": ["*", ""]})
     fig = correlation_figure(corr)
-    assert list(fig.data[0].text) == ["NaN", "0.053**"]  # drawn bottom-up
-    assert list(fig.data[1].text) == ["NaN", "0.122*"]
+    assert list(fig.data[0].text) == ["undefined", "0.053**"]  # drawn bottom-up
+    assert list(fig.data[1].text) == ["undefined", "0.122*"]
     with pytest.raises(DataError, match="pearson_mark"):
         correlation_figure(corr.drop(columns=["pearson_mark"]))
 

@@ -142,3 +142,17 @@ def test_effort_totals_in_hours_minutes_seconds_never_scientific():
     assert format_effort(1_234.4, "effort units") == "1,234 effort units"
     assert plain_number(72_340.4) == "72,340" and plain_number(0.046452) == "0.0465"
     assert "e" not in plain_number(1.2e-7) and plain_number(12.54) == "12.5"
+
+
+def test_setting_number_never_scientific():
+    """λ and other settings as a reader types them: significant digits kept, no e-notation
+    (hand-written expectations; f"{x:g}" gives 4.6e-05 and 1.235e+04)."""
+    from core.summary import setting_number
+
+    assert setting_number(4.6) == "4.6" and setting_number(7.25) == "7.25"
+    assert setting_number(4.6e-05) == "0.000046"
+    assert setting_number(0.04645123) == "0.04645"
+    assert setting_number(12345.6) == "12,350" and setting_number(1234567) == "1,235,000"
+    assert setting_number(0.0) == "0" and setting_number(50) == "50"
+    assert setting_number(-0.5) == "-0.5" and setting_number(float("nan")) == "n/a"
+    assert setting_number(1 / 3, digits=6) == "0.333333"
