@@ -13,7 +13,7 @@ from core.figures.data import histogram, histogram_counts, label_balance
 from core.defaults import AUTO_SAVE_ROWS
 from core.summary import data_effort_unit, effort_unit
 from pages._common import (demo_frame, get_data, init_state, md, next_step, remember_active,
-                           set_data, show_error)
+                           set_data, show_error, writes)
 
 init_state()
 st.title("Data")
@@ -149,7 +149,7 @@ if (ss.get("data_source") == "upload" and _active.M > AUTO_SAVE_ROWS
     st.info(f"{_active.name} ({_active.M:,} rows) is active for this session only: tables above "
             f"{AUTO_SAVE_ROWS:,} rows are saved in the workspace on request (it takes a few "
             "seconds per million rows). Planning a round on the Evaluate page saves it too.")
-    if st.button("Save it in the workspace"):
+    if st.button("Save it in the workspace", **writes()):
         with st.spinner("Saving the table in the workspace…"):
             failed = remember_active(_active, source="upload")
         if failed:

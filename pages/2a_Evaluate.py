@@ -27,7 +27,7 @@ from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
                            init_state, next_step, range_help, round_settings_note, save_scenario,
-                           show_error)
+                           show_error, writes)
 
 init_state()
 ss = st.session_state
@@ -248,7 +248,7 @@ else:
     if shown is not None and shown[0] == json.dumps(settings, sort_keys=True):
         guarantee_preview_table(shown[1], data.M - n_cal)
 
-if st.button("Plan the round", type="primary", disabled=settings is None):
+if st.button("Plan the round", type="primary", **writes(disabled=settings is None)):
     try:
         rid = R.plan_round(ws, data, kind=kind, settings=settings)
     except DataError as exc:
@@ -312,7 +312,7 @@ prog = R.progress(rnd, design)
 with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints, round settings)"):
     with st.form("save_scenario"):
         name = st.text_input("Scenario name", value=f"{data.name} · round {rid}")
-        if st.form_submit_button("Save scenario"):
+        if st.form_submit_button("Save scenario", **writes()):
             try:
                 sid = save_scenario(name)
             except DataError as exc:
@@ -336,7 +336,8 @@ if to_label and not design.data.text_columns:
 
 
 def _exported(fmt: str, build) -> bytes:
-    ws.record_event(rid, "exported", {"format": fmt})
+    if not ws.read_only:  # a read-only workspace is looked at, never written
+        ws.record_event(rid, "exported", {"format": fmt})
     return build()
 
 

@@ -164,6 +164,8 @@ def remember_active(data: EvalData, *, source: str) -> str | None:
     this session)."""
     try:
         ws = get_workspace()
+        if ws.read_only:  # looked at, never written (the sidebar says so)
+            return None
         if source == "demo":  # reopened from the code, never stored
             ws.remember_active(None)
             return None
@@ -325,7 +327,10 @@ def save_settings(sc: Scenario) -> None:
     if ss.get("_settings_saved") == (ss["data_key"], settings):
         return
     try:
-        get_workspace().save_live_settings(ss["data_key"], settings)
+        ws = get_workspace()
+        if ws.read_only:  # looked at, never written (the sidebar says so)
+            return
+        ws.save_live_settings(ss["data_key"], settings)
     except DataError as exc:
         ss["_settings_error"] = f"Settings not saved in the workspace: {exc}"
         return
@@ -625,6 +630,30 @@ def get_workspace():
     from core.workspace import default_root
 
     return _workspace(str(default_root()))
+
+
+#: why a button that would write to the workspace is greyed out (its help text)
+READ_ONLY_HELP = ("The workspace is read-only: it can be looked at, nothing can be saved to it "
+                  "(start the app with HMCEVAL_WORKSPACE set to a folder you can write).")
+
+
+def workspace_read_only() -> bool:
+    """True when the workspace opened for reading only (a read-only folder or database file;
+    an unavailable workspace is reported where it is used)."""
+    try:
+        return bool(get_workspace().read_only)
+    except DataError:
+        return False
+
+
+def writes(*, disabled: bool = False, help: str | None = None) -> dict[str, Any]:
+    """The ``disabled`` and ``help`` arguments of a button that writes to the workspace (save,
+    plan, import, certify, push/pull): greyed out, with :data:`READ_ONLY_HELP` saying why, when
+    the workspace is read-only (issue 24); otherwise ``disabled`` and ``help`` as given.
+    ``st.button("Plan the round", **writes(disabled=settings is None))``."""
+    if workspace_read_only():
+        return {"disabled": True, "help": READ_ONLY_HELP}
+    return {"disabled": disabled, "help": help}
 
 
 def scenario_settings() -> dict[str, Any]:

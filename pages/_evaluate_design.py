@@ -20,7 +20,7 @@ from core.figures.evaluation import frontier_figure, group_accuracy_figure, wort
 from core.summary import data_effort_unit, hours_per_unit
 from core.workspace import rounds as R
 from core.workspace.active_rounds import fix_settings, group_table, suggested_share
-from pages._common import show_error
+from pages._common import show_error, writes
 
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
@@ -222,7 +222,7 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                    f"'{w['column']}': the same budget split over its groups by size, and at least "
                    f"this share of {w['group']}'s rows labelled (taken from the other groups).")
         if c2.button(f"Plan a new round: at least {pct:.0f}% of {w['column']} = {w['group']} "
-                     "labelled", key=f"_w_fix_{rnd['id']}_{i}"):
+                     "labelled", key=f"_w_fix_{rnd['id']}_{i}", **writes()):
             try:
                 new = fix_settings(rnd["settings"], w, pct / 100, n_rows=n_labelled)
                 rid = R.plan_round(ws, data, kind="budget", settings=new)

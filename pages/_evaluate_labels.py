@@ -18,7 +18,7 @@ from core.evaluation import labelstudio
 from core.figures.evaluation import progress_figure
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
-from pages._common import range_help, show_error
+from pages._common import range_help, show_error, writes
 
 
 def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.DataFrame:
@@ -95,7 +95,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 guess = next((c for c in ("label", "human_label", "gold") if c in cols), cols[-1])
                 lab_col = c2.selectbox("Label column", cols, index=cols.index(guess))
                 ann_col = c3.selectbox("Annotator column (optional)", ["—"] + cols)
-                if st.button("Import these labels", type="primary"):
+                if st.button("Import these labels", type="primary", **writes()):
                     from core.evaluation.imports import labels_from_table
 
                     _do_import(lambda: labels_from_table(
@@ -104,7 +104,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
     elif source == "Label Studio export (JSON file)":
         up = st.file_uploader("Label Studio's JSON export of the project", type=["json"],
                               key=f"_w_labels_ls_{rid}")
-        if up is not None and st.button("Import these labels", type="primary"):
+        if up is not None and st.button("Import these labels", type="primary", **writes()):
             from core.evaluation.imports import labels_from_labelstudio
 
             content = up.getvalue()
@@ -119,7 +119,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         ss["_ls_url"] = url
         title = st.text_input("Project title", value=f"HMCEval · {data.name} · round {rid}")
         c1, c2 = st.columns(2)
-        if c1.button("Send the queue"):
+        if c1.button("Send the queue", **writes()):
             from core.evaluation.ls_client import LabelStudioClient
 
             try:
@@ -134,7 +134,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                                                 "tasks": pushed.n_sent})
                 st.success(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} "
                            f"('{title}'); {pushed.n_existing:,} were there already.")
-        if c2.button("Pull the labels"):
+        if c2.button("Pull the labels", **writes()):
             from core.evaluation.imports import labels_from_labelstudio
             from core.evaluation.ls_client import LabelStudioClient
 
@@ -159,7 +159,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             st.caption("Fills the next rows of the queue with the gold labels, as if annotators had "
                        "labelled them: the whole loop can be shown without people.")
             frac = st.slider("Share of the remaining queue to label", 0.05, 1.0, 1.0, 0.05)
-            if st.button("Fill labels from gold"):
+            if st.button("Fill labels from gold", **writes()):
                 try:
                     R.simulate_annotators(ws, rid, fraction=frac)
                 except DataError as exc:
@@ -218,7 +218,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 else:
                     st.markdown(f"With these labels nothing can be certified: the {look['n_routed']:,} "
                                 "other rows all go to humans (no audit is needed).")
-                if st.button("Certify and route the other rows", type="primary"):
+                if st.button("Certify and route the other rows", type="primary", **writes()):
                     try:
                         R.certify_round(ws, rid, **level, delta=s["delta"], lam=s["lam"],
                                         audit=audit, seed=int(s["seed"]))

@@ -119,7 +119,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
     c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
                        file_name=f"hmceval_round{rid}_report.html", mime="text/html",
                        help="One self-contained file: opens in any browser, offline.",
-                       on_click=ws.record_event, args=(rid, "exported", {"format": "report"}))
+                       on_click="ignore" if ws.read_only else ws.record_event,
+                       args=(rid, "exported", {"format": "report"}))
 
 
     # ------------------------------------------------------------------------------------ validity

@@ -66,3 +66,92 @@ def test_a_read_only_workspace_is_named_in_the_sidebar(tmp_path, monkeypatch):
     at = AppTest.from_function(script).run()
     assert not at.exception and not at.sidebar.error
     assert any("read-only" in i.value for i in at.sidebar.info)
+
+
+# ---------------------------------------------------------------- a read-only workspace (issue 24)
+
+#: every button of the pages that writes to the workspace
+WRITE_BUTTONS = {"Save it in the workspace", "Plan the round", "Save scenario",
+                 "Import these labels", "Send the queue", "Pull the labels",
+                 "Fill labels from gold", "Certify and route the other rows"}
+
+
+#: pages that neither read the active dataset nor touch the workspace (their own uploads)
+NO_DATASET_PAGES = {"7_Scorekeeping.py", "8_ToolTalk.py"}
+
+
+def _files(root) -> dict:
+    """Every file of the workspace folder and its bytes (what a write would change)."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.fixture
+def read_only_workspace(tmp_path, monkeypatch):
+    """A workspace with the demo data and a guarantee round whose calibration sample is
+    labelled (so Evaluate shows its certify step), then made read-only for the app: the
+    file system answers "not writable" for it (the tests run as root, for whom a chmod does
+    not stop writes)."""
+    import os
+
+    from core.data import prepare
+    from core.demo import make_demo
+    from core.workspace import Workspace
+    from core.workspace import rounds as R
+
+    root = tmp_path / "ro_ws"
+    ws = Workspace(root)
+    data = prepare(make_demo(300, seed=3), name="demo")
+    rid = R.plan_round(ws, data, kind="guarantee",
+                       settings={"calibration": 120, "guarantee": "kept", "alpha": 0.1,
+                                 "overall_error": 0.05, "delta": 0.1, "lam": 0.0, "audit": 10,
+                                 "seed": 0})
+    R.simulate_annotators(ws, rid)
+    ws.remember_active(R.dataset_id_for(ws, data, source="session"))
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(root))
+    real = os.access
+    inside = str(root)
+    monkeypatch.setattr(os, "access", lambda p, mode, **k: False if (
+        mode == os.W_OK and str(p).startswith(inside)) else real(p, mode, **k))
+    assert Workspace(root).read_only
+    return root
+
+
+def test_read_only_workspace_greys_out_every_write_and_nothing_raises(read_only_workspace):
+    """Every page of the dataset opens on a read-only workspace with no exception and no error box, its last
+    dataset and round reopened for reading; every button that would write (save, plan, import,
+    push/pull, fill, certify) is greyed out with a help text saying why; no file of the
+    workspace changes."""
+    from pages._common import READ_ONLY_HELP
+    from pages._registry import PAGES
+
+    from tests.app.conftest import page_test
+
+    before = _files(read_only_workspace)
+    seen: dict[str, set] = {}
+    for page in PAGES:
+        if page.file in NO_DATASET_PAGES:
+            continue
+        at = page_test(page.file)
+        at.run()
+        assert not at.exception, (page.file, at.exception)
+        assert not at.error, (page.file, [e.value for e in at.error])
+        for b in at.button:
+            if b.label in WRITE_BUTTONS or b.label.startswith("Plan a new round"):
+                assert b.disabled and b.help == READ_ONLY_HELP, (page.file, b.label)
+                seen.setdefault(page.file, set()).add(b.label)
+    assert {"Plan the round", "Save scenario", "Fill labels from gold",
+            "Certify and route the other rows"} <= seen.get("2a_Evaluate.py", set()), seen
+    assert _files(read_only_workspace) == before  # nothing written, not even a -wal file
+
+
+def test_a_writable_workspace_keeps_its_buttons(tmp_path, monkeypatch):
+    """The same buttons are live on a workspace that can be written (the guard is not always on)."""
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    from tests.app.conftest import page_test
+
+    at = page_test("2a_Evaluate.py")
+    at.run()
+    assert not at.exception
+    plan = next(b for b in at.button if b.label == "Plan the round")
+    assert not plan.disabled and not plan.help
