@@ -30,6 +30,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="map a role to a column (repeatable); --col selection=NAME too")
     p.add_argument("--json", action="store_true", help="print one JSON object per PATH (a list "
                    "when several)")
+    p.add_argument("--annotator-error", metavar="auto|ETA", default=None,
+                   help="report against the true label, not the annotators': ETA is the "
+                        "annotators' error rate in [0, 0.5); auto measures it on the round's "
+                        "double-labelled rows (hmceval queue --double K) or, with "
+                        "--gold-annotator, on gold items, and its uncertainty widens the "
+                        "intervals (relative_to in the JSON says which). Without it the results "
+                        "are relative to the annotators' labels")
+    p.add_argument("--gold-annotator", metavar="NAME", default=None,
+                   help="with --annotator-error auto: the annotator whose labels are gold items")
     from core.cli.rounds import add_round_args
 
     add_round_args(p, verb="estimate")
@@ -43,6 +52,10 @@ def _print_text(path: str, res: dict) -> None:
     print(f"{path}: M = {res['M']:,}; calibration {res['n_calibration']:,}, routed "
           f"{res['n_routed']:,}, audit {res['n_audit']:,}, machine {res['n_machine']:,}")
     level = f"{res['confidence']:.0%}"
+    rel = res.get("relative_to", "annotators")
+    print(f"  relative to: {rel}" + (" (their labels taken as the truth; --annotator-error "
+                                     "auto|ETA reports against the true label)"
+                                     if rel == "annotators" else ""))
     for label, s in res["class_shares"].items():
         print(f"  share of {label!s:>10}: {fmt(s['estimate'])}  [{fmt(s['ci_low'])}, "
               f"{fmt(s['ci_high'])}] ({level})  machine only {fmt(s['machine_only'])}")
@@ -61,12 +74,12 @@ def _print_text(path: str, res: dict) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_fraction, load_round, print_json
-    from core.evaluation.estimate import estimate
 
     from core.cli.rounds import open_round
     from core.errors import DataError
 
     check_fraction(args.confidence, "--confidence")
+    _check_annotator_error(args)
     if args.round_id is not None:
         if args.paths:
             raise DataError("give round tables (PATH...) or --round ID, not both")
@@ -82,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         if ref is not None:  # the workspace round the table belongs to
             results.append(_estimate_round(args, ref, design, path))
         else:
-            results.append(estimate(design, groups=args.group, confidence=args.confidence))
+            results.append(_table_estimate(args, design))
     if args.json:
         print_json(results[0] if len(results) == 1 else results)
     else:
@@ -103,8 +116,47 @@ def _estimate_round(args: argparse.Namespace, ref, design, path: str | None) -> 
     with round_lock(ws, rid):
         if design is not None:
             take_table_labels(ws, rid, design, path)
-        res = estimate_round(ws, rid, groups=args.group, confidence=args.confidence)
+        res = estimate_round(ws, rid, groups=args.group, confidence=args.confidence,
+                             annotator_error=args.annotator_error,
+                             gold_annotator=args.gold_annotator)
     gold = None if design is None else gold_column_note(design)
     if gold is not None:
         res["notes"] = res["notes"] + [gold]
     return res
+
+
+def _check_annotator_error(args: argparse.Namespace) -> None:
+    """--annotator-error is 'auto' or a number in [0, 0.5) (checked before any work)."""
+    from core.errors import DataError
+    from core.evaluation.noise import given_error
+
+    value = args.annotator_error
+    if args.gold_annotator is not None and value != "auto":
+        raise DataError("--gold-annotator goes with --annotator-error auto")
+    if value is None or value == "auto":
+        return
+    try:
+        number = float(value)
+    except ValueError:
+        raise DataError("--annotator-error: the annotators' error rate must be 'auto' or a "
+                        f"number in [0, 0.5), got {value!r}") from None
+    given_error(number, n_classes=2)  # the range check
+    args.annotator_error = number
+
+
+def _table_estimate(args: argparse.Namespace, design) -> dict:
+    """The estimate of a table of no workspace round (corrected with a given ETA)."""
+    from core.errors import DataError
+    from core.evaluation.estimate import estimate
+    from core.evaluation.noise import correct_estimate, given_error, mark_uncorrected
+
+    res = estimate(design, groups=args.group, confidence=args.confidence)
+    if args.annotator_error is None:
+        return mark_uncorrected(res)
+    if args.annotator_error == "auto":
+        raise DataError("--annotator-error auto reads the votes of a workspace round (a table "
+                        "written by hmceval queue, or --round ID); this table is of no round: "
+                        "give --annotator-error ETA")
+    return correct_estimate(res, given_error(args.annotator_error,
+                                             n_classes=len(res["class_shares"]),
+                                             confidence=args.confidence))

@@ -71,7 +71,7 @@ from core.evaluation.planner import z_value
 __all__ = ["AnnotatorError", "RELATIVE_ANNOTATORS", "given_error", "error_from_pairs",
            "error_from_gold", "symmetric_confusion", "corrected_shares", "corrected_value",
            "correct_estimate", "pairs_from_votes", "relative_to", "draw_labels",
-           "simulate_noise", "eta_from_disagreement"]
+           "simulate_noise", "eta_from_disagreement", "mark_uncorrected"]
 
 #: What an estimate without correction is relative to.
 RELATIVE_ANNOTATORS = "annotators"
@@ -337,6 +337,13 @@ def relative_to(eta: AnnotatorError | None) -> str:
                f", interval [{eta.ci_low:.4g}, {eta.ci_high:.4g}]") + ")")
 
 
+def mark_uncorrected(result: dict[str, Any]) -> dict[str, Any]:
+    """An estimate left relative to the annotators: ``relative_to`` ``"annotators"`` (their
+    labels taken as the truth; the command line's text says so in words)."""
+    result["relative_to"] = RELATIVE_ANNOTATORS
+    return result
+
+
 def correct_estimate(result: dict[str, Any], eta: AnnotatorError) -> dict[str, Any]:
     """An ``hmceval estimate`` object corrected for the annotators' error (module doc).
 
@@ -370,11 +377,10 @@ def correct_estimate(result: dict[str, Any], eta: AnnotatorError) -> dict[str, A
         notes.append(f"the annotators' error rate may be as high as {eta.ci_high:.3g}: their "
                      "labels may say nothing about the truth, so no estimate against the truth "
                      "is given (label more double rows or adjudicate)")
-    notes.append(f"estimates and intervals are relative to the {relative_to(eta)}: the "
-                 "annotators' error rate and its uncertainty are accounted for under a "
-                 "symmetric error model (a wrong label is any other class alike); the "
-                 "uncorrected values are kept as estimate_annotators")
-    out["notes"] = notes
+    out["notes"] = [f"estimates and intervals are relative to the {relative_to(eta)}: the "
+                    "annotators' error rate and its uncertainty are accounted for under a "
+                    "symmetric error model (a wrong label is any other class alike); the "
+                    "uncorrected values are kept as estimate_annotators"] + notes
     out["relative_to"] = relative_to(eta)
     out["annotator_error"] = eta.to_dict()
     return out

@@ -1,0 +1,119 @@
+"""hmceval estimate --annotator-error auto|ETA (issue 23, item 4): results against the truth,
+or said plainly to be relative to the annotators; bad values exit 2 naming the option."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from core.cli import main
+from core.demo import make_demo
+
+
+def run_cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def ws_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "ws"
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(folder))
+    return folder
+
+
+@pytest.fixture
+def demo_csv(tmp_path):
+    df = make_demo()
+    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
+    path = tmp_path / "demo.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(path, index=False)
+    return path, gold
+
+
+def _labelled_round(capsys, tmp_path, demo_csv, *extra):
+    """A routing round of the demo whose every queued row got its gold label back; the
+    annotators' file ``q_to_label.csv``."""
+    src, gold = demo_csv
+    q = tmp_path / "q.csv"
+    code, _, err = run_cli(capsys, "queue", src, "--lam", 0, "--human-share", 0.3, "--audit",
+                           100, "--seed", 2, "-o", q, *extra)
+    assert code == 0, err
+    return q, gold
+
+
+def _return_gold(capsys, tmp_path, q, gold):
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    back = sent[["sample_id"]].drop_duplicates().merge(gold, on="sample_id")
+    path = tmp_path / "back.csv"
+    back.to_csv(path, index=False)
+    q2 = tmp_path / "q2.csv"
+    code, _, err = run_cli(capsys, "labels", q, "--from", path, "-o", q2)
+    assert code == 0, err
+    return q2
+
+
+def test_without_the_option_the_result_is_relative_to_the_annotators(capsys, ws_dir, tmp_path,
+                                                                     demo_csv):
+    q, gold = _labelled_round(capsys, tmp_path, demo_csv)
+    q2 = _return_gold(capsys, tmp_path, q, gold)
+    code, out, err = run_cli(capsys, "estimate", q2, "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["relative_to"] == "annotators"
+    code, out, _ = run_cli(capsys, "estimate", q2)
+    assert "relative to: annotators (their labels taken as the truth" in out
+
+
+def test_a_given_eta_corrects_by_rogan_gladen(capsys, ws_dir, tmp_path, demo_csv):
+    q, gold = _labelled_round(capsys, tmp_path, demo_csv)
+    q2 = _return_gold(capsys, tmp_path, q, gold)
+    _, out, _ = run_cli(capsys, "estimate", q2, "--json")
+    plain = json.loads(out)
+    code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "0.04", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["relative_to"].startswith("truth (corrected for annotator error 0.04")
+    for key, s in res["class_shares"].items():
+        q_share = plain["class_shares"][key]["estimate"]
+        # two classes: p = (q - eta) / (1 - 2 eta)
+        assert s["estimate"] == pytest.approx((q_share - 0.04) / 0.92, abs=1e-12)
+        assert s["estimate_annotators"] == pytest.approx(q_share, abs=1e-12)
+        assert s["ci_high"] - s["ci_low"] > (plain["class_shares"][key]["ci_high"]
+                                             - plain["class_shares"][key]["ci_low"]) / 0.92
+    # accuracy: labelled rows right with 1 - eta, the machine's agreement g corrected
+    m, n_l, n_u = plain["M"], plain["n_labelled"], plain["n_machine"]
+    g = (plain["accuracy"]["estimate"] * m - n_l) / n_u
+    want = (n_l * 0.96 + n_u * (g - 0.04) / 0.92) / m
+    assert res["accuracy"]["estimate"] == pytest.approx(want, abs=1e-12)
+    assert res["annotator_error"]["source"] == "given"
+
+
+@pytest.mark.parametrize("value", ["0.5", "-0.01", "nan", "x", "1"])
+def test_eta_outside_the_range_exits_2(capsys, ws_dir, tmp_path, value):
+    # checked before the table is read
+    code, out, err = run_cli(capsys, "estimate", tmp_path / "t.csv", "--annotator-error", value)
+    assert code == 2 and out == ""
+    assert "--annotator-error" in err and "[0, 0.5)" in err
+
+
+def test_auto_without_double_labelled_rows_exits_2(capsys, ws_dir, tmp_path, demo_csv):
+    q, gold = _labelled_round(capsys, tmp_path, demo_csv)
+    q2 = _return_gold(capsys, tmp_path, q, gold)
+    code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "auto")
+    assert code == 2 and out == ""
+    assert "--annotator-error auto" in err and "two annotators" in err
+
+
+def test_auto_on_a_table_of_no_round_exits_2(capsys, tmp_path):
+    df = make_demo()
+    df["selection"] = "routed"
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "estimate", path, "--annotator-error", "auto")
+    assert code == 2 and "--annotator-error" in err
+    code, out, err = run_cli(capsys, "estimate", path, "--gold-annotator", "g")
+    assert code == 2 and "--gold-annotator" in err
