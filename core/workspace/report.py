@@ -50,6 +50,8 @@ pre { background: #f7f7f7; padding: 0.8rem; overflow-x: auto; font-size: 0.85rem
 .summary { background: #f3f6fb; border: 1px solid #c9d6ea; border-radius: 6px;
            padding: 0.8rem 1.2rem; margin: 1rem 0 1.5rem; }
 .summary h2 { margin-top: 0.2rem; border: none; } .summary ul { margin: 0.3rem 0; padding-left: 1.2rem; }
+@media print { body { margin: 0 auto; } h2 { break-after: avoid; }
+               .summary, .figure, table, .warning, .guarantee { break-inside: avoid; } }
 """.replace("FONTS", FONT_STACK)
 
 
