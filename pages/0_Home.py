@@ -149,7 +149,7 @@ for page, label, what in STEPS:
     c2.markdown(what)
 
 data = get_data()
-st.caption(f"Active dataset: {data.name} · {data.M:,} samples.")
+st.caption(f"Active dataset: {md(data.name)} · {data.M:,} samples.")
 if st.button("Try it on the demo data", type="primary",
              help="Loads the built-in demo dataset and opens the Trade-off page."):
     load_demo()
