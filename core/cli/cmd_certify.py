@@ -114,7 +114,12 @@ def run(args: argparse.Namespace) -> int:
         out_path = Path(args.output)
         from core.cli.common import write_round  # atomic, with the round's sidecar
 
-        write_round(design, queue_table(design, selection, rank), out_path)
+        from core.evaluation.active import PROBABILITY_COLUMN
+
+        # a calibration sample's probabilities served the certificate; the certified rows
+        # are a new plan (routed, machine, audit) that has none
+        write_round(design, queue_table(design, selection, rank).drop(
+            columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
         to_csv_safe(annotator_table(design, selection, rank, done=has),
                     out_path.with_name(f"{out_path.stem}_to_label.csv"))
     if ref is not None and args.output:

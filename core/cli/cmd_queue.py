@@ -277,9 +277,13 @@ def _design_kind(args: argparse.Namespace) -> str:
                             "--effort-budget; --human-share, --human-count, --audit and "
                             "--exactly belong to --design routing")
         if args.calibration:
-            raise DataError(f"--calibration with --design {kind} is not built yet (a "
-                            "calibration sample with unequal probabilities); draw the "
-                            "calibration sample with --design routing")
+            if kind != "active" or weighted_budget:
+                raise DataError("--calibration with a design draws a guarantee round's "
+                                "calibration sample with the active design's probabilities: "
+                                "use --design active --calibration N_C without --labels or "
+                                "--effort-budget (or --design routing for a simple random "
+                                "sample)")
+            return kind
         if not weighted_budget:
             raise DataError(f"--design {kind} needs a budget: --labels B or --effort-budget E")
         if args.labels is not None and args.effort_budget is not None:
@@ -308,6 +312,8 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
         if value is not None and not (math.isfinite(value) and value > 0):
             raise DataError(f"--{name.replace('_', '-')} must be a number > 0, got {value}")
     design = load_round(args.path, args.col)
+    if args.calibration:
+        return _run_active_calibration(args, design, lam)
     if args.effort_budget is not None and design.data.roles.get("predicted_effort") is None \
             and design.data.roles.get("human_effort") is None:
         raise DataError("--effort-budget needs an effort column (predicted_effort or "
@@ -341,4 +347,44 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
               f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")
               + f"; {round_note(ws, rid)}")
     _note_labels_present(design, rank)
+    return 0
+
+
+def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int:
+    """hmceval queue --calibration N_C --design active: a guarantee round whose calibration
+    sample is drawn with the active design's unequal probabilities (written as
+    ``inclusion_probability`` on every row; ``hmceval certify --overall-error`` weighs them)."""
+    import numpy as np
+
+    from core.cli.common import print_json
+    from core.cli.rounds import round_note
+    from core.errors import DataError
+
+    if args.calibration < 1 or args.calibration > design.M:
+        raise DataError(f"--calibration must be between 1 and the table's {design.M:,} rows, "
+                        f"got {args.calibration}")
+    if (design.selection != "").any():
+        raise DataError("--calibration --design active draws a new round's calibration "
+                        "sample: the table already has a selection (clear the column to "
+                        "re-plan)")
+    settings = {"design": "active", "calibration": int(args.calibration),
+                "seed": int(args.seed), "lam": float(lam)}
+    ws, rid = _plan(args, design, "guarantee", settings)
+    out, sent, counts, _, rank = _write_round(args, ws, rid)
+    pi = ws.round(rid)["inclusion"]
+    if args.json:
+        print_json({"design": "active", "kind": "guarantee", "M": design.M, "counts": counts,
+                    "rows_to_label": int(np.isfinite(rank).sum()), "seed": int(args.seed),
+                    "calibration": {"expected": int(args.calibration),
+                                    "drawn": int(counts.get("calibration", 0)),
+                                    "inclusion_min": float(np.min(pi)),
+                                    "inclusion_max": float(np.max(pi))},
+                    "output": str(out), "to_label": None if sent is None else str(sent),
+                    "round_id": rid, "workspace": str(ws.root)})
+    else:
+        print(f"calibration sample drawn with unequal probabilities ({np.min(pi):.3g} to "
+              f"{np.max(pi):.3g}): {counts.get('calibration', 0):,} rows of {design.M:,} to "
+              f"label (expected {args.calibration:,}); certify with --overall-error EPS (the "
+              f"selective guarantee needs a simple random sample); wrote {out}; "
+              f"{round_note(ws, rid)}")
     return 0

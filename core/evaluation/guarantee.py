@@ -369,6 +369,13 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0,
     m = design.M
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
     cal, err, notes = calibration_errors(design)
+    pi = getattr(design, "inclusion", None)
+    if pi is not None and cal.any() and np.ptp(np.asarray(pi, dtype=float)[cal]) > 1e-9:
+        raise DataError("inclusion_probability: the calibration rows were drawn with unequal "
+                        "probabilities (hmceval queue --calibration --design active); the "
+                        "selective guarantee (--alpha) needs a simple random calibration "
+                        "sample: certify the overall error instead (--overall-error EPS), or "
+                        "draw the calibration sample with --design routing")
     res = certify_arrays(g, cal, err, alpha=alpha_ann, delta=delta)
     n_cal = int(cal.sum())
     selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)

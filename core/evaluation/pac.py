@@ -39,6 +39,31 @@ raise it.) The rule depends on the calibration sample only through the count of 
 along the order, so no union over thresholds is paid, and ties split by a fixed permutation do
 not change the argument.
 
+Calibration drawn with unequal probabilities (``hmceval queue --calibration N_C --design
+active``: row i is drawn independently with a known probability pi_i, stored as
+``inclusion_probability``). The hypergeometric count no longer applies; the rule is a test
+supermartingale over the error rows instead (:func:`certify_overall_weighted_arrays`):
+
+1. Fix beta in (0, 1) before any label is read (:func:`weighted_beta`: from the design and the
+   confidences only). An error row j pays the factor x_j = 1 + beta pi_j / (1 - pi_j) when it
+   was not drawn and 1 - beta when it was: (1 - pi_j) x_j + pi_j (1 - beta) = 1.
+2. A prefix of the order (the same order as above) is kept when
+   (the product of the c + 1 smallest x_j over its undrawn rows) * (1 - beta)^k >= 1 / delta,
+   k = the drawn rows in it on which the machine is wrong (a prefix with at most c undrawn
+   rows is kept outright: it cannot hold c + 1 unseen errors). The largest such prefix is
+   kept (the condition only weakens along the order), less its drawn rows.
+
+Why it holds (finite samples, any pi): list the error rows in the order, e_1, e_2, ....
+W_t = the product of the factors of e_1 .. e_t is a product of independent nonnegative
+factors of mean 1, a martingale, so P(sup_t W_t >= 1 / delta) <= delta (Ville). If the kept
+prefix held c + 1 unseen errors, at the (c + 1)-th of them W_t = (the x of those c + 1 rows)
+* (1 - beta)^(drawn errors before it) >= (the c + 1 smallest x over the prefix's undrawn rows)
+* (1 - beta)^k >= 1 / delta, since 1 - beta <= 1. So a violation needs sup W >= 1 / delta.
+The pi_j are the design's, fixed before the draw; beta depends on them and the confidences,
+never on a label. ``overall_error_bound`` is then (u - 1) / M with u the fewest undrawn rows of
+the kept prefix whose smallest x reach the same level: it holds simultaneously (the same
+event). With equal probabilities the hypergeometric rule is used (it is exact and keeps more).
+
 ``overall_error_bound`` is (U(k) - k) / M for the k sampled errors among the kept rows, where
 U(k) = the largest error count E with P(X <= k | E) > delta: the (1 - delta) upper bound on
 the unseen errors at the chosen stop (pointwise; it is at most epsilon). The guarantee is the
@@ -54,8 +79,9 @@ import numpy as np
 
 from core.errors import DataError
 
-__all__ = ["PAC_KEYS", "METHOD", "max_sampled_errors", "unseen_error_upper", "PacResult",
-           "pac_order", "certify_overall_arrays", "certify_overall"]
+__all__ = ["PAC_KEYS", "METHOD", "WEIGHTED_METHOD", "max_sampled_errors", "unseen_error_upper",
+           "PacResult", "pac_order", "certify_overall_arrays", "weighted_beta",
+           "certify_overall_weighted_arrays", "certify_overall"]
 
 #: Keys of ``hmceval certify --overall-error --json`` (stable contract), in order.
 PAC_KEYS = ("epsilon", "delta", "lambda", "M", "n_calibration", "threshold", "n_machine",
@@ -66,6 +92,16 @@ PAC_KEYS = ("epsilon", "delta", "lambda", "M", "n_calibration", "threshold", "n_
 #: The ``method`` of the result.
 METHOD = ("exact hypergeometric stopping rule on a simple random calibration sample "
           "(keep rows in gain order until the (k*+1)-th calibration error)")
+
+
+#: The ``method`` of a result on a calibration sample drawn with unequal probabilities.
+WEIGHTED_METHOD = ("test supermartingale over the error rows on a calibration sample drawn with "
+                   "known unequal probabilities (an undrawn error pays 1 + beta pi/(1 - pi), a "
+                   "drawn one 1 - beta; keep the longest prefix whose worst case reaches "
+                   "1/delta)")
+
+#: The values of beta :func:`weighted_beta` chooses from.
+BETA_GRID = tuple(np.round(np.linspace(0.02, 0.9, 45), 4))
 
 
 def _check(value: float, name: str) -> None:
@@ -219,6 +255,154 @@ def certify_overall_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.nd
                      overall_error_bound=unseen_error_upper(k, m, n, delta) / m)
 
 
+def _log_x(pi: np.ndarray, beta: float) -> np.ndarray:
+    """log x_j = log(1 + beta pi_j / (1 - pi_j)); +inf where pi_j = 1 (never undrawn)."""
+    with np.errstate(divide="ignore"):
+        return np.log1p(beta * pi / np.where(pi < 1, 1 - pi, 0.0))
+
+
+def _weighted_stop(order: np.ndarray, pi: np.ndarray, drawn: np.ndarray, err: np.ndarray,
+                   c: int, beta: float, delta: float) -> int:
+    """The longest kept prefix (a count of rows along ``order``) of the weighted rule."""
+    lx = _log_x(pi[order], beta)[~drawn[order]]  # undrawn rows along the order
+    undrawn_pos = np.flatnonzero(~drawn[order])  # their positions in the order
+    k_before = np.cumsum(err[order] & drawn[order])  # drawn errors up to each position
+    need = math.log(1 / delta)
+    log_seen = math.log1p(-beta)
+    m = len(order)
+
+    def holds(stop: int) -> bool:  # the rule for the prefix of ``stop`` rows
+        u = int(np.searchsorted(undrawn_pos, stop))  # undrawn rows in the prefix
+        if u <= c:
+            return True
+        smallest = float(np.partition(lx[:u], c)[:c + 1].sum())
+        k = int(k_before[stop - 1]) if stop else 0
+        return smallest + k * log_seen >= need
+
+    lo, hi = 0, m  # holds(lo); find the largest stop that holds (monotone)
+    if holds(m):
+        return m
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def weighted_beta(g: np.ndarray, pi: np.ndarray, p_error: np.ndarray, *, epsilon: float,
+                  delta: float, seed: int = 0) -> float:
+    """beta for :func:`certify_overall_weighted_arrays`, chosen before any label is read.
+
+    For each beta of :data:`BETA_GRID`, the rule is run on the *expected* outcome of the
+    draw (each row drawn in proportion pi_i, wrong with the probability ``p_error``, e.g.
+    1 - confidence) and the beta keeping the longest prefix is taken. Uses the design and the
+    confidences only, so the guarantee's argument is untouched.
+
+    Parameters
+    ----------
+    g : array of shape (M,)
+        Gains (the order).
+    pi : array of shape (M,)
+        Inclusion probabilities in (0, 1].
+    p_error : array of shape (M,)
+        The machine's planned chance of being wrong on each row.
+    epsilon, delta : float in (0, 1)
+    seed : int
+        Seed of the order of tied gains.
+
+    Returns
+    -------
+    float
+    """
+    pi = np.asarray(pi, dtype=float)
+    pe = np.clip(np.asarray(p_error, dtype=float), 0.0, 1.0)
+    m = len(pi)
+    c = int(math.floor(epsilon * m + 1e-9))
+    order = pac_order(g, seed=seed)
+    # expected draw: the undrawn rows are those of smallest pi in expectation (kept whole),
+    # the drawn errors counted as their expectation sum(pi * p_error) along the order
+    cum_seen = np.cumsum((pi * pe)[order])
+    best, best_stop = BETA_GRID[0], -1
+    for beta in BETA_GRID:
+        lx = np.sort(_log_x(pi[order], beta))
+        need, log_seen = math.log(1 / delta), math.log1p(-beta)
+        stop = m
+        # the c + 1 smallest x of the whole order bound those of any prefix from below: a
+        # quick, label-free proxy for the prefix the rule would keep
+        floor_x = float(lx[:c + 1].sum()) if m > c else float("inf")
+        over = np.flatnonzero(floor_x + cum_seen * log_seen < need)
+        if len(over):
+            stop = int(over[0])
+        if stop > best_stop:
+            best, best_stop = float(beta), stop
+    return best
+
+
+def certify_overall_weighted_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray,
+                                    pi: np.ndarray, *, epsilon: float, delta: float,
+                                    beta: float, seed: int = 0) -> PacResult:
+    """The overall-error rule on a calibration sample drawn with unequal probabilities.
+
+    See the module docstring (the test supermartingale). Rows are drawn independently, row i
+    with the known probability ``pi[i]``; ``calibration`` is the draw.
+
+    Parameters
+    ----------
+    g : array of shape (M,)
+        Gains of all rows (smaller: kept first).
+    calibration : bool array of shape (M,)
+        The drawn rows (human-labelled).
+    errors : bool array of shape (M,)
+        Machine label differs from the human label (read on calibration rows only).
+    pi : array of shape (M,)
+        Every row's inclusion probability in (0, 1], fixed before the draw.
+    epsilon, delta : float in (0, 1)
+    beta : float in (0, 1)
+        Fixed before any label is read (:func:`weighted_beta`).
+    seed : int
+        Seed of the order of tied gains.
+
+    Returns
+    -------
+    PacResult
+        ``max_calibration_errors`` is None (the rule weighs errors, it does not count them).
+    """
+    g = np.asarray(g, dtype=float)
+    cal = np.asarray(calibration, dtype=bool)
+    err = np.asarray(errors, dtype=bool) & cal
+    pi = np.asarray(pi, dtype=float)
+    m = len(g)
+    if not (np.all(np.isfinite(pi)) and np.all((pi > 0) & (pi <= 1))):
+        raise DataError("inclusion_probability: every row needs a probability in (0, 1] when "
+                        "the calibration sample was drawn with unequal probabilities")
+    if not 0 < beta < 1:
+        raise DataError(f"beta must be strictly between 0 and 1, got {beta}")
+    if not cal.any():
+        raise DataError("no calibration row: the overall-error guarantee needs human labels on "
+                        "a random calibration sample")
+    c = int(math.floor(epsilon * m + 1e-9))
+    order = pac_order(g, seed=seed)
+    stop = _weighted_stop(order, pi, cal, err, c, beta, delta)
+    prefix = np.zeros(m, dtype=bool)
+    prefix[order[:stop]] = True
+    keep = prefix & ~cal
+    k = int((err & prefix).sum())
+    n_cal_kept = int((cal & prefix).sum())
+    if not keep.any():
+        return PacResult(keep=keep, threshold=None, max_calibration_errors=None,
+                         calibration_kept=n_cal_kept, calibration_kept_errors=k,
+                         overall_error_bound=None)
+    # the bound: the fewest undrawn rows u whose smallest x reach 1/delta with the k seen
+    lx = np.sort(_log_x(pi[keep], beta))
+    reach = np.cumsum(lx) + k * math.log1p(-beta) >= math.log(1 / delta)
+    u = int(np.argmax(reach)) + 1 if reach.any() else len(lx) + 1
+    return PacResult(keep=keep, threshold=float(g[order[stop - 1]]),
+                     max_calibration_errors=None, calibration_kept=n_cal_kept,
+                     calibration_kept_errors=k, overall_error_bound=(u - 1) / m)
+
+
 def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
                     seed: int = 0, annotator_error: float = 0.0) -> dict:
     """Certify a round's table for the overall error of its final labels.
@@ -227,8 +411,10 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
     ----------
     design : core.evaluation.design.Design
         Calibration rows: ``selection == "calibration`` with a human label; without a
-        selection column, every row with a human label. A design with unequal inclusion
-        probabilities (``--design active``) is refused: the bound needs a simple random sample.
+        selection column, every row with a human label. With inclusion probabilities that
+        differ (a calibration sample drawn by ``hmceval queue --calibration N_C --design
+        active``; every row needs one) the weighted rule is used
+        (:func:`certify_overall_weighted_arrays`).
     epsilon : float in (0, 1)
         Largest overall error of the final labels (machine errors on kept rows / all rows).
     delta : float in (0, 1)
@@ -260,16 +446,36 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
     eps_ann = annotator_margin(epsilon, annotator_error, "epsilon (--overall-error)")
     cal, err, notes = calibration_errors(design)
     pi = getattr(design, "inclusion", None)
-    if pi is not None and cal.any():
-        p = np.asarray(pi, dtype=float)[cal]
-        if not np.all(np.isfinite(p)) or np.ptp(p) > 1e-9:
-            raise DataError("inclusion_probability: the calibration rows were drawn with unequal "
-                            "probabilities (an active design); the overall-error guarantee needs "
-                            "a simple random calibration sample (hmceval queue --calibration N)")
     inp = design.inputs()
     m = design.M
     g = gains(inp.a, inp.l, lam=lam, b=inp.b, k=inp.k)
-    res = certify_overall_arrays(g, cal, err, epsilon=eps_ann, delta=delta, seed=seed)
+    weighted = False
+    if pi is not None and cal.any():
+        p = np.asarray(pi, dtype=float)
+        bad = np.flatnonzero(~np.isfinite(p) | ~((p > 0) & (p <= 1)))
+        if len(bad):
+            from core.errors import describe_rows
+
+            raise DataError(f"inclusion_probability: a calibration sample drawn with unequal "
+                            f"probabilities needs every row's probability in (0, 1]; "
+                            f"{describe_rows(bad)} have none (or one outside (0, 1])")
+        weighted = np.ptp(p) > 1e-9
+        drawn = design.selection == "calibration" if design.has_selection else cal
+        if weighted and (drawn & ~cal).any():
+            raise DataError(f"{int((drawn & ~cal).sum())} calibration rows drawn with unequal "
+                            "probabilities have no human label yet: the weighted rule needs "
+                            "the whole draw labelled (label them, then certify)")
+    if weighted:
+        beta = weighted_beta(g, p, 1 - np.asarray(inp.a, dtype=float), epsilon=eps_ann,
+                             delta=delta, seed=seed)
+        res = certify_overall_weighted_arrays(g, cal, err, p, epsilon=eps_ann, delta=delta,
+                                              beta=beta, seed=seed)
+        notes.append(f"calibration drawn with unequal probabilities (from "
+                     f"{p.min():.3g} to {p.max():.3g}): the weighted rule (beta = {beta:g}) "
+                     "is used; a simple random calibration sample of the same size usually "
+                     "keeps more for this guarantee")
+    else:
+        res = certify_overall_arrays(g, cal, err, epsilon=eps_ann, delta=delta, seed=seed)
     n_cal = int(cal.sum())
     selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)
     n_machine = int(res.keep.sum())
@@ -300,7 +506,8 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
         "calibration_kept": res.calibration_kept,
         "calibration_kept_errors": res.calibration_kept_errors,
         "max_calibration_errors": res.max_calibration_errors,
-        "predicted_human_effort": effort, "method": METHOD, "guarantee": sentence,
+        "predicted_human_effort": effort,
+        "method": WEIGHTED_METHOD if weighted else METHOD, "guarantee": sentence,
         "annotator_error": float(annotator_error), "epsilon_annotators": eps_ann,
         "notes": notes, "selection": selection,
     }

@@ -38,10 +38,13 @@ Parts, from the bottom up (each imports only the ones above it in this list):
 * :mod:`core.rsm.responses`: which responses rsmeval evaluates (flags, zero and non-numeric
   scores, candidates) and its trimmed scores;
 * :mod:`core.rsm.io`: RSMTool's JSON lines reader (nested objects flattened);
+* :mod:`core.rsm.degradation`: degradation and disattenuated correlations;
 * :mod:`core.rsm.report`: RSMTool's tables (eval, consistency, true score, degradation,
-  disattenuated correlations, by subgroup) and :func:`evaluation_report`, the one report the
-  command line and the dashboard print;
-* :mod:`core.rsm.compare`: what the dashboard compares (machine, collaborative result, raters).
+  disattenuated correlations, by subgroup with the whole set first as ``"All data"``) and
+  :func:`evaluation_report`, the one report the command line and the dashboard print;
+* :mod:`core.rsm.compare`: what the dashboard compares (machine, collaborative result, raters);
+* :mod:`core.rsm.rsmeval`: every table of an rsmeval experiment, as rsmeval names, shapes and
+  writes them (csv, tsv, xlsx).
 
 Annotators' agreement with one another (Cohen's and Fleiss' kappa over returned labels) is a
 different subject: :mod:`core.evaluation.agreement`.
@@ -67,11 +70,14 @@ from core.rsm.report import (
     EVAL_COLUMNS, EVAL_BY_GROUP_COLUMNS, CONSISTENCY_COLUMNS, CONSISTENCY_BY_GROUP_COLUMNS,
     TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, COLUMN_DESCRIPTIONS, PERCENT_COLUMNS, eval_metrics,
     eval_by_group, consistency_metrics, consistency_by_group, true_score_metrics, evaluation_report,
-    agreement_report, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_correlation,
+    agreement_report,
+)
+from core.rsm.degradation import (
+    ALL_DATA, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_correlation,
 )
 from core.rsm.compare import (
     COMPARISONS, GOLD, SECOND, SYSTEM, label_scores, comparison_frame, subgroup_choices,
-    labels_ordered, ORDINAL_STATISTICS, NOMINAL_NOTE, nominal_only,
+    labels_ordered, ORDINAL_STATISTICS, NOMINAL_NOTE, nominal_only, subgroup_rows,
 )
 
 __all__ = [
@@ -113,6 +119,7 @@ __all__ = [
     "eval_by_group",
     "consistency_metrics",
     "consistency_by_group",
+    "ALL_DATA",
     "DEGRADATION_COLUMNS",
     "DISATTENUATED_COLUMNS",
     "degradation",
@@ -136,6 +143,7 @@ __all__ = [
     "ORDINAL_STATISTICS",
     "NOMINAL_NOTE",
     "nominal_only",
+    "subgroup_rows",
     "GOLD",
     "SYSTEM",
     "SECOND",

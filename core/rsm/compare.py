@@ -11,6 +11,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from core.errors import DataError, describe_rows
+from core.rsm.degradation import ALL_DATA
 
 
 #: Comparison key -> description.
@@ -35,6 +36,12 @@ NOMINAL_NOTE = ("The labels have no order (text classes such as safe / unsafe / 
                 "only exact agreement and Cohen's kappa are reported: correlations, weighted "
                 "kappa, adjacent agreement, mean differences (SMD, DSM), PRMSE and the "
                 "regression analyses would read the classes' alphabetical codes as a scale.")
+
+
+def subgroup_rows(rows: Mapping[Hashable, Any]) -> dict[Hashable, Any]:
+    """The rows of a ``*_by_<group>`` table of the report without rsmeval's whole-set row
+    (:data:`core.rsm.degradation.ALL_DATA`, "All data"): the subgroups a page draws and flags."""
+    return {k: v for k, v in rows.items() if k != ALL_DATA}
 
 
 def _nominal_row(row: Any) -> Any:

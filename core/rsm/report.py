@@ -16,6 +16,10 @@ from core.rsm.checks import (
     one_blas_thread, optional_scores, sample_sd,
 )
 from core.rsm.compare import nominal_only
+from core.rsm.degradation import (
+    ALL_DATA, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_by_group,
+    disattenuated_correlation,
+)
 from core.rsm.fairness import fairness_by_codes
 from core.rsm.responses import TRIM_TOLERANCE, select_responses, trim_scores
 from core.rsm.metrics import (
@@ -44,13 +48,6 @@ CONSISTENCY_BY_GROUP_COLUMNS: tuple[str, ...] = CONSISTENCY_COLUMNS + ("DSM",)
 TRUE_SCORE_COLUMNS: tuple[str, ...] = (
     "N", "N raters", "N_single", "N_multiple", "variance_of_errors", "true_score_var", "mse_true", "prmse_true",
 )
-#: Columns of the degradation table (RSMTool's ``degradation``: human-system minus human-human).
-DEGRADATION_COLUMNS: tuple[str, ...] = ("corr", "kappa", "wtkappa", "exact_agr", "adj_agr", "SMD")
-#: Columns of the disattenuated correlations (RSMTool's ``disattenuated_correlations`` and
-#: ``disattenuated_correlations_by_<group>``).
-DISATTENUATED_COLUMNS: tuple[str, ...] = ("corr_HM", "corr_HH", "sqrt_HH", "corr_disattenuated")
-#: The row of the whole evaluation set in RSMTool's ``disattenuated_correlations_by_<group>``.
-ALL_DATA = "All data"
 #: Our true-score column -> RSMTool's name in its ``true_score_eval`` table.
 TRUE_SCORE_RSMTOOL_NAMES: dict[str, str] = {
     "N": "N", "N raters": "N raters", "N_single": "N single", "N_multiple": "N multiple",
@@ -273,65 +270,10 @@ def consistency_by_group(
     return out
 
 
-def degradation(eval_row: Mapping[str, Any], consistency_row: Mapping[str, Any] | None) -> dict[str, float] | None:
-    """How much worse the system agrees with H than a second rater does (RSMTool's ``degradation``).
-
-    RSMTool's ``compute_degradation_and_disattenuated_correlations`` (``use_all_responses``): each
-    of :data:`DEGRADATION_COLUMNS` of the human-system row over all responses minus the same
-    column of the human-human row over the double-scored ones (SMD: unpooled minus pooled).
-
-    Parameters
-    ----------
-    eval_row : mapping
-        The ``eval`` row (:func:`eval_metrics`).
-    consistency_row : mapping or None
-        The ``consistency`` row (:func:`consistency_metrics`); None when nothing is double-scored.
-
-    Returns
-    -------
-    dict or None
-        :data:`DEGRADATION_COLUMNS` -> difference; None when ``consistency_row`` is None.
-    """
-    if consistency_row is None:
-        return None
-    return {c: float(eval_row[c]) - float(consistency_row[c]) for c in DEGRADATION_COLUMNS}
-
-
-def disattenuated_correlation(corr_hm: float, corr_hh: float) -> dict[str, float]:
-    """The human-system correlation corrected for the human raters' unreliability.
-
-    RSMTool's ``compute_disattenuated_correlations``: ``sqrt_HH = sqrt(corr_HH)`` (NaN when
-    ``corr_HH`` is negative or NaN) and ``corr_disattenuated = corr_HM / sqrt_HH`` (numpy's
-    division, as pandas': ``inf`` when ``sqrt_HH`` is 0 and ``corr_HM`` is not, NaN for 0/0).
-
-    Parameters
-    ----------
-    corr_hm : float
-        Pearson r between H and the system scores.
-    corr_hh : float
-        Pearson r between the two human ratings.
-
-    Returns
-    -------
-    dict
-        :data:`DISATTENUATED_COLUMNS` -> value.
-    """
-    hm, hh = np.float64(corr_hm), np.float64(corr_hh)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        root = np.sqrt(hh)
-        return {"corr_HM": float(hm), "corr_HH": float(hh), "sqrt_HH": float(root),
-                "corr_disattenuated": float(hm / root)}
-
-
-def _disattenuated_by_group(whole: tuple[float, float], eval_rows: Mapping[Hashable, Mapping[str, Any]],
-                            cons_rows: Mapping[Hashable, Mapping[str, Any]]) -> dict[Hashable, dict[str, float]]:
-    """RSMTool's ``disattenuated_correlations_by_<group>``: the whole set (:data:`ALL_DATA`) first,
-    then every group, its ``corr_HM`` from ``eval_by_<group>`` and ``corr_HH`` from
-    ``consistency_by_<group>`` (NaN for a group without a double-scored response)."""
-    out: dict[Hashable, dict[str, float]] = {ALL_DATA: disattenuated_correlation(*whole)}
-    for label, row in eval_rows.items():
-        out[label] = disattenuated_correlation(row["corr"], cons_rows[label]["corr"])
-    return out
+def _consistency_with_whole(h: np.ndarray, h2: np.ndarray, g: np.ndarray) -> dict[Hashable, dict[str, Any]]:
+    """:func:`consistency_by_group` with the whole set first as :data:`ALL_DATA` (rsmeval's rows)."""
+    whole = consistency_by_group(h, h2, np.full(h.shape[0], ALL_DATA, dtype=object))
+    return {**whole, **consistency_by_group(h, h2, g)}
 
 
 def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
@@ -450,14 +392,17 @@ def _evaluation_report(
         g = check_groups(df[col], h.shape[0], name=f"group column {col!r}")
         coded = group_codes(g)
         check_level_count(coded[1], f"group column {col!r}")
-        report[f"eval_by_{col}"] = _group_rows(h, m, g, coded)
+        if ALL_DATA in coded[1]:
+            raise DataError(f"group column {col!r}: a group is named {ALL_DATA!r}, the name of the whole set's row")
+        report[f"eval_by_{col}"] = {**_group_rows(h, m, g, (np.zeros(h.shape[0], dtype=np.intp), [ALL_DATA])),
+                                    **_group_rows(h, m, g, coded)}
         report[f"fairness_by_{col}"] = fairness_by_codes(h, m, coded, name=f"group column {col!r}")
         if human2 is not None:
-            cons = consistency_by_group(h, ratings[:, 1], g)
+            cons = _consistency_with_whole(h, ratings[:, 1], g)
             report[f"consistency_by_{col}"] = cons
             both = ~np.isnan(ratings[:, 1])
             whole_hh = pearson_r(h[both], ratings[both, 1]) if both.any() else math.nan
-            report[f"disattenuated_correlations_by_{col}"] = _disattenuated_by_group(
+            report[f"disattenuated_correlations_by_{col}"] = disattenuated_by_group(
                 (pearson_r(h, m), whole_hh), report[f"eval_by_{col}"], cons)
     return report
 
@@ -588,7 +533,7 @@ def agreement_report(
         report["consistency"] = consistency_metrics(h1, h2)
         for g in groups:
             if f"eval_by_{g}" in report:
-                report[f"consistency_by_{g}"] = consistency_by_group(h1, h2, frame[g].to_numpy())
+                report[f"consistency_by_{g}"] = _consistency_with_whole(h1, h2, frame[g].to_numpy())
         del report["true_score"]
         for key in [k for k in report if k in ("degradation", "disattenuated_correlations")
                     or k.startswith("disattenuated_correlations_by_")]:

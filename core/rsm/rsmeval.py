@@ -42,10 +42,10 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
+from core.rsm.degradation import DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS
 from core.rsm.fairness import ANALYSES, estimates_frame
 from core.rsm.report import (
-    ALL_DATA, CONSISTENCY_COLUMNS, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, EVAL_COLUMNS,
-    TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, consistency_by_group, eval_by_group, evaluation_report,
+    CONSISTENCY_COLUMNS, EVAL_COLUMNS, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, evaluation_report,
 )
 from core.rsm.responses import TRIM_TOLERANCE, flag_key, select_responses, trim_scores
 
@@ -264,14 +264,9 @@ def rsmeval_tables(
         composition[g] = frame[g].nunique()
     tables["data_composition"] = pd.DataFrame([composition]).set_index("partition")
     trim, trim_round = f"{prefix}_trim", f"{prefix}_trim_round"
-    whole = np.full(len(frame), ALL_DATA, dtype=object)
     for g in groups:
         labels = frame[g].to_numpy()
-        by = {}
-        for t in (trim, trim_round):
-            rows = {ALL_DATA: eval_by_group(h, scores[t], whole).iloc[0].to_dict()}
-            rows.update(reports[t][f"eval_by_{g}"])
-            by[t] = rows
+        by = {t: reports[t][f"eval_by_{g}"] for t in (trim, trim_round)}  # "All data" first
         tables[f"eval_by_{g}"] = pd.DataFrame.from_dict(
             {k: _short({t: by[t][k] for t in by}, prefix, "DSM") for k in by[trim]}, orient="index")
         counts = pd.Series(labels).value_counts(sort=False)
@@ -285,10 +280,8 @@ def rsmeval_tables(
         metrics["base_category"] = fair["base_category"]
         tables[f"fairness_metrics_by_{g}"] = metrics
         if h2 is not None and both.any():
-            cons_rows = {ALL_DATA: consistency_by_group(h, h2, whole)[ALL_DATA]}
-            cons_rows.update(reports[trim][f"consistency_by_{g}"])
             cols = [c for c in CONSISTENCY_COLUMNS if c != "SMD"] + ["DSM"]
-            tables[f"consistency_by_{g}"] = _frame(cons_rows, cols)
+            tables[f"consistency_by_{g}"] = _frame(reports[trim][f"consistency_by_{g}"], cols)
             tables[f"disattenuated_correlations_by_{g}"] = _frame(
                 reports[trim][f"disattenuated_correlations_by_{g}"], DISATTENUATED_COLUMNS)
     tables["test_excluded_composition"] = _excluded_composition(

@@ -25,7 +25,8 @@ from core.errors import DataError
 from core.evaluation.design import Design, QueuePlan, plan_design
 from core.evaluation.planner import srs_size_for_half_width
 
-__all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "design_record",
+__all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
+           "design_record",
            "group_table", "suggested_share", "fix_settings"]
 
 #: The designs of a budget round planned with inclusion probabilities.
@@ -87,6 +88,33 @@ def plan_weighted(design: Design, settings: dict[str, Any]
     ratio = settings.get("width_ratio")  # hmceval queue --width-ratio
     return plan_design(design, kind=which, lam=lam, seed=seed,
                        width_ratio=None if ratio is None else float(ratio), **budget), None
+
+
+def plan_calibration(design: Design, calibration: int, *, seed: int = 0,
+                     lam: float = 0.0) -> QueuePlan:
+    """A guarantee round's calibration sample drawn with unequal probabilities (``hmceval queue
+    --calibration N_C --design active``): the active design for a budget of ``calibration``
+    expected labels (:func:`core.evaluation.design.plan_design`), every drawn row (pi = 1 or
+    drawn with pi < 1) a ``calibration`` row, the others undecided; every row keeps its pi,
+    which the overall-error certificate weighs
+    (:func:`core.evaluation.pac.certify_overall_weighted_arrays`).
+    """
+    if not isinstance(calibration, (int, np.integer)) or calibration < 1:
+        raise DataError(f"calibration must be a whole number >= 1, got {calibration}")
+    if calibration > design.M:
+        raise DataError(f"calibration {calibration:,} is larger than the table's {design.M:,} "
+                        "rows")
+    plan = plan_design(design, kind="active", labels=float(calibration), lam=lam, seed=seed)
+    drawn = np.isin(plan.selection, ("routed", "audit"))
+    sel = np.where(drawn, "calibration", "").astype(object)
+    order = np.flatnonzero(drawn)
+    rng = np.random.default_rng([int(seed), 1])  # the labelling order: random, as for SRS
+    rank = np.full(design.M, np.nan)
+    rank[rng.permutation(order)] = np.arange(1, len(order) + 1, dtype=float)
+    counts = {"calibration": int(drawn.sum()), "": int((~drawn).sum())}
+    return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
+                     seed=int(seed), counts=counts, inclusion=plan.inclusion,
+                     design=plan.design)
 
 
 def design_record(plan: QueuePlan, strata: pd.DataFrame | None = None) -> dict[str, Any]:

@@ -22,7 +22,8 @@ from core.evaluation.imports import join_labels, refuse_outside_queue
 from core.assignment import gains
 from core.evaluation.weighted_design import group_accuracy
 from core.summary import effort_clause
-from core.workspace.active_rounds import design_record, is_weighted, plan_weighted
+from core.workspace.active_rounds import (design_record, is_weighted, plan_calibration,
+                                          plan_weighted)
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
@@ -85,7 +86,10 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
         optionally ``stratify`` and ``min_share``); they are stored with the plan and the
         design (its expectations and frontier) as the round's ``design`` result.
         Guarantee: ``calibration``, ``seed`` (and ``alpha``, ``delta``, ``lam``, ``audit`` for
-        the certification that follows): only the calibration sample is drawn now.
+        the certification that follows): only the calibration sample is drawn now, a simple
+        random sample, or with ``design`` ``"active"`` drawn with the active design's unequal
+        probabilities (stored with the plan; :func:`core.workspace.active_rounds.
+        plan_calibration`), which only the overall-error certificate accepts.
     source : str
         Who stored the dataset (``"session"`` for the page, ``"cli"`` for ``hmceval queue``).
     """
@@ -107,6 +111,13 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
                           n_human=None if count is None else int(count),
                           mode=settings.get("mode", "at_most"), audit=int(settings.get("audit", 0)),
                           seed=seed)
+    elif kind == "guarantee" and settings.get("design") == "active":
+        plan = plan_calibration(design, int(settings["calibration"]), seed=seed,
+                                lam=float(settings.get("lam", 0.0)))
+        dsid = dataset_id_for(ws, data, source=source)
+        return ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
+                               queue_rank=plan.queue_rank, scenario_id=scenario_id,
+                               inclusion=plan.inclusion)
     elif kind == "guarantee":
         plan = plan_queue(design, calibration=int(settings["calibration"]), seed=seed)
     else:

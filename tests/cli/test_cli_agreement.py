@@ -52,7 +52,12 @@ def test_report_keys_and_values(table, capsys):
     # en.us: H = [1, 2], H2 = [2, 2]: exact 50; kappa: disagreement 1/2, p = (1/2, 1/2),
     # q = (0, 1), chance agreement 1/2 -> 0
     by = rep["consistency_by_lang"]
-    assert list(by) == ["de.ch", "en.us"]
+    assert list(by) == ["All data", "de.ch", "en.us"]
+    # 'All data' first, as rsmeval writes it: the whole set's consistency (rows 1, 2, 4). Its DSM
+    # standardises H with all four responses (mean 2.5, sd sqrt(5/3)) and H2 with its three
+    # (mean 7/3): mean z_H2 = 0, mean z_H = (7/3 - 2.5) / sqrt(5/3) -> DSM (1/6) / sqrt(5/3)
+    assert by["All data"]["N"] == 3 and by["All data"]["exact_agr"] == pytest.approx(100 / 3)
+    assert by["All data"]["DSM"] == pytest.approx((1 / 6) / math.sqrt(5 / 3))
     assert by["de.ch"]["N"] == 1 and by["de.ch"]["exact_agr"] == 0.0 and by["de.ch"]["adj_agr"] == 100.0
     assert by["en.us"]["exact_agr"] == 50.0 and by["en.us"]["kappa"] == 0.0
     ev = rep["eval"]
@@ -63,6 +68,9 @@ def test_report_keys_and_values(table, capsys):
     dsm = -1 / math.sqrt(2) + 1 / math.sqrt(5 / 3)
     assert rep["eval_by_lang"]["en.us"]["DSM"] == pytest.approx(dsm)
     assert rep["eval_by_lang"]["de.ch"]["DSM"] == pytest.approx(-dsm)
+    assert list(rep["eval_by_lang"]) == ["All data", "de.ch", "en.us"]
+    whole = rep["eval_by_lang"]["All data"]
+    assert whole["N"] == 4 and whole["exact_agr"] == 50.0 and whole["DSM"] == pytest.approx(0.0, abs=1e-12)
     # consistency on rows 1, 2, 4: H = [1, 2, 4], H2 = [2, 2, 3]: exact 1/3, adjacent 3/3
     assert rep["consistency"]["N"] == 3
     assert rep["consistency"]["exact_agr"] == pytest.approx(100 / 3)
@@ -120,7 +128,8 @@ def test_shared_data_machine_vs_gold(shared_data, capsys):
     rep = json.loads(out)
     assert rep["eval"]["N"] == 5673 and rep["responses"]["excluded"]["human_zero"] == 0
     assert round(rep["eval"]["exact_agr"] / 100, 3) == 0.862
-    assert sum(row["N"] for row in rep["eval_by_turns"].values()) == 5673
+    assert rep["eval_by_turns"]["All data"]["N"] == 5673
+    assert sum(row["N"] for k, row in rep["eval_by_turns"].items() if k != "All data") == 5673
 
 
 @pytest.mark.parametrize(

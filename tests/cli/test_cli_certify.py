@@ -72,3 +72,50 @@ def test_annotator_error_is_taken_off_the_level(capsys, tmp_path, monkeypatch):
     code, _, err = run_cli(capsys, "certify", q2, "--alpha", 0.1, "--delta", 0.1,
                            "--annotator-error", 0.1)
     assert code == 2 and "not below alpha" in err
+
+
+def test_an_active_calibration_sample_is_weighed_by_the_overall_error_certificate(
+        capsys, tmp_path, monkeypatch):
+    """hmceval queue --calibration N_C --design active draws the calibration sample with the
+    active design's unequal probabilities (written on every row); certify --overall-error
+    weighs them (the weighted rule, said in method and notes) and its output no longer
+    carries them; the selective guarantee refuses them with a message; the promise holds on
+    the demo's gold."""
+    import numpy as np
+
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    df = make_demo()
+    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
+    src = tmp_path / "demo.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(src, index=False)
+    q = tmp_path / "q.csv"
+    code, out, err = run_cli(capsys, "queue", src, "--calibration", 900, "--design", "active",
+                             "--seed", 3, "--json", "-o", q)
+    assert code == 0, err
+    plan = json.loads(out)
+    table = pd.read_csv(q)
+    pi = table["inclusion_probability"]
+    assert pi.notna().all() and pi.between(0, 1, inclusive="right").all() and pi.nunique() > 1
+    drawn = int((table["selection"] == "calibration").sum())
+    assert plan["calibration"]["drawn"] == drawn and abs(drawn - 900) < 4 * np.sqrt(900)
+    assert abs(pi.sum() - 900) < 1  # the budget is met in expectation
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    assert "inclusion_probability" not in sent.columns and len(sent) == drawn
+    back = tmp_path / "back.csv"
+    sent[["sample_id"]].merge(gold, on="sample_id").to_csv(back, index=False)
+    labelled = tmp_path / "l.csv"
+    assert run_cli(capsys, "labels", q, "--from", back, "-o", labelled)[0] == 0
+    code, out, err = run_cli(capsys, "certify", labelled, "--alpha", 0.1, "--delta", 0.1, "-o",
+                             tmp_path / "a.csv")
+    assert code == 2 and "--overall-error" in err and "inclusion_probability" in err
+    code, out, err = run_cli(capsys, "certify", labelled, "--overall-error", 0.05, "--delta",
+                             0.05, "--json", "-o", tmp_path / "c.csv")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["method"].startswith("test supermartingale") and res["n_machine"] > 0
+    cert = pd.read_csv(tmp_path / "c.csv")
+    assert "inclusion_probability" not in cert.columns
+    kept = cert["selection"].eq("machine").to_numpy()
+    wrong = (df["machine_label"] != df["human_label"]).to_numpy()
+    assert wrong[kept].sum() <= 0.05 * len(df)
+    assert res["n_machine"] == int(kept.sum())

@@ -104,7 +104,8 @@ def test_routing_stays_the_default_with_a_human_share(capsys, hmceval_tsv, tmp_p
     (["--design", "active", "--human-share", "0.5", "--labels", "10"], "belong to --design routing"),
     (["--design", "routing", "--labels", "10"], "routing takes --human-share"),
     (["--design", "active"], "needs a budget"),
-    (["--labels", "10", "--calibration", "50"], "not built yet"),
+    (["--labels", "10", "--calibration", "50"], "without --labels or --effort-budget"),
+    (["--design", "random", "--calibration", "50"], "use --design active --calibration N_C"),
     (["--labels", "0"], "must be a number > 0"),
     (["--labels", "10", "--effort-budget", "3"], "not both"),
 ])

