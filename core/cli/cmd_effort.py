@@ -30,13 +30,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "effort, one row per sample (turn) with its dialogue's predicted time."
         ),
     )
-    p.add_argument("path", help="per-dialogue table (CSV, TSV, JSON, JSONL, Parquet)")
-    p.add_argument("--time-col", required=True, metavar="COL",
-                   help="annotation time of the dialogue (e.g. WorkTimeInSeconds)")
+    p.add_argument("path", help="per-dialogue table (CSV, TSV, JSON, JSONL, Parquet); with "
+                                "--campaign-times, the dataset the next round is planned on")
+    p.add_argument("--time-col", metavar="COL",
+                   help="annotation time of the dialogue (e.g. WorkTimeInSeconds); required "
+                        "unless --campaign-times is given")
+    p.add_argument("--campaign-times", metavar="LABELS.csv",
+                   help="refit the effort model on a campaign's own times instead: the labels "
+                        "file hmceval labels or labelstudio pull keeps beside a round table "
+                        "(OUT.labels.csv: sample_id, seconds per label, e.g. Label Studio's "
+                        "lead_time). Each labelled sample's time is the median over its "
+                        "annotators; the random forest learns it from features every sample "
+                        "of PATH has (its effort column, the machine's confidence and class, "
+                        "turns, words and characters of the texts, and --features columns) and "
+                        "predicts every sample's seconds; the held-out comparison with the "
+                        "prior effort is printed. -o writes PATH with the column "
+                        "campaign_predicted_seconds: plan the next round on it with hmceval "
+                        "queue OUT --col predicted_effort=campaign_predicted_seconds")
+    p.add_argument("--col", action="append", metavar="ROLE=NAME",
+                   help="with --campaign-times: map a role of the dataset (repeatable)")
     p.add_argument("--features", default="D", metavar="D|D+W|COLS",
                    help="feature set: D (dialogue), D+W (dialogue + worker), W, or a "
                         "comma-separated list of columns (default: D); feature values must lie "
-                        f"within +-{FLOAT32_MAX:.2g}, the random forest's 32-bit floats")
+                        f"within +-{FLOAT32_MAX:.2g}, the random forest's 32-bit floats; with "
+                        "--campaign-times, extra numeric columns besides the built-in features")
     p.add_argument("--folds", type=int, default=HEE_FOLDS, metavar="K",
                    help=f"folds of the shuffled cross-validation, 2 to the number of dialogues "
                         f"(default: {HEE_FOLDS})")
@@ -92,6 +109,11 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_output
 
     check_output(args.output, "csv")  # a bad -o fails before the work
+    if args.campaign_times is not None:
+        return run_campaign(args)
+    if not args.time_col:
+        raise DataError("--time-col is required (the annotation time of each dialogue), or "
+                        "--campaign-times LABELS.csv to refit on a campaign's times")
     table = load_table(args.path)
     res = estimate_effort(
         table, time_col=args.time_col, features=args.features, n_splits=args.folds,
@@ -141,3 +163,71 @@ def run(args: argparse.Namespace) -> int:
     lines.append("(** p < 0.001, * p < 0.05)")
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _campaign_times(path: str):
+    """The campaign's times: a labels file of hmceval (its formula cells restored) or any
+    table with sample_id and seconds columns."""
+    from pathlib import Path
+
+    from core.data import load_table
+    from core.errors import DataError
+    from core.evaluation.votes import read_votes
+
+    if not Path(path).is_file():
+        raise DataError(f"--campaign-times {path}: no such file")
+    try:
+        votes = read_votes(path)
+    except DataError:
+        votes = None
+    return votes if votes is not None else load_table(path)
+
+
+def run_campaign(args: argparse.Namespace) -> int:
+    """``--campaign-times``: refit on the campaign's times (:mod:`core.hee.campaign`)."""
+    from core.cli.common import load_dataset, print_json
+    from core.hee.campaign import CAMPAIGN_COLUMN, refit_campaign_effort
+
+    data = load_dataset(args.path, args.col)
+    extra = [] if args.features in ("D", "D+W", "W") else \
+        [c.strip() for c in args.features.split(",") if c.strip()]
+    res = refit_campaign_effort(data, _campaign_times(args.campaign_times),
+                                extra_features=extra, n_splits=args.folds,
+                                n_estimators=args.trees, max_features=args.max_features,
+                                random_state=args.seed, n_jobs=args.jobs)
+    for note in res.notices:
+        sys.stderr.write(f"hmceval effort: note: {note}\n")
+    if args.output:
+        from core.csv_safe import to_csv_safe
+
+        out = data.raw.copy()
+        if CAMPAIGN_COLUMN in out.columns:
+            sys.stderr.write(f"hmceval effort: note: the column {CAMPAIGN_COLUMN} of {args.path} "
+                             "is replaced by this refit\n")
+        out[CAMPAIGN_COLUMN] = res.predicted
+        to_csv_safe(out, args.output)
+        sys.stderr.write(f"hmceval effort: wrote {len(out):,} samples with {CAMPAIGN_COLUMN} to "
+                         f"{args.output}; plan the next round with hmceval queue {args.output} "
+                         f"--col predicted_effort={CAMPAIGN_COLUMN}\n")
+    summary = res.summary()
+    if args.json:
+        print_json(summary)
+        return 0
+    h = summary["heldout"]
+
+    def rho(v):
+        return "n/a" if v is None else f"{v:.3f}"
+
+    lines = [f"refit on {h['n_timed']:,} timed samples ({summary['n_times']:,} times, median "
+             f"over annotators) of {summary['n_samples']:,}; random forest "
+             f"{res.params['n_estimators']} trees, max_features {res.params['max_features']}, "
+             f"seed {res.params['random_state']}",
+             f"features: {', '.join(res.features)}", "",
+             f"held-out ({h['n_folds']}-fold CV)  {'MAE s':>9s}{'RMSE s':>9s}{'Spearman':>10s}"]
+    for name, key in (("prior effort", "prior"), ("refit", "refit")):
+        m = h[key]
+        lines.append(f"{name:24s}{m['mae']:>9.2f}{m['rmse']:>9.2f}{rho(m['spearman']):>10s}")
+    lines.append("(the prior is read in seconds by least squares on each training fold)")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
