@@ -24,6 +24,26 @@ from pages._evaluate_annotators import annotators_section
 from pages._evaluate_design import group_section
 
 
+def _report_pdf_button(col, state_key: str, rid: int, report) -> None:
+    """The report printed to PDF (headless Chromium, core.workspace.pdf), made on the click;
+    where it cannot be printed, the reason in words instead of the button."""
+    from core.workspace.pdf import html_to_pdf, pdf_unavailable
+
+    why = pdf_unavailable()
+    if why:
+        col.caption(f"PDF: {why}.")
+        return
+
+    @st.cache_data(show_spinner="Printing the report to PDF…", max_entries=2)
+    def _pdf(key: str, round_id: int) -> bytes:
+        return html_to_pdf(report(key, round_id).decode("utf-8"))
+
+    col.download_button("Report for stakeholders (PDF)", lambda: _pdf(state_key, rid),
+                        file_name=f"hmceval_round{rid}_report.pdf", mime="application/pdf",
+                        on_click="ignore", help="The same report printed to A4 by a headless "
+                                                "Chromium.")
+
+
 def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
@@ -121,6 +141,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                        help="One self-contained file: opens in any browser, offline.",
                        on_click="ignore" if ws.read_only else ws.record_event,
                        args=(rid, "exported", {"format": "report"}))
+    _report_pdf_button(c3, state_key, rid, _report)
 
 
     # ------------------------------------------------------------------------------------ validity

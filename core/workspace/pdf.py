@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-__all__ = ["PDF_NEEDS", "find_chromium", "html_to_pdf"]
+__all__ = ["PDF_NEEDS", "find_chromium", "html_to_pdf", "pdf_unavailable"]
 
 #: what a PDF export needs, in the words of an error message
 PDF_NEEDS = ("PDF export prints the HTML report with a headless Chromium through Playwright: "
@@ -42,6 +42,23 @@ def find_chromium() -> str | None:
         if found:
             return found
     return None
+
+
+def pdf_unavailable() -> str | None:
+    """Why a PDF cannot be printed here (no Playwright; no Chromium on the PATH, in
+    ``$HMCEVAL_CHROMIUM`` or in Playwright's own browser folder), None when it can be tried.
+    Cheap: nothing is started."""
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        return f"Playwright is not installed. {PDF_NEEDS}"
+    exe = find_chromium()
+    if exe is not None:
+        return None if Path(exe).exists() else f"HMCEVAL_CHROMIUM={exe} does not exist. {PDF_NEEDS}"
+    own = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH") or Path.home() / ".cache" / "ms-playwright")
+    if any(own.glob("chromium*")):
+        return None
+    return f"No Chromium found. {PDF_NEEDS}"
 
 
 def html_to_pdf(html: str, *, timeout_s: float = 90.0) -> bytes:
