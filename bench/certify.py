@@ -145,6 +145,35 @@ def guarantees(rounds: int, seed: int) -> None:
                 viol += err[res.keep].sum() > eps * m
             print(f"{name:>13} eps {eps:<4g} delta {delta:<4g} n {n:>4}: saving "
                   f"{np.mean(sav):.3f} +- {np.std(sav):.3f}, violation rate {viol / rounds:.3f}")
+    print(f"\n== overall-error guarantee on a calibration sample drawn with unequal "
+          f"probabilities (hmceval queue --calibration N --design active), {rounds} rounds: "
+          "saving mean +- sd, violation rate; the simple random sample's exact rule beside ==")
+    from core.evaluation.active import design_frontier
+    from core.evaluation.pac import certify_overall_weighted_arrays, weighted_beta
+
+    for name, g, err in judge_tables():
+        m = len(g)
+        n = 450 if m > 1000 else 150
+        q = 1 - g
+        # the machine's labels do not matter to the design's probabilities beyond two classes
+        rec, _ = design_frontier(np.zeros(m, dtype=np.int64), q, 2, labels=float(n))
+        pi = np.asarray(rec.pi, dtype=float)
+        beta = weighted_beta(g, pi, 1 - q, epsilon=0.05, delta=0.05)
+        rng = np.random.default_rng(seed)
+        sav, viol, srs = [], 0, []
+        for r in range(rounds):
+            cal = rng.random(m) < pi
+            res = certify_overall_weighted_arrays(g, cal, err, pi, epsilon=0.05, delta=0.05,
+                                                  beta=beta, seed=r)
+            sav.append(res.keep.mean())
+            viol += err[res.keep].sum() > 0.05 * m
+            c2 = np.zeros(m, bool)
+            c2[rng.choice(m, n, replace=False)] = True
+            srs.append(certify_overall_arrays(g, c2, err, epsilon=0.05, delta=0.05,
+                                              seed=r).keep.mean())
+        print(f"{name:>13} eps 0.05 delta 0.05 n {n:>4} (pi {pi.min():.3f}-{pi.max():.3f}, "
+              f"beta {beta:g}): saving {np.mean(sav):.3f} +- {np.std(sav):.3f}, violation rate "
+              f"{viol / rounds:.3f}; simple random sample {np.mean(srs):.3f}")
     rng = np.random.default_rng(seed)
     g = rng.random(100_000)
     err = rng.random(100_000) < 0.05 + 0.2 * g
