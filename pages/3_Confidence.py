@@ -30,7 +30,9 @@ st.caption("How far can the machine's confidence be trusted? Each confidence col
            "decide which samples go to humans at the current N and λ. The second tab trains the "
            "machine labeller on your own text data, with three kinds of confidence: the "
            "classifier's own probability (MCP), a trust score from distances between examples, "
-           "and a learned confidence (TCP). (The paper's Table 3 and Figure 4.)")
+           "and a learned confidence (TCP).",
+           help="The paper's Table 3 (confidence estimators) and Figure 4 (accuracy against "
+                "effort by confidence).")
 
 
 @st.cache_data(show_spinner="Comparing confidence columns…", max_entries=32)
@@ -112,7 +114,7 @@ with tab_cmp:
                              column_config={k: st.column_config.NumberColumn(format="%.4f")
                                             for k in table.columns[2:]}, placeholder="—")
                 st.caption(f"Machine accuracy on all samples: {fmt(cmp.accuracy)}. AUC: probability that a "
-                           "correct machine label gets a higher confidence than a wrong one (NaN when the machine "
+                           "correct machine label gets a higher confidence than a wrong one (undefined when the machine "
                            "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "
                            "rate when only the most confident samples are kept, averaged over every share kept. "
                            "ECE (calibration error): |accuracy − confidence| averaged over the bins; it is only "

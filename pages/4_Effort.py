@@ -22,6 +22,7 @@ from core.hee.model import SEED_MAX
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.serialize import dumps
 from pages._common import fingerprint, get_data, init_state, next_step, set_data, show_error, synced
+from pages._effort_campaign import campaign_section
 
 init_state()
 ss = st.session_state
@@ -54,7 +55,8 @@ st.caption(
     "surprising the text is to a language model) and of the worker (**W**: test score, "
     "approval ranking). A response's effort is its dialogue's predicted time (scaled to 0-1) "
     "divided by its number of turns. The model is a random forest of "
-    f"{HEE_N_ESTIMATORS} decision trees; the paper calls this step HEE (section 3.4)."
+    f"{HEE_N_ESTIMATORS} decision trees.",
+    help="The paper calls this step HEE, human effort estimation (section 3.4).",
 )
 
 
@@ -274,6 +276,8 @@ else:
                 except DataError as exc:
                     show_error(exc, context=upload["name"])
 
+campaign_section()  # the effort refitted on an evaluation round's own times
+
 # ----------------------------------------------------------------------------- the model
 if table is None:
     # nothing to fit: the model's settings could not be used, so they are not shown (their
@@ -449,14 +453,15 @@ st.subheader("Correlation with the real time")
 shown = pd.DataFrame({
     "feature": corr["label"],
     "column": corr["feature"],
-    "Pearson": [("NaN" if not np.isfinite(v) else f"{v:.3f}") + m
+    "Pearson": [("undefined" if not np.isfinite(v) else f"{v:.3f}") + m
                 for v, m in zip(corr["pearson"], corr["pearson_mark"])],
     "Pearson p": corr["pearson_p"],
-    "Spearman": [("NaN" if not np.isfinite(v) else f"{v:.3f}") + m
+    "Spearman": [("undefined" if not np.isfinite(v) else f"{v:.3f}") + m
                  for v, m in zip(corr["spearman"], corr["spearman_mark"])],
     "Spearman p": corr["spearman_p"],
 })
-st.caption("** p < 0.001, * p < 0.05 (two-sided). NaN: undefined (constant feature or time).")
+st.caption("** p < 0.001, * p < 0.05 (two-sided). Undefined: a constant feature or time has no "
+           "correlation.")
 st.dataframe(shown, hide_index=True,
              column_config={"Pearson p": st.column_config.NumberColumn(format="%.2e"),
                             "Spearman p": st.column_config.NumberColumn(format="%.2e")}, placeholder="—")

@@ -86,11 +86,15 @@ f = data.frame
 
 st.title("Fairness")
 st.caption(
-    "Agreement of an evaluator with the gold labels and its fairness across subgroups, with "
-    "RSMTool's definitions and column names: exact/adjacent agreement, Cohen's kappa (SKLL), "
-    "quadratic weighted kappa, Pearson r, SMD, R2, RMSE; DSM (difference of standardised "
-    "means) per subgroup with the conventional ±0.1 band; and the three OLS fairness analyses "
-    "(overall score accuracy, overall score difference, conditional score difference)."
+    "How well the labels under test (the machine's, or the final ones) agree with the gold "
+    "labels, on the whole set and in each subgroup, and whether some subgroups get worse or "
+    "systematically higher or lower labels than others. Hover a header for what a statistic "
+    "means.",
+    help="RSMTool's definitions and column names: exact/adjacent agreement, Cohen's kappa "
+         "(SKLL), quadratic weighted kappa, Pearson r, SMD, R2, RMSE; DSM (difference of "
+         "standardised means) per subgroup with the conventional ±0.1 band; the three OLS "
+         "fairness analyses osa, osd and csd (overall score accuracy, overall score difference, "
+         "conditional score difference).",
 )
 
 # ----------------------------------------------------------------------------- the choices
@@ -285,16 +289,17 @@ if info["binary"]:
             "- **RMSE** is the square root of the error rate; **adjacent agreement** is always 100 % "
             "and **R²** has little meaning for two classes. The true-score statistics (PRMSE) "
             "assume a continuous true score and are of limited use.\n"
-            "- Fairness: **osa** models the error rate by group, **osd** the direction of errors "
-            "(more false positives or more false negatives) by group, **csd** the same within "
-            "each gold class."
+            "- Fairness: **error size by group** models the error rate by group, **error "
+            "direction by group** the direction of errors (more false positives or more false "
+            "negatives), **direction within a gold class** the same among samples of one gold "
+            "class (RSMTool's osa, osd and csd)."
         )
 
 # ----------------------------------------------------------------------------- whole set
 st.subheader("Whole evaluation set")
 show_table(pd.DataFrame([report["eval"]], columns=list(AGREEMENT)), "the agreement", "agreement", index=False)
-st.caption("Hover a header for its meaning and RSMTool's column name. NaN means undefined (e.g. a "
-           "constant side); the standardised mean difference uses the reference's sd (RSMTool's eval table).")
+st.caption("Hover a header for its meaning and RSMTool's column name. A missing value means "
+           "undefined (e.g. a side that never varies); the standardised mean difference uses the reference's sd (RSMTool's eval table).")
 with st.expander("Score distributions (mean, sd, min, max of each side)"):
     show_table(pd.DataFrame([report["eval"]], columns=list(DISTRIBUTION)), "the score distributions",
                "distributions", index=False)
@@ -315,7 +320,10 @@ else:
                    "the rater score distributions", "consistency_distributions", index=False)
 if "true_score" in report and "consistency" in report:
     ts = report["true_score"]
-    st.markdown("**True-score evaluation** (PRMSE of the evaluated side)")
+    st.markdown("**Agreement with the true score** (how much of the gap to the true label the "
+                "labels under test close)",
+                help="RSMTool's true-score evaluation: PRMSE (proportional reduction in mean "
+                     "squared error) of the evaluated side.")
     show_table(pd.DataFrame([ts], columns=list(TRUE_SCORE_COLUMNS)), "the true-score evaluation", "true_score",
                index=False)
     if ts["prmse_true"] is None:
@@ -340,27 +348,38 @@ for col in groups:
     dsm = {k: v["DSM"] for k, v in rows.items()}
     flags = dsm_flags(dsm)
     st.plotly_chart(dsm_figure(dsm, counts={k: v["N"] for k, v in rows.items()},
-                               title=f"DSM by {col} (band ±{DSM_BAND:g})"), width="stretch",
+                               title=f"Standardised gap to the gold by {col} (band ±{DSM_BAND:g})"),
+                    width="stretch",
                     key=f"dsm_{col}")
     flagged = [str(k) for k, v in flags.items() if v == "flag"]
     missing = [str(k) for k, v in flags.items() if v in ("missing", "nan")]
     if flagged:
-        st.warning(f"|DSM| > {DSM_BAND:g} for: {md(', '.join(map(str, flagged)))}.")
+        st.warning(f"Labels systematically higher or lower than the gold (standardised gap "
+                   f"beyond ±{DSM_BAND:g}) for: {md(', '.join(map(str, flagged)))}.",
+                   icon=":material/flag:")
     else:
-        st.success(f"Every subgroup with a DSM is within ±{DSM_BAND:g}.")
+        st.success(f"No subgroup's labels are systematically higher or lower than the gold: "
+                   f"every standardised gap is within ±{DSM_BAND:g}.")
+    st.caption("Standardised gap: how much higher (positive) or lower (negative) the labels "
+               "under test are than the gold labels in the group, in standard deviations of the "
+               "whole set.", help="RSMTool's DSM, difference of standardised means "
+                                  "(z of the evaluated side minus z of the reference).")
     if missing:
-        st.caption(f"DSM missing for {md(', '.join(map(str, missing)))}: a population sd is (close to) 0 or undefined.")
+        st.caption(f"No standardised gap for {md(', '.join(map(str, missing)))}: the labels do "
+                   "not vary there (a standard deviation of 0 or undefined).")
 
     table = rows_frame(rows, ("DSM",) + GROUP_AGREEMENT, col)
-    table.insert(0, "flag", [{"flag": f"⚑ |DSM| > {DSM_BAND:g}", "ok": "", "missing": "DSM missing",
-                              "nan": "DSM NaN"}[flags[k]] for k in rows])
+    table.insert(0, "flag", [{"flag": f"⚑ gap beyond ±{DSM_BAND:g}", "ok": "", "missing": "no gap",
+                              "nan": "gap undefined"}[flags[k]] for k in rows])
     show_table(table, f"the agreement by {col}", f"eval_by_{col}")
     with st.expander(f"Errors and score distributions by {md(col)}"):
         show_table(rows_frame(rows, GROUP_ERRORS, col), f"the errors by {col}", f"errors_by_{col}")
         show_table(rows_frame(rows, DISTRIBUTION, col), f"the score distributions by {col}", f"distributions_by_{col}")
 
     fair = report[f"fairness_by_{col}"]
-    st.markdown(f"**Fairness analyses** (OLS; reference group {code(fair['base_category'])}, the largest)")
+    st.markdown(f"**Do the errors depend on the group?** (compared with {code(fair['base_category'])}, "
+                "the largest group)", help="RSMTool's three fairness analyses, ordinary least "
+                                           "squares regressions of the errors on the group.")
     summary = pd.DataFrame([
         {"analysis": ANALYSES[a], "R2 (adjusted)": fair[a]["R2"], "p-value": fair[a]["sig"],
          f"significant at {SIG_LEVEL}": (None if math.isnan(fair[a]["sig"]) else fair[a]["sig"] < SIG_LEVEL),
@@ -380,9 +399,14 @@ for col in groups:
                        lambda fair=fair: to_csv_safe(pd.concat({ANALYSES[a]: estimates_frame(fair, a) for a in ANALYSES},
                                                                names=["analysis", "coefficient"]).reset_index()),
                        file_name=f"fairness_by_{col}.csv", mime="text/csv", key=f"dl_fairness_{col}")
-    st.caption("osa: squared error ~ group; osd: error (evaluated − reference) ~ group; csd: error ~ "
-               "group + reference score as a category, against error ~ reference score (R2 is the "
-               "difference of adjusted R2s, the p-value the nested F-test).")
+    st.caption("Overall score accuracy: are errors larger in some groups? Overall score difference: "
+               "are labels higher or lower than the gold in some groups? Conditional score "
+               "difference: the same among samples of the same gold label. Adjusted R²: the share "
+               "of the errors the group explains; p-value: how often a share this large arises by "
+               "chance.", help="RSMTool's osa: squared error ~ group; osd: error (evaluated − "
+                               "reference) ~ group; csd: error ~ group + reference score as a "
+                               "category, against error ~ reference score (R2 is the difference "
+                               "of adjusted R2s, the p-value the nested F-test).")
     with st.expander("Coefficients (estimate, p-value, 95 % interval)"):
         for a in ANALYSES:
             st.markdown(f"*{ANALYSES[a]}*")

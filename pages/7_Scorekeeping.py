@@ -246,7 +246,7 @@ m3.metric("Quality Score", _aggregate_text(agg["Quality Score"]),
 m4.metric("clemscore", _aggregate_text(agg["clemscore"]), help="% Played / 100 × Quality Score.")
 if not agg["played"]:
     st.caption("Every episode was aborted: an aborted episode has no Main Score, so there is no "
-               "Quality Score and no clemscore (— here, NaN in clembench's files).")
+               "Quality Score and no clemscore (— here, an empty value in clembench's files).")
 by_model = pd.DataFrame.from_dict(report["aggregate_by_model"], orient="index").reset_index(names="model")
 shown_models = _numeric(by_model, ["% Played", "Quality Score", "clemscore"])
 shown_models["status"] = ["all aborted" if not p else "all played" if p == n else "some aborted"
@@ -286,8 +286,8 @@ st.markdown("**Rounds and requests**")
 _show(shown, ["episode", "slots", "scored rounds", "logged rounds", "Request Count", "Parsed Request Count",
               "Violated Request Count", "Request Success Ratio", "Lose", "matches recorded"], wrap=wrap)
 st.caption(f"**{ABSENT_TEXT}**: no value. Status **{ABORTED_TEXT}**: the episode was aborted, so "
-           f"clembench gives its scores no value (NaN in its files; Middle-Accuracy is not logged at "
-           f"all when it ended before its middle round); status **{UNDEFINED_TEXT}**: a score is NaN "
+           f"clembench gives its scores no value (Middle-Accuracy is not logged at all when it "
+           f"ended before its middle round); status **{UNDEFINED_TEXT}**: a score has no value "
            f"in a played episode (e.g. Kappa when the answers use one class). Recorded "
            f"{ABSENT_TEXT}: no scores.json to compare with. The scores sort as numbers.")
 st.download_button("Download both episode tables (CSV; empty cell = no value)", to_csv_safe(table).encode(),

@@ -40,7 +40,9 @@ def test_demo_machine_vs_gold(run_page):
     expected = 100 * float(np.mean(demo["machine_label"] == demo["human_label"]))
     assert ev.loc[0, "exact_agr"] == expected
     assert ev.loc[0, "N"] == len(demo)
-    assert any("Fairness analyses" in m.value for m in at.markdown)
+    # the analyses in plain words, RSMTool's name kept in the tooltip (issue 25)
+    asked = [m for m in at.markdown if "Do the errors depend on the group?" in m.value]
+    assert asked and "fairness analyses" in asked[0].proto.help
     assert any("Human-human" in h.value for h in at.subheader)
 
 
@@ -174,7 +176,11 @@ def test_page_and_cli_print_the_same_report(run_page, tmp_path, capsys):
     by_group = pd.concat([d.value for d in at.dataframe if d.value.index.name == "lang"
                           and "human_ratio" not in d.value.columns], axis=1)
     assert set(cli["eval_by_lang"]["grp.a"]) <= set(by_group.columns)
+    # the CLI's table starts with rsmeval's whole-set row; the page shows and flags the groups only
+    assert list(cli["eval_by_lang"])[0] == "All data" and "All data" not in by_group.index
     for label, row in cli["eval_by_lang"].items():
+        if label == "All data":
+            continue
         for key, value in row.items():
             shown = by_group.loc[label, key]
             assert shown == value or (value is None and pd.isna(shown)) or (np.isnan(shown) and np.isnan(value)), key
@@ -327,7 +333,8 @@ def test_unordered_labels_get_no_dsm_and_no_flag(run_page):
     at = run_page(PAGE, state=_state(frame))
     assert not at.exception and not at.error
     assert any("not a scale" in i.value or "scale" in i.value for i in at.info)
-    assert not any("DSM" in s.value for s in list(at.success) + list(at.warning))
+    assert not any("DSM" in s.value or "standardised gap" in s.value
+                   for s in list(at.success) + list(at.warning))
     by_group = [d.value for d in at.dataframe if "kappa" in d.value.columns
                 and len(d.value) == 2]
     assert by_group and not any("DSM" in d.columns or "wtkappa" in d.columns for d in by_group)
