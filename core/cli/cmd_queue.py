@@ -59,6 +59,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--audit", type=int, default=0, metavar="N_A",
                    help="audit size, drawn from the rows the machine keeps (default 0)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random draws (default 0)")
+    p.add_argument("--double", type=int, default=0, metavar="K",
+                   help="K random rows of the queue get a second label: the round table marks "
+                        "them (column 'double'), the annotators' file gives every row to "
+                        "annotator 1 and the K rows to annotator 2 as well (nothing says which "
+                        "are double); hmceval estimate --annotator-error auto measures the "
+                        "annotators' error rate on them (default 0)")
     p.add_argument("--col", action="append", metavar="ROLE=NAME",
                    help="map a role to a column (repeatable); --col selection=NAME too")
     p.add_argument("-o", "--output", required=True, help="where to write the round's table")
@@ -88,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_output
 
     check_output(args.output, args.format)  # csv, or labelstudio's .json: before the work
+    _check_double(args)
     if args.round_id is not None or args.path is None:
         return _write_existing(args)
     design_kind = _design_kind(args)
@@ -127,6 +134,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     # rows already decided in the input (a calibration sample drawn before): planned on the
     # table alone, as before; not kept in the workspace
+    if args.double:
+        raise DataError("--double K needs a round kept in the workspace: the table already "
+                        "has a selection (clear the column to plan a new round)")
     plan = plan_queue(design, calibration=args.calibration, lam=args.lam if budget else None,
                       share=args.human_share, n_human=args.human_count,
                       mode="exactly" if args.exactly else "at_most", audit=args.audit,
@@ -190,6 +200,8 @@ def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
     from core.workspace.rounds import find_dataset_id, plan_round
 
     ws = open_workspace(args)
+    if getattr(args, "double", 0):  # K rows labelled twice (plan_round draws them)
+        settings = {**settings, "double": int(args.double)}
     rid = plan_round(ws, design.data, kind=kind, settings=settings, source="cli")
     ws.remember_active(find_dataset_id(ws, design.data))
     return ws, rid
@@ -388,3 +400,21 @@ def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int
               f"selective guarantee needs a simple random sample); wrote {out}; "
               f"{round_note(ws, rid)}")
     return 0
+
+
+def _check_double(args: argparse.Namespace) -> None:
+    """--double K: an integer >= 0, on a new round written as CSV (checked before the work;
+    K larger than the queue is refused when the queue is drawn, before anything is stored)."""
+    from core.errors import DataError
+
+    if args.double < 0:
+        raise DataError(f"--double K: the number of rows labelled twice must be >= 0, got "
+                        f"{args.double}")
+    if args.double and args.round_id is not None:
+        raise DataError("--double K is drawn when a round is planned; --round ID writes a "
+                        "round already planned")
+    if args.double and args.format != "csv":
+        raise DataError("--double K writes the annotators' CSV file for two annotators; in "
+                        "Label Studio set the project's overlap (annotations per task) "
+                        "instead: hmceval estimate --annotator-error auto reads every row "
+                        "labelled by two annotators")

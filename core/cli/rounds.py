@@ -155,18 +155,28 @@ def round_table(ws, round_id: int):
         for row, value in labels.items():
             values[row] = value
         table[col] = pd.Series(values, index=table.index, dtype=object)
+    double = ws.latest_result(round_id, "double")
+    if double is not None:  # the rows labelled twice (hmceval queue --double K)
+        from core.evaluation.noise import DOUBLE_COLUMN
+
+        mark = np.zeros(len(table), dtype=bool)
+        mark[np.asarray(double["rows"], dtype=np.int64)] = True
+        table[DOUBLE_COLUMN] = mark
     return table, design, rnd, col
 
 
 def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True) -> Path | None:
     """Write the round's table to ``path`` (atomic, its sidecar naming the round) and, with
     ``to_label``, beside it ``*_to_label.csv``: the rows still to label, in queue order, no
-    answer column. Returns the latter's path (None without it)."""
+    answer column (a round with double rows: column ``annotator``, every row for ``1`` and
+    the double rows again for ``2``, nothing marking them). Returns the latter's path (None
+    without it)."""
     import numpy as np
 
     from core.cli.round_table import write_round_table
     from core.csv_safe import to_csv_safe
     from core.evaluation.design import LABELLED, annotator_table
+    from core.evaluation.noise import DOUBLE_COLUMN, annotator_copies
 
     table, design, rnd, col = round_table(ws, round_id)
     id_col = design.data.roles.get("sample_id") or (
@@ -178,7 +188,13 @@ def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True) 
     done = np.isin(design.selection, LABELLED) & design.has_label
     sent = out.with_name(f"{out.stem}_to_label.csv")
     people = annotator_table(design, design.selection, rnd["queue_rank"], done=done)
-    to_csv_safe(people.drop(columns=[c for c in (col,) if c in people.columns]), sent)
+    people = people.drop(columns=[c for c in (col, DOUBLE_COLUMN) if c in people.columns])
+    double = ws.latest_result(round_id, "double")
+    if double is not None:  # annotator 1 gets every row, annotator 2 the double rows too
+        ids = design.sample_ids()[np.asarray(double["rows"], dtype=np.int64)]
+        people = annotator_copies(people, design.data.roles.get("sample_id") or "sample_id",
+                                  ids)
+    to_csv_safe(people, sent)
     return sent
 
 

@@ -71,7 +71,8 @@ from core.evaluation.planner import z_value
 __all__ = ["AnnotatorError", "RELATIVE_ANNOTATORS", "given_error", "error_from_pairs",
            "error_from_gold", "symmetric_confusion", "corrected_shares", "corrected_value",
            "correct_estimate", "pairs_from_votes", "relative_to", "draw_labels",
-           "simulate_noise", "eta_from_disagreement", "mark_uncorrected"]
+           "simulate_noise", "eta_from_disagreement", "mark_uncorrected", "DOUBLE_COLUMN",
+           "draw_double", "annotator_copies", "error_from_votes"]
 
 #: What an estimate without correction is relative to.
 RELATIVE_ANNOTATORS = "annotators"
@@ -497,3 +498,63 @@ def simulate_noise(machine, truth, routed, *, confusion, second=None, audit: int
             row["half_accuracy"] = (a["ci_high"] - a["ci_low"]) / 2 if ok else np.nan
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: Column of the round's table that marks the rows labelled twice (``hmceval queue --double``).
+DOUBLE_COLUMN = "double"
+
+
+def draw_double(queue_rank: np.ndarray, k: int, *, seed: int = 0) -> np.ndarray:
+    """A simple random sample of ``k`` of the queued rows (finite ``queue_rank``) to be
+    labelled by a second annotator too (:mod:`core.evaluation.noise` measures the annotators'
+    error rate on them). Returns their row indices, sorted.
+
+    Raises
+    ------
+    DataError
+        ``k`` < 0 or larger than the queue (naming ``--double``).
+    """
+    queued = np.flatnonzero(np.isfinite(np.asarray(queue_rank, dtype=float)))
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise DataError(f"--double K: the number of rows labelled twice must be an integer "
+                        f">= 0, got {k}")
+    if k > len(queued):
+        raise DataError(f"--double {k}: the round has only {len(queued):,} rows to label; "
+                        f"ask for at most {len(queued):,} rows labelled twice")
+    rng = np.random.default_rng([int(seed), 23])  # its own stream: the plan's draws unchanged
+    return np.sort(rng.choice(queued, size=int(k), replace=False))
+
+
+def annotator_copies(people, id_col: str, double_ids):
+    """The annotators' file of a round with double rows: column ``annotator`` first, ``1`` on
+    every row to label, then the double rows again for annotator ``2`` (in queue order).
+    Nothing says a row is double: each annotator's part is a list of rows in queue order."""
+    import pandas as pd
+
+    from core.evaluation.labels import label_key
+
+    keys = {label_key(v) for v in double_ids}
+    first = people.assign(annotator="1")
+    second = people[[label_key(v) in keys for v in people[id_col]]].assign(annotator="2")
+    out = pd.concat([first, second], ignore_index=True)
+    return out[["annotator"] + [c for c in out.columns if c != "annotator"]]
+
+
+def error_from_votes(votes, *, n_classes: int, confidence: float = 0.95,
+                     double_rows=None, gold_annotator: str | None = None) -> AnnotatorError:
+    """``--annotator-error auto`` on a round's votes (``row``, ``annotator``, ``label``): from
+    the other annotators' labels of the items ``gold_annotator`` labelled (gold items), else
+    from the rows labelled by two annotators (``double_rows`` when the round has them,
+    ``hmceval queue --double K``; else every such row)."""
+    if gold_annotator is not None:
+        who = votes["annotator"].astype(str)
+        gold = votes[who == str(gold_annotator)]
+        if gold.empty:
+            raise DataError(f"--gold-annotator: no label of annotator {gold_annotator!r} in "
+                            "this round")
+        truth = dict(zip(gold["row"].astype(int), gold["label"]))
+        other = votes[(who != str(gold_annotator)) & votes["row"].astype(int).isin(truth)]
+        return error_from_gold(other["label"].tolist(), [truth[int(r)] for r in other["row"]],
+                               n_classes=n_classes, confidence=confidence)
+    _, first, second = pairs_from_votes(votes, double_rows)
+    return error_from_pairs(first, second, n_classes=n_classes, confidence=confidence)

@@ -30,7 +30,7 @@ __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design"
            "simulate_annotators", "import_labels", "certify_round", "estimate_round",
            "final_table", "effort_summary", "round_summary", "validity",
            "import_joined", "read_labels", "default_groups", "certify_outlook",
-           "labelling_outlook", "outlook_sentence", "design_preview", "annotator_error_of"]
+           "labelling_outlook", "outlook_sentence", "design_preview"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -92,7 +92,40 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
         plan_calibration`), which only the overall-error certificate accepts.
     source : str
         Who stored the dataset (``"session"`` for the page, ``"cli"`` for ``hmceval queue``).
+
+    With ``double`` K in ``settings`` (any kind), K random rows of the queue are to be
+    labelled by a second annotator too (:func:`core.evaluation.noise.draw_double`, stored as
+    the round's ``double`` result): the annotators' error rate is measured on them
+    (``hmceval estimate --annotator-error auto``).
     """
+    double = settings.get("double") or 0
+    store = _DoubleFirst(ws, double, int(settings.get("seed", 0))) if double else ws
+    return _plan_rows(store, data, kind=kind, settings=settings, scenario_id=scenario_id,
+                      source=source)
+
+
+class _DoubleFirst:
+    """The workspace, whose ``create_round`` draws the double rows from the plan's queue first
+    (a K larger than the queue is refused before anything is stored), then stores both."""
+
+    def __init__(self, ws: Workspace, k: int, seed: int):
+        self._ws, self._k, self._seed = ws, k, seed
+
+    def __getattr__(self, name: str):
+        return getattr(self._ws, name)
+
+    def create_round(self, *args, queue_rank, **kwargs) -> int:
+        from core.evaluation.noise import draw_double
+
+        rows = draw_double(queue_rank, self._k, seed=self._seed)
+        rid = self._ws.create_round(*args, queue_rank=queue_rank, **kwargs)
+        self._ws.save_result(rid, "double", {"k": int(self._k), "rows": rows.tolist()})
+        return rid
+
+
+def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
+               scenario_id: int | None, source: str) -> int:
+    """The plan of :func:`plan_round` (selection, queue, inclusion), stored."""
     design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
     seed = int(settings.get("seed", 0))
     if kind == "budget" and is_weighted(settings):
@@ -339,53 +372,24 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     ``"annotators"``); with a rate ETA in [0, 0.5), or ``"auto"`` (measured on the round's
     double-labelled rows, or on the labels of ``gold_annotator``'s items), against the truth
     (:func:`core.evaluation.noise.correct_estimate`)."""
-    from core.evaluation.noise import correct_estimate, mark_uncorrected
+    from core.evaluation.noise import (correct_estimate, error_from_votes, given_error,
+                                       mark_uncorrected)
 
     _, design = round_design(ws, round_id)
     res = estimate(design, groups=groups, confidence=confidence)
+    k = len(res["class_shares"])
     if annotator_error is None:
         res = mark_uncorrected(res)
+    elif annotator_error == "auto":
+        double = ws.latest_result(round_id, "double")
+        res = correct_estimate(res, error_from_votes(
+            ws.current_annotations(round_id), n_classes=k, confidence=confidence,
+            gold_annotator=gold_annotator, double_rows=None if double is None else double["rows"]))
     else:
-        eta = annotator_error_of(ws, round_id, annotator_error, n_classes=len(
-            res["class_shares"]), confidence=confidence, gold_annotator=gold_annotator)
-        res = correct_estimate(res, eta)
+        res = correct_estimate(res, given_error(float(annotator_error), n_classes=k,
+                                                confidence=confidence))
     ws.save_result(round_id, "estimate", res)
     return res
-
-
-def annotator_error_of(ws: Workspace, round_id: int, annotator_error: float | str, *,
-                       n_classes: int, confidence: float = 0.95,
-                       gold_annotator: str | None = None):
-    """The annotators' error rate of a round (:class:`core.evaluation.noise.AnnotatorError`):
-    ETA as given, or ``"auto"``: from the labels of the other annotators on the items
-    ``gold_annotator`` labelled, else from the rows labelled by two annotators (the round's
-    double rows when it has them, ``hmceval queue --double K``; else every such row)."""
-    from core.evaluation.noise import (error_from_gold, error_from_pairs, given_error,
-                                       pairs_from_votes)
-
-    if annotator_error != "auto":
-        if isinstance(annotator_error, str):
-            try:
-                annotator_error = float(annotator_error)
-            except ValueError:
-                raise DataError("--annotator-error: the annotators' error rate must be 'auto' "
-                                f"or a number in [0, 0.5), got {annotator_error!r}") from None
-        return given_error(annotator_error, n_classes=n_classes, confidence=confidence)
-    votes = ws.current_annotations(round_id)
-    if gold_annotator is not None:
-        gold = votes[votes["annotator"].astype(str) == str(gold_annotator)]
-        if gold.empty:
-            raise DataError(f"--gold-annotator: no label of annotator {gold_annotator!r} in "
-                            f"round #{round_id}")
-        truth = dict(zip(gold["row"].astype(int), gold["label"]))
-        other = votes[(votes["annotator"].astype(str) != str(gold_annotator))
-                      & votes["row"].astype(int).isin(truth)]
-        return error_from_gold(other["label"].tolist(),
-                               [truth[int(r)] for r in other["row"]], n_classes=n_classes,
-                               confidence=confidence)
-    double = ws.latest_result(round_id, "double")
-    _, first, second = pairs_from_votes(votes, None if double is None else double["rows"])
-    return error_from_pairs(first, second, n_classes=n_classes, confidence=confidence)
 
 
 def final_table(design: Design) -> pd.DataFrame:

@@ -117,3 +117,50 @@ def test_auto_on_a_table_of_no_round_exits_2(capsys, tmp_path):
     assert code == 2 and "--annotator-error" in err
     code, out, err = run_cli(capsys, "estimate", path, "--gold-annotator", "g")
     assert code == 2 and "--gold-annotator" in err
+
+
+def test_double_rows_measure_the_annotators_error(capsys, ws_dir, tmp_path, demo_csv):
+    """queue --double 150: the round table marks 150 queued rows, the annotators' file gives
+    every row to annotator 1 and those 150 to annotator 2 (no selection, label or confidence
+    column, no 'double' column); 10 disagreements in 150 pairs give eta from D = 10/150."""
+    q, gold = _labelled_round(capsys, tmp_path, demo_csv, "--double", 150)
+    table = pd.read_csv(q)
+    assert table["double"].sum() == 150
+    assert table.loc[table["double"], "queue_rank"].notna().all()
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    assert sent["annotator"].value_counts().to_dict() == {1: int(table["queue_rank"].notna()
+                                                                 .sum()), 2: 150}
+    for col in ("selection", "double", "machine_label", "machine_confidence", "human_label"):
+        assert col not in sent.columns
+    second = sent[sent["annotator"] == 2]
+    assert set(second["sample_id"]) == set(table.loc[table["double"], "sample_id"])
+    assert second["queue_rank"].is_monotonic_increasing
+    back = sent[["sample_id", "annotator"]].merge(gold, on="sample_id")
+    flip = back.index[back["annotator"] == 2][:10]
+    back.loc[flip, "label"] = 1 - back.loc[flip, "label"]
+    path = tmp_path / "back.csv"
+    back.to_csv(path, index=False)
+    q2 = tmp_path / "q2.csv"
+    code, _, err = run_cli(capsys, "labels", q, "--from", path, "--annotator-col", "annotator",
+                           "--aggregate", "dawid-skene", "-o", q2)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "auto", "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    e = res["annotator_error"]
+    assert (e["source"], e["n_items"], e["n_disagree"]) == ("double", 150, 10)
+    assert e["eta"] == pytest.approx((1 - (1 - 2 * 10 / 150) ** 0.5) / 2, abs=1e-12)
+    assert res["relative_to"].startswith("truth (corrected for annotator error")
+    assert "150 double-labelled rows" in res["relative_to"]
+
+
+@pytest.mark.parametrize("k, words", [(100000, "only"), (-1, ">= 0")])
+def test_bad_double_exits_2_and_stores_nothing(capsys, ws_dir, tmp_path, demo_csv, k, words):
+    src, _ = demo_csv
+    code, out, err = run_cli(capsys, "queue", src, "--human-share", 0.3, "--audit", 100,
+                             "--double", k, "-o", tmp_path / "q.csv")
+    assert code == 2 and "--double" in err and words in err
+    from core.workspace import Workspace
+
+    assert Workspace(ws_dir).list_rounds().empty
+    assert not (tmp_path / "q.csv").exists()
