@@ -292,8 +292,15 @@ with e2:
     else:
         st.info("No ground-truth effort column: time cost is unavailable.")
 st.subheader("Preview")
-# missing cells (a second rater's unlabelled rows) as "—", not the grid's default "None"
-st.dataframe(data.raw.head(200), width="stretch", placeholder="—")
+# the mapped columns first (labels, confidence, effort, subgroups), then the others: the key
+# columns are in view in a 1,400 px window, the rest a scroll away (issue 25); missing cells
+# (a second rater's unlabelled rows) as "—", not the grid's default "None"
+_mapped = [c for c in dict.fromkeys(
+    [v for k, v in data.roles.items() if isinstance(v, str)]
+    + [c for v in data.roles.values() if isinstance(v, list) for c in v]) if c in data.raw.columns]
+with st.container(key="data_preview"):  # the one table whose width is the user's (e2e tests)
+    st.dataframe(data.raw.head(200)[_mapped + [c for c in data.raw.columns if c not in _mapped]],
+                 width="stretch", placeholder="—")
 
 next_step("2_Trade-off.py", "Trade-off",
           "Choose how many samples go to humans (N) and how much their effort weighs (λ), and see what it buys.")

@@ -339,8 +339,16 @@ def test_the_preview_shows_missing_cells_as_a_dash_not_none(run_page):
 
     at = run_page("1_Data.py")
     preview = at.dataframe[-1]
-    raw = at.session_state["data"].raw.head(200)
-    assert list(preview.value.columns) == list(raw.columns)
+    data = at.session_state["data"]
+    raw = data.raw.head(200)
+    # every column, the mapped ones first (issue 25: the key columns in view at 1,400 px)
+    cols = list(preview.value.columns)
+    assert sorted(cols) == sorted(raw.columns)
+    mapped = {v for v in data.roles.values() if isinstance(v, str)}
+    mapped |= {c for v in data.roles.values() if isinstance(v, list) for c in v}
+    mapped &= set(raw.columns)
+    assert {"machine_label", "system", "response"} <= mapped and "confidence_mcp" not in mapped
+    assert set(cols[:len(mapped)]) == mapped and cols[0] == data.roles["machine_label"]
     shown = shown_cells(preview)
     missing = raw["human_label_2"].isna().to_numpy()
     assert 0 < missing.sum() < len(raw)  # the demo's second rater labelled some rows only
