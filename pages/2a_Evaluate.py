@@ -51,6 +51,10 @@ def _ev_set(field: str, wkey: str, scale: float = 1) -> None:
     ss["evaluate"] = {**ss["evaluate"], field: value}
 
 
+#: Simulated calibration samples per guarantee in the preview of guarantee mode.
+PREVIEW_ROUNDS = 200
+
+
 def ev_widget(widget, label: str, field: str, *, scale: float = 1, **kwargs):
     """A widget as a view of ``st.session_state["evaluate"][field]``.
 
@@ -239,14 +243,16 @@ else:
                 "audit": int(e["audit"]), "seed": int(e["seed"])}
     if st.button("What would each guarantee keep on similar data?"):
         try:
-            with st.spinner("Simulating 100 calibration samples for each guarantee…"):
+            with st.spinner(f"Simulating {PREVIEW_ROUNDS} calibration samples for each "
+                            "guarantee…"):
                 ss["_ev_previews"] = (json.dumps(settings, sort_keys=True),
-                                      G.guarantee_previews(data, settings, rounds=100))
+                                      G.guarantee_previews(data, settings,
+                                                           rounds=PREVIEW_ROUNDS))
         except DataError as exc:
             show_error(exc)
     shown = ss.get("_ev_previews")
     if shown is not None and shown[0] == json.dumps(settings, sort_keys=True):
-        guarantee_preview_table(shown[1], data.M - n_cal)
+        guarantee_preview_table(shown[1], data.M - n_cal, PREVIEW_ROUNDS)
 
 if st.button("Plan the round", type="primary", **writes(disabled=settings is None)):
     try:

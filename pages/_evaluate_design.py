@@ -29,16 +29,18 @@ NOT_BUILT = ("Not built yet: a fix that re-optimises every group at once (the fi
              "raises one group's share).")
 
 
-def guarantee_preview_table(table: pd.DataFrame, rest: int) -> None:
-    """Both guarantees on similar data (:func:`core.workspace.rounds.guarantee_previews`):
+def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None:
+    """Both guarantees on similar data (:func:`core.workspace.guarantees.guarantee_previews`):
     a sentence each and the table, before any label is read."""
     basis = str(table["basis"].iloc[0])
     for row in table.itertuples():
+        chance = 2 * (row.delta * (1 - row.delta) / rounds) ** 0.5
         st.markdown(f"- **{row.guarantee}** (level {row.level:.1%}): the machine would keep a "
                     f"median {row.median_kept:,} of the other {rest:,} rows, "
                     f"{row.median_saving:.1%} of the table saved; something was certified in "
                     f"{row.certified_rate:.0%} of the simulated rounds, and the guarantee "
-                    f"failed in {row.violation_rate:.1%} (allowed: {row.delta:.0%}).")
+                    f"failed in {row.violation_rate:.1%} (allowed: {row.delta:.0%}; with "
+                    f"{rounds} rounds, ± {chance:.0%} is chance).")
     shown = pd.DataFrame({
         "Guarantee": table["guarantee"],
         "Level": table["level"].map("{:.1%}".format),
@@ -48,7 +50,7 @@ def guarantee_preview_table(table: pd.DataFrame, rest: int) -> None:
         "Failed in": table["violation_rate"].map("{:.1%}".format),
         "Allowed to fail": table["delta"].map("{:.1%}".format)})
     st.dataframe(shown, hide_index=True)
-    st.caption(f"100 simulated calibration samples per guarantee; truth: {basis}.")
+    st.caption(f"{rounds} simulated calibration samples per guarantee; truth: {basis}.")
 
 
 def design_choice(ev_widget: Callable) -> str:
