@@ -72,7 +72,7 @@ __all__ = ["AnnotatorError", "RELATIVE_ANNOTATORS", "given_error", "error_from_p
            "error_from_gold", "symmetric_confusion", "corrected_shares", "corrected_value",
            "correct_estimate", "pairs_from_votes", "relative_to", "draw_labels",
            "simulate_noise", "eta_from_disagreement", "mark_uncorrected", "DOUBLE_COLUMN",
-           "draw_double", "annotator_copies", "error_from_votes"]
+           "draw_double", "annotator_copies", "error_from_votes", "symmetry_p"]
 
 #: What an estimate without correction is relative to.
 RELATIVE_ANNOTATORS = "annotators"
@@ -93,6 +93,10 @@ class AnnotatorError:
         Disagreeing pairs, or labels that differ from gold.
     n_classes : int
     confidence : float
+    symmetry_p : float or None
+        Double rows only: the p-value of Bowker's test that the two annotators' table is
+        symmetric (McNemar's for two classes). The symmetric model makes it symmetric; a small
+        value says one annotator leans towards a class, which the correction does not model.
     """
 
     eta: float
@@ -103,6 +107,7 @@ class AnnotatorError:
     n_disagree: int
     n_classes: int
     confidence: float
+    symmetry_p: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -178,7 +183,29 @@ def error_from_pairs(first, second, *, n_classes: int,
     x = int(sum(u != v for u, v in zip(a.tolist(), b.tolist())))
     d_lo, d_hi = _clopper_pearson(x, n, confidence)
     return AnnotatorError(eta_from_disagreement(x / n, k), eta_from_disagreement(d_lo, k),
-                          eta_from_disagreement(d_hi, k), "double", n, x, k, confidence)
+                          eta_from_disagreement(d_hi, k), "double", n, x, k, confidence,
+                          symmetry_p(a, b, n_classes=k))
+
+
+def symmetry_p(first, second, *, n_classes: int) -> float | None:
+    """Bowker's test of symmetry of the two annotators' table (McNemar's without continuity
+    correction for two classes): sum over class pairs i < j of (n_ij - n_ji)^2 / (n_ij + n_ji),
+    chi-squared with k (k - 1) / 2 degrees of freedom. None without any disagreement."""
+    from collections import Counter
+
+    from scipy.stats import chi2
+
+    counts = Counter((u, v) for u, v in zip(list(first), list(second)) if u != v)
+    stat, seen = 0.0, set()
+    for (u, v), n_uv in counts.items():
+        if (v, u) in seen or (u, v) in seen:
+            continue
+        seen.add((u, v))
+        n_vu = counts.get((v, u), 0)
+        stat += (n_uv - n_vu) ** 2 / (n_uv + n_vu)
+    if not counts:
+        return None
+    return float(chi2.sf(stat, n_classes * (n_classes - 1) / 2))
 
 
 def error_from_gold(labels, gold, *, n_classes: int, confidence: float = 0.95) -> AnnotatorError:
@@ -378,6 +405,12 @@ def correct_estimate(result: dict[str, Any], eta: AnnotatorError) -> dict[str, A
         notes.append(f"the annotators' error rate may be as high as {eta.ci_high:.3g}: their "
                      "labels may say nothing about the truth, so no estimate against the truth "
                      "is given (label more double rows or adjudicate)")
+    if eta.symmetry_p is not None and eta.symmetry_p < 0.05:
+        notes.append(f"the two annotators disagree more often in one direction than the other "
+                     f"on the double-labelled rows (symmetry test p = {eta.symmetry_p:.3g}): "
+                     "one of them leans towards a class, which the correction (a symmetric "
+                     "error model) does not capture; check the annotators (hmceval annotators) "
+                     "or measure the error on gold items (--gold-annotator)")
     out["notes"] = [f"estimates and intervals are relative to the {relative_to(eta)}: the "
                     "annotators' error rate and its uncertainty are accounted for under a "
                     "symmetric error model (a wrong label is any other class alike); the "
@@ -449,7 +482,8 @@ def simulate_noise(machine, truth, routed, *, confusion, second=None, audit: int
     -------
     pandas.DataFrame
         One row per round and method (``plain``, ``auto``, ``given``): ``cover_<c>``,
-        ``half_<c>`` per class, ``cover_accuracy``, ``half_accuracy``, ``eta_hat``.
+        ``half_<c>`` per class, ``cover_accuracy``, ``half_accuracy``, ``eta_hat``,
+        ``asymmetric`` (the pairs' symmetry test rejects at 5 %: the notes warn).
     """
     import pandas as pd
 
@@ -486,7 +520,9 @@ def simulate_noise(machine, truth, routed, *, confusion, second=None, audit: int
             etas["given"] = given_error(given, n_classes=k, confidence=confidence)
         for name, eta in etas.items():
             out = res if eta is None else correct_estimate(res, eta)
-            row = {"method": name, "eta_hat": None if eta is None else eta.eta}
+            row = {"method": name, "eta_hat": None if eta is None else eta.eta,
+                   "asymmetric": bool(eta is not None and eta.symmetry_p is not None
+                                      and eta.symmetry_p < 0.05)}
             for c in range(k):
                 s = out["class_shares"][str(c)]
                 ok = s["ci_low"] is not None

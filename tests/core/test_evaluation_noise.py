@@ -184,3 +184,31 @@ def test_coverage_against_the_truth_at_five_percent_noise():
     assert by.loc["auto", "cover_1"] >= 0.94
     assert by.loc["auto", "cover_accuracy"] >= 0.94
     assert by.loc["plain", "cover_1"] < 0.94
+
+
+def test_symmetry_p_is_bowkers_test():
+    """Against statsmodels' SquareTable.symmetry (Bowker; McNemar for two classes)."""
+    from statsmodels.stats.contingency_tables import SquareTable
+
+    for table in (np.array([[50, 3], [9, 138]]), np.array([[50, 3, 2], [9, 60, 1], [4, 5, 30]])):
+        k = len(table)
+        first = [i for i in range(k) for j in range(k) for _ in range(table[i, j])]
+        second = [j for i in range(k) for j in range(k) for _ in range(table[i, j])]
+        want = SquareTable(table, shift_zeros=False).symmetry().pvalue
+        from core.evaluation.noise import symmetry_p
+
+        assert symmetry_p(first, second, n_classes=k) == pytest.approx(want, rel=1e-12)
+        assert error_from_pairs(first, second, n_classes=k).symmetry_p == pytest.approx(want)
+    assert error_from_pairs([0, 1], [0, 1], n_classes=2).symmetry_p is None
+
+
+def test_a_one_sided_annotator_is_named_in_the_notes():
+    first = [1] * 20 + [0] * 180
+    second = [0] * 20 + [0] * 180  # the second annotator always says 0 where they differ
+    eta = error_from_pairs(first, second, n_classes=2)
+    assert eta.symmetry_p < 0.05
+    out = correct_estimate(_result(), eta)
+    assert any("one direction" in n for n in out["notes"])
+    balanced = error_from_pairs([1] * 10 + [0] * 190, [0] * 10 + [1] * 10 + [0] * 180,
+                                n_classes=2)
+    assert not any("one direction" in n for n in correct_estimate(_result(), balanced)["notes"])
