@@ -15,7 +15,7 @@ from core.mce.models import MODELS_ENV, available_models, models_root
 from core.assignment import lambda_grid
 from core.summary import setting_number
 from pages._common import (data_lambda_range, fmt, get_data, get_params, init_state, next_step,
-                           set_data, show_error, synced)
+                           code, md, set_data, show_error, synced)
 
 init_state()
 ss = st.session_state
@@ -76,7 +76,7 @@ with tab_cmp:
     data = get_data()
     columns = list(data.confidence_columns)
     active = data.roles.get("machine_confidence")
-    st.caption(f"Dataset **{data.name}** · {data.M:,} samples · confidence columns found: "
+    st.caption(f"Dataset **{md(data.name)}** · {data.M:,} samples · confidence columns found: "
                + (", ".join(f"`{c}`" for c in columns) or "none")
                + f" · active machine confidence: `{active}`")
     if not data.has_gold:
@@ -124,12 +124,12 @@ with tab_cmp:
                 if len(best) > 1:
                     b_auc = best.loc[best["auc"].idxmax(), "confidence"]
                     b_top = best.loc[best["top_accuracy"].idxmax(), "confidence"]
-                    st.caption(f"Best AUC: `{b_auc}` · best top-{ss['mce_top']:.0%} accuracy: `{b_top}` "
+                    st.caption(f"Best AUC: {code(b_auc)} · best top-{ss['mce_top']:.0%} accuracy: {code(b_top)} "
                                "(the paper found MCP best on AUC and the trust score best on top-50%).")
                 use = st.selectbox("Use as the machine confidence of the active dataset", chosen,
                                    index=chosen.index(active) if active in chosen else 0,
                                    key=f"mce_use_{ss['data_key']}")
-                if use != active and st.button(f"Make `{use}` the machine confidence", key="mce_use_btn"):
+                if use != active and st.button(f"Make {code(use)} the machine confidence", key="mce_use_btn"):
                     try:
                         set_data(data.with_confidence(use), source=ss.get("data_source", "upload"))
                     except DataError as exc:
@@ -212,7 +212,7 @@ with tab_train:
                 if files.get(kind, {}).get("bytes") != content:
                     files[kind] = {"name": up.name, "bytes": content}
             if kind in files:
-                st.caption(f"Loaded: {files[kind]['name']}")
+                st.caption(f"Loaded: {md(files[kind]['name'])}")
     frames: dict[str, pd.DataFrame] = {}
     for kind in ("train", "eval", "val"):
         if kind in files:

@@ -21,7 +21,7 @@ from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATU
 from core.hee.model import SEED_MAX
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.serialize import dumps
-from pages._common import fingerprint, get_data, init_state, next_step, set_data, show_error, synced
+from pages._common import fingerprint, get_data, init_state, md, next_step, set_data, show_error, synced
 from pages._effort_campaign import campaign_section
 
 init_state()
@@ -164,7 +164,7 @@ notices: list[str] = []
 data = get_data()
 
 if ss["eff_source"] == "active":
-    st.caption(f"**{data.name}** · {data.M:,} samples. Features are computed from the turn texts; "
+    st.caption(f"**{md(data.name)}** · {data.M:,} samples. Features are computed from the turn texts; "
                "the target is the dialogue's ground-truth effort (the samples' human effort summed "
                "per dialogue, in the dataset's units).")
     problems = effort_data_problems(data)
@@ -220,7 +220,7 @@ else:
         except DataError as exc:
             show_error(exc, context=upload["name"])
     if raw is not None:
-        st.caption(f"**{upload['name']}** · {len(raw):,} rows × {raw.shape[1]} columns")
+        st.caption(f"**{md(upload['name'])}** · {len(raw):,} rows × {raw.shape[1]} columns")
         synced(st.radio, "One row per", "eff_kind", options=["dialogue", "turn"], horizontal=True,
                format_func={"dialogue": "dialogue (feature columns)", "turn": "turn (texts)"}.get)
         cols_all = list(raw.columns)

@@ -69,7 +69,7 @@ def show_table(table: pd.DataFrame, name: str, key: str, *, index: bool = True) 
     st.dataframe(table, column_config=column_config(table.columns), hide_index=not index, width="stretch",
                  placeholder="—")
     shown = table.reset_index() if index else table
-    st.download_button(f"Download {name} (CSV)", lambda: to_csv_safe(shown), file_name=f"{key}.csv",
+    st.download_button(f"Download {md(name)} (CSV)", lambda: to_csv_safe(shown), file_name=f"{key}.csv",
                        mime="text/csv", key=f"dl_{key}")
 
 
@@ -395,7 +395,7 @@ for col in groups:
                                                  help="F-test of the group effect. RSMTool: sig"),
         "note": st.column_config.TextColumn("Note", width="large"),
     }, placeholder="—")
-    st.download_button(f"Download the fairness analyses by {col} (CSV)",
+    st.download_button(f"Download the fairness analyses by {md(col)} (CSV)",
                        lambda fair=fair: to_csv_safe(pd.concat({ANALYSES[a]: estimates_frame(fair, a) for a in ANALYSES},
                                                                names=["analysis", "coefficient"]).reset_index()),
                        file_name=f"fairness_by_{col}.csv", mime="text/csv", key=f"dl_fairness_{col}")

@@ -27,7 +27,7 @@ from core.figures.scorekeeping import (
     score_text,
 )
 from core.serialize import dumps
-from pages._common import column_config, fmt, init_state, next_step, range_help, show_error, synced
+from pages._common import code, column_config, fmt, init_state, next_step, range_help, show_error, synced
 
 # Canonical state of this page (st.session_state):
 #   sk_source   "demo" or "upload": which episodes are shown
@@ -257,7 +257,7 @@ st.download_button("Download the scores per model (CSV)", to_csv_safe(by_model).
                    file_name="scorekeeping_by_model.csv", mime="text/csv")
 if ignored:
     with st.expander(f"{len(ignored)} uploaded file(s) were not episode logs and were not used"):
-        st.markdown("\n".join(f"- `{name}`" for name in ignored))  # a list, not a JSON viewer
+        st.markdown("\n".join(f"- {code(name)}" for name in ignored))  # a list, not a JSON viewer
 
 # ------------------------------------------------------------------ per-episode scores
 st.subheader("Episodes")

@@ -591,7 +591,7 @@ def _setting_text(name: str, value: Any) -> str:
     if spec.get("effort_budget_share") is not None:
         parts.append(f"effort budget {100 * float(spec['effort_budget_share']):.4g}%")
     if spec.get("group_bounds"):
-        parts.append(f"share bounds on {spec.get('group_column')}")
+        parts.append(f"share bounds on {md(spec.get('group_column'))}")
     return "constraints: " + (", ".join(parts) if parts else "none")
 
 

@@ -155,3 +155,107 @@ def test_a_writable_workspace_keeps_its_buttons(tmp_path, monkeypatch):
     assert not at.exception
     plan = next(b for b in at.button if b.label == "Plan the round")
     assert not plan.disabled and not plan.help
+
+
+# ------------------------------------------------------ hostile names on every page (issue 24)
+
+#: where a live image or link would send the browser (a closed port: nothing answers)
+HOST = "http://127.0.0.1:9"
+#: column names, class labels and group values that are active markdown/HTML if not escaped
+HOSTILE_COLUMNS = {"machine_label": f"![m]({HOST}/m.png)", "human_label": "<img src=x>",
+                   "machine_confidence": "$conf$", "human_effort": ":red[effort]",
+                   "turn": f"**turn** [t]({HOST}/t)", "group": f"[g]({HOST}/g) <b>grp</b>"}
+HOSTILE_CLASSES = [f"![a]({HOST}/a.png)", "<b>B</b>", ":red[c]"]
+HOSTILE_GROUPS = ["$x$", "<img src=y>", f"[l]({HOST}/l)"]
+
+
+def _live_markup(text: str) -> list[str]:
+    """Data rendered as active markdown: an image or link to HOST, an HTML tag, a colour
+    directive or LaTeX from the hostile names above, outside inline code spans (inert)."""
+    text = re.sub(r"(?<!\\)`[^`\n]*(?<!\\)`", "", text)
+    pats = [r"(?<!\\)\]\(\s*" + re.escape(HOST), r"(?<!\\)<\s*(img|b)\b", r":red\[",
+            r"(?<!\\)\$(x|conf)\$"]
+    return [p for p in pats if re.search(p, text)]
+
+
+#: element types whose body Streamlit renders as markdown
+_MARKDOWN_TYPES = {"markdown", "caption", "title", "header", "subheader", "error", "warning",
+                   "info", "success", "toast", "exception", "latex"}
+
+
+def _rendered_texts(node, out: list) -> list:
+    """(where, text) of every string of the page that Streamlit renders as markdown: bodies of
+    markdown/caption/alert elements, labels and help of widgets, expanders and tabs, radio
+    options."""
+    kind = getattr(node, "type", "")
+    if kind in _MARKDOWN_TYPES:
+        out.append((kind, str(getattr(node, "value", ""))))
+    for attr in ("label", "help"):
+        val = getattr(node, attr, None)
+        if isinstance(val, str):
+            out.append((f"{kind}.{attr}", val))
+    if kind == "radio":
+        out.extend((f"radio option", str(o)) for o in getattr(node, "options", []))
+    proto = getattr(node, "proto", None)
+    for attr in ("label", "help"):  # expanders, tabs, metrics
+        val = getattr(proto, attr, None) if proto is not None else None
+        if isinstance(val, str) and val:
+            out.append((f"{kind}.proto.{attr}", val))
+    for child in getattr(node, "children", {}).values():
+        _rendered_texts(child, out)
+    return out
+
+
+def test_hostile_column_names_classes_and_groups_are_never_rendered_as_markup(tmp_path,
+                                                                              monkeypatch):
+    """A dataset whose column names, class labels and group values are images, links, HTML,
+    colour directives and LaTeX, active in the workspace: on every page that shows the dataset,
+    no text Streamlit renders as markdown carries one of them live (each is escaped or in a code
+    span), no exception, and the hostile names are shown (escaped) at all."""
+    import numpy as np
+    import pandas as pd
+
+    from core.data import prepare
+    from core.workspace import Workspace
+    from pages._registry import PAGES
+
+    from tests.app.conftest import page_test
+
+    rng = np.random.default_rng(5)
+    n = 240
+    human = rng.integers(0, 3, n)
+    machine = np.where(rng.random(n) < 0.8, human, rng.integers(0, 3, n))
+    c = HOSTILE_COLUMNS
+    raw = pd.DataFrame({
+        "sample_id": [f"s{i}" for i in range(n)],
+        c["machine_label"]: [HOSTILE_CLASSES[i] for i in machine],
+        c["human_label"]: [HOSTILE_CLASSES[i] for i in human],
+        c["machine_confidence"]: rng.uniform(0.3, 1, n).round(3),
+        c["human_effort"]: rng.uniform(5, 60, n).round(1),
+        c["turn"]: rng.integers(1, 5, n),
+        c["group"]: rng.choice(HOSTILE_GROUPS, n),
+    })
+    roles = {role: c[role] for role in ("machine_label", "human_label", "machine_confidence",
+                                        "human_effort", "turn")}
+    data = prepare(raw, roles, name=f"![f]({HOST}/f.png).csv")
+    root = tmp_path / "ws"
+    ws = Workspace(root)
+    ws.remember_active(ws.add_dataset(data.raw, name=data.name, roles=dict(data.roles),
+                                      content_id=data.content_id))
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(root))
+
+    live, shown = [], 0
+    for page in PAGES:
+        if page.file in NO_DATASET_PAGES:
+            continue
+        at = page_test(page.file)
+        at.run()
+        assert not at.exception, (page.file, at.exception)
+        for where, text in _rendered_texts(at._tree, []):
+            if _live_markup(text):
+                live.append((page.file, where, text[:300]))
+            plain = re.sub(r"\\(.)", r"\1", text)
+            shown += any(h in plain for h in [*HOSTILE_COLUMNS.values(), *HOSTILE_CLASSES,
+                                              *HOSTILE_GROUPS])
+    assert live == [], "\n".join(map(repr, live))
+    assert shown >= 5  # the names are on the pages, escaped: the check above is not vacuous
