@@ -99,13 +99,13 @@ def round_summary_section() -> None:
                            for line in d["lines"] if line.key not in ("groups",)))
     if d["groups"] is not None:
         g = d["groups"]
-        table = g.assign(group=g["column"] + " = " + g["group"],
+        table = g.assign(group=g["column"] + " = " + g["group"], accuracy=g["accuracy"] * 100,
                          interval=[f"{lo:.1%} – {hi:.1%}" if lo == lo and hi == hi else ""
                                    for lo, hi in zip(g["ci_low"], g["ci_high"])],
                          worse=g["worse"].map({True: "worse", False: ""}))
         st.dataframe(table[["group", "rows", "accuracy", "interval", "worse"]], hide_index=True,
                      column_config={"accuracy": st.column_config.NumberColumn(
-                         "accuracy", format="percent"),
+                         "accuracy", format="%.1f%%", help="of the group's final labels"),
                          "rows": st.column_config.NumberColumn("rows", format="localized")})
         for note in d["worse"]:
             st.warning(md(note))

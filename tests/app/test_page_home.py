@@ -148,6 +148,10 @@ def test_home_summarises_the_latest_round_on_one_screen(run_page):
     for line in bullets.splitlines():
         text = line.removeprefix("- ").replace("**", "").replace("\\", "")
         assert text in html.unescape(re.sub("<[^>]+>", "", box)), text
+    # each group's accuracy, one decimal, as the report's groups line reads it
+    box_text = html.unescape(re.sub("<[^>]+>", "", box))
+    for name, value in zip(table["group"], table["accuracy"]):
+        assert f"{name.split(' = ')[1]} {value:.1f}%" in box_text, (name, value)
     assert [b.label for b in at.get("download_button")] == ["Report for stakeholders (HTML)"]
     # another round chosen: its own numbers
     at.selectbox(key="home_round").set_value(first).run()
