@@ -164,3 +164,32 @@ def test_bad_double_exits_2_and_stores_nothing(capsys, ws_dir, tmp_path, demo_cs
 
     assert Workspace(ws_dir).list_rounds().empty
     assert not (tmp_path / "q.csv").exists()
+
+
+def test_auto_with_a_gold_annotator_measures_eta_on_gold_items(capsys, ws_dir, tmp_path,
+                                                               demo_csv):
+    """Annotator 'a' labels every queued row (7 of the 100 gold items wrong), 'g' labels 100
+    of them with gold (fixed as gold at import): eta = 7/100 with the exact binomial interval."""
+    from scipy.stats import binomtest
+
+    q, gold = _labelled_round(capsys, tmp_path, demo_csv)
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    a = sent[["sample_id"]].merge(gold, on="sample_id").assign(annotator="a")
+    g = a.iloc[:100].assign(annotator="g")
+    a.loc[a.index[:7], "label"] = 1 - a.loc[a.index[:7], "label"]
+    path = tmp_path / "back.csv"
+    pd.concat([a, g]).to_csv(path, index=False)
+    q2 = tmp_path / "q2.csv"
+    code, _, err = run_cli(capsys, "labels", q, "--from", path, "--annotator-col", "annotator",
+                           "--gold-annotator", "g", "-o", q2)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "auto",
+                             "--gold-annotator", "g", "--json")
+    assert code == 0, err
+    e = json.loads(out)["annotator_error"]
+    ci = binomtest(7, 100).proportion_ci(0.95, method="exact")
+    assert (e["source"], e["n_items"], e["n_disagree"]) == ("gold", 100, 7)
+    assert (e["eta"], e["ci_low"], e["ci_high"]) == pytest.approx((0.07, ci.low, ci.high))
+    code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "auto",
+                             "--gold-annotator", "nobody")
+    assert code == 2 and "--gold-annotator" in err and "nobody" in err
