@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             f"{MAX_SCORE:g}."
         ),
     )
-    p.add_argument("path", help="the data table (CSV, TSV, JSON, JSON lines or Parquet)")
+    p.add_argument("path", help="the data table (CSV, TSV, JSON, JSON lines, Parquet or xlsx)")
     p.add_argument("--human", required=True, metavar="COL", help="column of the (first) human / gold scores")
     p.add_argument("--system", required=True, metavar="COL", help="column of the evaluator's scores")
     p.add_argument("--human2", metavar="COL", help="column of a second human rating (empty where absent)")
@@ -74,6 +74,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --candidate: exclude candidates with fewer than N responses left "
              f"(RSMTool's option; 1 to {MAX_MIN_ITEMS_PER_CANDIDATE:,})",
     )
+    t = p.add_argument_group(
+        "rsmeval's tables",
+        "With --tables DIR every table an rsmeval experiment writes is also written to DIR as "
+        "<ID>_<table>.<FORMAT> (eval, eval_short, eval_by_<group> and consistency_by_<group> with "
+        "their 'All data' row, consistency, degradation, disattenuated_correlations[_by_<group>], "
+        "true_score_eval, confMatrix[_h1h2], score_dist, data_composition[_by_<group>], "
+        "test_excluded_composition, estimates_<osa|osd|csd>_by_<group>, "
+        "fairness_metrics_by_<group>, pred_processed), for every score type rsmeval reports "
+        "(raw/scale x as given/trimmed/trimmed and rounded); needs --trim-min and --trim-max. "
+        "The JSON report on stdout is unchanged.")
+    t.add_argument("--tables", metavar="DIR", help="an existing folder to write rsmeval's tables into")
+    t.add_argument("--file-format", choices=("csv", "tsv", "xlsx"), default="csv",
+                   help="rsmeval's file_format of the tables (default csv; xlsx: one workbook per table)")
+    t.add_argument("--experiment-id", default="agreement", metavar="ID",
+                   help="the tables' file-name prefix (rsmeval's experiment_id; letters, digits, - and _; "
+                        "default 'agreement')")
+    t.add_argument("--scale-with", metavar="asis|PATH",
+                   help="rsmeval's scale_with: 'asis' (the system scores are already scaled: the "
+                        "'scale' score types) or a table with columns 'prediction' and 'sc1' whose "
+                        "means and sds scale them (the 'raw' and 'scale' types); without it, 'raw'")
+    t.add_argument("--id-column", metavar="COL", help="response ids: the index of pred_processed")
     p.add_argument("--json", action="store_true", help="print JSON (the only output format)")
     p.set_defaults(func=run)
 
@@ -130,14 +151,27 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.bounds import check_float, check_int
     from core.cli.common import print_json
     from core.rsm import agreement_report
-    from core.rsm.io import load_evaluation_table, resolve_column
+    from core.rsm.io import resolve_column
+    from core.errors import DataError
+    from core.rsm.rsmeval import check_output, read_table
 
     for name, value in (("--trim-min", args.trim_min), ("--trim-max", args.trim_max)):
         check_float(value, name, -MAX_SCORE, MAX_SCORE)
     check_float(args.trim_tolerance, "--trim-tolerance", 0.0, MAX_SCORE)
     check_int(args.min_items_per_candidate, "--min-items-per-candidate", 1, MAX_MIN_ITEMS_PER_CANDIDATE)
     flags = _flags(args.flag)
-    table = load_evaluation_table(args.path)
+    scale_frame = None
+    if args.tables is not None:  # every option checked before any work
+        if args.trim_min is None or args.trim_max is None:
+            raise DataError("--tables needs --trim-min and --trim-max (rsmeval's trim_min and trim_max)")
+        if args.raters:
+            raise DataError("--tables compares a system with human scores; it does not go with --raters")
+        check_output(args.tables, experiment_id=args.experiment_id, file_format=args.file_format)
+        if args.scale_with not in (None, "asis"):
+            scale_frame = read_table(args.scale_with)
+    elif args.scale_with is not None or args.id_column is not None:
+        raise DataError("--scale-with and --id-column apply to rsmeval's tables: give --tables DIR")
+    table = read_table(args.path)  # rsmeval's formats: CSV, TSV, JSON lines, xlsx, ...
     col = lambda name: resolve_column(table, name)  # noqa: E731 - a JSON lines path such as metadata.h1
     for flag, name in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
         if name is not None and col(name) in table.columns:
@@ -159,5 +193,26 @@ def run(args: argparse.Namespace) -> int:
         candidate_column=col(args.candidate),
         min_items_per_candidate=args.min_items_per_candidate,
     )
+    if args.tables is not None:
+        _write_tables(args, table, col, flags, scale_frame)
     print_json(report)
     return 0
+
+
+def _write_tables(args: argparse.Namespace, table, col, flags, scale_frame) -> None:
+    """rsmeval's tables of the same responses and options, written to ``--tables``."""
+    import sys
+
+    from core.rsm.rsmeval import rsmeval_tables, write_tables
+
+    tables = rsmeval_tables(
+        table, human=col(args.human), system=col(args.system), human2=col(args.human2),
+        groups=tuple(col(g) for g in args.group), scale_with=args.scale_with, scale_frame=scale_frame,
+        trim_min=args.trim_min, trim_max=args.trim_max, trim_tolerance=args.trim_tolerance,
+        exclude_zero_scores=args.exclude_zero_scores,
+        flag_column=None if flags is None else {col(k): v for k, v in flags.items()},
+        candidate_column=col(args.candidate), min_items_per_candidate=args.min_items_per_candidate,
+        id_column=col(args.id_column),
+    )
+    written = write_tables(tables, args.tables, experiment_id=args.experiment_id, file_format=args.file_format)
+    print(f"wrote {len(written)} tables to {args.tables}", file=sys.stderr)

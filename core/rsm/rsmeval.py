@@ -49,7 +49,7 @@ from core.rsm.report import (
 )
 from core.rsm.responses import TRIM_TOLERANCE, flag_key, select_responses, trim_scores
 
-__all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "score_types", "processed_scores", "scaling_from",
+__all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "score_types", "processed_scores", "scaling_from",
            "rsmeval_tables", "write_tables"]
 
 #: rsmeval's ``file_format`` values.
@@ -338,6 +338,20 @@ def _score_dist(human: np.ndarray, system: np.ndarray, name: str) -> pd.DataFram
     return pd.DataFrame({"score": labels, "human": hp, name: sp, "difference": sp - hp}, index=labels)
 
 
+def check_output(folder: str | os.PathLike, *, experiment_id: str, file_format: str) -> Path:
+    """The checks :func:`write_tables` makes, to run before any work: a known ``file_format``,
+    an experiment id of letters, digits, ``-`` and ``_``, an existing folder. Returns the folder."""
+    if file_format not in FILE_FORMATS:
+        raise DataError(f"file_format: expected one of {', '.join(FILE_FORMATS)}, got {file_format!r}")
+    if not experiment_id or len(experiment_id) > 200 or not all(c.isascii() and (c.isalnum() or c in "-_")
+                                                                for c in experiment_id):
+        raise DataError(f"experiment id {experiment_id!r}: use letters, digits, '-' and '_' only")
+    base = Path(folder)
+    if not base.is_dir():
+        raise DataError(f"output folder {str(base)!r} does not exist or is not a folder")
+    return base
+
+
 def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, *, experiment_id: str,
                  file_format: str = "csv") -> list[Path]:
     """Write the tables as rsmeval does: ``<folder>/<experiment_id>_<name>.<file_format>``.
@@ -361,13 +375,7 @@ def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, 
     from core.atomic import write_bytes
     from core.csv_safe import neutralise_formulas, to_csv_safe
 
-    if file_format not in FILE_FORMATS:
-        raise DataError(f"file_format: expected one of {', '.join(FILE_FORMATS)}, got {file_format!r}")
-    if not experiment_id or not all(c.isalnum() or c in "-_" for c in experiment_id):
-        raise DataError(f"experiment id {experiment_id!r}: use letters, digits, '-' and '_' only")
-    base = Path(folder)
-    if not base.is_dir():
-        raise DataError(f"output folder {str(base)!r} does not exist or is not a folder")
+    base = check_output(folder, experiment_id=experiment_id, file_format=file_format)
     written = []
     for name, table in tables.items():
         path = base / f"{experiment_id}_{name}.{file_format}"

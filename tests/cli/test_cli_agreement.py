@@ -290,3 +290,81 @@ def test_more_than_100_score_points_exit_2_naming_the_column(tmp_path, capsys):
     code, out, err = _run(["agreement", str(hundred), "--human", "h", "--system", "s", "--json"], capsys)
     assert code == 0, err
     assert json.loads(out)["eval"]["kappa"] == 1.0  # identical scores: a perfect agreement
+
+
+# ------------------------------------------------------------------------------------------
+# --tables: rsmeval's tables, checked against RSMTool's own expected outputs (tests/data/rsmtool)
+
+def _rsmtool_args(name: str, tables) -> list[str]:
+    """The command line of one of RSMTool's rsmeval experiments (its configuration file)."""
+    from tests.core.rsmtool_support import DATA
+
+    (cfg_path,) = (DATA / "experiments" / name).glob("*.json")
+    cfg = json.loads(cfg_path.read_text())
+    files = DATA / "files"
+    argv = ["agreement", str(files / cfg["predictions_file"].rsplit("/", 1)[-1]),
+            "--human", cfg["human_score_column"], "--system", cfg["system_score_column"],
+            "--trim-min", str(cfg["trim_min"]), "--trim-max", str(cfg["trim_max"]),
+            "--tables", str(tables), "--file-format", cfg.get("file_format", "csv"),
+            "--experiment-id", cfg["experiment_id"], "--id-column", cfg.get("id_column", "spkitemid"), "--json"]
+    for g in cfg.get("subgroups", "").split(","):
+        if g.strip():
+            argv += ["--group", g.strip()]
+    if cfg.get("scale_with") == "asis":
+        argv += ["--scale-with", "asis"]
+    elif cfg.get("scale_with"):
+        argv += ["--scale-with", str(files / cfg["scale_with"].rsplit("/", 1)[-1])]
+    return argv
+
+
+@pytest.mark.parametrize("name", ["lr-eval-with-xlsx-output", "lr-eval-xlsx-input-files"])
+def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
+    # xlsx output (one workbook per table), and xlsx input scaled with an xlsx training table
+    from tests.core.rsmtool_support import DATA, compare_folder
+
+    argv = _rsmtool_args(name, tmp_path)
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    rep = json.loads(out)  # stdout: the JSON report only
+    assert rep["eval"]["N"] == 200
+    fmt = argv[argv.index("--file-format") + 1]
+    counts = compare_folder(DATA / "experiments" / name / "output", tmp_path, fmt)
+    assert counts["wrong"] == [] and counts["missing"] == [] and counts["text_wrong"] == []
+    assert counts["equal"] == counts["numbers"] > 1000
+    assert f"wrote {len(list(tmp_path.iterdir()))} tables" in err
+
+
+def test_tables_json_is_the_report_without_tables(tmp_path, table, capsys):
+    base = ["agreement", str(table), "--human", "gold", "--system", "machine", "--group", "lang", "--json"]
+    _, plain, _ = _run(base, capsys)
+    code, out, err = _run(base + ["--trim-min", "1", "--trim-max", "5", "--tables", str(tmp_path)], capsys)
+    assert code == 0, err
+    _, trimmed, _ = _run(base + ["--trim-min", "1", "--trim-max", "5"], capsys)
+    assert out == trimmed and json.loads(plain)["eval"]["N"] == 4
+    # without scale_with rsmeval reports the raw score types; 'All data' first by group
+    assert (tmp_path / "agreement_eval.csv").read_text().splitlines()[1].startswith('"raw",4,')
+    assert (tmp_path / "agreement_eval_by_lang.csv").read_text().splitlines()[1].startswith('"All data",4,')
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--tables", "DIR"], "--tables needs --trim-min and --trim-max"),
+    (["--tables", "DIR/missing", "--trim-min", "1", "--trim-max", "5"], "does not exist or is not a folder"),
+    (["--tables", "DIR", "--trim-min", "1", "--trim-max", "5", "--experiment-id", "../x"], "experiment id"),
+    (["--tables", "DIR", "--trim-min", "1", "--trim-max", "5", "--raters"], "does not go with --raters"),
+    (["--scale-with", "asis"], "give --tables DIR"),
+    (["--id-column", "id"], "give --tables DIR"),
+    (["--tables", "DIR", "--trim-min", "1", "--trim-max", "5", "--scale-with", "DIR/none.csv"], "none.csv"),
+])
+def test_tables_option_errors_exit_2_naming_the_option(extra, message, tmp_path, table, capsys):
+    extra = [a.replace("DIR", str(tmp_path)) for a in extra]
+    code, out, err = _run(["agreement", str(table), "--human", "gold", "--system", "machine", "--json", *extra],
+                          capsys)
+    assert code == 2 and out == "" and message in err
+    assert "Traceback" not in err and list(tmp_path.glob("agreement_*")) == []
+
+
+def test_tables_refuses_a_bad_file_format(tmp_path, table, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["agreement", str(table), "--human", "gold", "--system", "machine", "--tables", str(tmp_path),
+              "--trim-min", "1", "--trim-max", "5", "--file-format", "xls"])
+    assert exc.value.code == 2 and "invalid choice: 'xls'" in capsys.readouterr().err

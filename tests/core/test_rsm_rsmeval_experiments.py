@@ -19,52 +19,12 @@ that the count of numbers compared is what the files hold (so a file silently sk
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from core.rsm.rsmeval import read_table, rsmeval_tables, write_tables
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "rsmtool"
-EXPERIMENTS = sorted(p.name for p in (DATA / "experiments").iterdir() if p.is_dir())
-RTOL, ATOL = 1e-6, 1e-9
-
-
-def _read(path: Path) -> pd.DataFrame:
-    if path.suffix == ".xlsx":
-        return pd.read_excel(path, engine="openpyxl")
-    return pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
-
-
-def _label(value) -> str:
-    """A row or column label as text, numbers in one form (``1``, ``1.0`` and ``"1"`` alike)."""
-    if isinstance(value, float) and math.isnan(value):
-        return ""
-    text = str(value)
-    try:
-        return repr(float(text))
-    except ValueError:
-        return text
-
-
-def _lined_up(df: pd.DataFrame) -> pd.DataFrame:
-    """RSMTool's ``check_file_output``: the first column is the index unless it is numeric (then
-    the positions are); labels as text."""
-    df = df.copy()
-    df.columns = [_label(c) if not str(c).startswith("Unnamed") else "" for c in df.columns]
-    if pd.api.types.is_numeric_dtype(df[df.columns[0]].dtype):
-        df.index = [_label(i) for i in range(len(df))]
-    else:
-        df.index = [_label(v) for v in df[df.columns[0]]]
-        df = df.iloc[:, 1:]
-    return df
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+from tests.core.rsmtool_support import DATA, EXPERIMENTS, compare_folder
 
 
 def _config(name: str) -> dict:
@@ -99,36 +59,8 @@ def _run(name: str, folder: Path) -> tuple[dict, str]:
 
 def compare_experiment(name: str, folder: Path) -> dict:
     """Counts of expected numbers equal / wrong / without counterpart, and the details."""
-    cfg, fmt = _run(name, folder)
-    counts = {"files": 0, "numbers": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": []}
-    for expected_path in sorted((DATA / "experiments" / name / "output").glob(f"*.{fmt}")):
-        counts["files"] += 1
-        expected = _lined_up(_read(expected_path))
-        ours_path = folder / expected_path.name
-        ours = _lined_up(_read(ours_path)) if ours_path.exists() else None
-        for row in expected.index:
-            for col in expected.columns:
-                exp = expected.at[row, col]
-                where = f"{expected_path.name}[{row}, {col}]"
-                number = _is_number(exp)
-                counts["numbers"] += number
-                if ours is None or row not in ours.index or col not in ours.columns:
-                    if number:
-                        counts["missing"].append(where)
-                    continue
-                got = ours.at[row, col]
-                if not number:
-                    if str(got) != str(exp):
-                        counts["text_wrong"].append(f"{where}: {got!r} != {exp!r}")
-                    continue
-                ok = _is_number(got) and (
-                    (math.isnan(exp) and math.isnan(got))
-                    or (not math.isnan(exp) and math.isclose(got, exp, rel_tol=RTOL, abs_tol=ATOL)))
-                if ok:
-                    counts["equal"] += 1
-                else:
-                    counts["wrong"].append(f"{where}: ours {got!r}, RSMTool {exp!r}")
-    return counts
+    _cfg, fmt = _run(name, folder)
+    return compare_folder(DATA / "experiments" / name / "output", folder, fmt)
 
 
 @pytest.mark.parametrize("name", EXPERIMENTS)

@@ -1,0 +1,83 @@
+"""RSMTool's rsmeval test data (tests/data/rsmtool) and the cell-by-cell comparison of its
+expected output files with ours, the way RSMTool's ``check_file_output`` lines them up (used by
+tests/core/test_rsm_rsmeval_experiments.py and tests/cli/test_cli_agreement.py)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "rsmtool"
+EXPERIMENTS = sorted(p.name for p in (DATA / "experiments").iterdir() if p.is_dir())
+RTOL, ATOL = 1e-6, 1e-9
+
+
+def _read(path: Path) -> pd.DataFrame:
+    if path.suffix == ".xlsx":
+        return pd.read_excel(path, engine="openpyxl")
+    return pd.read_csv(path, sep="\t" if path.suffix == ".tsv" else ",")
+
+
+def _label(value) -> str:
+    """A row or column label as text, numbers in one form (``1``, ``1.0`` and ``"1"`` alike)."""
+    if isinstance(value, float) and math.isnan(value):
+        return ""
+    text = str(value)
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text
+
+
+def _lined_up(df: pd.DataFrame) -> pd.DataFrame:
+    """RSMTool's ``check_file_output``: the first column is the index unless it is numeric (then
+    the positions are); labels as text."""
+    df = df.copy()
+    df.columns = [_label(c) if not str(c).startswith("Unnamed") else "" for c in df.columns]
+    if pd.api.types.is_numeric_dtype(df[df.columns[0]].dtype):
+        df.index = [_label(i) for i in range(len(df))]
+    else:
+        df.index = [_label(v) for v in df[df.columns[0]]]
+        df = df.iloc[:, 1:]
+    return df
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
+    """Every cell of every expected ``*.<fmt>`` file of ``expected_dir`` against the file of the
+    same name in ``ours_dir``: counts of numbers equal, and the wrong / without counterpart ones."""
+    counts = {"files": 0, "numbers": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": []}
+    for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
+        counts["files"] += 1
+        expected = _lined_up(_read(expected_path))
+        ours_path = ours_dir / expected_path.name
+        ours = _lined_up(_read(ours_path)) if ours_path.exists() else None
+        for row in expected.index:
+            for col in expected.columns:
+                exp = expected.at[row, col]
+                where = f"{expected_path.name}[{row}, {col}]"
+                number = _is_number(exp)
+                counts["numbers"] += number
+                if ours is None or row not in ours.index or col not in ours.columns:
+                    if number:
+                        counts["missing"].append(where)
+                    continue
+                got = ours.at[row, col]
+                if not number:
+                    if str(got) != str(exp):
+                        counts["text_wrong"].append(f"{where}: {got!r} != {exp!r}")
+                    continue
+                ok = _is_number(got) and (
+                    (math.isnan(exp) and math.isnan(got))
+                    or (not math.isnan(exp) and math.isclose(got, exp, rel_tol=RTOL, abs_tol=ATOL)))
+                if ok:
+                    counts["equal"] += 1
+                else:
+                    counts["wrong"].append(f"{where}: ours {got!r}, RSMTool {exp!r}")
+    return counts
