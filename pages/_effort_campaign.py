@@ -8,8 +8,8 @@ refitted seconds can become the active dataset's effort column, which the next r
 (Trade-off and Evaluate pages) then uses.
 
 The round is the one chosen on the Evaluate page (``ss["evaluate"]["round_id"]``), else the
-active dataset's latest round. Canonical state: ``ss["eff_campaign"]``, the round whose refit
-is shown (None before a refit is asked for).
+active dataset's latest round (or the round last refitted on). Canonical state:
+``ss["eff_campaign"]``, the round whose refit is shown (None before a refit is asked for).
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ from pages._common import get_data, get_workspace, set_data, show_error
 def _round_id(ws, data) -> int | None:
     """The Evaluate page's round, else the active dataset's latest round."""
     ids = ws.list_rounds()["id"].astype(int).tolist()
-    chosen = (st.session_state.get("evaluate") or {}).get("round_id")
-    if chosen in ids:
-        return int(chosen)
+    for chosen in ((st.session_state.get("evaluate") or {}).get("round_id"),
+                   st.session_state.get("eff_campaign")):
+        if chosen in ids:
+            return int(chosen)
     dsid = ws.find_dataset(data.raw, dict(data.roles), content_id=data.content_id)
     rounds = ws.list_rounds(dsid) if dsid is not None else None
     return None if rounds is None or rounds.empty else int(rounds["id"].iloc[0])
@@ -54,6 +55,12 @@ def campaign_section() -> None:
     ss.setdefault("eff_campaign", None)
     st.subheader("Refit on the campaign's own times")
     data = get_data()
+    if data.roles.get("predicted_effort") == CAMPAIGN_COLUMN:
+        # comparing the refit with itself (fitted on these very times) would flatter it
+        st.caption(f"The active dataset's effort is the refit on a campaign's times (column "
+                   f"{CAMPAIGN_COLUMN}); the next round planned on the Trade-off or Evaluate "
+                   "page uses it. To refit again, make the original dataset active.")
+        return
     try:
         ws = get_workspace()
         rid = _round_id(ws, data)

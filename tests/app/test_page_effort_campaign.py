@@ -81,6 +81,12 @@ def test_refit_on_the_rounds_times_and_use_it(run_page):
     expected = refit_campaign_effort(prepare(make_demo(), name="demo"),
                                      R.stored_votes(ws, rid, R.round_design(ws, rid)[1]))
     np.testing.assert_allclose(data.frame["predicted_effort"], expected.predicted, rtol=1e-12)
+    # the next visit does not compare the refit with itself
+    at.run()
+    assert not at.exception and not at.error
+    assert any(c.value.startswith("The active dataset's effort is the refit on a campaign's "
+                                  "times") for c in at.caption)
+    assert not [b for b in at.button if b.label.startswith("Refit the effort")]
 
 
 def test_no_round_or_too_few_times(run_page):
