@@ -195,7 +195,11 @@ def run_campaign(args: argparse.Namespace) -> int:
                                 extra_features=extra, n_splits=args.folds,
                                 n_estimators=args.trees, max_features=args.max_features,
                                 random_state=args.seed, n_jobs=args.jobs)
-    for note in res.notices:
+    notes = list(res.notices)
+    if data.roles.get("predicted_effort") == CAMPAIGN_COLUMN:
+        notes.append(f"the prior effort is {CAMPAIGN_COLUMN}, an earlier refit: if it was fitted "
+                     "on these times, its held-out figures flatter it")
+    for note in notes:
         sys.stderr.write(f"hmceval effort: note: {note}\n")
     if args.output:
         from core.csv_safe import to_csv_safe

@@ -59,6 +59,13 @@ def test_refit_writes_the_effort_the_next_round_plans_with(campaign, capsys):
     spent = float((q["inclusion_probability"] * written[CAMPAIGN_COLUMN]).sum())
     assert spent == pytest.approx(budget, rel=1e-6)
     assert plan["expected"]["expected_effort"] == pytest.approx(budget, rel=1e-6)
+    # refitting NEXT.csv again on the same times: said to flatter the earlier refit
+    again = tmp / "again.csv"
+    assert main(["effort", str(out), "--campaign-times", str(labels), "--col", "text=response",
+                 "--col", f"predicted_effort={CAMPAIGN_COLUMN}", "-o", str(again)]) == 0
+    err = capsys.readouterr().err
+    assert "an earlier refit" in err and f"the column {CAMPAIGN_COLUMN} of" in err
+    assert list(pd.read_csv(again).columns) == list(written.columns)
     # ... which the prior's column would have spent differently
     assert float((q["inclusion_probability"] * written["predicted_effort"]).sum()) != \
         pytest.approx(budget, rel=1e-3)
