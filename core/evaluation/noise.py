@@ -20,8 +20,8 @@ D = 1 - (1 - eta)^2 - (k - 1) r^2 = 2 eta - k eta^2 / (k - 1), so
 The interval maps the exact (Clopper-Pearson) interval of D, with x disagreements in n rows,
 through this increasing function: its coverage is the binomial interval's. (b) *Gold items*
 (labels of a ``--gold-annotator``): eta is the share of the other annotators' labels that
-differ from gold, with its Clopper-Pearson interval. Gold is used when present (it needs no
-model of the pair), else the double-labelled rows. (c) A value ``ETA`` given by the user
+differ from gold, with its Clopper-Pearson interval; used instead of the double rows when a
+gold annotator is named (it needs no model of the pair). (c) A value ``ETA`` given by the user
 (its interval is the point).
 
 **Correcting a proportion.** For any annotator-relative proportion q of a set of rows whose
