@@ -106,7 +106,7 @@ def mutate(t: pd.DataFrame, rng: np.random.Generator) -> tuple[pd.DataFrame, str
     t = t.copy()
     n = len(t)
     for _ in range(int(rng.integers(0, 4))):
-        kind = int(rng.integers(0, 16))
+        kind = int(rng.integers(0, 19))
         i = int(rng.integers(0, max(n, 1))) if n else 0
         if n == 0:
             break
@@ -118,7 +118,22 @@ def mutate(t: pd.DataFrame, rng: np.random.Generator) -> tuple[pd.DataFrame, str
     return t, "+".join(names) or "none"
 
 
+#: class labels, group values and column names that are active content somewhere: markdown
+#: images and links, HTML, colour directives, LaTeX, spreadsheet formulas, bidi and zero-width
+#: characters, emoji, padding, tabs and newlines, quotes (a generator of issue 24's fuzz)
+HOSTILE_TEXT = ["![x](http://127.0.0.1:9/x.png)", "<img src=x>", "**b**", "$x$", ":red[x]",
+                '=HYPERLINK("http://127.0.0.1:9","x")', "+", "-", "@a", "=1+1", "\u202eevil",
+                "a\u200bb", "\U0001f600", " padded ", "tab\tin", "new\nline", '"q"', "'",
+                "NaN", "None", "1.0", "01"]
+#: numbers as text a table may hold where a number is expected (huge, subnormal, overflowing,
+#: hexadecimal, grouped, decimal comma, Arabic-Indic digits, words; a generator of issue 24's fuzz)
+ODD_NUMBERS = ["1e308", "-1e308", "5e-324", "1e400", "-0", "0x10", "1_000", "0,5", " 0.5 ",
+               "\u0661", "NaN", "Infinity", "-inf", "1e-320", "9" * 400, "0.5e", "+0.3"]
+
+
 def _mutation(t: pd.DataFrame, kind: int, i: int, n: int, rng) -> pd.DataFrame:
+    if kind >= 16:
+        return _new_mutation(t, kind, i, n, rng)
     if kind < 16:  # one mutation, chosen by the caller
         if kind == 0:
             t["human_label"] = t["human_label"].astype(object)
@@ -163,10 +178,36 @@ def _mutation(t: pd.DataFrame, kind: int, i: int, n: int, rng) -> pd.DataFrame:
     return t
 
 
+def _new_mutation(t: pd.DataFrame, kind: int, i: int, n: int, rng) -> pd.DataFrame:
+    """Mutations 16-18: hostile class labels and group values, hostile column names, odd
+    numbers as text in the confidence and effort columns."""
+    if kind == 16:  # hostile class labels (both label columns, the same classes)
+        k = int(rng.integers(2, 4))
+        classes = list(rng.choice(HOSTILE_TEXT, k, replace=False))
+        codes = {v: classes[j % k] for j, v in enumerate(pd.unique(t["human_label"]))}
+        t["human_label"] = t["human_label"].map(codes).fillna(classes[0])
+        t["machine_label"] = t["machine_label"].map(codes).fillna(classes[-1])
+    elif kind == 17:  # hostile group values and a hostile extra column
+        t["topic"] = rng.choice(HOSTILE_TEXT, n)
+        t[str(rng.choice(HOSTILE_TEXT))] = rng.choice(HOSTILE_TEXT, n)
+    elif kind == 18:  # odd numbers as text
+        col = str(rng.choice(["machine_confidence", "human_effort"]))
+        t[col] = t[col].astype(object)
+        rows = rng.choice(n, size=min(n, int(rng.integers(1, 4))), replace=False)
+        for r in rows:
+            t.loc[int(r), col] = str(rng.choice(ODD_NUMBERS))
+        if rng.random() < 0.3:  # all the column's values huge but finite
+            t[col] = pd.to_numeric(t[col], errors="coerce").fillna(0.5) * 1e300
+    return t
+
+
 def write(t: pd.DataFrame, rng: np.random.Generator, folder, stem: str):
     """The table as CSV (mostly), TSV, JSON or Parquet; sometimes an empty, truncated or
     binary file."""
-    kind = rng.choice(["csv"] * 6 + ["tsv", "json", "parquet", "empty", "truncated", "binary"])
+    kind = rng.choice(["csv"] * 6 + ["tsv", "json", "parquet", "empty", "truncated", "binary"]
+                      + ["odd"] * 3)
+    if kind == "odd":
+        return write_odd(t, rng, folder, stem)
     if kind == "parquet":
         path = folder / f"{stem}.parquet"
         try:
@@ -192,6 +233,48 @@ def write(t: pd.DataFrame, rng: np.random.Generator, folder, stem: str):
     elif kind == "csv":
         path = folder / f"{stem}.csv"
         t.to_csv(path, index=False)
+    return path
+
+
+def write_odd(t: pd.DataFrame, rng: np.random.Generator, folder, stem: str):
+    """The table in an encoding or format a user may have (a generator of issue 24's fuzz):
+    UTF-16 with its BOM, Latin-1 with accents, UTF-8 with a BOM and CRLF, semicolons,
+    gzip bytes named .csv, an Excel workbook, NUL bytes in a cell, a JSON object of columns,
+    JSON lines."""
+    kind = str(rng.choice(["utf16", "latin1", "bom_crlf", "semicolon", "gzip", "xlsx", "nul",
+                           "json_columns", "jsonl"]))
+    t = t.copy()
+    if len(t) and "text" in t.columns and kind in ("latin1", "utf16", "nul"):
+        t["text"] = t["text"].astype(object)
+        t.loc[0, "text"] = "caf\u00e9 na\u00efve" + ("\x00x" if kind == "nul" else "")
+    text = t.to_csv(index=False)
+    path = folder / f"{stem}.csv"
+    if kind == "utf16":
+        path.write_bytes(text.encode("utf-16"))
+    elif kind == "latin1":
+        path.write_bytes(text.encode("latin-1", errors="replace"))
+    elif kind == "bom_crlf":
+        path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    elif kind == "semicolon":
+        path.write_text(t.to_csv(index=False, sep=";"))
+    elif kind == "gzip":
+        import gzip
+
+        path.write_bytes(gzip.compress(text.encode()))
+    elif kind == "xlsx":
+        path = folder / f"{stem}.xlsx"
+        try:
+            t.to_excel(path, index=False)
+        except Exception:  # a cell openpyxl refuses (control characters): the bytes of a zip
+            path.write_bytes(b"PK\x03\x04" + bytes(rng.integers(0, 256, 100, dtype=np.uint8)))
+    elif kind == "nul":
+        path.write_bytes(text.encode())
+    elif kind == "json_columns":
+        path = folder / f"{stem}.json"
+        path.write_text(t.to_json(orient="columns"))
+    else:
+        path = folder / f"{stem}.jsonl"
+        path.write_text(t.to_json(orient="records", lines=True))
     return path
 
 
@@ -237,9 +320,15 @@ def check(command: str, argv: list, code: int, out: str, err: str, ctx: dict) ->
         res = json.loads(out)  # JSON only on stdout
     else:
         res = None
+    out_path = ctx.get("out")
+    if out_path is not None and out_path.suffix == ".csv" and out_path.is_file():
+        check_written_csv(out_path)
     if command in ("assign",) and res is not None:
         assert 0 <= res["n_human"] <= res["N"] <= res["M"], res
         assert math.isclose(res["human_ratio"], res["n_human"] / res["M"])
+        for k in ("precision", "recall", "f1", "accuracy", "time_cost"):
+            v = res.get(k)
+            assert v is None or (isinstance(v, float) and math.isnan(v)) or 0 <= v <= 1 + 1e-12, (k, v)
     if command == "estimate" and res is not None:
         for r in res if isinstance(res, list) else [res]:
             check_shares(r, "estimate")
@@ -265,6 +354,46 @@ def check(command: str, argv: list, code: int, out: str, err: str, ctx: dict) ->
         grid = pd.read_csv(ctx["out"])
         if {"n_human", "N"} <= set(grid.columns):
             assert (grid["n_human"] <= grid["N"]).all()
+
+
+def duplicate_ids(lab: pd.DataFrame, rng) -> pd.DataFrame:
+    """A labels file whose ids repeat (conflicting labels, several annotators), name rows the
+    round does not have, or the round's ids in another form (padded, upper case, a number
+    as 1.0) (a generator of issue 24's fuzz)."""
+    extra = lab.sample(n=min(len(lab), int(rng.integers(1, 6))), replace=True,
+                       random_state=int(rng.integers(2**31)))
+    extra = extra.assign(label=rng.choice(["0", "1", "b", "=x"], len(extra)))
+    forms = [lambda s: s, lambda s: f" {s} ", str.upper, lambda s: "ghost" + s,
+             lambda s: s + ".0"]
+    extra["sample_id"] = [forms[int(rng.integers(len(forms)))](str(s)) for s in extra["sample_id"]]
+    out = pd.concat([lab, extra], ignore_index=True)
+    if rng.random() < 0.5:
+        out["annotator"] = rng.choice(["ann1", "ann2", "=ann"], len(out))
+    return out
+
+
+def check_written_csv(path) -> None:
+    """A CSV hmceval wrote: no text cell or header a spreadsheet would run as a formula
+    (core.csv_safe puts a quote before it), and it reads back (load_table) with its rows."""
+    import csv
+
+    from core.data import load_table
+
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.reader(fh))
+    for r, row in enumerate(rows):
+        for cell in row:
+            if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and not _is_number(cell):
+                raise AssertionError(f"{path.name} row {r}: formula-like cell {cell!r}")
+    assert len(load_table(path)) == len(rows) - 1, path
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 # ----------------------------------------------------------------------------- the commands
@@ -312,6 +441,8 @@ def args_for(command: str, rng, path, folder, round_path) -> tuple[list, dict]:
         ids = t["sample_id"].tolist() if "sample_id" in t else ["s0"]
         lab = pd.DataFrame({"sample_id": ids,
                             "label": rng.choice(["0", "1", "a", "+yes", "1.0"], len(ids))})
+        if rng.random() < 0.4 and len(ids):  # duplicate ids across and within files
+            lab = duplicate_ids(lab, rng)
         lab.to_csv(labels, index=False)
         ctx["out"] = folder / "labelled.csv"
         argv = ["labels", round_path or path, "--from", labels, "-o", ctx["out"]]
@@ -382,6 +513,31 @@ def args_for(command: str, rng, path, folder, round_path) -> tuple[list, dict]:
     return argv, ctx
 
 
+def make_input(command: str, rng, folder) -> tuple[list, dict, str]:
+    """One input of ``command`` written into ``folder``: (argv, context for :func:`check`, the
+    mutations applied)."""
+    n = int(pick(rng, 0, 3, 12, 40, 40, 120))
+    table, mutation = mutate(base_table(rng, n), rng)
+    path = write(table, rng, folder, "t")
+    round_path = None
+    if command in ("estimate", "certify", "labels", "annotators", "labelstudio"):
+        clean = base_table(rng, max(n, 30))
+        src = folder / "src.csv"
+        clean.to_csv(src, index=False)
+        rp = folder / "round.csv"
+        code, _, err = run(["queue", src, "--calibration", "10", "--human-share", "0.2",
+                            "--lam", "0.01", "--audit", "5", "-o", rp])
+        assert code in (0, 2), err
+        if code == 0:
+            round_path = rp
+            if rng.random() < 0.5:  # a hand-edited round
+                t, mutation = mutate(pd.read_csv(rp), rng)
+                t.to_csv(rp, index=False)
+    argv, ctx = args_for(command, rng, path, folder, round_path)
+    ctx.update(M=_rows(path), table=table, path=path)  # as read: a file may be truncated
+    return argv, ctx, mutation
+
+
 @pytest.mark.parametrize("command", sorted(PER_COMMAND))
 def test_fuzz_command(command, tmp_path, monkeypatch):
     import time
@@ -395,25 +551,7 @@ def test_fuzz_command(command, tmp_path, monkeypatch):
             break
         folder = tmp_path / f"in{i}"
         folder.mkdir()
-        n = int(pick(rng, 0, 3, 12, 40, 40, 120))
-        table, mutation = mutate(base_table(rng, n), rng)
-        path = write(table, rng, folder, "t")
-        round_path = None
-        if command in ("estimate", "certify", "labels", "annotators", "labelstudio"):
-            clean = base_table(rng, max(n, 30))
-            src = folder / "src.csv"
-            clean.to_csv(src, index=False)
-            rp = folder / "round.csv"
-            code, _, err = run(["queue", src, "--calibration", "10", "--human-share", "0.2",
-                                "--lam", "0.01", "--audit", "5", "-o", rp])
-            assert code in (0, 2), err
-            if code == 0:
-                round_path = rp
-                if rng.random() < 0.5:  # a hand-edited round
-                    t, mutation = mutate(pd.read_csv(rp), rng)
-                    t.to_csv(rp, index=False)
-        argv, ctx = args_for(command, rng, path, folder, round_path)
-        ctx.update(M=_rows(path), table=table, path=path)  # as read: a file may be truncated
+        argv, ctx, mutation = make_input(command, rng, folder)
         where = f"seed {SEED}, input {i} ({mutation}): hmceval {' '.join(map(str, argv))}"
         try:
             code, out, err = run(argv)
