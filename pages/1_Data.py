@@ -13,7 +13,7 @@ from core.figures.data import histogram, histogram_counts, label_balance
 from core.defaults import AUTO_SAVE_ROWS
 from core.summary import data_effort_unit, effort_unit
 from pages._common import (demo_frame, get_data, init_state, md, next_step, remember_active,
-                           set_data, show_error, writes)
+                           set_data, show_error, workspace_read_only, writes)
 
 init_state()
 st.title("Data")
@@ -115,7 +115,7 @@ def _activate(data, *, source: str, message: str) -> None:
         raise _unhashable(data, exc) from None
     if source == "demo" or data.M <= AUTO_SAVE_ROWS:
         failed = remember_active(data, source=source)  # survives reloads and restarts
-        saved = failed is None and source != "demo"
+        saved = failed is None and source != "demo" and not workspace_read_only()
     else:  # hashing and writing a large table takes seconds: on request (below)
         failed, saved = None, False
     ss["data_flash"] = message + (" Saved in the workspace: a reload or a restart reopens it."
@@ -142,18 +142,18 @@ if flash:
 save_error = ss.pop("data_save_error", None)
 if save_error:
     st.warning(f"The dataset is active for this session but could not be saved in the workspace, "
-               f"so a reload will not reopen it: {save_error}")
+               f"so a reload will not reopen it: {md(save_error)}")
 _active = get_data()
 if (ss.get("data_source") == "upload" and _active.M > AUTO_SAVE_ROWS
         and ss.get("_saved_key") != ss.get("data_key")):
-    st.info(f"{_active.name} ({_active.M:,} rows) is active for this session only: tables above "
+    st.info(f"{md(_active.name)} ({_active.M:,} rows) is active for this session only: tables above "
             f"{AUTO_SAVE_ROWS:,} rows are saved in the workspace on request (it takes a few "
             "seconds per million rows). Planning a round on the Evaluate page saves it too.")
     if st.button("Save it in the workspace", **writes()):
         with st.spinner("Saving the table in the workspace…"):
             failed = remember_active(_active, source="upload")
         if failed:
-            st.error(f"Not saved: {failed}")
+            st.error(f"Not saved: {md(failed)}")
         else:
             ss["_saved_key"] = ss.get("data_key")
             st.success("Saved in the workspace: a reload or a restart reopens it.")
@@ -218,7 +218,7 @@ if upload:
             try:
                 data = prepare(raw, roles, name=upload["name"], detection=det)
                 _activate(data, source="upload",
-                          message=f"{upload['name']} is now the active dataset ({data.M:,} samples).")
+                          message=f"{md(upload['name'])} is now the active dataset ({data.M:,} samples).")
             except DataError as exc:
                 show_error(exc)
                 st.info("The active dataset is unchanged; fix the mapping or the file and try again.")
@@ -268,7 +268,7 @@ with st.expander("Column mapping in use · change it", expanded=False):
         try:
             new = prepare(data.raw, remap, name=data.name)
             _activate(new, source=ss.get("data_source") or "upload",
-                      message=f"{data.name}: the new column mapping is active.")
+                      message=f"{md(data.name)}: the new column mapping is active.")
         except DataError as exc:
             show_error(exc)
             st.info("The active dataset is unchanged; fix the mapping and apply again.")

@@ -259,3 +259,26 @@ def test_hostile_column_names_classes_and_groups_are_never_rendered_as_markup(tm
                                               *HOSTILE_GROUPS])
     assert live == [], "\n".join(map(repr, live))
     assert shown >= 5  # the names are on the pages, escaped: the check above is not vacuous
+
+
+def test_a_hostile_upload_name_on_the_data_page_is_shown_escaped(tmp_path, monkeypatch):
+    """The Data page's notices about an upload (session-only above AUTO_SAVE_ROWS, saved or
+    not) name the file escaped: an upload named like an image is never one."""
+    import core.defaults
+
+    from tests.app.conftest import page_test
+
+    monkeypatch.setattr(core.defaults, "AUTO_SAVE_ROWS", 2)
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    name = f"![u]({HOST}/u.png) <img src=x>.csv"
+    at = page_test("1_Data.py")
+    at.run()
+    at.session_state["upload"] = {"name": name, "bytes": b"pred,prob,gold\nsafe,0.9,safe\n"
+                                  b"unsafe,0.8,unsafe\nsafe,0.6,unsafe\n"}
+    at.run()
+    [b for b in at.button if "Validate" in str(b.label)][0].click().run()
+    assert not at.exception and not at.error
+    texts = _rendered_texts(at._tree, [])
+    notice = [t for _, t in texts if "active for this session only" in t]
+    assert notice and re.sub(r"\\(.)", r"\1", notice[0]).startswith(name)  # named, escaped
+    assert [t for _, t in texts if _live_markup(t)] == []
