@@ -47,7 +47,7 @@ from core.rsm.fairness import ANALYSES, estimates_frame
 from core.rsm.report import (
     CONSISTENCY_COLUMNS, EVAL_COLUMNS, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, evaluation_report,
 )
-from core.rsm.responses import TRIM_TOLERANCE, flag_key, select_responses, trim_scores
+from core.rsm.responses import NO_INFO, TRIM_TOLERANCE, flag_key, select_responses, trim_scores
 
 __all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "score_types", "processed_scores", "scaling_from",
            "rsmeval_tables", "write_tables"]
@@ -295,7 +295,85 @@ def rsmeval_tables(
         if t.endswith("_round"):
             pred[t] = pred[t].astype("int64")
     tables["pred_processed"] = pred
+    tables.update(_passthrough_tables(
+        df, frame.index, human=human, system=system, human2=human2, groups=groups, types=types,
+        id_column=id_column, candidate_column=candidate_column, flag_column=flag_column,
+        exclude_zero_scores=exclude_zero_scores))
     return tables
+
+
+#: rsmeval's names of the columns it uses (``rename_default_columns``).
+_DEFAULT_NAMES = ("spkitemid", "sc1", "sc2", "length", "raw", "candidate")
+
+
+def _renamed(df: pd.DataFrame, mapping: Mapping[str, str]) -> pd.DataFrame:
+    """rsmeval's ``rename_default_columns``: the used columns get its names; another column that
+    has one of those names becomes ``##name##``."""
+    correct = {c for c, d in mapping.items() if c == d}
+    clash = {c: f"##{c}##" for c in df.columns if c in _DEFAULT_NAMES and c not in correct}
+    out = df.rename(columns=clash)
+    return out.rename(columns={clash.get(c, c): d for c, d in mapping.items() if c not in correct})
+
+
+def _flag_excluded(df: pd.DataFrame, flag_column: Mapping[str, Any] | None) -> np.ndarray:
+    """The rows a flag column sets aside (compared as :func:`core.rsm.responses.flag_key`)."""
+    out = np.zeros(len(df), dtype=bool)
+    for col, allowed in (flag_column or {}).items():
+        allowed = {flag_key(v) for v in (allowed if isinstance(allowed, (list, tuple, set)) else [allowed])}
+        out |= ~df[col].map(lambda v: flag_key(v) in allowed).to_numpy(dtype=bool)
+    return out
+
+
+def _passthrough_tables(df: pd.DataFrame, kept: pd.Index, *, human: str, system: str, human2: str | None,
+                        groups: Sequence[str], types: Sequence[str], id_column: str | None,
+                        candidate_column: str | None, flag_column: Mapping[str, Any] | None,
+                        exclude_zero_scores: bool) -> dict[str, pd.DataFrame]:
+    """rsmeval's files of the responses themselves (``process_data_rsmeval``), its column names:
+    ``test_metadata`` (ids, subgroups, candidates), ``test_human_scores`` (with a second score:
+    ``sc1``, ``sc2`` as numbers, zeros absent with ``exclude_zero_scores``), ``test_other_columns``
+    (every other column of the evaluated responses, ``raw`` included when only the ``scale``
+    types are reported), ``test_excluded_responses`` (the responses set aside after the flags,
+    ``sc1`` and ``raw`` as numbers) and ``test_responses_with_excluded_flags``; the last two only
+    when not empty, as rsmeval writes them."""
+    mapping = {c: d for c, d in zip((id_column, human, human2, system, candidate_column), _DEFAULT_NAMES[:3] +
+                                    ("raw", "candidate")) if c is not None}
+    data = df.copy()
+    for g in groups:  # blank labels: "No info" (rsmeval's check_subgroups), on every row
+        blank = data[g].map(lambda v: isinstance(v, str) and not v.strip()).to_numpy(dtype=bool)
+        data[g] = data[g].astype(object).where(~blank, NO_INFO)
+    data = _renamed(data, mapping)
+    if id_column is None:  # no ids: the 0-based rows
+        data.insert(0, "spkitemid", [str(i) for i in range(len(df))])
+    data = data.set_index("spkitemid", drop=False)
+    data.index = data.index.astype(str)
+    flagged = _flag_excluded(df, flag_column)
+    aside = np.ones(len(df), dtype=bool)
+    aside[kept.to_numpy()] = False
+    aside &= ~flagged
+    out: dict[str, pd.DataFrame] = {}
+    used = data.iloc[kept.to_numpy()].copy()
+    for c in ("sc1", "raw"):
+        used[c] = pd.to_numeric(used[c], errors="coerce").astype(float)
+    meta = ["spkitemid", *groups] + (["candidate"] if candidate_column is not None else [])
+    out["test_metadata"] = used[meta].drop(columns="spkitemid")
+    not_other = {"sc1", *types, *meta}
+    if human2 is not None:
+        scores = used[["sc1"]].assign(sc2=pd.to_numeric(used["sc2"], errors="coerce").astype(float))
+        if exclude_zero_scores:
+            scores["sc2"] = scores["sc2"].replace(0, np.nan)
+        out["test_human_scores"] = scores
+        not_other.add("sc2")
+    out["test_other_columns"] = used[[c for c in used.columns if c not in not_other]]
+    if aside.any():
+        excluded = data.iloc[np.flatnonzero(aside)].copy()
+        for c in ("sc1", "raw"):
+            excluded[c] = pd.to_numeric(excluded[c], errors="coerce").astype(float)
+        out["test_excluded_responses"] = excluded.drop(columns="spkitemid")
+    if flagged.any():
+        out["test_responses_with_excluded_flags"] = data.iloc[np.flatnonzero(flagged)].drop(columns="spkitemid")
+    for table in out.values():
+        table.index.name = "spkitemid"
+    return out
 
 
 def _excluded_composition(df: pd.DataFrame, kept: pd.Index, *, human: str, system: str,

@@ -51,8 +51,10 @@ def _is_number(v) -> bool:
 
 def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
     """Every cell of every expected ``*.<fmt>`` file of ``expected_dir`` against the file of the
-    same name in ``ours_dir``: counts of numbers equal, and the wrong / without counterpart ones."""
-    counts = {"files": 0, "numbers": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": []}
+    same name in ``ours_dir``: counts of the numbers and texts, the numbers equal, and the cells
+    wrong (numbers beyond the tolerance, texts not equal) or without counterpart (our file, row or
+    column absent)."""
+    counts = {"files": 0, "numbers": 0, "texts": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": []}
     for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
         counts["files"] += 1
         expected = _lined_up(_read(expected_path))
@@ -64,9 +66,9 @@ def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
                 where = f"{expected_path.name}[{row}, {col}]"
                 number = _is_number(exp)
                 counts["numbers"] += number
+                counts["texts"] += not number
                 if ours is None or row not in ours.index or col not in ours.columns:
-                    if number:
-                        counts["missing"].append(where)
+                    counts["missing"].append(where)  # a number or a text (a group's name, a category)
                     continue
                 got = ours.at[row, col]
                 if not number:

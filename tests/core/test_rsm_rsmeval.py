@@ -139,3 +139,30 @@ def test_read_table_xlsx_and_a_damaged_one(tmp_path):
     (tmp_path / "bad.xlsx").write_bytes(b"PK\x03\x04 not really a workbook")
     with pytest.raises(DataError, match="bad.xlsx: not a readable .xlsx workbook"):
         read_table(tmp_path / "bad.xlsx")
+
+
+def test_the_responses_files_as_rsmeval_writes_them():
+    # rsmeval renames the columns it uses (id -> spkitemid, h1 -> sc1, score -> raw, h2 -> sc2) and
+    # an unused column already named like one of them gets ##name##
+    frame = _tiny().assign(sc1=[9, 9, 9, 9, 9, 9, 9, 9], flag=[0, 0, 0, 0, 0, 0, 1, 0])
+    t = rsmeval_tables(frame, human="h1", system="score", human2="h2", groups=["g"], trim_min=1, trim_max=3,
+                       id_column="id", flag_column={"flag": 0})
+    assert t["test_metadata"].index.tolist() == ["a", "b", "c", "d"] and t["test_metadata"]["g"].tolist() == \
+        ["u", "u", "v", "v"]
+    # sc2: b's 0 absent (exclude_zero_scores)
+    scores = t["test_human_scores"]
+    assert scores["sc1"].tolist() == [1.0, 2.0, 3.0, 3.0]
+    assert scores["sc2"].iloc[[0, 2, 3]].tolist() == [1.0, 3.0, 2.0] and math.isnan(scores["sc2"].iloc[1])
+    other = t["test_other_columns"]
+    assert list(other.columns) == ["##sc1##", "flag"] and other["##sc1##"].tolist() == [9] * 4
+    # set aside after the flags: e (zero human), f (non-numeric human), h (non-numeric both);
+    # g is flagged out, in its own file, as read
+    ex = t["test_excluded_responses"]
+    assert ex.index.tolist() == ["e", "f", "h"]
+    assert ex.loc["e", "sc1"] == 0.0 and math.isnan(ex.loc["f", "sc1"]) and ex.loc["f", "raw"] == 2.0
+    assert math.isnan(ex.loc["h", "raw"])
+    flagged = t["test_responses_with_excluded_flags"]
+    assert flagged.index.tolist() == ["g"] and flagged.loc["g", "raw"] == "bad"
+    # nothing flagged or set aside: no such file (rsmeval writes none)
+    clean = rsmeval_tables(_tiny().iloc[:4], human="h1", system="score", trim_min=1, trim_max=3)
+    assert "test_excluded_responses" not in clean and "test_responses_with_excluded_flags" not in clean
