@@ -64,9 +64,40 @@ if __name__ == "__main__":
 
 import streamlit as st  # noqa: E402
 
-from pages._common import init_state, show_error, sidebar  # noqa: E402
+from pages._common import get_data, init_state, show_error, sidebar  # noqa: E402
 
 from pages._registry import PAGES  # noqa: E402
+
+
+def data_names(data) -> str:
+    """The names the pages show of a dataset: its name, its columns, its classes and its
+    subgroups' values (up to 200 distinct values a column; not its free text)."""
+    import pandas as pd
+
+    raw = data.raw
+    parts = [str(data.name), *map(str, raw.columns)]
+    roles = data.roles or {}
+    columns = [roles.get(r) for r in ("machine_label", "human_label", "human_label_2")]
+    for col in [c for c in columns if c] + list(data.subgroup_columns or []):
+        if col in raw:
+            parts += [str(v) for v in pd.unique(raw[col])[:200]]
+    return "\n".join(parts)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cjk_style(data_key: str, _data) -> str:
+    """A ``<style>`` giving Streamlit's own font family ("Source Sans") the glyphs of the CJK
+    characters in the active dataset's names (core.workspace.fonts, a few kB), so that tables,
+    figures and text show them on a machine without a CJK font; "" when there are none."""
+    from core.errors import DataError
+    from core.workspace.fonts import cjk_font_face
+
+    try:
+        face = cjk_font_face(data_names(_data), family="Source Sans")
+    except DataError as exc:  # the bundled font missing: the reader's own fonts then
+        logging.getLogger("hmceval").warning("%s", exc)
+        return ""
+    return f"<style>{face}</style>" if face else ""
 
 
 def declared_pages() -> list:
@@ -83,6 +114,8 @@ css = ROOT / "assets" / "style.css"
 if css.exists():
     st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)
 init_state()
+if (style := cjk_style(str(st.session_state.get("data_key")), get_data())):
+    st.markdown(style, unsafe_allow_html=True)
 nav = st.navigation(declared_pages())
 with st.sidebar:
     st.markdown("### HMCEval Studio")

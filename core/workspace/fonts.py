@@ -53,12 +53,15 @@ def _font_bytes() -> bytes:
                         "of the repository (assets/fonts): reinstall HMCEval Studio from it") from None
 
 
-def cjk_font_face(text: str) -> str:
-    """The CSS ``@font-face`` of :data:`CJK_FAMILY` holding the glyphs of the CJK characters of
+def cjk_font_face(text: str, *, family: str = CJK_FAMILY) -> str:
+    """The CSS ``@font-face`` of ``family`` holding the glyphs of the CJK characters of
     ``text`` (a WOFF subset of the bundled font, base64), or ``""`` when ``text`` has none.
 
-    Characters the bundled font lacks (outside JIS X 0208, GB 2312 and KS X 1001) are left to
-    the reader's own fonts: the report's font stack names the usual CJK system faces after it.
+    The face declares the ``unicode-range`` of exactly those characters, so it can join an
+    existing family (the app's "Source Sans") for them alone, leaving every other character to
+    that family's own faces. Characters the bundled font lacks (outside JIS X 0208, GB 2312 and
+    KS X 1001) are left to the reader's own fonts: the report's font stack names the usual CJK
+    system faces after it.
     """
     chars = cjk_characters(text)
     if not chars:
@@ -82,5 +85,6 @@ def cjk_font_face(text: str) -> str:
     out = io.BytesIO()
     font.save(out)
     data = base64.b64encode(out.getvalue()).decode("ascii")
-    return (f"@font-face {{ font-family: '{CJK_FAMILY}'; font-style: normal; font-weight: 400; "
-            f"src: url(data:font/woff;base64,{data}) format('woff'); }}")
+    ranges = ", ".join(f"U+{ord(c):X}" for c in covered)
+    return (f"@font-face {{ font-family: '{family}'; font-style: normal; font-weight: 100 900; "
+            f"src: url(data:font/woff;base64,{data}) format('woff'); unicode-range: {ranges}; }}")

@@ -173,3 +173,34 @@ def test_home_has_no_summary_before_any_label(run_page):
     assert not at.exception and not at.error
     assert "Latest result" not in [s.value for s in at.subheader]
     assert not at.metric
+
+
+def test_the_app_gives_its_font_the_glyphs_of_the_datasets_cjk_names():
+    """A dataset whose name, groups or classes are Japanese: the app adds to Streamlit's own
+    family a face with exactly those glyphs (a few kB); the demo (all Latin) gets none."""
+    import base64
+    import io
+    import re
+
+    from fontTools.ttLib import TTFont
+
+    from tests.judge_table import judge_table
+
+    at = app()
+    assert not [m for m in at.markdown if "@font-face" in m.value]
+    raw = judge_table(per_group=20)
+    raw["language"] = raw["language"].map({"de": "ドイツ語", "en": "英語", "fr": "フランス語",
+                                           "ja": "日本語"})
+    at.session_state["data"] = prepare(raw, name="審査")
+    at.session_state["data_key"] = fingerprint(raw)
+    at.session_state["data_source"] = "upload"
+    at.run()
+    assert not at.exception and not at.error
+    styles = [m.value for m in at.markdown if "@font-face" in m.value]
+    assert len(styles) == 1 and "font-family: 'Source Sans'" in styles[0]
+    assert len(styles[0]) < 30_000
+    font = TTFont(io.BytesIO(base64.b64decode(re.search(r"base64,([A-Za-z0-9+/=]+)\)",
+                                                        styles[0]).group(1))))
+    assert {chr(c) for c in font.getBestCmap()} == set("審査ドイツ語英フランス日本")
+    # the response texts are not taken ("answer 1", ...), the names are
+    assert "unicode-range: U+30A4" in styles[0]

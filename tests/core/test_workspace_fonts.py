@@ -78,3 +78,11 @@ def test_characters_outside_the_bundled_sets_are_left_to_the_system_fonts():
     # U+20B9F (an extension-B kanji, not in JIS X 0208): no face at all for it alone
     assert cjk_characters("\U00020B9F") == "\U00020B9F"
     assert cjk_font_face("\U00020B9F") == ""
+
+
+def test_a_face_can_join_another_family_for_its_characters_only():
+    face = cjk_font_face("日本 and Latin", family="Source Sans")
+    assert face.startswith("@font-face { font-family: 'Source Sans';")
+    # U+65E5 日, U+672C 本: the face applies to those two code points alone, at every weight
+    assert face.endswith("unicode-range: U+65E5, U+672C; }")
+    assert "font-weight: 100 900;" in face
