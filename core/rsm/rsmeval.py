@@ -27,7 +27,13 @@ agree. What rsmeval does, step by step (``FeaturePreprocessor.process_data_rsmev
   scores), ``data_composition`` and ``data_composition_by_<group>``;
 * ``estimates_<osa|osd|csd>_by_<group>`` and ``fairness_metrics_by_<group>`` on the ``*_trim``
   scores;
-* ``pred_processed``: every response's scores.
+* ``pred_processed``: every response's scores; ``test_metadata``, ``test_human_scores``,
+  ``test_other_columns``, ``test_excluded_responses`` and ``test_responses_with_excluded_flags``:
+  the responses themselves, under rsmeval's column names (``spkitemid``, ``sc1``, ``sc2``,
+  ``raw``, ``candidate``).
+
+RSMTool's own rsmeval test experiments (its 26, every file of their expected outputs:
+``tests/data/rsmtool``) are reproduced by ``tests/core/test_rsm_rsmeval_experiments.py``.
 """
 
 from __future__ import annotations
@@ -191,7 +197,7 @@ def rsmeval_tables(
     min_items_per_candidate: int | None = None,
     id_column: str | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Every statistics table of an rsmeval experiment.
+    """Every table of an rsmeval experiment (its statistics and its files of the responses).
 
     Parameters
     ----------
@@ -230,15 +236,16 @@ def rsmeval_tables(
     prefix = "raw" if scale_with is None else "scale"
     h = frame[human].to_numpy(dtype=float)
     h2 = frame[human2].to_numpy(dtype=float) if human2 is not None else None
-    work = pd.DataFrame({"_h": h}, index=frame.index)
+    hn, h2n, mn = (f"\x00{n}" for n in ("h", "h2", "m"))  # never a group column's name
+    work = pd.DataFrame({hn: h}, index=frame.index)
     if h2 is not None:
-        work["_h2"] = h2
+        work[h2n] = h2
     for g in groups:
         work[g] = frame[g].to_numpy()
     reports = {}
     for t in types:
-        work["_m"] = scores[t]
-        reports[t] = evaluation_report(work, human="_h", system="_m", human2=None if h2 is None else "_h2",
+        work[mn] = scores[t]
+        reports[t] = evaluation_report(work, human=hn, system=mn, human2=None if h2 is None else h2n,
                                        groups=groups if t.startswith(prefix) and t != prefix else ())
     tables: dict[str, pd.DataFrame] = {}
     tables["eval"] = _frame({t: reports[t]["eval"] for t in types}, EVAL_COLUMNS)
@@ -387,11 +394,8 @@ def _excluded_composition(df: pd.DataFrame, kept: pd.Index, *, human: str, syste
     rows = ["numeric non-zero human score", "zero human score", "non-numeric human score"]
     cols = ["numeric system score", "non-numeric system score"]
     out = pd.DataFrame(0.0, index=pd.Index(rows, name="Human/System"), columns=cols)
-    aside = np.ones(len(df), dtype=bool)
+    aside = ~_flag_excluded(df, flag_column)
     aside[kept.to_numpy()] = False
-    for col, allowed in (flag_column or {}).items():
-        allowed = {flag_key(v) for v in (allowed if isinstance(allowed, (list, tuple, set)) else [allowed])}
-        aside &= df[col].map(lambda v: flag_key(v) in allowed).to_numpy(dtype=bool)
     hs = pd.to_numeric(df[human], errors="coerce").to_numpy(dtype=float)[aside]
     ms = pd.to_numeric(df[system], errors="coerce").to_numpy(dtype=float)[aside]
     hcat = np.where(np.isnan(hs), 2, np.where(hs == 0, 1, 0))
