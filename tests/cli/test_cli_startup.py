@@ -42,3 +42,16 @@ def test_every_subcommand_help_imports_no_heavy_library():
     assert len(commands) >= 15
     for name in commands:
         assert _imported(name, "--help") == [], name
+
+
+def test_assign_imports_only_numpy_pandas_and_pyarrow(tmp_path):
+    """``hmceval assign`` (bench/cli.py times it against a minimal numpy script, issue 24 item 6)
+    imports no library beyond numpy and pandas (and the pyarrow pandas itself loads): no scipy,
+    scikit-learn, cvxpy, torch, plotly, statsmodels or streamlit on that path."""
+    table = tmp_path / "t.csv"
+    table.write_text("machine_label,human_label,machine_confidence,human_effort\n"
+                     "a,a,0.9,3\nb,a,0.4,5\na,b,0.6,2\nb,b,0.8,4\n")
+    loaded = _imported("assign", str(table), "--lam", "0.01", "--human-share", "0.5", "--json")
+    tops = {m.split(".")[0] for m in loaded}
+    assert {"numpy", "pandas"} <= tops  # the probe sees the command's imports
+    assert tops <= {"numpy", "pandas", "pyarrow"}, sorted(tops)
