@@ -350,6 +350,13 @@ def check(command: str, argv: list, code: int, out: str, err: str, ctx: dict) ->
             a = sorted(map(str, written["sample_id"]))
             b = sorted(map(str, load_table(ctx["path"])["sample_id"]))
             assert a == b
+    if command == "labels" and ctx.get("out") is not None and ctx["out"].is_file():
+        from core.data import load_table
+
+        written, src = load_table(ctx["out"]), load_table(ctx["round"])
+        assert len(written) == len(src), (len(written), len(src))  # no row lost or duplicated
+        if "sample_id" in written.columns and "sample_id" in src.columns:
+            assert sorted(map(str, written["sample_id"])) == sorted(map(str, src["sample_id"]))
     if command == "sweep" and ctx.get("out") is not None:
         grid = pd.read_csv(ctx["out"])
         if {"n_human", "N"} <= set(grid.columns):
@@ -445,6 +452,7 @@ def args_for(command: str, rng, path, folder, round_path) -> tuple[list, dict]:
             lab = duplicate_ids(lab, rng)
         lab.to_csv(labels, index=False)
         ctx["out"] = folder / "labelled.csv"
+        ctx["round"] = round_path or path
         argv = ["labels", round_path or path, "--from", labels, "-o", ctx["out"]]
         if rng.random() < 0.3:
             argv.append("--json")
