@@ -212,8 +212,6 @@ if rng.upper > 0:
                                np.geomspace(low, rng.upper, 120)])
 else:
     lam_grid = np.array([0.0, 1.0])
-by_share = current_sweep([params.lam], shares=share_grid)
-by_lam = current_sweep(lam_grid, n_values=[params.n_human])
 rel = [m for m in RELIABILITY_METRICS if data.has_gold] or ["expected_reliability"]
 if not data.has_gold:
     rel = ["expected_reliability"]
@@ -221,8 +219,13 @@ eff = [m for m in EFFORT_METRICS if m != "time_cost" or data.has_effort]
 lam_title = f"λ ({per_unit(unit)}, log scale)"
 eff_title = "share of the samples or of the effort (%)"
 
-t1, t2 = st.tabs(["Against N / M", "Against λ"])
-with t1:
+# one pair of curves at a time (a choice, not tabs: tabs draw the hidden pair too, and every
+# figure is drawn again on each move of N; two figures fewer per move, issue 25 item 6)
+view = st.segmented_control("Curves against", ["N / M", "λ"], default="N / M",
+                            key="_curves_view", required=True,
+                            help="Against N / M: at the current λ. Against λ: at the current N.")
+if view != "λ":
+    by_share = current_sweep([params.lam], shares=share_grid)
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_share, x="human_share", metrics=rel, current=params.share,
                                  title=f"Reliability at λ = {setting_number(params.lam)}", y_title="score (%)",
@@ -232,7 +235,8 @@ with t1:
                                  title=f"Effort at λ = {setting_number(params.lam)}", y_title=eff_title,
                                  x_title="N / M (share of samples humans may label)"),
                    width="stretch")
-with t2:
+else:
+    by_lam = current_sweep(lam_grid, n_values=[params.n_human])
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
                                  title=f"Reliability at N = {params.n_human:,}", y_title="score (%)",

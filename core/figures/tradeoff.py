@@ -202,7 +202,10 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
             ticks = 10.0 ** np.arange(np.floor(colour.min()), np.ceil(colour.max()) + 1)
             bar = {"title": {"text": "λ (log scale)"}, "tickvals": np.log10(ticks).tolist(),
                    "ticktext": [decade_label(t) for t in ticks]}
-        traces.append({"type": "scattergl", "x": g[x].to_numpy(), "y": g[y].to_numpy(),
+        # SVG markers, not WebGL (scattergl): the grid has about a thousand points, and a WebGL
+        # context redrawn on every move of N cost the browser about 1 s without a GPU
+        # (bench/browser.py, issue 25)
+        traces.append({"type": "scatter", "x": g[x].to_numpy(), "y": g[y].to_numpy(),
                        "mode": "markers", "name": "grid points",
                        "marker": {"size": 5, "color": np.asarray(colour, float),
                                   "colorscale": "Viridis", "showscale": True, "colorbar": bar,

@@ -195,6 +195,8 @@ def test_lambda_spans_the_range_of_the_data_in_seconds(run_page):
     assert not at.info or not at.info[0].value.startswith("Only")
     # the units on the axes
     specs = [c.proto.spec for c in at.get("plotly_chart")]
+    at.button_group(key="_curves_view").set_value("λ").run()  # the curves against λ
+    specs += [c.proto.spec for c in at.get("plotly_chart")]
     assert any("per second, log scale" in sp for sp in specs)
     assert any("share of the samples or of the effort (%)" in sp for sp in specs)
     assert any("Time cost (% of the effort of labelling everything)" in sp for sp in specs)
@@ -236,7 +238,8 @@ def test_ends_with_the_next_step(run_page):
 def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_page, monkeypatch):
     """Moving λ re-solves and redraws the curve against N at the new λ; the curve against λ
     (its grid follows the data, N and mode only), the λ range and the frontier come from the
-    cache. A move of N recomputes the curve against λ and the range, once."""
+    cache. A move of N recomputes the range, once; the curve against λ is computed only when
+    it is shown (one pair of curves at a time, issue 25), and then once."""
     import streamlit as st
 
     import core.assignment.report
@@ -259,7 +262,7 @@ def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_pag
     monkeypatch.setattr(common, "lambda_range", lambda_range)
     monkeypatch.setattr(core.assignment.report, "lambda_range", lambda_range)
     at = run_page("2_Trade-off.py")
-    assert {c[1] for c in calls if c[0] == "sweep"} == {"lambda curve", "N curve", "frontier"}
+    assert {c[1] for c in calls if c[0] == "sweep"} == {"N curve", "frontier"}
     for lam in (5.1, 7.3, 5.1):
         calls.clear()
         at.number_input(key="_w_lam_box").set_value(lam).run()
@@ -268,7 +271,13 @@ def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_pag
     assert calls == []  # 5.1 again: everything from the cache
     calls.clear()
     at.number_input(key="_w_count").set_value(123).run()
-    assert sorted(calls) == [("range", 123), ("sweep", "lambda curve")]
+    assert calls == [("range", 123)]
+    calls.clear()
+    at.button_group(key="_curves_view").set_value("λ").run()
+    assert calls == [("sweep", "lambda curve")] and len(at.get("plotly_chart")) == 4
+    titles = " | ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert "Reliability at N = 123" in titles and "Effort at N = 123" in titles
+    assert "Reliability at λ" not in titles  # the other pair is not drawn
 
 
 def test_a_new_dataset_brings_lambda_into_its_range(run_page):
