@@ -50,6 +50,8 @@ def column_config(columns) -> dict:
             label, meaning = COLUMN_DESCRIPTIONS[c]
             rsm = TRUE_SCORE_RSMTOOL_NAMES.get(c, c)
             help_ = f"{meaning}. RSMTool: `{rsm}`"
+            # the acronym in the tooltip only: the true-score table then fits 1,400 px (issue 25)
+            label = label.replace(" (PRMSE)", "")
             if c in PERCENT_COLUMNS:
                 out[c] = st.column_config.NumberColumn(label + " (%)", help=help_, format="%.1f%%")
             elif c in ("N", "N raters", "N_single", "N_multiple"):
