@@ -526,7 +526,8 @@ def simulate_noise(machine, truth, routed, *, confusion, second=None, audit: int
             for c in range(k):
                 s = out["class_shares"][str(c)]
                 ok = s["ci_low"] is not None
-                row[f"cover_{c}"] = ok and s["ci_low"] - 1e-12 <= share_true[c] <= s["ci_high"] + 1e-12
+                row[f"cover_{c}"] = ok and (s["ci_low"] - 1e-12 <= share_true[c]
+                                            <= s["ci_high"] + 1e-12)
                 row[f"half_{c}"] = (s["ci_high"] - s["ci_low"]) / 2 if ok else np.nan
             a = out["accuracy"]
             ok = a["ci_low"] is not None
