@@ -4,13 +4,16 @@ item 5), so that the count of tracebacks, hangs and broken invariants stays at z
 Each input is a table built from a seed with some of the mutations the issue's fuzz found
 defects with (text cells in label columns, NaN/inf, integers beyond 64 bits, formula-like
 classes, duplicated ids, look-alike column names, all-zero effort, thousands of classes, empty
-or broken files, several formats), and arguments drawn from valid and invalid values. Every run
+or broken files, several formats), the generators added after it (hostile class labels, group
+values and column names; odd numbers as text; odd encodings and formats; duplicate and
+look-alike ids in labels files), and arguments drawn from valid and invalid values. Every run
 must
 
 - end with exit 0 or 2, never an exception (a traceback) and never a hang (SIGALRM);
 - with ``--json``, print JSON only on stdout;
 - keep the invariants: class shares sum to 1 and every interval holds its estimate, N <= M,
-  no row lost or duplicated between the input and a written round table.
+  rates in [0, 1], no row lost or duplicated between the input and a written round table or
+  labelled table, no formula-like cell in a written CSV.
 
 ``HMCEVAL_FUZZ_RUNS`` (default 1: about 40 s) multiplies the inputs per command, for a longer
 run by hand; ``HMCEVAL_FUZZ_SEED`` changes the seed. A failure names the seed, the command line
