@@ -113,12 +113,12 @@ def test_first_screen_of_the_demo_round(browser, tmp_path):
         page.close()
 
 
-def _assert_cjk_drawn(page, selector: str, text: str) -> None:
+def _assert_cjk_drawn(page, selector: str, text: str, family: str = "HMCEval CJK") -> None:
     """``text`` drawn in the font stack of ``selector`` has real glyphs: each character's ink
     differs from the others' and from the missing-glyph box (the ink of U+E000, a private-use
     code point no font here covers), where a font without them draws the same box for all."""
     inks = page.evaluate(
-        """([sel, chars]) => {
+        """([sel, chars, fam]) => {
             const el = document.querySelector(sel);
             const family = getComputedStyle(el).fontFamily;
             const c = document.createElement('canvas'); c.width = 64; c.height = 64;
@@ -131,10 +131,11 @@ def _assert_cjk_drawn(page, selector: str, text: str) -> None:
                 return s;
             };
             const loaded = [...document.fonts].some(
-                f => f.family.replace(/['"]/g, '') === 'HMCEval CJK' && f.status === 'loaded');
+                f => f.family.replace(/['"]/g, '') === fam && f.status === 'loaded'
+                     && f.unicodeRange.includes(chars.codePointAt(0).toString(16).toUpperCase()));
             return {loaded, box: ink('\\ue000'), chars: [...chars].map(ink)};
-        }""", [selector, text])
-    assert inks["loaded"], "the report's CJK font was not loaded"
+        }""", [selector, text, family])
+    assert inks["loaded"], f"no loaded face of {family} for {text[0]}"
     chars = inks["chars"]
     assert len(set(chars)) == len(chars), "distinct characters drew the same glyph (boxes)"
     for ink in chars:

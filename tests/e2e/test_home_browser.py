@@ -1,0 +1,60 @@
+"""Home in a real browser (issue 25): with a labelled round in the workspace, the first screen
+at 1,400 x 900 holds the round's answer, its bound, the hours spent and saved; the dataset's
+Japanese names are drawn with real glyphs (the app's font extended from the bundled CJK font) on
+a machine without a CJK font."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.e2e.servers import streamlit_server
+from tests.e2e.test_report_browser import VIEW, _assert_cjk_drawn, _judge_round
+
+pytestmark = pytest.mark.e2e
+
+
+def _inside(page, locator) -> str:
+    box = locator.bounding_box()
+    assert box is not None
+    assert box["y"] >= 0 and box["y"] + box["height"] <= VIEW["height"], box
+    assert box["x"] >= 0 and box["x"] + box["width"] <= VIEW["width"], box
+    return locator.inner_text()
+
+
+def test_home_first_screen_reads_the_latest_round(browser, tmp_path):
+    ws, rid, raw = _judge_round(tmp_path / "ws")
+    seconds = raw["predicted_effort_seconds"].to_numpy()
+    rows = sorted(ws.round_labels(rid))
+    spent = seconds[rows].sum() / 3600
+    with streamlit_server(tmp_path / "server.log",
+                          env={"HMCEVAL_WORKSPACE": str(tmp_path / "ws")}) as url:
+        page = browser.new_page(viewport=VIEW)
+        page.set_default_timeout(90_000)
+        page.goto(url, wait_until="domcontentloaded")
+        page.get_by_text("Latest result").first.wait_for()
+        page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden")
+        page.wait_for_function("() => document.fonts.status === 'loaded'")
+        page.screenshot(path=str(tmp_path / "home_first_screen.png"))
+        metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
+        assert metrics.count() == 4
+        texts = [_inside(page, metrics.nth(i)) for i in range(4)]
+        joined = " | ".join(re.sub(r"\s+", " ", t) for t in texts)
+        assert re.search(r"Accuracy of the final labels [\d.]+%", joined), joined
+        assert f"Hours spent {spent:.1f} h" in joined, joined
+        assert f"Hours saved {seconds.sum() / 3600 - spent:.1f} h" in joined, joined
+        assert f"Rows labelled by humans {len(rows)} of 400" in joined, joined
+        bound = page.get_by_text(re.compile(r"^at least [\d.]+% \(95% confidence")).first
+        _inside(page, bound)
+        chooser = page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first
+        _inside(page, chooser)
+        value = chooser.evaluate("e => [e.innerText, ...[...e.querySelectorAll('input')]"
+                                 ".map(i => i.value)].join(' ')")
+        assert f"Round {rid} · judge" in value, value
+        # the groups' Japanese names (in the table, a canvas) in the page's text font: Streamlit's
+        # "Source Sans", given their glyphs by the app
+        _assert_cjk_drawn(page, '[data-testid="stMarkdownContainer"]', "日本語",
+                          family="Source Sans")
+        assert not page.locator('[data-testid="stException"]').count()
+        page.close()
