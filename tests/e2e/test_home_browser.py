@@ -30,7 +30,7 @@ def test_home_first_screen_reads_the_latest_round(browser, tmp_path):
     spent = seconds[rows].sum() / 3600
     with streamlit_server(tmp_path / "server.log",
                           env={"HMCEVAL_WORKSPACE": str(tmp_path / "ws")}) as url:
-        page = browser.new_page(viewport=VIEW)
+        page = browser.new_page(viewport=VIEW, accept_downloads=True)
         page.set_default_timeout(90_000)
         page.goto(url, wait_until="domcontentloaded")
         page.get_by_text("Latest result").first.wait_for()
@@ -57,4 +57,12 @@ def test_home_first_screen_reads_the_latest_round(browser, tmp_path):
         _assert_cjk_drawn(page, '[data-testid="stMarkdownContainer"]', "日本語",
                           family="Source Sans")
         assert not page.locator('[data-testid="stException"]').count()
+        # the report, one click away: made on the click, the round's summary first
+        button = page.get_by_role("button", name="Report for stakeholders (HTML)").first
+        with page.expect_download() as download:
+            button.click()
+        assert download.value.suggested_filename == f"hmceval_round{rid}_report.html"
+        report = open(download.value.path(), encoding="utf-8").read()
+        assert report.index("class='summary'") < report.index("The question")
+        assert f"{spent:.1f} h</b> of work" in report
         page.close()
