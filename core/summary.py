@@ -240,7 +240,7 @@ def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
     if res.get("mode") == "at_most" and n_h < n_b:
         why = ((f"Only {n_h:,} of the {n_b:,} samples the budget allows go" if n_h else
                 f"None of the {n_b:,} samples the budget allows goes") + " to humans: at "
-               f"λ = {lam:g} ({per_unit(unit)}) the other samples' gain in confidence "
+               f"λ = {setting_number(lam)} ({per_unit(unit)}) the other samples' gain in confidence "
                f"does not pay for their effort (gain = (1 − confidence) − λ × effort ≤ 0), so "
                "they stay with the machine. Lower λ, or choose \"exactly N\", to send more.")
     return TradeoffSummary(headline=headline, why=why)

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.figures.tradeoff import TEMPLATE, zoomed_range
+from core.summary import setting_number
 
 __all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of",
            "title"]
@@ -213,4 +214,5 @@ def sae_subtitle(curves: pd.DataFrame | None) -> str:
     if curves is None or not len(curves) or "lambda" not in curves:
         return "stars: current setting"
     lam = curves["lambda"].to_numpy(float)
-    return f"stars: current · lines: λ from {lam.min():.4g} to {lam.max():.4g}"
+    return (f"stars: current · lines: λ from {setting_number(lam.min())} to "
+            f"{setting_number(lam.max())}")

@@ -156,3 +156,14 @@ def test_setting_number_never_scientific():
     assert setting_number(0.0) == "0" and setting_number(50) == "50"
     assert setting_number(-0.5) == "-0.5" and setting_number(float("nan")) == "n/a"
     assert setting_number(1 / 3, digits=6) == "0.333333"
+
+
+def test_sae_subtitle_writes_small_lambdas_plainly():
+    """Efforts in seconds give lambdas of 10^-5: the Confidence chart's subtitle wrote
+    '4.645e-05' with :.4g."""
+    import pandas as pd
+
+    from core.figures.confidence import sae_subtitle
+
+    assert sae_subtitle(pd.DataFrame({"lambda": [0.0, 4.645e-05]})) == (
+        "stars: current · lines: λ from 0 to 0.00004645")
