@@ -14,6 +14,7 @@ works too, with that first-run glitch.
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from pathlib import Path
@@ -85,7 +86,7 @@ def data_names(data) -> str:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def cjk_style(data_key: str, _data) -> str:
+def cjk_style(names_key: str, _data) -> str:
     """A ``<style>`` giving Streamlit's own font family ("Source Sans") the glyphs of the CJK
     characters in the active dataset's names (core.workspace.fonts, a few kB), so that tables,
     figures and text show them on a machine without a CJK font; "" when there are none."""
@@ -114,7 +115,9 @@ css = ROOT / "assets" / "style.css"
 if css.exists():
     st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)
 init_state()
-if (style := cjk_style(str(st.session_state.get("data_key")), get_data())):
+_data = get_data()
+_names_key = json.dumps([_data.content_id, str(_data.name), _data.roles], sort_keys=True, default=str)
+if (style := cjk_style(_names_key, _data)):
     st.markdown(style, unsafe_allow_html=True)
 nav = st.navigation(declared_pages())
 with st.sidebar:
