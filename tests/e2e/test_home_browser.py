@@ -34,10 +34,12 @@ def test_home_first_screen_reads_the_latest_round(browser, tmp_path):
         page.set_default_timeout(90_000)
         page.goto(url, wait_until="domcontentloaded")
         page.get_by_text("Latest result").first.wait_for()
+        metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
+        metrics.nth(3).wait_for()  # the summary is computed after the heading shows
+        page.get_by_role("button", name="Report for stakeholders (HTML)").first.wait_for()
         page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden")
         page.wait_for_function("() => document.fonts.status === 'loaded'")
         page.screenshot(path=str(tmp_path / "home_first_screen.png"))
-        metrics = page.locator('[data-testid="stMain"] [data-testid="stMetric"]')
         assert metrics.count() == 4
         texts = [_inside(page, metrics.nth(i)) for i in range(4)]
         joined = " | ".join(re.sub(r"\s+", " ", t) for t in texts)
