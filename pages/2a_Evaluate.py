@@ -279,7 +279,8 @@ if rounds.empty:
                 f"round{'' if n_other == 1 else 's'} on other datasets (the latest, #{int(latest['id'])}, on "
                 f"#{int(latest['dataset_id'])} {names.get(latest['dataset_id'], '')}): make that dataset "
                 "active under Saved datasets in the sidebar to see them.")
-    next_step(None, "plan a round (1 · Plan the round, above)",
+    # a link to this page: it opens at its top, where the round is planned
+    next_step("2a_Evaluate.py", "plan a round (1 · Plan the round, above)",
               "Choose budget mode (N and λ from the Trade-off page, plus an audit) or guarantee "
               "mode (a certified accuracy), then press Plan the round. The queue to send to "
               "annotators appears here once the round is planned.")

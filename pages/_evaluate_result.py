@@ -72,7 +72,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
         st.stop()
     if summary["estimate_error"]:
         st.info(f"No result yet: {summary['estimate_error']}.")
-        next_step(None, "label the queue and take the labels back (sections 2 and 3, above)",
+        next_step("2a_Evaluate.py",  # this page, opened at its top
+                  "label the queue and take the labels back (sections 2 and 3, above)",
                   "Send the queue to annotators (CSV or Label Studio), then import their labels; "
                   "the result, its interval and the report appear here as soon as the labels allow.")
         st.stop()

@@ -222,13 +222,7 @@ def page_problems(page) -> list[str]:
     return problems
 
 
-#: Evaluate before a round is planned ends with "Next: plan a round (1 · Plan the round,
-#: above)" as text (``next_step(None, ...)``), not a link: reported to the lead (the page is
-#: not this test's to change); strict, so the case fails once the page has its link
-_EVALUATE = pytest.mark.xfail(strict=True, reason="Evaluate without a round ends with a "
-                              "'Next:' step on the same page as text, not a link")
-CASES = [pytest.param(dataset, spec, id=f"{dataset}-{spec.url_path}",
-                      marks=[_EVALUATE] if spec.file == "2a_Evaluate.py" else [])
+CASES = [pytest.param(dataset, spec, id=f"{dataset}-{spec.url_path}")
          for dataset in ("demo", "judge") for spec in PAGES]
 
 
