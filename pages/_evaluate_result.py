@@ -44,6 +44,49 @@ def _report_pdf_button(col, state_key: str, rid: int, report) -> None:
                                                 "Chromium.")
 
 
+def _against_truth(ws, rid: int, state_key: str, classes: list) -> None:
+    """What the figures above are relative to, and, where the round has double-labelled rows
+    (``hmceval queue --double K``) or a gold annotator, the shares and accuracy corrected for
+    the annotators' own error (core.evaluation.noise, through the round service)."""
+    st.caption("These figures are relative to the annotators' labels: their own mistakes are "
+               "not counted.")
+    double = ws.latest_result(rid, "double")
+    if not double:
+        return
+    if not st.toggle("Against the truth: correct for the annotators' error, measured on the "
+                     f"{len(double['rows']):,} double-labelled rows", key=f"_ev_truth_{rid}"):
+        return
+
+    @st.cache_data(show_spinner="Measuring the annotators' error…", max_entries=4)
+    def _corrected(key: str, round_id: int) -> dict:
+        return R.estimate_round(ws, round_id, annotator_error="auto", save=False)
+
+    try:
+        corr = _corrected(state_key, rid)
+    except DataError as exc:
+        show_error(exc)
+        return
+    rows = [{"quantity": f"share of '{c}'", **{k: corr["class_shares"][c][k]
+                                              for k in ("estimate", "ci_low", "ci_high")}}
+            for c in classes]
+    rows.append({"quantity": "accuracy of the final labels",
+                 **{k: corr["accuracy"][k] for k in ("estimate", "ci_low", "ci_high")}})
+    table = pd.DataFrame(rows)
+    for k in ("estimate", "ci_low", "ci_high"):
+        table[k] = table[k].map(lambda v: "" if v is None else f"{v:.1%}")
+    st.dataframe(table.rename(columns={"ci_low": "95% low", "ci_high": "95% high"}),
+                 hide_index=True)
+    eta = corr.get("annotator_error") or {}
+    if eta.get("eta") is not None:
+        st.caption(f"Annotators' error rate: {eta['eta']:.1%}"
+                   + (f" (95% interval {eta['ci_low']:.1%} to {eta['ci_high']:.1%})"
+                      if eta.get("ci_low") is not None else "")
+                   + f"; relative to: {corr['relative_to']}.")
+    for note in corr.get("notes") or []:
+        if note not in (ws.latest_result(rid, "estimate") or {}).get("notes", []):
+            st.caption(note)
+
+
 def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
@@ -97,6 +140,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
     for note in est["notes"]:
         if note not in summary.get("group_notes", []):  # those are shown with their fix, below
             st.warning(note)
+    _against_truth(ws, rid, state_key, classes)
     st.markdown(f"**{round_sentence(summary)}**")
     first = classes[-1]
     rs = est["class_shares"][first]

@@ -365,8 +365,9 @@ def labelling_outlook(data: EvalData, human: np.ndarray, *, audit: int = 0) -> d
 
 def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
                    confidence: float = 0.95, annotator_error: float | str | None = None,
-                   gold_annotator: str | None = None) -> dict[str, Any]:
-    """The final estimates of a round (stored as its latest ``estimate`` result).
+                   gold_annotator: str | None = None, save: bool = True) -> dict[str, Any]:
+    """The final estimates of a round (stored as its latest ``estimate`` result, unless
+    ``save`` is False: a look, e.g. on a read-only workspace).
 
     Without ``annotator_error`` they are relative to the annotators' labels (``relative_to``
     ``"annotators"``); with a rate ETA in [0, 0.5), or ``"auto"`` (measured on the round's
@@ -388,7 +389,8 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     else:
         res = correct_estimate(res, given_error(float(annotator_error), n_classes=k,
                                                 confidence=confidence))
-    ws.save_result(round_id, "estimate", res)
+    if save:
+        ws.save_result(round_id, "estimate", res)
     return res
 
 
