@@ -75,7 +75,7 @@ def test_annotator_error_is_taken_off_the_level(capsys, tmp_path, monkeypatch):
 
 
 def test_an_active_calibration_sample_is_weighed_by_the_overall_error_certificate(
-        capsys, tmp_path, monkeypatch):
+        capsys, tmp_path, ws_dir, demo_csv):
     """hmceval queue --calibration N_C --design active draws the calibration sample with the
     active design's unequal probabilities (written on every row); certify --overall-error
     weighs them (the weighted rule, said in method and notes) and its output no longer
@@ -83,11 +83,8 @@ def test_an_active_calibration_sample_is_weighed_by_the_overall_error_certificat
     the demo's gold."""
     import numpy as np
 
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    src, gold = demo_csv
     df = make_demo()
-    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
-    src = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(src, index=False)
     q = tmp_path / "q.csv"
     code, out, err = run_cli(capsys, "queue", src, "--calibration", 900, "--design", "active",
                              "--seed", 3, "--json", "-o", q)

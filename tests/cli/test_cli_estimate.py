@@ -18,22 +18,6 @@ def run_cli(capsys, *argv):
     return code, out, err
 
 
-@pytest.fixture
-def ws_dir(tmp_path, monkeypatch):
-    folder = tmp_path / "ws"
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(folder))
-    return folder
-
-
-@pytest.fixture
-def demo_csv(tmp_path):
-    df = make_demo()
-    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
-    path = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(path, index=False)
-    return path, gold
-
-
 def _labelled_round(capsys, tmp_path, demo_csv, *extra):
     """A routing round of the demo whose every queued row got its gold label back; the
     annotators' file ``q_to_label.csv``."""

@@ -12,7 +12,6 @@ import pytest
 
 from core.cli import main
 from core.cli.round_table import round_link, sidecar_path
-from core.demo import make_demo
 from core.serialize import dumps
 from core.workspace import Workspace
 
@@ -21,25 +20,6 @@ def run_cli(capsys, *argv):
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-@pytest.fixture
-def ws_dir(tmp_path, monkeypatch):
-    """This test's own workspace, the default of every command (``$HMCEVAL_WORKSPACE``)."""
-    folder = tmp_path / "ws"
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(folder))
-    return folder
-
-
-@pytest.fixture
-def demo_csv(tmp_path):
-    """The demo without its gold column (the round's labels come from imports only) and the
-    gold labels by sample id."""
-    df = make_demo()
-    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
-    path = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(path, index=False)
-    return path, gold
 
 
 def returned_labels(tmp_path, to_label: pd.DataFrame, gold: pd.DataFrame, name="back.csv"):
