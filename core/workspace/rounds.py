@@ -424,13 +424,14 @@ def outlook_sentence(outlook: dict[str, Any], parts: list[tuple[str, int]]) -> s
 
 
 def effort_summary(design: Design) -> dict[str, Any]:
-    """Human effort of the labelled rows against labelling every row.
+    """Human effort of the rows labelled so far against labelling every row.
 
     Uses the ground-truth effort column when the dataset has one, else the predicted effort
     (``effort_unit`` says which); rows count 1 each with neither.
     """
     effort, unit = _effort(design.data)
-    labelled = np.isin(design.selection, LABELLED)
+    # rows humans have labelled so far (a round half labelled counts half its queue)
+    labelled = np.isin(design.selection, LABELLED) & design.has_label
     total = float(effort.sum())
     spent = float(effort[labelled].sum())
     return {"rows_labelled": int(labelled.sum()), "rows_total": design.M,

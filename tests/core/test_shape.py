@@ -210,7 +210,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.rsm.checks",
     "core.rsm.true_score",
     "core.tooltalk.compare",
-    "core.workspace.rounds",
     "core.workspace.store",
 }
 
