@@ -186,16 +186,17 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
 
 
 def worse_group_sentence(w: dict[str, Any]) -> str:
-    """One sentence naming a worse group and its cause in numbers."""
-    def pct(x):
-        return "n/a" if x is None else f"{100 * x:.1f} %"
+    """One sentence naming a worse group and its cause in numbers (the machine's accuracy is
+    the design-weighted estimate over the group's rows, from its labelled rows)."""
+    from core.summary import pct
 
     parts = [f"{w['column']} = {w['group']}: final labels {pct(w['accuracy'])} accurate "
              f"against {pct(w['rest_accuracy'])} for the rest (significantly worse)"]
     cause = []
     if w.get("machine_accuracy") is not None:
-        cause.append(f"the machine is right on {pct(w['machine_accuracy'])} of its labelled "
-                     f"rows (rest {pct(w['rest_machine_accuracy'])})")
+        cause.append(f"the machine is right on an estimated {pct(w['machine_accuracy'])} of "
+                     f"its rows, judged from the labelled ones (rest "
+                     f"{pct(w['rest_machine_accuracy'])})")
     if w.get("human_share") is not None:
         cause.append(f"humans label {pct(w['human_share'])} of its rows (rest "
                      f"{pct(w['rest_human_share'])})")
