@@ -111,6 +111,11 @@ def dawid_skene(item, annotator, label, *, n_items: int, n_annotators: int, n_cl
         has_gold = gold >= 0
         fixed[np.flatnonzero(has_gold), gold[has_gold]] = 1.0
 
+    if not voted.any():  # no vote outside the gold items: nothing to learn, gold stands
+        priors = (fixed[has_gold].mean(axis=0) if has_gold.any()
+                  else np.full(n_classes, 1.0 / n_classes))
+        return fixed, np.tile(np.eye(n_classes), (n_annotators, 1, 1)), priors, 0
+
     def correct(p):
         p[has_gold & voted] = fixed[has_gold & voted]
         return p

@@ -94,3 +94,21 @@ def test_bad_codes_and_method():
         aggregate_labels([0], [0], [0], n_items=1, n_annotators=1, n_classes=2, method="mean")
     with pytest.raises(DataError, match="label code"):
         aggregate_labels([0], [0], [5], n_items=1, n_annotators=1, n_classes=2)
+
+
+def test_dawid_skene_with_no_vote_outside_gold_items_keeps_gold_without_warnings():
+    """Every item labelled by the gold annotator only (its votes passed as gold, none left):
+    nothing to learn; the gold labels stand, the priors are the gold classes' shares, no NaN
+    and no warning (an empty mean warned and gave NaN priors before)."""
+    import warnings
+
+    from core.evaluation.aggregate import aggregate_labels
+
+    empty = np.array([], dtype=np.int64)
+    gold = np.array([0, 1, 1, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agg = aggregate_labels(empty, empty, empty, n_items=4, n_annotators=1, n_classes=3,
+                               method="dawid-skene", gold=gold)
+    assert agg.label.tolist() == [0, 1, 1, 2] and not agg.tie.any()
+    assert agg.priors.tolist() == [0.25, 0.5, 0.25]
