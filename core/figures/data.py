@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.figures import plain_text
 from core.figures.tradeoff import TEMPLATE
 
 __all__ = ["BINS", "Binned", "histogram_counts", "histogram", "label_balance"]
@@ -128,7 +129,7 @@ def histogram(binned: Binned, *, title: str, x_title: str, y_title: str = "numbe
     traces = []
     split = len(binned.counts) > 1 or next(iter(binned.counts)) != "all"
     for i, (group, counts) in enumerate(binned.counts.items()):
-        name = (names or {}).get(group, group if split else x_title)
+        name = (names or {}).get(group, plain_text(group) if split else x_title)
         traces.append({
             "type": "bar", "x": centers, "y": counts, "width": width, "name": name,
             "customdata": ranges,
@@ -161,8 +162,8 @@ def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
         counts = frame[col].value_counts(dropna=True)  # on the column's own values: fast
         counts.index = counts.index.map(str)
         counts = counts.groupby(level=0).sum().sort_index()
-        traces.append({"type": "bar", "x": counts.index.tolist(), "y": counts.to_numpy(),
-                       "name": (names or {}).get(col, col),
+        traces.append({"type": "bar", "x": [plain_text(v) for v in counts.index],
+                       "y": counts.to_numpy(), "name": (names or {}).get(col, plain_text(col)),
                        "marker": {"color": _COLORS[i % len(_COLORS)]}})
     return _figure(traces, {"title": {"text": "Labels"}, "barmode": "group",
                             "xaxis": {"title": {"text": "label"}, "type": "category"},

@@ -5,6 +5,7 @@ is named as such."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -178,6 +179,23 @@ def _live_markup(text: str) -> list[str]:
     return [p for p in pats if re.search(p, text)]
 
 
+def _figure_strings(node) -> list[str]:
+    """Every string of a plotly figure's JSON (data and layout)."""
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [t for v in node.values() for t in _figure_strings(v)]
+    if isinstance(node, list):
+        return [t for v in node for t in _figure_strings(v)]
+    return []
+
+
+def _live_html(text: str) -> bool:
+    """A hostile name's HTML left live in a figure (plotly draws <b>, <i>, <a href> and more
+    in any text; the builders' own <br>, <b> in titles are not from the data)."""
+    return any(tag in text for tag in ("<img src=", "<b>B</b>", "<b>grp</b>"))
+
+
 #: element types whose body Streamlit renders as markdown
 _MARKDOWN_TYPES = {"markdown", "caption", "title", "header", "subheader", "error", "warning",
                    "info", "success", "toast", "exception", "latex"}
@@ -244,13 +262,18 @@ def test_hostile_column_names_classes_and_groups_are_never_rendered_as_markup(tm
                                       content_id=data.content_id))
     monkeypatch.setenv("HMCEVAL_WORKSPACE", str(root))
 
-    live, shown = [], 0
+    live, shown, charts = [], 0, 0
     for page in PAGES:
         if page.file in NO_DATASET_PAGES:
             continue
         at = page_test(page.file)
         at.run()
         assert not at.exception, (page.file, at.exception)
+        for chart in at.get("plotly_chart"):
+            charts += 1
+            for text in _figure_strings(json.loads(chart.proto.spec)):
+                if _live_html(text):
+                    live.append((page.file, "plotly figure", text[:300]))
         for where, text in _rendered_texts(at._tree, []):
             if _live_markup(text):
                 live.append((page.file, where, text[:300]))
@@ -259,6 +282,7 @@ def test_hostile_column_names_classes_and_groups_are_never_rendered_as_markup(tm
                                               *HOSTILE_GROUPS])
     assert live == [], "\n".join(map(repr, live))
     assert shown >= 5  # the names are on the pages, escaped: the check above is not vacuous
+    assert charts >= 5  # and figures were drawn from them
 
 
 def test_a_hostile_upload_name_on_the_data_page_is_shown_escaped(tmp_path, monkeypatch):
