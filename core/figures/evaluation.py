@@ -7,6 +7,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.figures import plain_text
+
 __all__ = ["forest_rows", "forest_figure", "coverage_figure", "progress_figure", "wrap_label",
            "label_margin", "frontier_figure", "group_accuracy_figure", "worth_text"]
 
@@ -93,7 +95,7 @@ def forest_figure(rows: pd.DataFrame, *, label: str, confidence: float = 0.95) -
     -------
     plotly.graph_objects.Figure
     """
-    names = [wrap_label(f"{g} (n={n:,})") for g, n in zip(rows["group"], rows["rows"])]
+    names = [wrap_label(plain_text(f"{g} (n={n:,})")) for g, n in zip(rows["group"], rows["rows"])]
     fig = go.Figure()
     fig.add_trace(go.Scatter(
         x=rows["estimate"], y=names, mode="markers", name=f"estimate ({confidence:.0%} interval)",
@@ -256,7 +258,7 @@ def group_accuracy_figure(table: pd.DataFrame, *, confidence: float = 0.95) -> g
         :func:`core.workspace.active_rounds.group_table` (``column``, ``group``, ``rows``,
         ``accuracy``, ``ci_low``, ``ci_high``, ``worth_random``, ``worse``).
     """
-    names = [wrap_label(f"{c} = {g} (n={n:,})")
+    names = [wrap_label(plain_text(f"{c} = {g} (n={n:,})"))
              for c, g, n in zip(table["column"], table["group"], table["rows"])]
     fig = go.Figure()
     for worse, colour, name in ((False, "#1f77b4", "final-label accuracy"),

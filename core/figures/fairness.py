@@ -11,6 +11,7 @@ from collections.abc import Hashable, Mapping
 
 import plotly.graph_objects as go
 
+from core.figures import plain_text
 from core.figures.tradeoff import TEMPLATE
 
 __all__ = ["DSM_BAND", "RATE_METRICS", "dsm_flags", "dsm_figure", "group_rates_figure"]
@@ -85,7 +86,7 @@ def dsm_figure(
         drawn as an empty bar at 0 with the text "missing" / "NaN".
     """
     flags = dsm_flags(dsm, band=band)
-    labels = [str(k) for k in dsm]
+    labels = [plain_text(k) for k in dsm]  # group names drawn as written
     values, colors, texts, hovers = [], [], [], []
     for key, value in dsm.items():
         flag = flags[key]
@@ -93,13 +94,13 @@ def dsm_figure(
         if flag in ("missing", "nan"):
             values.append(0.0)
             colors.append(_MISSING)
-            texts.append("missing" if flag == "missing" else "NaN")
-            hovers.append(f"{key}{n}: DSM {texts[-1]}")
+            texts.append("missing" if flag == "missing" else "undefined")
+            hovers.append(f"{plain_text(key)}{n}: DSM {texts[-1]}")
         else:
             values.append(float(value))
             colors.append(_FLAG if flag == "flag" else _OK)
             texts.append(f"{value:+.3f}" + (" ⚑" if flag == "flag" else ""))
-            hovers.append(f"{key}{n}: DSM {value:+.4f}" + (" — outside ±%g" % band if flag == "flag" else ""))
+            hovers.append(f"{plain_text(key)}{n}: DSM {value:+.4f}" + (" — outside ±%g" % band if flag == "flag" else ""))
     traces: list[dict] = [{
         "type": "bar", "x": labels, "y": values, "marker": {"color": colors}, "text": texts,
         "textposition": "outside", "hovertext": hovers, "hoverinfo": "text",
@@ -174,7 +175,7 @@ def group_rates_figure(
     plotly.graph_objects.Figure
         The bar traces first (in ``metrics`` order), then the legend entries of the dotted lines.
     """
-    labels = [str(k) for k in rates]
+    labels = [plain_text(k) for k in rates]
     traces: list[dict] = []
     shapes: list[dict] = []
     lines = []

@@ -168,3 +168,21 @@ def test_frontier_leaves_out_a_design_without_an_interval():
     names = [t.name for t in frontier_figure(f).data]
     assert not any(n.startswith("routing") for n in names)
     assert "random labels" in names and "active designs" in names
+
+
+def test_group_names_are_drawn_as_written():
+    """A group named like HTML is text in the group-accuracy figure (plotly would draw <b>
+    bold and <a href> as a link): entities, never tags."""
+    from core.figures import plain_text
+    from core.figures.evaluation import group_accuracy_figure
+
+    assert plain_text("<a href='x'>l</a> & <b>") == "&lt;a href='x'&gt;l&lt;/a&gt; &amp; &lt;b&gt;"
+    table = pd.DataFrame({"column": ["lang"] * 2, "group": ["<b>ja</b>", "en"],
+                          "rows": [10, 20], "accuracy": [0.7, 0.9], "ci_low": [0.6, 0.8],
+                          "ci_high": [0.8, 0.95],
+                          "worth_random": pd.array([50, 100], dtype="Int64"),
+                          "worse": [True, False]})
+    fig = group_accuracy_figure(table)
+    drawn = [y for t in fig.data for y in (t.y or [])]
+    assert any("&lt;b&gt;ja&lt;/b&gt;" in str(y) for y in drawn)
+    assert not any("<b>ja" in str(y) for y in drawn)

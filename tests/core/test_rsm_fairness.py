@@ -222,7 +222,7 @@ def test_dsm_figure_flags_band_and_missing():
     assert list(bar.x) == ["g.1", "g.2", "g.3", "g.4", "g.5"]
     assert list(bar.y) == [0.05, -0.2, 0.0, 0.0, 0.1]
     assert list(bar.customdata) == ["ok", "flag", "missing", "nan", "ok"]
-    assert bar.text[2] == "missing" and bar.text[3] == "NaN"
+    assert bar.text[2] == "missing" and bar.text[3] == "undefined"
     assert bar.marker.color[1] != bar.marker.color[0]
     band = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(band) == 1 and (band[0].y0, band[0].y1) == (-0.1, 0.1)
