@@ -128,15 +128,11 @@ def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
     """The plan of :func:`plan_round` (selection, queue, inclusion), stored."""
     design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
     seed = int(settings.get("seed", 0))
+    record = None  # the design kept beside a budget round planned with inclusion probabilities
     if kind == "budget" and is_weighted(settings):
         plan, strata = plan_weighted(design, settings)
-        dsid = dataset_id_for(ws, data, source=source)
-        rid = ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
-                              queue_rank=plan.queue_rank, scenario_id=scenario_id,
-                              inclusion=plan.inclusion)
-        ws.save_result(rid, "design", design_record(plan, strata))
-        return rid
-    if kind == "budget":
+        record = design_record(plan, strata)
+    elif kind == "budget":
         count = settings.get("n_human")
         plan = plan_queue(design, calibration=int(settings.get("calibration") or 0),
                           lam=float(settings["lam"]),
@@ -147,17 +143,17 @@ def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
     elif kind == "guarantee" and settings.get("design") == "active":
         plan = plan_calibration(design, int(settings["calibration"]), seed=seed,
                                 lam=float(settings.get("lam", 0.0)))
-        dsid = dataset_id_for(ws, data, source=source)
-        return ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
-                               queue_rank=plan.queue_rank, scenario_id=scenario_id,
-                               inclusion=plan.inclusion)
     elif kind == "guarantee":
         plan = plan_queue(design, calibration=int(settings["calibration"]), seed=seed)
     else:
         raise DataError(f"round kind must be 'budget' or 'guarantee', got {kind!r}")
     dsid = dataset_id_for(ws, data, source=source)
-    return ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
-                           queue_rank=plan.queue_rank, scenario_id=scenario_id)
+    rid = ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
+                          queue_rank=plan.queue_rank, scenario_id=scenario_id,
+                          inclusion=plan.inclusion)  # None for routing and a random sample
+    if record is not None:
+        ws.save_result(rid, "design", record)
+    return rid
 
 
 def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
