@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from core.data import EvalData
@@ -38,56 +39,63 @@ def guarantee_level(settings: dict[str, Any]) -> dict[str, float | None]:
     return {"alpha": float(settings["alpha"]), "overall_error": None}
 
 
+def _truth(data: EvalData, seed: int) -> tuple[Any, np.ndarray, str]:
+    """The rows' inputs, the machine's errors the simulation takes as the truth, and their
+    source in words: the gold labels where every row has one, else errors drawn as if the
+    confidences were calibrated."""
+    from core.assignment import SAEInputs
+    from core.evaluation.simulate import confidence_implied_errors
+
+    inp = SAEInputs.from_data(data)
+    if data.has_gold:
+        errors = (data.frame["machine_label"].to_numpy(dtype=object)
+                  != data.frame["human_label"].to_numpy(dtype=object))
+        return inp, errors, "the gold labels"
+    return (inp, confidence_implied_errors(inp.a, seed=seed),
+            "errors drawn as if the confidences were calibrated (no gold labels)")
+
+
+def _simulate(m: int, inp, errors: np.ndarray, basis: str, settings: dict[str, Any], *,
+              rounds: int, seed: int) -> dict[str, Any]:
+    from core.evaluation.simulate import simulate_certify
+
+    level = guarantee_level(settings)
+    n_cal = int(settings["calibration"])
+    sim = simulate_certify(inp, errors=errors, alpha=level["alpha"],
+                           epsilon=level["overall_error"], delta=float(settings["delta"]),
+                           calibration=n_cal, lam=float(settings.get("lam", 0.0)),
+                           rounds=rounds, seed=seed)
+    s = dict(sim.summary)
+    s["median_saving"] = s["median_machine_share"] * (m - n_cal) / m
+    s["guarantee"] = "overall" if level["overall_error"] is not None else "kept"
+    s["basis"] = basis
+    return s
+
+
 def certify_preview(data: EvalData, settings: dict[str, Any], *, rounds: int = 100,
                     seed: int = 0) -> dict[str, Any]:
     """How much a guarantee round would certify on similar data, by simulation.
 
     The guarantee is the one ``settings`` names (:func:`guarantee_level`). With gold labels
     on every row the truth is the gold; otherwise errors are drawn as if the confidences were
-    calibrated (the result says which). Each simulated round draws a new simple random
+    calibrated (``basis`` says which). Each simulated round draws a new simple random
     calibration sample of ``settings["calibration"]`` rows and certifies it.
-    """
-    from core.evaluation.simulate import confidence_implied_errors, simulate_certify
-    from core.assignment import SAEInputs
 
-    inp = SAEInputs.from_data(data)
-    n_cal = int(settings["calibration"])
-    level = guarantee_level(settings)
-    if data.has_gold:
-        errors = (data.frame["machine_label"].to_numpy(dtype=object)
-                  != data.frame["human_label"].to_numpy(dtype=object))
-        basis = "the gold labels"
-    else:
-        errors = confidence_implied_errors(inp.a, seed=seed)
-        basis = "errors drawn as if the confidences were calibrated (no gold labels)"
-    sim = simulate_certify(inp, errors=errors, alpha=level["alpha"],
-                           epsilon=level["overall_error"], delta=float(settings["delta"]),
-                           calibration=n_cal, lam=float(settings.get("lam", 0.0)),
-                           rounds=rounds, seed=seed)
-    s = dict(sim.summary)
-    certified = sim.rounds.loc[sim.rounds["certified"], "machine_share"]
-    s["median_share_when_certified"] = float(certified.median()) if len(certified) else None
-    rest = data.M - n_cal
-    s["median_saving"] = s["median_machine_share"] * rest / data.M
-    s["guarantee"] = "overall" if level["overall_error"] is not None else "kept"
-    s["sentence"] = (f"On {rounds} simulated calibration samples of {n_cal:,} rows (truth: "
-                     f"{basis}), the machine would keep a median {s['median_machine_share']:.0%} "
-                     f"of the other {rest:,} rows (about "
-                     f"{int(round(s['median_machine_share'] * rest)):,}); something was "
-                     f"certified in {s['certified_rate']:.0%} of them"
-                     + (f" (keeping a median {s['median_share_when_certified']:.0%} when it was)"
-                        if s["median_share_when_certified"] is not None else "")
-                     + f" and the guarantee failed "
-                     f"in {s['violation_rate']:.1%} (allowed: {float(settings['delta']):.0%}).")
-    s["basis"] = basis
-    return s
+    Returns
+    -------
+    dict
+        :func:`core.evaluation.simulate.simulate_certify`'s summary, plus ``median_saving``
+        (kept rows / all rows), ``guarantee`` (``"kept"`` or ``"overall"``) and ``basis``.
+    """
+    inp, errors, basis = _truth(data, seed)
+    return _simulate(data.M, inp, errors, basis, settings, rounds=rounds, seed=seed)
 
 
 def guarantee_previews(data: EvalData, settings: dict[str, Any], *,
                        rounds: int = 100, seed: int = 0) -> pd.DataFrame:
-    """Both guarantees side by side on similar data (:func:`certify_preview` for each), with
-    the calibration size, δ and λ of ``settings`` and each guarantee's own level (``alpha``,
-    ``overall_error``): what the page shows before any label is read.
+    """Both guarantees side by side on similar data (:func:`certify_preview` for each, on
+    one truth), with the calibration size, δ and λ of ``settings`` and each guarantee's own
+    level (``alpha``, ``overall_error``): what the page shows before any label is read.
 
     Returns
     -------
@@ -96,15 +104,17 @@ def guarantee_previews(data: EvalData, settings: dict[str, Any], *,
         (rows the machine keeps, median over the simulated rounds), ``median_saving`` (kept
         rows / all rows), ``certified_rate``, ``violation_rate``, ``delta``, ``basis``.
     """
+    inp, errors, basis = _truth(data, seed)
+    rest = data.M - int(settings["calibration"])
     out = []
     for which in GUARANTEES:
-        sim = certify_preview(data, {**settings, "guarantee": which}, rounds=rounds, seed=seed)
-        rest = data.M - int(settings["calibration"])
+        sim = _simulate(data.M, inp, errors, basis, {**settings, "guarantee": which},
+                        rounds=rounds, seed=seed)
         out.append({"guarantee": GUARANTEES[which],
                     "level": float(settings["overall_error" if which == "overall" else "alpha"]),
                     "median_kept": int(round(sim["median_machine_share"] * rest)),
                     "median_saving": float(sim["median_saving"]),
                     "certified_rate": float(sim["certified_rate"]),
                     "violation_rate": float(sim["violation_rate"]),
-                    "delta": float(settings["delta"]), "basis": sim["basis"]})
+                    "delta": float(settings["delta"]), "basis": basis})
     return pd.DataFrame(out)
