@@ -325,13 +325,14 @@ def weighted_beta(g: np.ndarray, pi: np.ndarray, p_error: np.ndarray, *, epsilon
     # the drawn errors counted as their expectation sum(pi * p_error) along the order
     cum_seen = np.cumsum((pi * pe)[order])
     best, best_stop = BETA_GRID[0], -1
+    need = math.log(1 / delta)
     for beta in BETA_GRID:
-        lx = np.sort(_log_x(pi[order], beta))
-        need, log_seen = math.log(1 / delta), math.log1p(-beta)
+        log_seen = math.log1p(-beta)
         stop = m
-        # the c + 1 smallest x of the whole order bound those of any prefix from below: a
-        # quick, label-free proxy for the prefix the rule would keep
-        floor_x = float(lx[:c + 1].sum()) if m > c else float("inf")
+        # the c + 1 smallest x of all rows bound those of any prefix from below: a quick,
+        # label-free proxy for the prefix the rule would keep
+        floor_x = (float(np.partition(_log_x(pi, beta), c)[:c + 1].sum()) if m > c
+                   else float("inf"))
         over = np.flatnonzero(floor_x + cum_seen * log_seen < need)
         if len(over):
             stop = int(over[0])
