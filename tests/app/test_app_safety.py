@@ -81,6 +81,22 @@ WRITE_BUTTONS = {"Save it in the workspace", "Plan the round", "Save scenario",
 NO_DATASET_PAGES = {"7_Scorekeeping.py", "8_ToolTalk.py"}
 
 
+def _dataset_pages():
+    """(page, AppTest run) of every page that shows the active dataset, each run without an
+    exception."""
+    from pages._registry import PAGES
+
+    from tests.app.conftest import page_test
+
+    for page in PAGES:
+        if page.file in NO_DATASET_PAGES:
+            continue
+        at = page_test(page.file)
+        at.run()
+        assert not at.exception, (page.file, at.exception)
+        yield page, at
+
+
 def _files(root) -> dict:
     """Every file of the workspace folder and its bytes (what a write would change)."""
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
@@ -124,18 +140,10 @@ def test_read_only_workspace_greys_out_every_write_and_nothing_raises(read_only_
     push/pull, fill, certify) is greyed out with a help text saying why; no file of the
     workspace changes."""
     from pages._common import READ_ONLY_HELP
-    from pages._registry import PAGES
-
-    from tests.app.conftest import page_test
 
     before = _files(read_only_workspace)
     seen: dict[str, set] = {}
-    for page in PAGES:
-        if page.file in NO_DATASET_PAGES:
-            continue
-        at = page_test(page.file)
-        at.run()
-        assert not at.exception, (page.file, at.exception)
+    for page, at in _dataset_pages():
         assert not at.error, (page.file, [e.value for e in at.error])
         for b in at.button:
             if b.label in WRITE_BUTTONS or b.label.startswith("Plan a new round"):
@@ -235,9 +243,6 @@ def test_hostile_column_names_classes_and_groups_are_never_rendered_as_markup(tm
 
     from core.data import prepare
     from core.workspace import Workspace
-    from pages._registry import PAGES
-
-    from tests.app.conftest import page_test
 
     rng = np.random.default_rng(5)
     n = 240
@@ -263,12 +268,7 @@ def test_hostile_column_names_classes_and_groups_are_never_rendered_as_markup(tm
     monkeypatch.setenv("HMCEVAL_WORKSPACE", str(root))
 
     live, shown, charts = [], 0, 0
-    for page in PAGES:
-        if page.file in NO_DATASET_PAGES:
-            continue
-        at = page_test(page.file)
-        at.run()
-        assert not at.exception, (page.file, at.exception)
+    for page, at in _dataset_pages():
         for chart in at.get("plotly_chart"):
             charts += 1
             for text in _figure_strings(json.loads(chart.proto.spec)):
