@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.data import EvalData
 from core.errors import DataError
+from core.evaluation.active import target_note
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
 from core.summary import data_effort_unit, hours_per_unit
 from core.workspace import rounds as R
@@ -149,6 +150,9 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
     st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
                "probabilities; the intervals after labelling use the labels themselves.")
     if which == "active":
+        note = target_note(frontier)
+        if note:
+            st.warning(note)
         st.plotly_chart(frontier_figure(frontier), width="stretch", key="_ev_frontier_plan")
     st.caption(NOT_BUILT)
     return settings
@@ -177,7 +181,11 @@ def show_round_design(record: dict[str, Any] | None) -> None:
                              "expected_accuracy": st.column_config.NumberColumn(
                                  format="percent")})
         if record.get("frontier"):
-            st.plotly_chart(frontier_figure(pd.DataFrame(record["frontier"])), width="stretch",
+            frontier = pd.DataFrame(record["frontier"])
+            note = target_note(frontier) if record.get("design") == "active" else None
+            if note:
+                st.caption(note)
+            st.plotly_chart(frontier_figure(frontier), width="stretch",
                             key="_ev_frontier_round")
 
 

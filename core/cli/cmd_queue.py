@@ -310,9 +310,12 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
 
     import numpy as np
 
+    import pandas as pd
+
     from core.cli.common import load_round, print_json
     from core.cli.rounds import round_note
     from core.errors import DataError
+    from core.evaluation.active import target_note
 
     lam = 0.0 if args.lam is None else args.lam
     if not math.isfinite(lam) or lam < 0:
@@ -343,11 +346,13 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     record = ws.latest_result(rid, "design")
     summary = {k: v for k, v in record.items() if k not in ("frontier", "budget_unit", "strata")}
     n_to_label = int(np.isfinite(rank).sum())
+    note = target_note(pd.DataFrame(record["frontier"])) if record.get("frontier") else None
     if args.json:
         print_json({"design": kind, "M": design.M, "counts": counts,
                     "rows_to_label": n_to_label, "seed": int(args.seed), "lambda": lam,
                     "budget": {"labels": args.labels, "effort": args.effort_budget},
                     "expected": summary, "frontier": record["frontier"] or [],
+                    "targets_note": note,
                     "output": str(out), "to_label": None if sent is None else str(sent),
                     "round_id": rid, "workspace": str(ws.root)})
     else:
@@ -358,6 +363,8 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
               f"{hw:.4f} (worth {summary['random_equivalent']} random labels); round table "
               f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")
               + f"; {round_note(ws, rid)}")
+        if note and kind == "active":
+            print(note)
     _note_labels_present(design, rank)
     return 0
 

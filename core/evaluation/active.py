@@ -61,7 +61,7 @@ from core.errors import DataError, describe_rows
 from core.evaluation.planner import srs_size_for_half_width, z_value
 
 __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATIO",
-           "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
+           "ACCURACY_TOLERANCE", "target_note", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
            "ActiveDesign", "routing_design", "design_frontier", "active_design", "draw",
            "draw_queue", "check_probabilities"]
 
@@ -75,6 +75,9 @@ DRAW_SALT = 0x4D43E
 DEFAULT_FLOOR = 0.35
 #: The recommended design's expected half-width, at most this times PPI++'s (same labels).
 DEFAULT_WIDTH_RATIO = 0.95
+#: How far below routing's final accuracy (same budget) a design may fall and still keep the
+#: final labels' promise (issue 20's target: within 1 point).
+ACCURACY_TOLERANCE = 0.01
 
 
 def machine_probabilities(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int
@@ -210,6 +213,13 @@ class ActiveDesign:
         the worst case).
     n_routed : int
         Rows with pi_i = 1.
+    accuracy_vs_routing : float
+        expected_accuracy less that of routing the same budget to the rows most likely wrong
+        (the final labels' target: at least -:data:`ACCURACY_TOLERANCE`); NaN until compared.
+    worth_vs_ppi : float
+        (PPI++'s expected half-width with the same number of random labels / this design's)^2:
+        how many times PPI++'s labels the interval is worth (the estimate's target: at least
+        1); NaN until compared, or when the design gives no interval.
     """
 
     pi: np.ndarray
@@ -223,15 +233,30 @@ class ActiveDesign:
     n_routed: int
     recommended: bool = False
     frontier: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+    accuracy_vs_routing: float = float("nan")
+    worth_vs_ppi: float = float("nan")
+
+    @property
+    def meets_targets(self) -> bool:
+        """Expected to keep both promises: the final labels within
+        :data:`ACCURACY_TOLERANCE` of routing, an interval worth at least PPI++'s labels."""
+        return bool(self.accuracy_vs_routing >= -ACCURACY_TOLERANCE - 1e-12
+                    and self.worth_vs_ppi >= 1 - 1e-12)
 
     def summary(self) -> dict[str, Any]:
         """The design's numbers as a plain dict (no per-row arrays)."""
+        def num(v: float) -> float | None:
+            return None if not math.isfinite(v) else float(v)
+
         return {"design": self.kind, "mu": None if math.isnan(self.mu) else float(self.mu),
                 "expected_labels": float(self.expected_labels),
                 "expected_effort": float(self.expected_effort),
                 "expected_accuracy": float(self.expected_accuracy),
                 "expected_half_width": float(self.expected_half_width),
-                "random_equivalent": self.random_equivalent, "n_routed": int(self.n_routed)}
+                "random_equivalent": self.random_equivalent, "n_routed": int(self.n_routed),
+                "accuracy_vs_routing": num(self.accuracy_vs_routing),
+                "worth_vs_ppi": num(self.worth_vs_ppi),
+                "meets_targets": self.meets_targets}
 
 
 def _describe(pi: np.ndarray, mu: float, kind: str, f: np.ndarray, q: np.ndarray,
@@ -251,6 +276,60 @@ def _describe(pi: np.ndarray, mu: float, kind: str, f: np.ndarray, q: np.ndarray
                         expected_effort=float((pi * effort).sum()), expected_accuracy=acc,
                         expected_half_width=half, random_equivalent=eq,
                         n_routed=int((pi >= 1).sum()))
+
+
+def _compared(d: ActiveDesign, route: ActiveDesign, ppi_half: float) -> ActiveDesign:
+    """``d`` with its expected accuracy against routing's and its worth against PPI++'s."""
+    half = d.expected_half_width
+    worth = (ppi_half / half) ** 2 if math.isfinite(half) and half > 0 else (
+        math.inf if half == 0 else float("nan"))
+    return ActiveDesign(**{**d.__dict__,
+                           "accuracy_vs_routing": d.expected_accuracy - route.expected_accuracy,
+                           "worth_vs_ppi": worth})
+
+
+def target_note(frontier: pd.DataFrame) -> str | None:
+    """What the planner can promise before any label, from a frontier's table.
+
+    Returns
+    -------
+    str or None
+        A sentence when no design on the frontier is expected to keep both promises (final
+        labels within :data:`ACCURACY_TOLERANCE` of routing the same budget, and every class
+        share's interval worth at least as many labels as PPI++'s with the same number of
+        random labels), naming what the recommended design gives up; None when some design
+        is (or the table has no such columns).
+    """
+    if frontier is None or "meets_targets" not in frontier:
+        return None
+    act = frontier[frontier["design"] == "active"]
+    if act["meets_targets"].astype(bool).any():
+        return None
+    rec = act[act["recommended"].astype(bool)]
+    if rec.empty:
+        return None
+    r = rec.iloc[0]
+    gap = float(r["accuracy_vs_routing"])
+    worth = r["worth_vs_ppi"]
+    worth_txt = "" if worth is None or not math.isfinite(float(worth)) else \
+        f"{float(worth):.2f} times"
+    near = act[act["accuracy_vs_routing"].astype(float) >= -ACCURACY_TOLERANCE]
+    alt = ""
+    if len(near):
+        best = near.loc[near["expected_half_width"].astype(float).idxmin()]
+        w = best["worth_vs_ppi"]
+        alt = (" The tightest design within 1 point of routing is expected to be worth "
+               f"{float(w):.2f} times PPI++'s labels." if w is not None
+               and math.isfinite(float(w)) else "")
+    return ("On these confidences no design is expected both to keep the final labels within "
+            "1 point of routing the same budget and to give an interval worth as many random "
+            "labels as PPI++'s: labels that make the final labels most accurate (the least "
+            "confident rows, for sure) inform the estimate least. The recommended design "
+            f"favours the interval ({worth_txt} PPI++'s labels, " if worth_txt else
+            "favours the interval (") + (
+            f"final labels {abs(gap) * 100:.1f} points {'below' if gap < 0 else 'above'} "
+            "routing)." + alt + " Expected values, taking the confidences as probabilities: where they are "
+            "over- or underconfident, the round can do better or worse than expected.")
 
 
 def _budget_cost(m: int, effort: np.ndarray, labels: float | None,
@@ -359,7 +438,11 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     random = _describe(np.full(m, rate), float("nan"), "random", f, q, eff, confidence_level)
     # PPI++ with the same number of random labels: the random design's interval without the
     # finite-population correction sqrt(1 - rate) (PPI++ estimates a superpopulation mean)
-    widest = width_ratio * random.expected_half_width / math.sqrt(max(1e-12, 1 - rate))
+    ppi_half = random.expected_half_width / math.sqrt(max(1e-12, 1 - rate))
+    rows, route, random = (
+        [_compared(d, route, ppi_half) for d in rows], _compared(route, route, ppi_half),
+        _compared(random, route, ppi_half))
+    widest = width_ratio * ppi_half
     ok = [d for d in rows if d.expected_half_width <= widest * (1 + 1e-9)]
     if ok:
         best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))
@@ -368,6 +451,7 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     table = pd.DataFrame([{**d.summary(), "recommended": d is best}
                           for d in rows + [route, random]])
     table.attrs["budget_unit"] = unit
+    table.attrs["targets_reachable"] = any(d.meets_targets for d in rows)
     rec = ActiveDesign(**{**best.__dict__, "recommended": True, "frontier": table})
     return rec, table
 
@@ -390,8 +474,14 @@ def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: 
     pi = inclusion_probabilities(row_uncertainty(q, n_classes), cost, budget, gain=g,
                                  mu=float(mu), floor=kwargs.get("floor", DEFAULT_FLOOR) * rate)
     f = machine_probabilities(machine_codes, q, n_classes)
-    d = _describe(pi, float(mu), "active", f, q, eff, kwargs.get("confidence_level", 0.95))
-    return ActiveDesign(**{**d.__dict__, "frontier": table})
+    level = kwargs.get("confidence_level", 0.95)
+    d = _describe(pi, float(mu), "active", f, q, eff, level)
+    ref = table.set_index("design")
+    route_acc = float(ref.loc["routing", "expected_accuracy"])
+    ppi_half = float(ref.loc["random", "expected_half_width"]) / math.sqrt(
+        max(1e-12, 1 - min(1.0, budget / float(cost.sum()))))
+    route = ActiveDesign(**{**d.__dict__, "expected_accuracy": route_acc})
+    return ActiveDesign(**{**_compared(d, route, ppi_half).__dict__, "frontier": table})
 
 
 def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:

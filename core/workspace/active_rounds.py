@@ -124,7 +124,10 @@ def design_record(plan: QueuePlan, strata: pd.DataFrame | None = None) -> dict[s
     d = plan.design
     frontier = d.frontier if d is not None else None
     out = dict(d.summary()) if d is not None else {"design": "active"}
-    out["frontier"] = None if frontier is None else frontier.to_dict("records")
+    # NaN (routing's missing interval, random's mu) kept as None: the record and the CLI's
+    # JSON stay strict JSON
+    out["frontier"] = None if frontier is None else \
+        frontier.astype(object).where(frontier.notna(), None).to_dict("records")
     out["budget_unit"] = None if frontier is None else frontier.attrs.get("budget_unit")
     out["strata"] = None if strata is None else strata.to_dict("records")
     return out

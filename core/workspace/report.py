@@ -15,6 +15,8 @@ import html
 import json
 from typing import Any
 
+import pandas as pd
+
 from core.figures.evaluation import (forest_figure, forest_rows, frontier_figure,
                                      group_accuracy_figure, progress_figure, worth_text)
 from core.workspace.active_rounds import group_table, is_weighted
@@ -136,6 +138,12 @@ def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> st
                  f"{_pct(record['expected_accuracy'])} accurate, a class share expected to "
                  f"± {_pct(record['expected_half_width'], 2)} "
                  f"({worth_text(record['random_equivalent'])}).")
+    if st_["design"] == "active" and record.get("frontier"):
+        from core.evaluation.active import target_note
+
+        note = target_note(pd.DataFrame(record["frontier"]))
+        if note:
+            text += " " + note
     return text
 
 

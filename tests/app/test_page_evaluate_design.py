@@ -45,6 +45,11 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label about 400")]
     assert plan and "random labels" in plan[0], [m.value for m in at.markdown]
     assert "Designs for this budget (expected)" in _frontier_titles(at)
+    # at 400 of 3,557 labels the demo's two promises conflict: the page says so, and what the
+    # recommended design gives up; at the routing round's 1,978 labels it does not
+    conflict = [w.value for w in at.warning if w.value.startswith("On these confidences no "
+                                                                  "design is expected both")]
+    assert len(conflict) == 1 and "points below routing" in conflict[0]
     assert any(c.value.startswith("Routing the same budget to the least confident rows")
                for c in at.caption)
     assert any(c.value.startswith("Not built yet") for c in at.caption)

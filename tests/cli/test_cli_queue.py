@@ -46,6 +46,16 @@ def test_active_queue_contract_and_json_plan(capsys, misinfo, tmp_path):
     assert pi.sum() == pytest.approx(292, rel=1e-6)
     assert plan["counts"]["audit"] == (sel == "audit").sum()
     assert plan["expected"]["expected_labels"] == pytest.approx(292, rel=1e-6)
+    # both promises compared before any label: plain random labelling is as accurate as itself
+    # and, with the finite-population correction, worth 1 / (1 - 292 / 1923) of PPI++'s labels
+    rows = {r["design"]: r for r in plan["frontier"]}
+    assert rows["random"]["worth_vs_ppi"] == pytest.approx(1 / (1 - 292 / 1923), rel=1e-9)
+    assert rows["routing"]["accuracy_vs_routing"] == 0.0
+    assert rows["routing"]["worth_vs_ppi"] is None  # routing alone gives no interval
+    assert "NaN" not in stdout  # strict JSON
+    assert {"accuracy_vs_routing", "worth_vs_ppi", "meets_targets"} <= set(plan["expected"])
+    reachable = any(r["meets_targets"] for r in plan["frontier"] if r["design"] == "active")
+    assert (plan["targets_note"] is None) == reachable
     # annotators get the rows to label, neither the probability nor any answer
     sent = pd.read_csv(tmp_path / "round_to_label.csv")
     assert len(sent) == (sel != "machine").sum()

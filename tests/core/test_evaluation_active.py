@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.evaluation.active import (DEFAULT_WIDTH_RATIO, check_probabilities, design_frontier, draw,
+from core.evaluation.active import (ACCURACY_TOLERANCE, DEFAULT_WIDTH_RATIO, active_design,
+                                    check_probabilities, design_frontier, draw,
                                     inclusion_probabilities, machine_probabilities,
-                                    routing_design, row_uncertainty)
+                                    routing_design, row_uncertainty, target_note)
 from core.evaluation.design import annotator_table, load_design, plan_design, queue_table
 
 
@@ -111,6 +112,47 @@ def test_frontier_marks_one_recommendation_within_the_width_bound():
     f = machine_probabilities(codes, q, 2)
     by_hand = 1.959963984540054 * np.sqrt((1 / rate - 1) * (f * (1 - f)).sum(axis=0).max()) / m
     assert random_hw == pytest.approx(by_hand, rel=1e-9)
+
+
+def test_targets_when_confidences_are_all_equal_hand_worked():
+    # every row alike: every design labels at the same rate 0.2, as accurate as routing, and
+    # its interval (with the finite-population correction) is worth 1 / (1 - 0.2) = 1.25 times
+    # PPI++'s (without it): both targets met, no warning
+    codes = np.tile([0, 1], 500)
+    rec, table = design_frontier(codes, np.full(1000, 0.8), 2, labels=200)
+    active = table[table["design"] == "active"]
+    assert np.allclose(active["accuracy_vs_routing"], 0.0, atol=1e-9)
+    assert np.allclose(active["worth_vs_ppi"], 1.25, rtol=1e-6)
+    assert active["meets_targets"].all() and rec.meets_targets
+    assert table.attrs["targets_reachable"] is True
+    assert target_note(table) is None
+
+
+def test_targets_conflict_hand_worked():
+    # 200 rows at confidence 0.6, 800 at 0.98, 200 labels. Routing labels the 200 unsure rows:
+    # accuracy (200 + 800 * 0.98) / 1000 = 0.984. A design with pi1 on the unsure rows has
+    # pi2 = (1 - pi1) / 4 on the others and accuracy (908 + 76 pi1) / 1000, within 1 point of
+    # routing only for pi1 >= 66 / 76. Its variance sum (1/pi - 1) f(1-f) is then at least
+    # (10/66) 48 + (1 / pi2 - 1) 15.68 = 468.27 (pi2 = 10 / 304), against PPI++'s
+    # (1 / 0.2 - 1) 63.68 / 0.8 = 318.4: no design within 1 point is worth more than
+    # 318.4 / 468.27 = 0.680 of PPI++'s labels.
+    q = np.r_[np.full(200, 0.6), np.full(800, 0.98)]
+    codes = np.zeros(1000, dtype=int)
+    rec, table = design_frontier(codes, q, 2, labels=200, floor=0.0, n_grid=80)
+    active = table[table["design"] == "active"]
+    route = table[table["design"] == "routing"].iloc[0]
+    assert route["expected_accuracy"] == pytest.approx(0.984)
+    near = active[active["accuracy_vs_routing"] >= -ACCURACY_TOLERANCE]
+    assert len(near) and (near["worth_vs_ppi"] <= 318.4 / 468.27 + 1e-6).all()
+    assert not active["meets_targets"].any()
+    assert table.attrs["targets_reachable"] is False
+    note = target_note(table)
+    assert note is not None and "no design is expected both" in note
+    assert f"{rec.worth_vs_ppi:.2f} times PPI++" in note
+    # a design asked for by mu is compared the same way
+    d = active_design(codes, q, 2, mu=0.0, labels=200, floor=0.0)
+    assert d.worth_vs_ppi == pytest.approx(active.iloc[0]["worth_vs_ppi"], rel=1e-9)
+    assert d.accuracy_vs_routing == pytest.approx(active.iloc[0]["accuracy_vs_routing"])
 
 
 def test_effort_budget_spends_the_effort():

@@ -205,6 +205,11 @@ def test_report_shows_the_design_the_groups_and_the_warning(ws):
                                                              flags=re.S)))
     assert "Active design: every response had a known probability" in text
     assert "a budget of 400 expected labels" in text
+    # the plan's promise, in the report as on the page: whether both targets are reachable
+    frontier = pd.DataFrame(ws.latest_result(rid, "design")["frontier"])
+    active = frontier[frontier["design"] == "active"]
+    said = "no design is expected both to keep the final labels" in text
+    assert said == (not active["meets_targets"].astype(bool).any())
     assert "Accuracy of the final labels by group" in text
     # one row per language, each with its interval; ja flagged and named in one warning
     s = R.round_summary(ws, rid)
