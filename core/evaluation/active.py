@@ -61,7 +61,8 @@ from core.errors import DataError, describe_rows
 from core.evaluation.planner import srs_size_for_half_width, z_value
 
 __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATIO",
-           "ACCURACY_TOLERANCE", "target_note", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
+           "ACCURACY_TOLERANCE", "MIN_CALIBRATION_LABELS", "CALIBRATION_PRIOR", "target_note",
+           "calibrated_probabilities", "ppi_expected_half_width", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
            "ActiveDesign", "routing_design", "design_frontier", "active_design", "draw",
            "draw_queue", "check_probabilities"]
 
@@ -78,6 +79,10 @@ DEFAULT_WIDTH_RATIO = 0.95
 #: How far below routing's final accuracy (same budget) a design may fall and still keep the
 #: final labels' promise (issue 20's target: within 1 point).
 ACCURACY_TOLERANCE = 0.01
+#: Fewest earlier labels the confidences are recalibrated on.
+MIN_CALIBRATION_LABELS = 30
+#: Strength of the recalibration's prior towards the confidences as they are, in rows.
+CALIBRATION_PRIOR = 2.0
 
 
 def machine_probabilities(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int
@@ -112,6 +117,133 @@ def row_uncertainty(confidence: np.ndarray, n_classes: int) -> np.ndarray:
     k = max(int(n_classes), 2)
     other = (1 - q) / (k - 1)
     return q * (1 - q) + (k - 1) * other * (1 - other)
+
+
+def calibrated_probabilities(machine_codes: np.ndarray, confidence: np.ndarray,
+                             n_classes: int, *, rows: np.ndarray, human_codes: np.ndarray,
+                             weights: np.ndarray | None = None,
+                             prior: float = CALIBRATION_PRIOR) -> np.ndarray:
+    """The machine's class probabilities recalibrated on rows humans already labelled.
+
+    The chance the machine is right on row i is modelled as
+    ``sigmoid(a_c + b * logit(q_i))`` with c the machine's class (Platt scaling with one
+    intercept per class: a judge is often surer of one class than it should be), fitted by
+    weighted maximum likelihood with a Gaussian prior of ``prior`` rows' strength towards the
+    confidences as they are (a = 0, b = 1), by Newton's method. Where the machine is wrong,
+    the true class is spread over the others as the labelled errors of that machine class
+    are (weighted counts plus one per class).
+
+    Parameters
+    ----------
+    machine_codes : int array of shape (M,)
+    confidence : array of shape (M,)
+        q_i, the machine's confidence in its label.
+    n_classes : int
+    rows : int array of shape (n,)
+        The labelled rows.
+    human_codes : int array of shape (n,)
+        Their human classes, 0..K-1.
+    weights : array of shape (n,), optional
+        1 / inclusion probability of each labelled row (default 1): a sample drawn with
+        unequal probabilities stands for the table.
+    prior : float, default=:data:`CALIBRATION_PRIOR`
+        Strength of the prior, in rows (weights are scaled to sum to n).
+
+    Returns
+    -------
+    ndarray of shape (M, K)
+        Rows sum to 1.
+
+    Raises
+    ------
+    DataError
+        Fewer than :data:`MIN_CALIBRATION_LABELS` labels, or labels on which the machine is
+        always right or always wrong (nothing to calibrate on).
+    """
+    codes = np.asarray(machine_codes, dtype=np.int64)
+    q = np.clip(np.asarray(confidence, dtype=float), 1e-3, 1 - 1e-3)
+    k = max(int(n_classes), 2)
+    rows = np.asarray(rows, dtype=np.int64)
+    y = np.asarray(human_codes, dtype=np.int64)
+    n = len(rows)
+    if n < MIN_CALIBRATION_LABELS:
+        raise DataError(f"the confidences are recalibrated on at least "
+                        f"{MIN_CALIBRATION_LABELS} labelled rows; {n} given")
+    right = (y == codes[rows]).astype(float)
+    if right.all() or not right.any():
+        raise DataError(f"the machine is {'right' if right.all() else 'wrong'} on all {n} "
+                        "labelled rows: its confidences cannot be recalibrated on them")
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    if len(w) != n or not np.all(np.isfinite(w) & (w > 0)):
+        raise DataError("the calibration weights must be numbers > 0, one per labelled row")
+    w = w * n / w.sum()
+    # features: one intercept per machine class, then logit(q)
+    x = np.zeros((n, k + 1))
+    x[np.arange(n), codes[rows]] = 1.0
+    x[:, k] = np.log(q[rows] / (1 - q[rows]))
+    centre = np.r_[np.zeros(k), 1.0]
+    beta = centre.copy()
+    for _ in range(100):
+        eta = x @ beta
+        p = 1 / (1 + np.exp(-eta))
+        grad = x.T @ (w * (right - p)) - prior * (beta - centre)
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + prior * np.eye(k + 1)
+        step = np.linalg.solve(hess, grad)
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    allx = np.zeros((len(codes), k + 1))
+    allx[np.arange(len(codes)), codes] = 1.0
+    allx[:, k] = np.log(q / (1 - q))
+    p_right = 1 / (1 + np.exp(-(allx @ beta)))
+    # where wrong, the true class as the labelled errors of that machine class spread
+    wrong = right == 0
+    out = np.zeros((len(codes), k))
+    for c in range(k):
+        counts = np.bincount(y[wrong & (codes[rows] == c)], weights=w[wrong & (codes[rows] == c)],
+                             minlength=k) + 1.0
+        counts[c] = 0.0
+        split = counts / counts.sum()
+        mine = codes == c
+        out[mine] = (1 - p_right[mine])[:, None] * split[None, :]
+        out[mine, c] = p_right[mine]
+    return out
+
+
+def ppi_expected_half_width(probabilities: np.ndarray, control: np.ndarray, n: float, *,
+                            confidence: float = 0.95) -> float:
+    """The expected half-width of PPI++'s interval for the widest class share.
+
+    PPI++ on n random labels, with ``control`` (the machine's own probabilities) as its
+    prediction and the power-tuned coefficient lambda = Cov(P_c, f_c) / Var(f_c) clipped to
+    [0, 1], when the true class probabilities are ``probabilities``: variance
+    (mean_i P_ic (1 - P_ic) + Var_i(P_ic - lambda f_ic)) / n, the largest over classes. With
+    P = f it is mean_i f_ic (1 - f_ic) / n: plain random labelling's without the
+    finite-population correction.
+
+    Parameters
+    ----------
+    probabilities, control : arrays of shape (M, K)
+    n : float
+        Random labels, > 0.
+    confidence : float, default=0.95
+
+    Returns
+    -------
+    float
+    """
+    P = np.asarray(probabilities, dtype=float)
+    f = np.asarray(control, dtype=float)
+    worst = 0.0
+    for c in range(P.shape[1]):
+        vf = float(f[:, c].var())
+        lam = 0.0
+        if vf > 0:
+            cov = float(np.mean((P[:, c] - P[:, c].mean()) * (f[:, c] - f[:, c].mean())))
+            lam = min(1.0, max(0.0, cov / vf))
+        var = float(np.mean(P[:, c] * (1 - P[:, c])) + np.var(P[:, c] - lam * f[:, c]))
+        worst = max(worst, var)
+    return z_value(confidence) * math.sqrt(worst / n)
 
 
 def _pi_for(nu: float, sig: np.ndarray, cost: np.ndarray, gain: np.ndarray, mu: float,
@@ -373,7 +505,9 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
                     labels: float | None = None, effort_budget: float | None = None,
                     effort: np.ndarray | None = None, gain: np.ndarray | None = None,
                     floor: float = DEFAULT_FLOOR, width_ratio: float = DEFAULT_WIDTH_RATIO,
-                    confidence_level: float = 0.95, n_grid: int = 40
+                    confidence_level: float = 0.95, n_grid: int = 40,
+                    probabilities: np.ndarray | None = None,
+                    reference_gain: np.ndarray | None = None
                     ) -> tuple[ActiveDesign, pd.DataFrame]:
     """Solve the design on a grid of mu; return the recommended design and the frontier.
 
@@ -401,6 +535,14 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     confidence_level : float, default=0.95
     n_grid : int, default=40
         Values of mu (log-spaced over the range where the design changes, plus 0).
+    probabilities : array of shape (M, K), optional
+        The class probabilities the expectations and the design rest on, e.g. the confidences
+        recalibrated on earlier labels (:func:`calibrated_probabilities`); default: the
+        machine's own (:func:`machine_probabilities`). PPI++, the reference, keeps the
+        machine's own probabilities as its control.
+    reference_gain : array of shape (M,), optional
+        The ranking of the routing reference (default ``gain``): routing as it is done today,
+        by the confidences as reported, when ``gain`` comes from recalibrated ones.
 
     Returns
     -------
@@ -421,9 +563,8 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
         raise DataError(f"the width ratio must be a number > 0, got {width_ratio}")
     if not 0 <= floor < 1:
         raise DataError(f"the floor must be in [0, 1), got {floor}")
-    g = (1 - q) if gain is None else np.asarray(gain, dtype=float)
-    f = machine_probabilities(machine_codes, q, n_classes)
-    s2 = row_uncertainty(q, n_classes)
+    f, qe, s2, g = _expectation_inputs(machine_codes, q, n_classes, probabilities, gain)
+    ref_g = g if reference_gain is None else np.asarray(reference_gain, dtype=float)
     rate = min(1.0, budget / float(cost.sum()))
     fl = floor * rate
     # scale of mu: the marginal variance of a row at the uniform rate against its gain
@@ -432,13 +573,15 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     rows: list[ActiveDesign] = []
     for mu in mus:
         pi = inclusion_probabilities(s2, cost, budget, gain=g, mu=mu, floor=fl)
-        rows.append(_describe(pi, mu, "active", f, q, eff, confidence_level))
-    route = _describe(routing_design(q, cost, budget, gain=g), float("nan"), "routing", f, q,
-                      eff, confidence_level)
-    random = _describe(np.full(m, rate), float("nan"), "random", f, q, eff, confidence_level)
-    # PPI++ with the same number of random labels: the random design's interval without the
+        rows.append(_describe(pi, mu, "active", f, qe, eff, confidence_level))
+    route = _describe(routing_design(q, cost, budget, gain=ref_g), float("nan"), "routing", f,
+                      qe, eff, confidence_level)
+    random = _describe(np.full(m, rate), float("nan"), "random", f, qe, eff, confidence_level)
+    # PPI++ with the same number of random labels, the machine's own probabilities its
+    # control: without calibration, the random design's interval without the
     # finite-population correction sqrt(1 - rate) (PPI++ estimates a superpopulation mean)
-    ppi_half = random.expected_half_width / math.sqrt(max(1e-12, 1 - rate))
+    ppi_half = ppi_expected_half_width(f, machine_probabilities(machine_codes, q, n_classes),
+                                       rate * m, confidence=confidence_level)
     rows, route, random = (
         [_compared(d, route, ppi_half) for d in rows], _compared(route, route, ppi_half),
         _compared(random, route, ppi_half))
@@ -469,19 +612,41 @@ def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: 
     m = len(q)
     eff = np.ones(m) if kwargs.get("effort") is None else np.asarray(kwargs["effort"], float)
     cost, budget, _ = _budget_cost(m, eff, kwargs.get("labels"), kwargs.get("effort_budget"))
-    g = (1 - q) if kwargs.get("gain") is None else np.asarray(kwargs["gain"], dtype=float)
+    f, qe, s2, g = _expectation_inputs(machine_codes, q, n_classes,
+                                       kwargs.get("probabilities"), kwargs.get("gain"))
     rate = min(1.0, budget / float(cost.sum()))
-    pi = inclusion_probabilities(row_uncertainty(q, n_classes), cost, budget, gain=g,
-                                 mu=float(mu), floor=kwargs.get("floor", DEFAULT_FLOOR) * rate)
-    f = machine_probabilities(machine_codes, q, n_classes)
+    pi = inclusion_probabilities(s2, cost, budget, gain=g, mu=float(mu),
+                                 floor=kwargs.get("floor", DEFAULT_FLOOR) * rate)
     level = kwargs.get("confidence_level", 0.95)
-    d = _describe(pi, float(mu), "active", f, q, eff, level)
+    d = _describe(pi, float(mu), "active", f, qe, eff, level)
     ref = table.set_index("design")
     route_acc = float(ref.loc["routing", "expected_accuracy"])
-    ppi_half = float(ref.loc["random", "expected_half_width"]) / math.sqrt(
-        max(1e-12, 1 - min(1.0, budget / float(cost.sum()))))
+    ppi_half = ppi_expected_half_width(f, machine_probabilities(machine_codes, q, n_classes),
+                                       rate * m, confidence=level)
     route = ActiveDesign(**{**d.__dict__, "expected_accuracy": route_acc})
     return ActiveDesign(**{**_compared(d, route, ppi_half).__dict__, "frontier": table})
+
+
+def _expectation_inputs(machine_codes: np.ndarray, q: np.ndarray, n_classes: int,
+                        probabilities: np.ndarray | None, gain: np.ndarray | None
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(P, chance the machine is right, s_i^2, gain) from the confidences or from given
+    class probabilities (checked: shape (M, K), rows in [0, 1] summing to 1)."""
+    m = len(q)
+    if probabilities is None:
+        f = machine_probabilities(machine_codes, q, n_classes)
+        qe = q
+    else:
+        f = np.asarray(probabilities, dtype=float)
+        k = max(int(n_classes), 2)
+        if f.shape != (m, k) or not np.all(np.isfinite(f)) or f.min() < -1e-12 \
+                or f.max() > 1 + 1e-12 or not np.allclose(f.sum(axis=1), 1.0, atol=1e-8):
+            raise DataError(f"the class probabilities must be an ({m}, {k}) array of "
+                            "probabilities summing to 1 per row")
+        qe = f[np.arange(m), np.asarray(machine_codes, dtype=np.int64)]
+    s2 = (f * (1 - f)).sum(axis=1)
+    g = (1 - qe) if gain is None else np.asarray(gain, dtype=float)
+    return f, qe, s2, g
 
 
 def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
