@@ -33,7 +33,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.evaluation.active import active_design, design_frontier, draw, machine_probabilities  # noqa: E402
+from core.evaluation.active import active_design, design_frontier, machine_probabilities  # noqa: E402
+from core.evaluation.poisson import draw  # noqa: E402
 from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes  # noqa: E402
 from core.evaluation.planner import default_audit, srs_half_width, srs_size_for_half_width  # noqa: E402
 from core.evaluation.weighted import weighted_estimates  # noqa: E402

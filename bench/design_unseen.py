@@ -88,7 +88,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.assignment import n_from_share  # noqa: E402
-from core.evaluation.active import design_frontier, draw, machine_probabilities  # noqa: E402
+from core.evaluation.active import design_frontier, machine_probabilities  # noqa: E402
+from core.evaluation.poisson import draw  # noqa: E402
 from core.evaluation.planner import srs_size_for_half_width, z_value  # noqa: E402
 from core.evaluation.weighted import weighted_estimates  # noqa: E402
 

@@ -58,20 +58,17 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
+from core.evaluation.expectations import ppi_expected_half_width
 from core.evaluation.planner import srs_size_for_half_width, z_value
 
 __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATIO",
-           "ACCURACY_TOLERANCE", "MIN_CALIBRATION_LABELS", "CALIBRATION_PRIOR", "target_note",
-           "calibrated_probabilities", "ppi_expected_half_width", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
-           "ActiveDesign", "routing_design", "design_frontier", "active_design", "draw",
-           "draw_queue", "check_probabilities"]
+           "ACCURACY_TOLERANCE", "target_note", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
+           "ActiveDesign", "routing_design", "design_frontier", "active_design"]
 
 #: The designs a round can be planned with (``hmceval queue --design``).
 DESIGNS: tuple[str, ...] = ("active", "routing", "random")
 #: Name of the per-row inclusion probability column in a round's table.
 PROBABILITY_COLUMN = "inclusion_probability"
-#: Salt of the Poisson draw's seed.
-DRAW_SALT = 0x4D43E
 #: The floor pi_min as a share of the uniform rate (budget / total cost).
 DEFAULT_FLOOR = 0.35
 #: The recommended design's expected half-width, at most this times PPI++'s (same labels).
@@ -79,10 +76,6 @@ DEFAULT_WIDTH_RATIO = 0.95
 #: How far below routing's final accuracy (same budget) a design may fall and still keep the
 #: final labels' promise (issue 20's target: within 1 point).
 ACCURACY_TOLERANCE = 0.01
-#: Fewest earlier labels the confidences are recalibrated on.
-MIN_CALIBRATION_LABELS = 30
-#: Strength of the recalibration's prior towards the confidences as they are, in rows.
-CALIBRATION_PRIOR = 2.0
 
 
 def machine_probabilities(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int
@@ -117,133 +110,6 @@ def row_uncertainty(confidence: np.ndarray, n_classes: int) -> np.ndarray:
     k = max(int(n_classes), 2)
     other = (1 - q) / (k - 1)
     return q * (1 - q) + (k - 1) * other * (1 - other)
-
-
-def calibrated_probabilities(machine_codes: np.ndarray, confidence: np.ndarray,
-                             n_classes: int, *, rows: np.ndarray, human_codes: np.ndarray,
-                             weights: np.ndarray | None = None,
-                             prior: float = CALIBRATION_PRIOR) -> np.ndarray:
-    """The machine's class probabilities recalibrated on rows humans already labelled.
-
-    The chance the machine is right on row i is modelled as
-    ``sigmoid(a_c + b * logit(q_i))`` with c the machine's class (Platt scaling with one
-    intercept per class: a judge is often surer of one class than it should be), fitted by
-    weighted maximum likelihood with a Gaussian prior of ``prior`` rows' strength towards the
-    confidences as they are (a = 0, b = 1), by Newton's method. Where the machine is wrong,
-    the true class is spread over the others as the labelled errors of that machine class
-    are (weighted counts plus one per class).
-
-    Parameters
-    ----------
-    machine_codes : int array of shape (M,)
-    confidence : array of shape (M,)
-        q_i, the machine's confidence in its label.
-    n_classes : int
-    rows : int array of shape (n,)
-        The labelled rows.
-    human_codes : int array of shape (n,)
-        Their human classes, 0..K-1.
-    weights : array of shape (n,), optional
-        1 / inclusion probability of each labelled row (default 1): a sample drawn with
-        unequal probabilities stands for the table.
-    prior : float, default=:data:`CALIBRATION_PRIOR`
-        Strength of the prior, in rows (weights are scaled to sum to n).
-
-    Returns
-    -------
-    ndarray of shape (M, K)
-        Rows sum to 1.
-
-    Raises
-    ------
-    DataError
-        Fewer than :data:`MIN_CALIBRATION_LABELS` labels, or labels on which the machine is
-        always right or always wrong (nothing to calibrate on).
-    """
-    codes = np.asarray(machine_codes, dtype=np.int64)
-    q = np.clip(np.asarray(confidence, dtype=float), 1e-3, 1 - 1e-3)
-    k = max(int(n_classes), 2)
-    rows = np.asarray(rows, dtype=np.int64)
-    y = np.asarray(human_codes, dtype=np.int64)
-    n = len(rows)
-    if n < MIN_CALIBRATION_LABELS:
-        raise DataError(f"the confidences are recalibrated on at least "
-                        f"{MIN_CALIBRATION_LABELS} labelled rows; {n} given")
-    right = (y == codes[rows]).astype(float)
-    if right.all() or not right.any():
-        raise DataError(f"the machine is {'right' if right.all() else 'wrong'} on all {n} "
-                        "labelled rows: its confidences cannot be recalibrated on them")
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
-    if len(w) != n or not np.all(np.isfinite(w) & (w > 0)):
-        raise DataError("the calibration weights must be numbers > 0, one per labelled row")
-    w = w * n / w.sum()
-    # features: one intercept per machine class, then logit(q)
-    x = np.zeros((n, k + 1))
-    x[np.arange(n), codes[rows]] = 1.0
-    x[:, k] = np.log(q[rows] / (1 - q[rows]))
-    centre = np.r_[np.zeros(k), 1.0]
-    beta = centre.copy()
-    for _ in range(100):
-        eta = x @ beta
-        p = 1 / (1 + np.exp(-eta))
-        grad = x.T @ (w * (right - p)) - prior * (beta - centre)
-        hess = (x * (w * p * (1 - p))[:, None]).T @ x + prior * np.eye(k + 1)
-        step = np.linalg.solve(hess, grad)
-        beta = beta + step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    allx = np.zeros((len(codes), k + 1))
-    allx[np.arange(len(codes)), codes] = 1.0
-    allx[:, k] = np.log(q / (1 - q))
-    p_right = 1 / (1 + np.exp(-(allx @ beta)))
-    # where wrong, the true class as the labelled errors of that machine class spread
-    wrong = right == 0
-    out = np.zeros((len(codes), k))
-    for c in range(k):
-        counts = np.bincount(y[wrong & (codes[rows] == c)], weights=w[wrong & (codes[rows] == c)],
-                             minlength=k) + 1.0
-        counts[c] = 0.0
-        split = counts / counts.sum()
-        mine = codes == c
-        out[mine] = (1 - p_right[mine])[:, None] * split[None, :]
-        out[mine, c] = p_right[mine]
-    return out
-
-
-def ppi_expected_half_width(probabilities: np.ndarray, control: np.ndarray, n: float, *,
-                            confidence: float = 0.95) -> float:
-    """The expected half-width of PPI++'s interval for the widest class share.
-
-    PPI++ on n random labels, with ``control`` (the machine's own probabilities) as its
-    prediction and the power-tuned coefficient lambda = Cov(P_c, f_c) / Var(f_c) clipped to
-    [0, 1], when the true class probabilities are ``probabilities``: variance
-    (mean_i P_ic (1 - P_ic) + Var_i(P_ic - lambda f_ic)) / n, the largest over classes. With
-    P = f it is mean_i f_ic (1 - f_ic) / n: plain random labelling's without the
-    finite-population correction.
-
-    Parameters
-    ----------
-    probabilities, control : arrays of shape (M, K)
-    n : float
-        Random labels, > 0.
-    confidence : float, default=0.95
-
-    Returns
-    -------
-    float
-    """
-    P = np.asarray(probabilities, dtype=float)
-    f = np.asarray(control, dtype=float)
-    worst = 0.0
-    for c in range(P.shape[1]):
-        vf = float(f[:, c].var())
-        lam = 0.0
-        if vf > 0:
-            cov = float(np.mean((P[:, c] - P[:, c].mean()) * (f[:, c] - f[:, c].mean())))
-            lam = min(1.0, max(0.0, cov / vf))
-        var = float(np.mean(P[:, c] * (1 - P[:, c])) + np.var(P[:, c] - lam * f[:, c]))
-        worst = max(worst, var)
-    return z_value(confidence) * math.sqrt(worst / n)
 
 
 def _pi_for(nu: float, sig: np.ndarray, cost: np.ndarray, gain: np.ndarray, mu: float,
@@ -507,7 +373,8 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
                     floor: float = DEFAULT_FLOOR, width_ratio: float = DEFAULT_WIDTH_RATIO,
                     confidence_level: float = 0.95, n_grid: int = 40,
                     probabilities: np.ndarray | None = None,
-                    reference_gain: np.ndarray | None = None
+                    reference_gain: np.ndarray | None = None,
+                    known: np.ndarray | None = None
                     ) -> tuple[ActiveDesign, pd.DataFrame]:
     """Solve the design on a grid of mu; return the recommended design and the frontier.
 
@@ -543,49 +410,37 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     reference_gain : array of shape (M,), optional
         The ranking of the routing reference (default ``gain``): routing as it is done today,
         by the confidences as reported, when ``gain`` comes from recalibrated ones.
+    known : bool array of shape (M,), optional
+        Rows humans already labelled (carried from an earlier round): pi = 1 at no cost in
+        every design, references included; the budget is spent on the others, and PPI++ gets
+        their number of random labels on top of the budget's. ``expected_labels`` and
+        ``expected_effort`` count the new labels only; accuracy and half-widths are the
+        whole table's.
 
     Returns
     -------
     (ActiveDesign, pandas.DataFrame)
         The recommended design (``frontier`` attached) and one row per design: ``design``,
         ``mu``, ``expected_labels``, ``expected_effort``, ``expected_accuracy``,
-        ``expected_half_width``, ``random_equivalent``, ``n_routed``, ``recommended``. The
-        frontier's last rows are routing (no audit) and plain random labelling, for reference.
+        ``expected_half_width``, ``random_equivalent``, ``n_routed``, ``accuracy_vs_routing``,
+        ``worth_vs_ppi``, ``meets_targets``, ``recommended``. The frontier's last rows are
+        routing (no audit) and plain random labelling, for reference.
     """
-    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
-    m = len(q)
-    if m == 0:
-        raise DataError("the table has no rows to plan")
-    eff = np.ones(m) if effort is None else np.asarray(effort, dtype=float)
-    cost, budget, unit = _budget_cost(m, eff, labels, effort_budget)
     if not (isinstance(width_ratio, (int, float)) and math.isfinite(width_ratio)
             and width_ratio > 0):
         raise DataError(f"the width ratio must be a number > 0, got {width_ratio}")
-    if not 0 <= floor < 1:
-        raise DataError(f"the floor must be in [0, 1), got {floor}")
-    f, qe, s2, g = _expectation_inputs(machine_codes, q, n_classes, probabilities, gain)
-    ref_g = g if reference_gain is None else np.asarray(reference_gain, dtype=float)
-    rate = min(1.0, budget / float(cost.sum()))
-    fl = floor * rate
+    ctx = _context(machine_codes, confidence, n_classes, labels=labels,
+                   effort_budget=effort_budget, effort=effort, gain=gain, floor=floor,
+                   confidence_level=confidence_level, probabilities=probabilities,
+                   reference_gain=reference_gain, known=known)
+    free, rate = ctx["free"], ctx["rate"]
     # scale of mu: the marginal variance of a row at the uniform rate against its gain
-    scale = float(np.mean(s2)) / rate ** 2 / max(float(np.mean(np.abs(g))), 1e-9)
+    scale = float(np.mean(ctx["s2"][free])) / rate ** 2 / max(
+        float(np.mean(np.abs(ctx["g"][free]))), 1e-9)
     mus = [0.0] + list(scale * np.logspace(-2, 2.5, max(int(n_grid), 2) - 1))
-    rows: list[ActiveDesign] = []
-    for mu in mus:
-        pi = inclusion_probabilities(s2, cost, budget, gain=g, mu=mu, floor=fl)
-        rows.append(_describe(pi, mu, "active", f, qe, eff, confidence_level))
-    route = _describe(routing_design(q, cost, budget, gain=ref_g), float("nan"), "routing", f,
-                      qe, eff, confidence_level)
-    random = _describe(np.full(m, rate), float("nan"), "random", f, qe, eff, confidence_level)
-    # PPI++ with the same number of random labels, the machine's own probabilities its
-    # control: without calibration, the random design's interval without the
-    # finite-population correction sqrt(1 - rate) (PPI++ estimates a superpopulation mean)
-    ppi_half = ppi_expected_half_width(f, machine_probabilities(machine_codes, q, n_classes),
-                                       rate * m, confidence=confidence_level)
-    rows, route, random = (
-        [_compared(d, route, ppi_half) for d in rows], _compared(route, route, ppi_half),
-        _compared(random, route, ppi_half))
-    widest = width_ratio * ppi_half
+    rows = [ctx["solve"](mu) for mu in mus]
+    route, random = ctx["route"], ctx["random"]
+    widest = width_ratio * ctx["ppi_half"]
     ok = [d for d in rows if d.expected_half_width <= widest * (1 + 1e-9)]
     if ok:
         best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))
@@ -593,10 +448,69 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
         best = min(rows, key=lambda d: (d.expected_half_width, -d.expected_accuracy))
     table = pd.DataFrame([{**d.summary(), "recommended": d is best}
                           for d in rows + [route, random]])
-    table.attrs["budget_unit"] = unit
+    table.attrs["budget_unit"] = ctx["unit"]
     table.attrs["targets_reachable"] = any(d.meets_targets for d in rows)
     rec = ActiveDesign(**{**best.__dict__, "recommended": True, "frontier": table})
     return rec, table
+
+
+def _context(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
+             labels: float | None, effort_budget: float | None, effort: np.ndarray | None,
+             gain: np.ndarray | None, floor: float, confidence_level: float,
+             probabilities: np.ndarray | None, reference_gain: np.ndarray | None,
+             known: np.ndarray | None) -> dict[str, Any]:
+    """What every design of a frontier shares: the inputs checked, the references (routing,
+    random labelling, PPI++'s half-width) and ``solve(mu)``, the compared design for one mu."""
+    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
+    m = len(q)
+    if m == 0:
+        raise DataError("the table has no rows to plan")
+    if not 0 <= floor < 1:
+        raise DataError(f"the floor must be in [0, 1), got {floor}")
+    held = np.zeros(m, dtype=bool) if known is None else np.asarray(known, dtype=bool)
+    if held.shape != (m,):
+        raise DataError(f"the rows already labelled must be a mask of the {m} rows")
+    free = ~held
+    n_free = int(free.sum())
+    if n_free == 0:
+        raise DataError("every row is already labelled: nothing to plan")
+    eff = np.ones(m) if effort is None else np.asarray(effort, dtype=float)
+    cost, budget, unit = _budget_cost(n_free, eff[free], labels, effort_budget)
+    f, qe, s2, g = _expectation_inputs(machine_codes, q, n_classes, probabilities, gain)
+    ref_g = g if reference_gain is None else np.asarray(reference_gain, dtype=float)
+    rate = min(1.0, budget / float(cost.sum()))
+    fl = floor * rate
+
+    def full(pi_free: np.ndarray) -> np.ndarray:
+        pi = np.ones(m)
+        pi[free] = pi_free
+        return pi
+
+    def describe(pi_free: np.ndarray, mu: float, kind: str) -> ActiveDesign:
+        d = _describe(full(pi_free), mu, kind, f, qe, eff, confidence_level)
+        return ActiveDesign(**{**d.__dict__, "expected_labels": float(pi_free.sum()),
+                               "expected_effort": float((pi_free * eff[free]).sum()),
+                               "n_routed": int((pi_free >= 1).sum())})
+
+    route = describe(routing_design(q[free], cost, budget, gain=ref_g[free]), float("nan"),
+                     "routing")
+    random = describe(np.full(n_free, rate), float("nan"), "random")
+    # PPI++ with as many random labels as the table will have (the budget's and the rows
+    # already labelled), the machine's own probabilities its control: without calibration,
+    # the random design's interval without the finite-population correction sqrt(1 - rate)
+    # (PPI++ estimates a superpopulation mean)
+    ppi_half = ppi_expected_half_width(f, machine_probabilities(machine_codes, q, n_classes),
+                                       rate * n_free + int(held.sum()),
+                                       confidence=confidence_level)
+    route, random = _compared(route, route, ppi_half), _compared(random, route, ppi_half)
+
+    def solve(mu: float) -> ActiveDesign:
+        pi = inclusion_probabilities(s2[free], cost, budget, gain=g[free], mu=float(mu),
+                                     floor=fl)
+        return _compared(describe(pi, float(mu), "active"), route, ppi_half)
+
+    return {"free": free, "rate": rate, "s2": s2, "g": g, "unit": unit, "route": route,
+            "random": random, "ppi_half": ppi_half, "solve": solve}
 
 
 def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
@@ -608,23 +522,12 @@ def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: 
     rec, table = design_frontier(machine_codes, confidence, n_classes, **kwargs)
     if mu is None:
         return rec
-    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
-    m = len(q)
-    eff = np.ones(m) if kwargs.get("effort") is None else np.asarray(kwargs["effort"], float)
-    cost, budget, _ = _budget_cost(m, eff, kwargs.get("labels"), kwargs.get("effort_budget"))
-    f, qe, s2, g = _expectation_inputs(machine_codes, q, n_classes,
-                                       kwargs.get("probabilities"), kwargs.get("gain"))
-    rate = min(1.0, budget / float(cost.sum()))
-    pi = inclusion_probabilities(s2, cost, budget, gain=g, mu=float(mu),
-                                 floor=kwargs.get("floor", DEFAULT_FLOOR) * rate)
-    level = kwargs.get("confidence_level", 0.95)
-    d = _describe(pi, float(mu), "active", f, qe, eff, level)
-    ref = table.set_index("design")
-    route_acc = float(ref.loc["routing", "expected_accuracy"])
-    ppi_half = ppi_expected_half_width(f, machine_probabilities(machine_codes, q, n_classes),
-                                       rate * m, confidence=level)
-    route = ActiveDesign(**{**d.__dict__, "expected_accuracy": route_acc})
-    return ActiveDesign(**{**_compared(d, route, ppi_half).__dict__, "frontier": table})
+    ctx = _context(machine_codes, confidence, n_classes,
+                   **{k: kwargs.get(k, v) for k, v in (
+                       ("labels", None), ("effort_budget", None), ("effort", None),
+                       ("gain", None), ("floor", DEFAULT_FLOOR), ("confidence_level", 0.95),
+                       ("probabilities", None), ("reference_gain", None), ("known", None))})
+    return ActiveDesign(**{**ctx["solve"](float(mu)).__dict__, "frontier": table})
 
 
 def _expectation_inputs(machine_codes: np.ndarray, q: np.ndarray, n_classes: int,
@@ -647,95 +550,3 @@ def _expectation_inputs(machine_codes: np.ndarray, q: np.ndarray, n_classes: int
     s2 = (f * (1 - f)).sum(axis=1)
     g = (1 - qe) if gain is None else np.asarray(gain, dtype=float)
     return f, qe, s2, g
-
-
-def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
-    """Poisson sampling: row i is drawn with probability pi_i, independently. Bool (M,)."""
-    pi = np.asarray(pi, dtype=float)
-    # the seed is salted: data generated from default_rng(seed)'s own first draws (a
-    # simulation, a demo) would otherwise line up with the draw and make it a fixed cut-off
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), DRAW_SALT]))
-    return (rng.random(len(pi)) < pi) | (pi >= 1)
-
-
-def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Draw a round from its inclusion probabilities and rank the rows to label.
-
-    Parameters
-    ----------
-    pi : array of shape (M,)
-    gain : array of shape (M,)
-        Routed rows are queued by descending gain (ties to the earlier row).
-    seed : int
-        Seed of the Poisson draw (:func:`draw`) and of the audit's random order.
-
-    Returns
-    -------
-    (selection, queue_rank)
-        ``routed`` where pi = 1, ``audit`` where drawn, ``machine`` elsewhere; ranks 1..n over
-        the audit rows (random order, so any labelled prefix is still a random subsample of
-        them) then the routed rows, NaN elsewhere.
-    """
-    pi = np.asarray(pi, dtype=float)
-    g = np.asarray(gain, dtype=float)
-    drawn = draw(pi, seed=int(seed))
-    sel = np.where(pi >= 1, "routed", np.where(drawn, "audit", "machine")).astype(object)
-    rng = np.random.default_rng(int(seed) + 1)
-    audit = np.flatnonzero(sel == "audit")
-    routed = np.flatnonzero(sel == "routed")
-    routed = routed[np.argsort(-g[routed], kind="stable")]
-    queue = np.concatenate([audit[rng.permutation(len(audit))], routed]).astype(np.int64)
-    rank = np.full(len(pi), np.nan)
-    rank[queue] = np.arange(1, len(queue) + 1)
-    return sel, rank
-
-
-def check_probabilities(values: pd.Series, selection: np.ndarray, column: str) -> np.ndarray:
-    """Validate a round table's inclusion probabilities against its selection.
-
-    Parameters
-    ----------
-    values : pandas.Series of shape (M,)
-        The column as loaded.
-    selection : array of shape (M,)
-        The selection words.
-    column : str
-        The column's name, for messages.
-
-    Returns
-    -------
-    ndarray of shape (M,)
-        The probabilities (NaN on calibration and undecided rows, where none is needed).
-
-    Raises
-    ------
-    DataError
-        Text or values outside (0, 1]; a missing value on a routed, audit or machine row;
-        a routed row below 1, or an audit or machine row at 1 (the column no longer matches
-        the selection: edited by hand?). Each names the rows.
-    """
-    num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-    text = np.flatnonzero(values.notna().to_numpy() & np.isnan(num))
-    if len(text):
-        raise DataError(f"column '{column}' must hold numbers in (0, 1]; {describe_rows(text)} "
-                        f"hold text such as {values.iloc[text[0]]!r}")
-    sel = np.asarray(selection, dtype=object)
-    planned = np.isin(sel, ("routed", "audit", "machine"))
-    missing = np.flatnonzero(planned & np.isnan(num))
-    if len(missing):
-        raise DataError(f"column '{column}' has no inclusion probability on "
-                        f"{describe_rows(missing)} (routed, audit or machine rows need one); "
-                        "the table no longer matches its plan")
-    out = np.flatnonzero(~np.isnan(num) & ~((num > 0) & (num <= 1)))
-    if len(out):
-        raise DataError(f"column '{column}' must hold probabilities in (0, 1]; "
-                        f"{describe_rows(out)} hold {num[out[0]]:g}")
-    routed_low = np.flatnonzero((sel == "routed") & (num < 1))
-    drawn_one = np.flatnonzero(np.isin(sel, ("audit", "machine")) & (num >= 1))
-    if len(routed_low) or len(drawn_one):
-        rows = np.sort(np.concatenate([routed_low, drawn_one]))
-        raise DataError(f"column '{column}' does not match column 'selection' on "
-                        f"{describe_rows(rows)}: a routed row has probability 1, an audit or "
-                        "machine row less than 1 (edited by hand?); re-plan the round")
-    return num

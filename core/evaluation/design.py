@@ -35,8 +35,8 @@ import pandas as pd
 from core.data import EvalData, norm_name, prepare
 from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
-from core.evaluation.active import (PROBABILITY_COLUMN, ActiveDesign, check_probabilities,
-                                    design_frontier, draw_queue)
+from core.evaluation.active import PROBABILITY_COLUMN, ActiveDesign, design_frontier
+from core.evaluation.poisson import check_probabilities, draw_queue
 from core.assignment import SAEInputs, gains, n_from_share, solve_fast
 
 __all__ = [

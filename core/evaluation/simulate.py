@@ -240,7 +240,8 @@ def simulate_design(confidence_scores, machine_label, gold, pi, *, rounds: int =
         with as many labels drawn at random (the published baseline), ``random_width_*`` the
         plain random-sampling width.
     """
-    from core.evaluation.active import draw, machine_probabilities
+    from core.evaluation.active import machine_probabilities
+    from core.evaluation.poisson import draw
     from core.evaluation.weighted import ppi_mean_interval, weighted_estimates
 
     mach, gold_c, classes = _codes(np.asarray(machine_label, dtype=object),

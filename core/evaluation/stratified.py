@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
-from core.evaluation.active import (ActiveDesign, design_frontier, draw_queue,
-                                    machine_probabilities)
+from core.evaluation.active import ActiveDesign, design_frontier, machine_probabilities
 from core.evaluation.design import SELECTIONS, Design, QueuePlan
 from core.evaluation.labels import label_key
 from core.evaluation.planner import srs_size_for_half_width, z_value
+from core.evaluation.poisson import draw_queue
 from core.assignment import gains
 
 __all__ = ["stratum_budgets", "plan_stratified"]

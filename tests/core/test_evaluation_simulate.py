@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.evaluation.active import design_frontier, draw
+from core.evaluation.active import design_frontier
+from core.evaluation.poisson import draw
 from core.evaluation.simulate import simulate_design, validity_table
 from core.evaluation.weighted import weighted_estimates
 
