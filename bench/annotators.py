@@ -98,7 +98,8 @@ def weighted_designs(rounds: int, seed: int) -> None:
     """The same check on rounds planned with inclusion probabilities (the demo, 800 expected
     labels, the random and the active design; ``weighted_estimates``), 200 double rows."""
     from core.evaluation.poisson import draw
-    from core.evaluation.design import load_design, plan_design
+    from core.evaluation.active_plan import plan_design
+    from core.evaluation.design import load_design
     from core.evaluation.noise import draw_labels
     from core.evaluation.weighted import weighted_estimates
 

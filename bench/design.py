@@ -223,7 +223,8 @@ def language_table(seed: int = 0, m: int = 3000) -> pd.DataFrame:
 
 
 def groups(rounds: int, share: float = 0.3) -> None:
-    from core.evaluation.design import load_design, plan_design
+    from core.evaluation.active_plan import plan_design
+    from core.evaluation.design import load_design
     from core.evaluation.weighted_design import group_accuracy
 
     found = {"ja": 0, "en": 0, "de": 0, "fr": 0}

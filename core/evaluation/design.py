@@ -35,8 +35,8 @@ import pandas as pd
 from core.data import EvalData, norm_name, prepare
 from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
-from core.evaluation.active import PROBABILITY_COLUMN, ActiveDesign, design_frontier
-from core.evaluation.poisson import check_probabilities, draw_queue
+from core.evaluation.active import PROBABILITY_COLUMN, ActiveDesign
+from core.evaluation.poisson import check_probabilities
 from core.assignment import SAEInputs, gains, n_from_share, solve_fast
 
 __all__ = [
@@ -53,7 +53,7 @@ __all__ = [
     "answer_columns",
     "annotator_table",
     "add_audit",
-    "plan_design",
+    "EarlierLabels",
 ]
 
 #: The four selection values, in the order a round fills them.
@@ -192,6 +192,29 @@ def load_design(df: pd.DataFrame, roles: dict[str, Any] | None = None, *,
 
 
 @dataclass(frozen=True)
+class EarlierLabels:
+    """Labels humans already gave on rows of the same table (an earlier round, a pilot).
+
+    Attributes
+    ----------
+    rows : int array of shape (n,)
+        Row positions in the table, distinct.
+    labels : array of shape (n,)
+        Their human labels (class values of the table).
+    weights : array of shape (n,), optional
+        1 / the probability each row had of being labelled, when known (the confidences are
+        recalibrated on the rows so weighted); None: equal weights.
+    source : str
+        Where they come from, for the record (``"round 3"``).
+    """
+
+    rows: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray | None = None
+    source: str = "earlier labels"
+
+
+@dataclass(frozen=True)
 class QueuePlan:
     """A planned round.
 
@@ -213,6 +236,9 @@ class QueuePlan:
         The inclusion probabilities of an active or random design (None for routing).
     design : ActiveDesign, optional
         The solved design with its frontier (active and random designs).
+    carried : EarlierLabels, optional
+        Labels of an earlier round the plan rests on: their rows are ``routed`` (pi = 1, not
+        queued) and the labels are to be stored with the new round.
     """
 
     selection: np.ndarray
@@ -223,6 +249,7 @@ class QueuePlan:
     counts: dict[str, int]
     inclusion: np.ndarray | None = None
     design: ActiveDesign | None = None
+    carried: "EarlierLabels | None" = None
 
     @property
     def n_to_label(self) -> int:
@@ -493,90 +520,3 @@ def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed
     rank = np.full(len(sel), np.nan)
     rank[order] = np.arange(1, len(order) + 1)
     return sel, rank
-
-
-def plan_design(design: Design, *, kind: str = "active", labels: float | None = None,
-                effort_budget: float | None = None, lam: float = 0.0, mu: float | None = None,
-                width_ratio: float | None = None, seed: int = 0) -> QueuePlan:
-    """Plan a round with inclusion probabilities: the active design, or plain random labelling.
-
-    Parameters
-    ----------
-    design : Design
-        Every row undecided (no calibration sample: guarantee mode keeps its simple random
-        calibration sample, :func:`plan_queue`).
-    kind : {"active", "random"}
-        ``active``: the recommended design of :func:`core.evaluation.active.design_frontier`
-        (or the one for ``mu``); ``random``: the same pi = budget / total cost on every row.
-    labels, effort_budget : float
-        The budget, in expected labels or in expected predicted effort (one of them).
-    lam : float, default=0
-        Lambda of the gain b - a - lambda (l - k) that ranks rows for routing (0: the machine's
-        chance of being wrong; effort already enters through an effort budget).
-    mu : float, optional
-        Weight of the final accuracy (default: the recommended design).
-    width_ratio : float, optional
-        See :func:`~core.evaluation.active.design_frontier`.
-    seed : int, default=0
-        Seed of the Poisson draw; the same seed gives the same rows.
-
-    Returns
-    -------
-    QueuePlan
-        ``selection``: ``routed`` (pi = 1), ``audit`` (drawn with pi < 1), ``machine``;
-        ``inclusion``: pi of every row; ``queue_rank``: audit rows in random order, then
-        routed rows by descending gain; ``design``: the solved design and its frontier.
-    """
-    from core.evaluation.active import DEFAULT_WIDTH_RATIO, DESIGNS
-
-    if kind not in ("active", "random"):
-        raise DataError(f"design must be one of {', '.join(DESIGNS)}, got {kind!r} "
-                        "(routing is planned by plan_queue)")
-    if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise DataError(f"seed must be a whole number in [0, 2^63), got {seed}")
-    if not (isinstance(lam, (int, float)) and np.isfinite(lam) and lam >= 0):
-        raise DataError(f"lambda must be a finite number >= 0, got {lam}")
-    sel = design.selection.copy()
-    decided = np.flatnonzero(sel != "")
-    if len(decided):
-        raise DataError(f"column '{design.selection_column}' already routes "
-                        f"{describe_rows(decided)} ({', '.join(sorted(set(sel[decided])))}); "
-                        "a design is planned on undecided rows only (clear the column to "
-                        "re-plan); a calibration sample with inclusion probabilities is not "
-                        "built yet")
-    inp = design.inputs()
-    classes = design.data.labels
-    index = {v: i for i, v in enumerate(classes)}
-    codes = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
-                        count=design.M)
-    g = gains(inp.a, inp.l, lam=float(lam), b=inp.b, k=inp.k)
-    rec, table = design_frontier(codes, inp.a, max(len(classes), 2), labels=labels,
-                                 effort_budget=effort_budget, effort=inp.l, gain=g,
-                                 width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
-                                 else float(width_ratio))
-    if kind == "random":
-        cost = np.ones(design.M) if labels is not None else np.asarray(inp.l, dtype=float)
-        budget = float(labels if labels is not None else effort_budget)
-        pi = np.full(design.M, min(1.0, budget / float(cost.sum())))
-        row = table[table["design"] == "random"].iloc[0].to_dict()
-        chosen = ActiveDesign(pi=pi, mu=float("nan"), kind="random",
-                              expected_labels=row["expected_labels"],
-                              expected_effort=row["expected_effort"],
-                              expected_accuracy=row["expected_accuracy"],
-                              expected_half_width=row["expected_half_width"],
-                              random_equivalent=row["random_equivalent"],
-                              n_routed=int(row["n_routed"]), frontier=table)
-    elif mu is None:
-        chosen = rec
-    else:
-        from core.evaluation.active import active_design
-
-        chosen = active_design(codes, inp.a, max(len(classes), 2), mu=float(mu), labels=labels,
-                               effort_budget=effort_budget, effort=inp.l, gain=g,
-                               width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
-                               else float(width_ratio))
-    pi = np.asarray(chosen.pi, dtype=float)
-    sel, rank = draw_queue(pi, g, seed=int(seed))
-    counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
-    return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
-                     seed=int(seed), counts=counts, inclusion=pi, design=chosen)

@@ -141,7 +141,7 @@ def plan_stratified(design: Design, column: str, *, labels: float | None = None,
     Returns
     -------
     (QueuePlan, pandas.DataFrame)
-        The plan (as :func:`core.evaluation.design.plan_design`'s: ``inclusion``, and
+        The plan (as :func:`core.evaluation.active_plan.plan_design`'s: ``inclusion``, and
         ``design`` an :class:`ActiveDesign` of the whole table, ``frontier`` None) and one row
         per group: ``group``, ``rows``, ``budget``, ``expected_labels``, ``expected_effort``,
         ``human_share`` (expected), ``expected_accuracy``.

@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
-from core.evaluation.design import Design, QueuePlan, plan_design
+from core.evaluation.active_plan import plan_design
+from core.evaluation.design import Design, QueuePlan
 from core.evaluation.planner import srs_size_for_half_width
 
 __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
@@ -94,7 +95,7 @@ def plan_calibration(design: Design, calibration: int, *, seed: int = 0,
                      lam: float = 0.0) -> QueuePlan:
     """A guarantee round's calibration sample drawn with unequal probabilities (``hmceval queue
     --calibration N_C --design active``): the active design for a budget of ``calibration``
-    expected labels (:func:`core.evaluation.design.plan_design`), every drawn row (pi = 1 or
+    expected labels (:func:`core.evaluation.active_plan.plan_design`), every drawn row (pi = 1 or
     drawn with pi < 1) a ``calibration`` row, the others undecided; every row keeps its pi,
     which the overall-error certificate weighs
     (:func:`core.evaluation.pac.certify_overall_weighted_arrays`).

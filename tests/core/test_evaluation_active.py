@@ -15,7 +15,6 @@ from core.evaluation.active import (ACCURACY_TOLERANCE, DEFAULT_WIDTH_RATIO, act
                                     machine_probabilities, routing_design, row_uncertainty,
                                     target_note)
 from core.evaluation.poisson import check_probabilities, draw
-from core.evaluation.design import annotator_table, load_design, plan_design, queue_table
 
 
 def test_square_root_rule_hand_worked():
@@ -207,43 +206,6 @@ def demo_like(m=600, seed=0):
     return pd.DataFrame({"sample_id": np.arange(1, m + 1), "machine_label": mach,
                          "machine_confidence": q, "human_label": gold,
                          "topic": rng.choice(["a", "b"], m)})
-
-
-def test_plan_design_table_round_trip():
-    df = demo_like()
-    design = load_design(df)
-    plan = plan_design(design, labels=90, seed=5)
-    sel, pi = plan.selection, plan.inclusion
-    assert set(sel) <= {"routed", "audit", "machine"}
-    assert ((sel == "routed") == (pi >= 1)).all()
-    assert pi.sum() == pytest.approx(90, rel=1e-6)
-    # the queue: audit rows first, then routed rows by descending chance of being wrong
-    rank = plan.queue_rank
-    queued = np.flatnonzero(np.isfinite(rank))
-    assert set(queued) == set(np.flatnonzero(sel != "machine"))
-    routed = np.flatnonzero(sel == "routed")
-    if len(routed):
-        assert rank[routed].min() > rank[sel == "audit"].max()
-    table = queue_table(design, sel, rank, pi)
-    back = load_design(table)
-    assert back.inclusion == pytest.approx(pi)
-    assert "inclusion_probability" not in annotator_table(design, sel, rank).columns
-    # the same seed draws the same rows
-    assert (plan_design(design, labels=90, seed=5).selection == sel).all()
-
-
-def test_plan_design_random_kind_has_equal_probabilities():
-    design = load_design(demo_like())
-    plan = plan_design(design, kind="random", labels=60, seed=1)
-    assert np.ptp(plan.inclusion) == 0 and plan.inclusion[0] == pytest.approx(0.1)
-    assert (plan.selection != "routed").all()
-
-
-def test_plan_design_refuses_a_routed_table():
-    df = demo_like()
-    df["selection"] = "machine"
-    with pytest.raises(DataError, match="already routes"):
-        plan_design(load_design(df), labels=10)
 
 
 def test_routing_without_an_audit_has_no_interval():

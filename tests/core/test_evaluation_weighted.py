@@ -14,7 +14,8 @@ from ppi_py import ppi_mean_ci
 
 from core.evaluation.active import design_frontier, machine_probabilities
 from core.evaluation.poisson import draw
-from core.evaluation.design import load_design, plan_design, queue_table
+from core.evaluation.active_plan import plan_design
+from core.evaluation.design import load_design, queue_table
 from core.evaluation.estimate import estimate
 from core.evaluation.weighted import (MIN_LABELS, ppi_mean_interval, weighted_estimates,
                                       weighted_total)
