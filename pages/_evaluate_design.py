@@ -182,7 +182,8 @@ def show_round_design(record: dict[str, Any] | None) -> None:
                                  format="percent")})
         if record.get("frontier"):
             frontier = pd.DataFrame(record["frontier"])
-            note = target_note(frontier) if record.get("design") == "active" else None
+            note = target_note(frontier, calibrated_on=(record.get("calibrated_on") or {})
+                               .get("source")) if record.get("design") == "active" else None
             if note:
                 st.caption(note)
             st.plotly_chart(frontier_figure(frontier), width="stretch",

@@ -44,6 +44,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--width-ratio", type=float, default=None, metavar="R",
                    help="active design: recommend the most accurate design whose interval is "
                         "expected at most R times as wide as random labelling's (default 1)")
+    p.add_argument("--calibrate-on", type=int, default=None, metavar="ID",
+                   help="active/random design: plan on the labels of round ID of the workspace "
+                        "(the same table, e.g. a small pilot round): the confidences are "
+                        "recalibrated on them, and its labelled rows are carried into the new "
+                        "round (labelled for sure, outside the budget)")
     p.add_argument("--lam", type=float, default=None,
                    help=f"lambda of the gain that ranks rows for humans (default {LAMBDA} for "
                         "routing; 0 for the active design, where effort enters through the "
@@ -197,7 +202,8 @@ def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
     Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset, as
     when the page plans. Returns ``(workspace, round_id)``."""
     from core.cli.cmd_workspace import open_workspace
-    from core.workspace.rounds import find_dataset_id, plan_round
+    from core.workspace.active_rounds import find_dataset_id
+    from core.workspace.rounds import plan_round
 
     ws = open_workspace(args)
     if getattr(args, "double", 0):  # K rows labelled twice (plan_round draws them)
@@ -280,6 +286,10 @@ def _design_kind(args: argparse.Namespace) -> str:
     weighted_budget = args.labels is not None or args.effort_budget is not None
     routing_budget = args.human_share is not None or args.human_count is not None
     kind = args.design or ("active" if weighted_budget else "routing")
+    if args.calibrate_on is not None and (kind == "routing" or args.calibration):
+        raise DataError("--calibrate-on plans an active or random round (--labels or "
+                        "--effort-budget) on an earlier round's labels; routing and a guarantee "
+                        "round's calibration sample do not take it")
     if kind == "routing" and weighted_budget:
         raise DataError("--labels and --effort-budget set the budget of the active or random "
                         "design; routing takes --human-share or --human-count")
@@ -340,13 +350,17 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                 **({"labels": float(args.labels)} if args.labels is not None
                    else {"effort_budget": float(args.effort_budget)}),
                 **({"width_ratio": float(args.width_ratio)} if args.width_ratio is not None
+                   else {}),
+                **({"calibrate_on": int(args.calibrate_on)} if args.calibrate_on is not None
                    else {})}
     ws, rid = _plan(args, design, "budget", settings)  # the page's round service
     out, sent, counts, _, rank = _write_round(args, ws, rid)
     record = ws.latest_result(rid, "design")
     summary = {k: v for k, v in record.items() if k not in ("frontier", "budget_unit", "strata")}
     n_to_label = int(np.isfinite(rank).sum())
-    note = target_note(pd.DataFrame(record["frontier"])) if record.get("frontier") else None
+    basis = (record.get("calibrated_on") or {}).get("source")
+    note = target_note(pd.DataFrame(record["frontier"]), calibrated_on=basis) \
+        if record.get("frontier") else None
     if args.json:
         print_json({"design": kind, "M": design.M, "counts": counts,
                     "rows_to_label": n_to_label, "seed": int(args.seed), "lambda": lam,
@@ -363,6 +377,10 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
               f"{hw:.4f} (worth {summary['random_equivalent']} random labels); round table "
               f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")
               + f"; {round_note(ws, rid)}")
+        if record.get("calibrated_on"):
+            c = record["calibrated_on"]
+            print(f"planned on the {c['labels']:,} labels of {c['source']} (the confidences "
+                  "recalibrated on them; those rows carried into this round, labelled)")
         if note and kind == "active":
             print(note)
     _note_labels_present(design, rank)

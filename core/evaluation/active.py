@@ -286,8 +286,11 @@ def _compared(d: ActiveDesign, route: ActiveDesign, ppi_half: float) -> ActiveDe
                            "worth_vs_ppi": worth})
 
 
-def target_note(frontier: pd.DataFrame) -> str | None:
+def target_note(frontier: pd.DataFrame, *, calibrated_on: str | None = None) -> str | None:
     """What the planner can promise before any label, from a frontier's table.
+
+    ``calibrated_on`` names the labels the expectations were recalibrated on (``"round 3"``),
+    when they were.
 
     Returns
     -------
@@ -319,15 +322,18 @@ def target_note(frontier: pd.DataFrame) -> str | None:
         alt = (" The tightest design within 1 point of routing is expected to be worth "
                f"{float(w):.2f} times PPI++'s labels." if w is not None
                and math.isfinite(float(w)) else "")
+    favours = (f"{worth_txt} PPI++'s labels, " if worth_txt else "") + (
+        f"final labels {abs(gap) * 100:.1f} points {'below' if gap < 0 else 'above'} routing")
+    basis = (" Expected values, taking the confidences as probabilities: where they are over- "
+             "or underconfident, the round can do better or worse than expected."
+             if calibrated_on is None else
+             f" Expected values, from the confidences recalibrated on the labels of "
+             f"{calibrated_on}.")
     return ("On these confidences no design is expected both to keep the final labels within "
             "1 point of routing the same budget and to give an interval worth as many random "
             "labels as PPI++'s: labels that make the final labels most accurate (the least "
-            "confident rows, for sure) inform the estimate least. The recommended design "
-            f"favours the interval ({worth_txt} PPI++'s labels, " if worth_txt else
-            "favours the interval (") + (
-            f"final labels {abs(gap) * 100:.1f} points {'below' if gap < 0 else 'above'} "
-            "routing)." + alt + " Expected values, taking the confidences as probabilities: where they are "
-            "over- or underconfident, the round can do better or worse than expected.")
+            f"confident rows, for sure) inform the estimate least. The recommended design "
+            f"favours the interval ({favours})." + alt + basis)
 
 
 def _budget_cost(m: int, effort: np.ndarray, labels: float | None,

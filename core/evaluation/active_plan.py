@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from core.assignment import gains
 from core.errors import DataError, describe_rows
@@ -119,7 +120,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                               expected_effort=row["expected_effort"],
                               expected_accuracy=row["expected_accuracy"],
                               expected_half_width=row["expected_half_width"],
-                              random_equivalent=row["random_equivalent"],
+                              random_equivalent=None if pd.isna(row["random_equivalent"])
+                              else int(row["random_equivalent"]),
                               n_routed=int(row["n_routed"]), frontier=table)
     elif mu is None:
         chosen = rec

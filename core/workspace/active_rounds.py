@@ -11,7 +11,9 @@ Settings of such a round (``kind="budget"``): ``design`` (``"active"`` or ``"ran
 budget as ``labels`` or ``effort_budget`` (in the predicted effort's own unit), ``seed``,
 optionally ``lam`` (the ranking's lambda, default 0), ``stratify`` (a group column) and
 ``min_share`` (group -> least human share in that group), ``width_ratio`` (the active
-design's recommended width against random labelling, ``hmceval queue --width-ratio``).
+design's recommended width against random labelling, ``hmceval queue --width-ratio``),
+``calibrate_on`` (an earlier round of the same dataset whose labels the plan rests on and
+carries, ``hmceval queue --calibrate-on ID``).
 """
 
 from __future__ import annotations
@@ -23,11 +25,11 @@ import pandas as pd
 
 from core.errors import DataError
 from core.evaluation.active_plan import plan_design
-from core.evaluation.design import Design, QueuePlan
+from core.evaluation.design import LABELLED, Design, EarlierLabels, QueuePlan
 from core.evaluation.planner import srs_size_for_half_width
 
 __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
-           "design_record",
+           "design_record", "earlier_labels", "earlier_rounds", "find_dataset_id",
            "group_table", "suggested_share", "fix_settings"]
 
 #: The designs of a budget round planned with inclusion probabilities.
@@ -62,9 +64,14 @@ def budget_of(settings: dict[str, Any]) -> dict[str, float]:
     return {key: value}
 
 
-def plan_weighted(design: Design, settings: dict[str, Any]
+def plan_weighted(design: Design, settings: dict[str, Any],
+                  earlier: EarlierLabels | None = None
                   ) -> tuple[QueuePlan, pd.DataFrame | None]:
     """Plan an active or random design from a round's settings (undecided ``design``).
+
+    ``earlier``: labels of an earlier round (settings ``calibrate_on``, resolved by
+    :func:`core.workspace.rounds.earlier_labels`) the plan rests on and carries
+    (:func:`core.evaluation.active_plan.plan_design`).
 
     Returns
     -------
@@ -83,12 +90,76 @@ def plan_weighted(design: Design, settings: dict[str, Any]
 
         if which != "active":
             raise DataError("only the active design is stratified by a group column")
+        if earlier is not None:
+            raise DataError("a design stratified by a group column is not planned on an "
+                            "earlier round's labels yet; plan it without 'calibrate_on'")
         return plan_stratified(design, str(settings["stratify"]),
                                min_share=settings.get("min_share") or None, lam=lam, seed=seed,
                                **budget)
     ratio = settings.get("width_ratio")  # hmceval queue --width-ratio
     return plan_design(design, kind=which, lam=lam, seed=seed,
-                       width_ratio=None if ratio is None else float(ratio), **budget), None
+                       width_ratio=None if ratio is None else float(ratio), earlier=earlier,
+                       **budget), None
+
+
+def earlier_labels(ws: Any, data: Any, round_id: Any) -> EarlierLabels:
+    """The labels of round ``round_id`` of the same dataset, for a new round planned on them
+    (settings ``calibrate_on``): its labelled rows (calibration, routed, audit), weighted by
+    1 / their inclusion probability where the round has them (equal weights otherwise).
+
+    Parameters
+    ----------
+    ws : core.workspace.Workspace
+    data : EvalData
+        The table the new round is planned on.
+    round_id : int
+        The earlier round.
+
+    Raises
+    ------
+    DataError
+        Not a round id, no such round, a round of another dataset, or one without labels.
+    """
+    try:
+        rid = int(round_id)
+    except (TypeError, ValueError):
+        raise DataError(f"'calibrate_on' must be a round id, got {round_id!r}") from None
+    rnd = ws.round(rid)
+    if rnd["dataset_id"] != find_dataset_id(ws, data):
+        raise DataError(f"round #{rid} was planned on another dataset: a round is planned on "
+                        "the labels of an earlier round of the same table")
+    given = ws.round_labels(rid)
+    sel = np.asarray(rnd["selection"], dtype=object)
+    rows = np.array(sorted(r for r in given if sel[r] in LABELLED), dtype=np.int64)
+    if not len(rows):
+        raise DataError(f"round #{rid} has no labels yet to plan on")
+    pi = rnd.get("inclusion")
+    weights = None
+    if pi is not None and np.all(np.isfinite(np.asarray(pi, dtype=float)[rows])):
+        weights = 1 / np.asarray(pi, dtype=float)[rows]
+    return EarlierLabels(rows=rows, labels=np.array([given[r] for r in rows], dtype=object),
+                         weights=weights, source=f"round {rid}")
+
+
+def earlier_rounds(ws: Any, data: Any) -> list[dict[str, Any]]:
+    """The rounds of this dataset with enough labels to plan a new round on: ``id`` and
+    ``labels`` (labelled rows), newest first; empty when the workspace does not hold the
+    dataset."""
+    from core.evaluation.expectations import MIN_CALIBRATION_LABELS
+
+    dsid = find_dataset_id(ws, data)
+    if dsid is None:
+        return []
+    listed = ws.list_rounds(dsid)
+    ok = listed[listed["n_labelled"] >= MIN_CALIBRATION_LABELS]
+    return [{"id": int(r.id), "labels": int(r.n_labelled)} for r in ok.itertuples()]
+
+
+def find_dataset_id(ws: Any, data: Any) -> int | None:
+    """The id of the dataset if the workspace holds it (same content and mapping), else None;
+    stores nothing."""
+    return ws.find_dataset(data.raw, dict(data.roles), content_id=getattr(data, "content_id",
+                                                                          None))
 
 
 def plan_calibration(design: Design, calibration: int, *, seed: int = 0,
@@ -130,6 +201,9 @@ def design_record(plan: QueuePlan, strata: pd.DataFrame | None = None) -> dict[s
     out["frontier"] = None if frontier is None else \
         frontier.astype(object).where(frontier.notna(), None).to_dict("records")
     out["budget_unit"] = None if frontier is None else frontier.attrs.get("budget_unit")
+    carried = plan.carried
+    out["calibrated_on"] = None if carried is None else {
+        "source": carried.source, "labels": int(len(carried.rows))}
     out["strata"] = None if strata is None else strata.to_dict("records")
     return out
 

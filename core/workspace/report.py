@@ -141,7 +141,8 @@ def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> st
     if st_["design"] == "active" and record.get("frontier"):
         from core.evaluation.active import target_note
 
-        note = target_note(pd.DataFrame(record["frontier"]))
+        note = target_note(pd.DataFrame(record["frontier"]),
+                           calibrated_on=(record.get("calibrated_on") or {}).get("source"))
         if note:
             text += " " + note
     return text

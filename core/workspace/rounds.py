@@ -15,15 +15,16 @@ import pandas as pd
 
 from core.data import EvalData, prepare
 from core.errors import DataError
-from core.evaluation.design import (LABELLED, Design, add_audit, plan_queue, queue_table)
+from core.evaluation.design import (LABELLED, Design, EarlierLabels, add_audit, plan_queue,
+                                    queue_table)
 from core.evaluation.estimate import estimate
 from core.evaluation.guarantee import certify
 from core.evaluation.imports import join_labels, refuse_outside_queue
 from core.assignment import gains
 from core.evaluation.weighted_design import group_accuracy
 from core.summary import effort_clause
-from core.workspace.active_rounds import (design_record, is_weighted, plan_calibration,
-                                          plan_weighted)
+from core.workspace.active_rounds import (design_record, earlier_labels, is_weighted,
+                                          plan_calibration, plan_weighted)
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
@@ -37,12 +38,6 @@ def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") ->
     """Store the dataset (as loaded, with its column mapping) once; its id."""
     return ws.add_dataset(data.raw, name=data.name, roles=_roles(data), source=source,
                           content_id=getattr(data, "content_id", None))
-
-
-def find_dataset_id(ws: Workspace, data: EvalData) -> int | None:
-    """The id of the dataset if the workspace holds it (same content and mapping), else None;
-    stores nothing."""
-    return ws.find_dataset(data.raw, _roles(data), content_id=getattr(data, "content_id", None))
 
 
 def _roles(data: EvalData) -> dict[str, Any]:
@@ -130,7 +125,10 @@ def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
     seed = int(settings.get("seed", 0))
     record = None  # the design kept beside a budget round planned with inclusion probabilities
     if kind == "budget" and is_weighted(settings):
-        plan, strata = plan_weighted(design, settings)
+        earlier = None
+        if settings.get("calibrate_on") is not None:
+            earlier = earlier_labels(ws, data, settings["calibrate_on"])
+        plan, strata = plan_weighted(design, settings, earlier)
         record = design_record(plan, strata)
     elif kind == "budget":
         count = settings.get("n_human")
@@ -153,6 +151,9 @@ def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
                           inclusion=plan.inclusion)  # None for routing and a random sample
     if record is not None:
         ws.save_result(rid, "design", record)
+    if plan.carried is not None:  # the earlier labels the plan rests on, stored with it
+        import_labels(ws, rid, plan.carried.rows, list(plan.carried.labels),
+                      source=f"carried from {plan.carried.source}")
     return rid
 
 
@@ -165,12 +166,14 @@ def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
                         ws.round_labels(round_id), rnd.get("inclusion"))
 
 
-def design_preview(data: EvalData, settings: dict[str, Any]) -> tuple[Any, Any]:
+def design_preview(data: EvalData, settings: dict[str, Any],
+                   earlier: EarlierLabels | None = None) -> tuple[Any, Any]:
     """What planning an active or random round with ``settings`` would give, storing nothing:
     ``(plan, strata)`` as :func:`core.workspace.active_rounds.plan_weighted` (the plan's
-    ``design`` holds the expectations and the frontier)."""
+    ``design`` holds the expectations and the frontier); ``earlier`` as
+    :func:`earlier_labels` gives for the settings' ``calibrate_on``."""
     design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
-    return plan_weighted(design, settings)
+    return plan_weighted(design, settings, earlier)
 
 
 def progress(rnd: dict[str, Any], design: Design) -> dict[str, Any]:

@@ -153,3 +153,40 @@ def test_edited_probabilities_are_refused(capsys, hmceval_tsv, tmp_path, edit, m
     code, _, err = run_cli(capsys, "labels", edited, "--from", labels, "-o", written)
     assert code == 2 and message in err
     assert not written.exists()
+
+
+def test_queue_calibrated_on_a_pilot_round(capsys, ws_dir, demo_csv, tmp_path):
+    from core.workspace import Workspace
+    from tests.cli.test_cli_rounds import returned_labels
+
+    path, gold = demo_csv
+    pilot = tmp_path / "pilot.csv"
+    assert run_cli(capsys, "queue", path, "--design", "random", "--labels", 100, "--seed", 3,
+                   "-o", pilot)[0] == 0
+    back = returned_labels(tmp_path, pd.read_csv(tmp_path / "pilot_to_label.csv"), gold)
+    assert run_cli(capsys, "labels", pilot, "--from", back, "-o", pilot)[0] == 0
+    ws = Workspace(ws_dir)
+    n_pilot = len(ws.round_labels(1))
+    main_ = tmp_path / "main.csv"
+    code, stdout, err = run_cli(capsys, "queue", path, "--labels", 400, "--calibrate-on", 1,
+                                "--seed", 4, "--json", "-o", main_)
+    assert code == 0, err
+    plan = json.loads(stdout)
+    assert plan["expected"]["calibrated_on"] == {"source": "round 1", "labels": n_pilot}
+    assert plan["expected"]["expected_labels"] == pytest.approx(400, rel=1e-6)
+    table = pd.read_csv(main_)
+    carried = np.array(sorted(ws.round_labels(1)))
+    assert (table["selection"].to_numpy()[carried] == "routed").all()
+    assert (table["inclusion_probability"].to_numpy()[carried] == 1).all()
+    assert table["queue_rank"].iloc[carried].isna().all()
+    # the annotators get the new rows only
+    sent = pd.read_csv(tmp_path / "main_to_label.csv")
+    assert len(sent) == plan["rows_to_label"] > 0
+    assert not set(sent["sample_id"]) & set(table["sample_id"].iloc[carried])
+    # routing does not take it; a round that does not exist is named
+    code, _, err = run_cli(capsys, "queue", path, "--human-share", 0.3, "--lam", 0.5,
+                           "--calibrate-on", 1, "-o", tmp_path / "r.csv")
+    assert code == 2 and "--calibrate-on plans an active or random round" in err
+    code, _, err = run_cli(capsys, "queue", path, "--labels", 50, "--calibrate-on", 7,
+                           "-o", tmp_path / "r.csv")
+    assert code == 2 and "no round with id 7" in err

@@ -12,7 +12,7 @@ from core.errors import DataError
 from core.evaluation.design import load_design
 from core.workspace import Workspace
 from core.workspace import rounds as R
-from core.workspace.active_rounds import (budget_of, fix_settings, group_table,
+from core.workspace.active_rounds import (budget_of, earlier_rounds, fix_settings, group_table,
                                           suggested_share)
 from core.workspace.tables import plan_frame, plan_inclusion
 from tests.judge_table import BAD, judge_table
@@ -224,3 +224,42 @@ def test_report_shows_the_design_the_groups_and_the_warning(ws):
     again = round_scenario(ws, rid)["settings"]["evaluate"]
     assert {k: again[k] for k in ("design", "labels", "budget_in", "seed")} == {
         "design": "active", "labels": 400, "budget_in": "labels", "seed": 0}
+
+
+def test_a_round_planned_on_an_earlier_rounds_labels(ws):
+    df = judge_table(seed=1)
+    data = prepare(df, name="judge")
+    assert earlier_rounds(ws, data) == []
+    pilot = R.plan_round(ws, data, kind="budget",
+                         settings={"design": "random", "labels": 120, "seed": 0})
+    R.simulate_annotators(ws, pilot)
+    _, d1 = R.round_design(ws, pilot)
+    rows1 = np.flatnonzero(d1.has_label & (d1.selection == "audit"))
+    assert earlier_rounds(ws, data) == [{"id": pilot, "labels": len(rows1)}]
+    main = R.plan_round(ws, data, kind="budget", settings={
+        "design": "active", "labels": 300, "seed": 1, "calibrate_on": pilot})
+    rnd, d2 = R.round_design(ws, main)
+    # the pilot's labelled rows are carried: labelled, for sure, with the same labels
+    assert (d2.selection[rows1] == "routed").all() and (d2.inclusion[rows1] == 1).all()
+    assert list(d2.human_label[rows1]) == list(d1.human_label[rows1])
+    assert np.isnan(rnd["queue_rank"][rows1]).all()
+    free = np.setdiff1d(np.arange(data.M), rows1)
+    assert d2.inclusion[free].sum() == pytest.approx(300, rel=1e-6)
+    record = ws.latest_result(main, "design")
+    assert record["calibrated_on"] == {"source": f"round {pilot}", "labels": len(rows1)}
+    assert record["expected_labels"] == pytest.approx(300, rel=1e-6)
+    # labelled and estimated as any round: the carried rows count among the labelled ones
+    R.simulate_annotators(ws, main)
+    est = R.round_summary(ws, main)["estimate"]
+    assert est["n_labelled"] >= len(rows1) + (d2.selection[free] != "machine").sum()
+    # what is refused, with the reason
+    with pytest.raises(DataError, match="no round with id 99"):
+        R.plan_round(ws, data, kind="budget",
+                     settings={"design": "active", "labels": 50, "calibrate_on": 99})
+    other = prepare(judge_table(seed=2), name="other")
+    with pytest.raises(DataError, match="planned on another dataset"):
+        R.plan_round(ws, other, kind="budget",
+                     settings={"design": "active", "labels": 50, "calibrate_on": pilot})
+    with pytest.raises(DataError, match="not planned on an earlier round's labels yet"):
+        R.plan_round(ws, data, kind="budget", settings={
+            "design": "active", "labels": 50, "calibrate_on": pilot, "stratify": "language"})
