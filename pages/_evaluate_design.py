@@ -17,11 +17,13 @@ import streamlit as st
 from core.data import EvalData
 from core.errors import DataError
 from core.evaluation.active import target_note
+from core.evaluation.design import EarlierLabels
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
 from core.summary import data_effort_unit, hours_per_unit
 from core.workspace import rounds as R
-from core.workspace.active_rounds import fix_settings, group_table, suggested_share
-from pages._common import show_error, writes
+from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
+                                          group_table, suggested_share)
+from pages._common import get_workspace, show_error, writes
 
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
@@ -66,9 +68,35 @@ def design_choice(ev_widget: Callable) -> str:
 
 
 @st.cache_data(show_spinner="Solving the design…", max_entries=16)
-def _preview(data_key: str, _data: EvalData, settings_json: str) -> dict[str, Any]:
-    plan, _ = R.design_preview(_data, json.loads(settings_json))
+def _preview(data_key: str, _data: EvalData, settings_json: str, n_earlier: int = 0,
+             _earlier: EarlierLabels | None = None) -> dict[str, Any]:
+    plan, _ = R.design_preview(_data, json.loads(settings_json), _earlier)
     return {"summary": plan.design.summary(), "frontier": plan.design.frontier}
+
+
+def _earlier_choice(data: EvalData) -> tuple[int | None, EarlierLabels | None]:
+    """An earlier round of this table whose labels the plan rests on (the newest with enough
+    labels by default; none to plan on the confidences as reported)."""
+    ws = get_workspace()
+    earlier = earlier_rounds(ws, data) if ws is not None else []
+    if not earlier:
+        return None, None
+    names = {r["id"]: f"Round #{r['id']} ({r['labels']:,} labels)" for r in earlier}
+    chosen = st.selectbox(
+        "Plan on the labels of", [None] + list(names), index=1, key="_ev_calibrate_on",
+        format_func=lambda r: "no earlier round: the confidences as reported" if r is None
+        else names[r],
+        help="The confidences are recalibrated on an earlier round's labels (a judge is often "
+             "surer than it should be), so the design and its expectations rest on what the "
+             "labels show; that round's labelled rows are carried into this one, labelled, "
+             "outside the budget.")
+    if chosen is None:
+        return None, None
+    try:
+        return int(chosen), earlier_labels(ws, data, int(chosen))
+    except DataError as exc:
+        show_error(exc, context="Earlier labels")
+        return None, None
 
 
 def _budget(data: EvalData, ev_widget: Callable, default_labels: int) -> dict[str, float]:
@@ -124,8 +152,12 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
                "Every row gets the same probability of being labelled: the plain baseline.")
     budget = _budget(data, ev_widget, default_labels)
     settings = {"design": which, **budget, "seed": int(ss["evaluate"]["seed"])}
+    rid, earlier = _earlier_choice(data)
+    if rid is not None:
+        settings["calibrate_on"] = rid
     try:
-        got = _preview(ss.get("data_key", data.name), data, json.dumps(settings, sort_keys=True))
+        got = _preview(ss.get("data_key", data.name), data, json.dumps(settings, sort_keys=True),
+                       0 if earlier is None else len(earlier.rows), earlier)
     except DataError as exc:
         show_error(exc, context="Budget")
         return None
@@ -149,8 +181,12 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
             lines.append(f"{name}: accuracy {r['expected_accuracy']:.1%}, {width}.")
     st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
                "probabilities; the intervals after labelling use the labels themselves.")
+    if earlier is not None:
+        st.caption(f"Planned on the {len(earlier.rows):,} labels of round #{rid}: the "
+                   "expectations below rest on the confidences recalibrated on them, and those "
+                   "rows are carried into this round.")
     if which == "active":
-        note = target_note(frontier)
+        note = target_note(frontier, calibrated_on=None if earlier is None else earlier.source)
         if note:
             st.warning(note)
         st.plotly_chart(frontier_figure(frontier), width="stretch", key="_ev_frontier_plan")

@@ -176,3 +176,29 @@ def test_validity_panel_of_an_active_round_repeats_its_draws(run_page, fresh_wor
     names = [t.get("name") for c in at.get("plotly_chart")
              for t in json.loads(c.proto.spec)["data"]]
     assert "PPI++ with as many random labels (for comparison)" in names
+
+
+def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspace):
+    from core.workspace import Workspace
+
+    at = run_page(PAGE, state=_judge_state(per_group=100))
+    at.radio(key="_w_ev_design").set_value("random").run()
+    at.number_input(key="_w_ev_labels").set_value(100).run()
+    assert "_ev_calibrate_on" not in [s.key for s in at.selectbox]  # nothing labelled yet
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    ws = Workspace(str(fresh_workspace))
+    n1 = len(ws.round_labels(1))
+    # the next plan rests on round #1's labels by default, and says so
+    at.radio(key="_w_ev_design").set_value("active").run()
+    box = at.selectbox(key="_ev_calibrate_on")
+    assert box.value == 1 and box.label == "Plan on the labels of"
+    assert any(c.value.startswith(f"Planned on the {n1:,} labels of round #1") for c in at.caption)
+    click(at, "Plan the round")
+    rnd = ws.round(2)
+    assert rnd["settings"]["calibrate_on"] == 1
+    assert set(ws.round_labels(2)) == set(ws.round_labels(1))  # carried, labelled already
+    assert (rnd["inclusion"][sorted(ws.round_labels(1))] == 1).all()
+    # choosing no earlier round plans on the confidences as reported
+    at.selectbox(key="_ev_calibrate_on").select_index(0).run()
+    assert not any(c.value.startswith("Planned on the") for c in at.caption)
