@@ -36,10 +36,11 @@ sys.path.insert(0, str(ROOT))
 from core.evaluation.active import active_design, design_frontier, machine_probabilities  # noqa: E402
 from core.evaluation.poisson import draw  # noqa: E402
 from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes  # noqa: E402
-from core.evaluation.planner import default_audit, srs_half_width, srs_size_for_half_width  # noqa: E402
+from core.evaluation.planner import default_audit, srs_half_width  # noqa: E402
 from core.evaluation.weighted import weighted_estimates  # noqa: E402
 from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
 from core.assignment import n_from_share  # noqa: E402
+from _rounds import Rounds, worth  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -70,10 +71,6 @@ def load_sets() -> list[dict]:
         s["gld"] = np.array([idx[v] for v in s["gold"]])
         s["q"] = np.asarray(s["q"], dtype=float)
     return out
-
-
-def worth(m: int, p: float, half: float) -> int:
-    return srs_size_for_half_width(m, p * (1 - p), half) if 0 < p < 1 else 0
 
 
 def compare(s: dict, rounds: int) -> None:
@@ -262,46 +259,25 @@ def pilot_then_plan(s: dict, rounds: int, n_pilot: int) -> dict:
     """A pilot of ``n_pilot`` random labels, then the rest of the same budget planned on the
     confidences recalibrated on them (``hmceval queue --calibrate-on``), the pilot carried;
     against PPI++ on the same total of random labels and routing the same total."""
-    from ppi_py import ppi_mean_ci
-
     from core.evaluation.expectations import calibrated_probabilities
 
     mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
     m, budget = len(q), s["labels"]
-    truth = np.bincount(gold, minlength=k) / m
     f = machine_probabilities(mach, q, k)
     order = np.argsort(-(1 - q), kind="stable")[:budget]
     acc_route = ((mach == gold).sum() + (mach[order] != gold[order]).sum()) / m
-    rng = np.random.default_rng(11)
-    hw, ph, cov, accs, ns = [], [], [], [], []
+    runs = Rounds(mach, gold, q, f, np.random.default_rng(11))
+    pick = np.random.default_rng(12)
     for r in range(rounds):
-        rows = rng.choice(m, n_pilot, replace=False)
+        rows = pick.choice(m, n_pilot, replace=False)
         known = np.zeros(m, dtype=bool)
         known[rows] = True
         probs = calibrated_probabilities(mach, q, k, rows=rows, human_codes=gold[rows])
         rec, _ = design_frontier(mach, q, k, labels=budget - n_pilot, probabilities=probs,
                                  gain=1 - probs[np.arange(m), mach], reference_gain=1 - q,
                                  known=known)
-        xi = draw(rec.pi, seed=30_000 + r) | known
-        res = weighted_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=k)
-        sh = res["class_shares"]
-        hw.append([x["half_width"] for x in sh])
-        cov.append([x["ci_low"] <= truth[c] <= x["ci_high"] for c, x in enumerate(sh)])
-        accs.append((np.where(xi, gold, mach) == gold).mean())
-        n = int(xi.sum())
-        ns.append(n)
-        lab = rng.choice(m, size=n, replace=False)
-        unl = np.setdiff1d(np.arange(m), lab)
-        hs = []
-        for c in range(k):
-            lo, hi = ppi_mean_ci((gold[lab] == c).astype(float), f[lab, c], f[unl, c],
-                                 alpha=0.05)
-            hs.append((hi[0] - lo[0]) / 2)
-        ph.append(hs)
-    oh, pp = np.mean(hw, axis=0), np.mean(ph, axis=0)
-    ratios = [worth(m, truth[c], oh[c]) / max(1, worth(m, truth[c], pp[c])) for c in range(k)]
-    return {"ratio": min(ratios), "dacc": float(np.mean(accs) - acc_route),
-            "cov": float(np.mean(cov, axis=0).min()), "labels": float(np.mean(ns))}
+        runs.add(draw(rec.pi, seed=30_000 + r) | known, rec.pi)
+    return runs.summary(acc_route)
 
 
 def pilots(sets: list[dict], rounds: int, n_pilot: int) -> None:

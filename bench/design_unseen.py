@@ -90,8 +90,8 @@ sys.path.insert(0, str(ROOT))
 from core.assignment import n_from_share  # noqa: E402
 from core.evaluation.active import design_frontier, machine_probabilities  # noqa: E402
 from core.evaluation.poisson import draw  # noqa: E402
-from core.evaluation.planner import srs_size_for_half_width, z_value  # noqa: E402
-from core.evaluation.weighted import weighted_estimates  # noqa: E402
+from core.evaluation.planner import z_value  # noqa: E402
+from _rounds import Rounds, worth  # noqa: E402
 
 M = 2193  # rows per regime (the size of the issue's 3-class stance set)
 #: the share of next-class errors under ``confusion="next"``
@@ -163,10 +163,6 @@ def judge(seed: int, m: int = M, k: int = 3, priors: list[float] | None = None,
     return {"mach": mach, "gold": gold, "q": q, "p": p, "P": post, "k": k}
 
 
-def worth(m: int, p: float, half: float) -> float:
-    return srs_size_for_half_width(m, p * (1 - p), half) if 0 < p < 1 else 0
-
-
 def ppi_variance(P: np.ndarray, f: np.ndarray, n: int, *, simple: bool = False) -> np.ndarray:
     """PPI++'s expected variance per class with n random labels (see the module doc)."""
     m = len(P)
@@ -228,42 +224,21 @@ def solve(P: np.ndarray, gain: np.ndarray, budget: int, v_ppi: np.ndarray, *,
 
 def simulate(j: dict, budget: int, rounds: int, seed: int) -> dict:
     """The default design against PPI++ on the same number of random labels."""
-    from ppi_py import ppi_mean_ci
-
     mach, gold, q, k = j["mach"], j["gold"], j["q"], j["k"]
     m = len(q)
-    truth = np.bincount(gold, minlength=k) / m
     f = machine_probabilities(mach, q, k)
     t0 = time.perf_counter()
     rec, _ = design_frontier(mach, q, k, labels=budget)
     pi = rec.pi
     order = np.argsort(-(1 - q), kind="stable")[:budget]
     acc_route = ((mach == gold).sum() + (mach[order] != gold[order]).sum()) / m
-    rng = np.random.default_rng(7 + seed)
-    oh, ph, oc, accs, ns = [], [], [], [], []
+    runs = Rounds(mach, gold, q, f, np.random.default_rng(7 + seed))
     for r in range(rounds):
-        xi = draw(pi, seed=10_000 + r + 1_000_000 * seed)
-        res = weighted_estimates(mach, np.where(xi, gold, -1), xi, pi, q, n_classes=k)
-        sh = res["class_shares"]
-        oh.append([x["half_width"] for x in sh])
-        oc.append([x["ci_low"] <= truth[c] <= x["ci_high"] for c, x in enumerate(sh)])
-        accs.append((np.where(xi, gold, mach) == gold).mean())
-        n = int(xi.sum())
-        ns.append(n)
-        lab = rng.choice(m, size=n, replace=False)
-        unl = np.setdiff1d(np.arange(m), lab)
-        hs = []
-        for c in range(k):
-            lo, hi = ppi_mean_ci((gold[lab] == c).astype(float), f[lab, c], f[unl, c],
-                                 alpha=0.05)
-            hs.append((hi[0] - lo[0]) / 2)
-        ph.append(hs)
-    oh, ph = np.mean(oh, axis=0), np.mean(ph, axis=0)
-    ratios = [worth(m, truth[c], oh[c]) / max(1, worth(m, truth[c], ph[c])) for c in range(k)]
-    return {"pi": pi, "ratio": min(ratios), "ratios": ratios,
-            "dacc": float(np.mean(accs) - acc_route), "cov": float(np.mean(oc, axis=0).min()),
-            "routed": int((pi >= 1).sum()), "ppi_half": ph, "labels": float(np.mean(ns)),
-            "seconds": time.perf_counter() - t0}
+        runs.add(draw(pi, seed=10_000 + r + 1_000_000 * seed), pi)
+    out = runs.summary(acc_route)
+    return {"pi": pi, "ratio": out["ratio"], "ratios": out["ratios"], "dacc": out["dacc"],
+            "cov": out["cov"], "routed": int((pi >= 1).sum()), "ppi_half": out["ppi_half"],
+            "labels": out["labels"], "seconds": time.perf_counter() - t0}
 
 
 def bound(j: dict, budget: int) -> dict:
