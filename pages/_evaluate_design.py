@@ -206,7 +206,11 @@ def show_round_design(record: dict[str, Any] | None) -> None:
                     f"accuracy of the final labels {record['expected_accuracy']:.1%}, a class "
                     f"share to ± {record['expected_half_width']:.2%} "
                     f"({worth_text(record['random_equivalent'])}); "
-                    f"{record['n_routed']:,} rows labelled for sure.")
+                    f"{record['n_routed']:,} rows labelled for sure."
+                    + (f" Planned on the {record['calibrated_on']['labels']:,} labels of "
+                       f"{record['calibrated_on']['source']} (the confidences recalibrated on "
+                       "them; those rows carried into this round, labelled)."
+                       if record.get("calibrated_on") else ""))
         if record.get("strata"):
             strata = pd.DataFrame(record["strata"])
             st.caption("Stratified: the budget split over the groups by size, a minimum human "

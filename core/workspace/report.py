@@ -138,6 +138,10 @@ def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> st
                  f"{_pct(record['expected_accuracy'])} accurate, a class share expected to "
                  f"± {_pct(record['expected_half_width'], 2)} "
                  f"({worth_text(record['random_equivalent'])}).")
+    carried = record.get("calibrated_on")
+    if carried:
+        text += (f" It was planned on the {carried['labels']:,} labels of {carried['source']}: "
+                 "the confidences recalibrated on them, those rows carried into this round.")
     if st_["design"] == "active" and record.get("frontier"):
         from core.evaluation.active import target_note
 

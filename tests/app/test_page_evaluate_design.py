@@ -199,6 +199,9 @@ def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspac
     assert rnd["settings"]["calibrate_on"] == 1
     assert set(ws.round_labels(2)) == set(ws.round_labels(1))  # carried, labelled already
     assert (rnd["inclusion"][sorted(ws.round_labels(1))] == 1).all()
+    shown = [m.value for e in at.expander if e.label.startswith("The design of this round")
+             for m in e.markdown]
+    assert any(f"Planned on the {n1:,} labels of round 1" in v for v in shown), shown
     # choosing no earlier round plans on the confidences as reported
     at.selectbox(key="_ev_calibrate_on").select_index(0).run()
     assert not any(c.value.startswith("Planned on the") for c in at.caption)

@@ -250,6 +250,9 @@ def test_a_round_planned_on_an_earlier_rounds_labels(ws):
     assert record["expected_labels"] == pytest.approx(300, rel=1e-6)
     # labelled and estimated as any round: the carried rows count among the labelled ones
     R.simulate_annotators(ws, main)
+    from core.workspace.report import round_report_html
+
+    assert f"planned on the {len(rows1):,} labels of round {pilot}" in round_report_html(ws, main)
     est = R.round_summary(ws, main)["estimate"]
     assert est["n_labelled"] >= len(rows1) + (d2.selection[free] != "machine").sum()
     # what is refused, with the reason
