@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -99,13 +100,20 @@ def _earlier_choice(data: EvalData) -> tuple[int | None, EarlierLabels | None]:
         return None, None
 
 
-def _budget(data: EvalData, ev_widget: Callable, default_labels: int) -> dict[str, float]:
+def _budget(data: EvalData, ev_widget: Callable, default_labels: int,
+            earlier: EarlierLabels | None = None) -> dict[str, float]:
+    """The budget widgets; rows carried from ``earlier`` labels are outside the budget (its
+    largest value is the rest of the table)."""
     ss = st.session_state
     ev = ss["evaluate"]
     unit = data_effort_unit(data)
     per_hour = hours_per_unit(unit)
-    effort = data.frame["predicted_effort"].astype(float) if "predicted_effort" in data.frame \
-        else None
+    free = np.ones(data.M, dtype=bool)
+    if earlier is not None:
+        free[np.asarray(earlier.rows, dtype=np.int64)] = False
+    n_free = max(1, int(free.sum()))
+    effort = data.frame["predicted_effort"].astype(float)[free] \
+        if "predicted_effort" in data.frame else None
     if ev.get("labels") is None:
         ss["evaluate"] = {**ss["evaluate"], "labels": int(min(data.M, max(1, default_labels)))}
     if ev.get("effort_budget") is None and effort is not None:
@@ -132,9 +140,11 @@ def _budget(data: EvalData, ev_widget: Callable, default_labels: int) -> dict[st
             budget = {"effort_budget": float(ss["evaluate"]["effort_budget"])}
         else:
             ev_widget(st.number_input, "Budget (expected labels)", "labels", min_value=1,
-                      max_value=data.M, step=10,
+                      max_value=n_free, step=10,
                       help="It starts at the rows a routing round would label (N + audit), so "
-                           "the designs compare at the same cost.")
+                           "the designs compare at the same cost."
+                           + ("" if earlier is None else " Rows carried from earlier labels "
+                              "are not counted: at most the rows not labelled yet."))
             budget = {"labels": int(ss["evaluate"]["labels"])}
     with c3:
         ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
@@ -150,9 +160,9 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
                "humans label the rows drawn, and each label counts for the final labels and, "
                "weighted by its probability, for the estimates." if which == "active" else
                "Every row gets the same probability of being labelled: the plain baseline.")
-    budget = _budget(data, ev_widget, default_labels)
-    settings = {"design": which, **budget, "seed": int(ss["evaluate"]["seed"])}
     rid, earlier = _earlier_choice(data)
+    budget = _budget(data, ev_widget, default_labels, earlier)
+    settings = {"design": which, **budget, "seed": int(ss["evaluate"]["seed"])}
     if rid is not None:
         settings["calibrate_on"] = rid
     try:

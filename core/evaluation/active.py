@@ -481,6 +481,9 @@ def _context(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, 
     if n_free == 0:
         raise DataError("every row is already labelled: nothing to plan")
     eff = np.ones(m) if effort is None else np.asarray(effort, dtype=float)
+    if held.any() and labels is not None and labels > n_free:
+        raise DataError(f"the budget of {labels:g} labels is more than the {n_free:,} rows not "
+                        f"labelled yet (the other {int(held.sum()):,} are labelled already)")
     cost, budget, unit = _budget_cost(n_free, eff[free], labels, effort_budget)
     f, qe, s2, g = _expectation_inputs(machine_codes, q, n_classes, probabilities, gain)
     ref_g = g if reference_gain is None else np.asarray(reference_gain, dtype=float)

@@ -69,6 +69,9 @@ def test_known_rows_hand_worked():
         assert row["expected_accuracy"] == pytest.approx(0.856)
         assert row["worth_vs_ppi"] == pytest.approx(0.16 * 1e6 / 280 / 576, rel=1e-6)
     assert rec.n_routed == 0  # the known rows are not counted as routed by the plan
+    with pytest.raises(DataError, match="the budget of 901 labels is more than the 900 rows not "
+                                        "labelled yet \\(the other 100 are labelled already\\)"):
+        design_frontier(codes, np.full(1000, 0.8), 2, labels=901, known=known)
     with pytest.raises(DataError, match="every row is already labelled"):
         design_frontier(codes, np.full(1000, 0.8), 2, labels=10, known=np.ones(1000, bool))
 

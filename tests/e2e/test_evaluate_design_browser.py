@@ -4,6 +4,8 @@ group."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.e2e.servers import streamlit_server
@@ -29,8 +31,15 @@ def test_active_round_frontier_and_result(browser, tmp_path):
         _wait_idle(page)
         _open_expander(page, "Simulate the annotators", "Fill labels from gold")
         _click(page, "Fill labels from gold")
-        page.get_by_text("Accuracy of the final labels").first.wait_for()
+        # the result's metric (the round's design, in a closed expander above, says "expected
+        # accuracy of the final labels" too)
+        page.locator('[data-testid="stMetricLabel"]',
+                     has_text="Accuracy of the final labels").first.wait_for()
         page.get_by_text("Accuracy of the final labels by group").first.wait_for()
+        # the round is labelled: the next plan rests on its labels by default, within the rows
+        # left (the budget box was clipped, no error)
+        page.get_by_text(re.compile(r"Planned on the [\d,]+ labels of round #1")).first.wait_for()
+        assert page.locator('[data-testid="stAlertContentError"]').count() == 0
         # every class share's interval says what it is worth in random labels
         assert page.get_by_text("random labels").count() >= 2
         page.locator(".js-plotly-plot .gtitle",
