@@ -27,5 +27,5 @@ app: install
 test: install browser labelstudio
 	$(PYTHON) -m pytest
 
-bench: install
-	for b in sae agreement hee scorekeeping tooltalk archive mce mce_inference mce_quantized certify app upload cli; do $(PYTHON) bench/$$b.py || exit 1; done
+bench: install browser
+	for b in sae agreement hee scorekeeping tooltalk archive mce mce_inference mce_quantized certify app upload cli design design_unseen annotators effort_campaign report browser; do $(PYTHON) bench/$$b.py || exit 1; done
