@@ -358,11 +358,12 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     record = ws.latest_result(rid, "design")
     summary = {k: v for k, v in record.items() if k not in ("frontier", "budget_unit", "strata")}
     n_to_label = int(np.isfinite(rank).sum())
+    carried = (record.get("calibrated_on") or {}).get("labels", 0)
     basis = (record.get("calibrated_on") or {}).get("source")
     note = target_note(pd.DataFrame(record["frontier"]), calibrated_on=basis) \
         if record.get("frontier") else None
     if args.json:
-        print_json({"design": kind, "M": design.M, "counts": counts,
+        print_json({"design": kind, "M": design.M, "counts": counts, "carried": carried,
                     "rows_to_label": n_to_label, "seed": int(args.seed), "lambda": lam,
                     "budget": {"labels": args.labels, "effort": args.effort_budget},
                     "expected": summary, "frontier": record["frontier"] or [],
@@ -370,7 +371,9 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                     "output": str(out), "to_label": None if sent is None else str(sent),
                     "round_id": rid, "workspace": str(ws.root)})
     else:
-        shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
+        shown = ", ".join(f"{k} {v}" + (f" ({carried:,} of them carried, labelled)"
+                                          if k == "routed" and carried else "")
+                          for k, v in counts.items() if k and v)
         hw = summary["expected_half_width"]
         print(f"{kind} design: {n_to_label} rows to label ({shown}); expected final "
               f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "

@@ -173,6 +173,7 @@ def test_queue_calibrated_on_a_pilot_round(capsys, ws_dir, demo_csv, tmp_path):
     assert code == 0, err
     plan = json.loads(stdout)
     assert plan["expected"]["calibrated_on"] == {"source": "round 1", "labels": n_pilot}
+    assert plan["carried"] == n_pilot and plan["counts"]["routed"] >= n_pilot
     assert plan["expected"]["expected_labels"] == pytest.approx(400, rel=1e-6)
     table = pd.read_csv(main_)
     carried = np.array(sorted(ws.round_labels(1)))
