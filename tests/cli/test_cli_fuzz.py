@@ -430,6 +430,8 @@ def args_for(command: str, rng, path, folder, round_path) -> tuple[list, dict]:
         if rng.random() < 0.2:
             argv = ["queue", path, "--design", pick(rng, "active", "random"), "--labels",
                     pick(rng, "5", "20", "0"), "-o", ctx["out"]]
+            if rng.random() < 0.5:  # a round of the workspace, maybe of another table or none
+                argv += ["--calibrate-on", pick(rng, "1", "2", "0", "-3", "x")]
         if rng.random() < 0.2:
             argv += ["--format", "labelstudio"]
     elif command == "estimate":
