@@ -11,17 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import main
+from tests.cli.cli_support import run_cli
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::FutureWarning")
 
 N = 30
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _round(tmp_path):

@@ -22,14 +22,9 @@ from core.atomic import temp_prefix
 from core.cli import main
 from core.cli.common import load_round
 from core.cli.round_table import sidecar_path
+from tests.cli.cli_support import run_cli
 
 HMCEVAL = [sys.executable, "-m", "core.cli"]
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _round_table(n: int, *, text: str = "a sample of some length " * 3) -> pd.DataFrame:

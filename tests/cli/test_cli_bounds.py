@@ -11,14 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import build_parser, main
+from core.cli import build_parser
 from core.demo import make_demo
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.cli_support import run_cli
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,9 @@ import json
 
 import pandas as pd
 
-from core.cli import main
 from core.cli.round_table import round_link, sidecar_path
 from core.demo import make_demo
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.cli_support import run_cli
 
 
 def test_a_round_and_a_table_of_no_round_are_certified_alike(capsys, tmp_path, monkeypatch):

@@ -8,14 +8,8 @@ import json
 import pandas as pd
 import pytest
 
-from core.cli import main
 from core.demo import make_demo
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.cli_support import run_cli
 
 
 def _labelled_round(capsys, tmp_path, demo_csv, *extra):

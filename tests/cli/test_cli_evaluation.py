@@ -9,18 +9,13 @@ import pandas as pd
 import pytest
 
 from core.cli import main
+from tests.cli.cli_support import run_cli
 
 CERTIFY_KEYS = ["alpha", "delta", "lambda", "M", "n_calibration", "threshold", "kept_share_grid",
                 "n_machine", "n_human", "machine_share", "risk_upper_bound", "calibration_kept",
                 "calibration_kept_errors", "predicted_human_effort", "guarantee"]
 ESTIMATE_KEYS = ["M", "n_calibration", "n_routed", "n_audit", "n_machine", "confidence",
                  "class_shares", "accuracy", "random_equivalent", "by_group"]
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_queue_certify_loop_on_the_release(capsys, hmceval_tsv, tmp_path):

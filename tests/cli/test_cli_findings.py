@@ -11,15 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import main
+from tests.cli.cli_support import run_cli
 
 HMCEVAL = [sys.executable, "-m", "core.cli"]
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def scored(n: int = 40, seed: int = 0) -> pd.DataFrame:

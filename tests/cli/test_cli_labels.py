@@ -6,13 +6,7 @@ import json
 
 import pandas as pd
 
-from core.cli import main
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.cli_support import run_cli
 
 
 def _round(tmp_path):

@@ -10,18 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.cli import main
+from tests.cli.cli_support import run_cli
 
 ESTIMATE_KEYS = ["M", "n_calibration", "n_routed", "n_audit", "n_machine", "confidence",
                  "class_shares", "accuracy", "random_equivalent", "by_group"]
 MISINFO_COLS = ["--col", "machine_label=Yhat (GPT4o)", "--col", "human_label=Y",
                 "--col", "machine_confidence=confidence"]
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture()

@@ -15,13 +15,8 @@ from core.cli import main
 from core.data import prepare
 from core.workspace import Workspace
 from core.workspace import rounds as R
+from tests.cli.cli_support import run_cli
 from tests.judge_table import judge_table
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

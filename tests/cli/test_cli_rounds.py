@@ -10,16 +10,10 @@ import json
 import pandas as pd
 import pytest
 
-from core.cli import main
 from core.cli.round_table import round_link, sidecar_path
 from core.serialize import dumps
 from core.workspace import Workspace
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.cli_support import run_cli
 
 
 def returned_labels(tmp_path, to_label: pd.DataFrame, gold: pd.DataFrame, name="back.csv"):

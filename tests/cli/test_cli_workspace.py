@@ -8,17 +8,11 @@ import re
 import numpy as np
 import pytest
 
-from core.cli import main
 from core.data import prepare
 from core.demo import make_demo
 from core.workspace import Workspace
 from core.workspace import rounds as R
-
-
-def run_cli(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.cli.cli_support import run_cli
 
 
 @pytest.fixture
