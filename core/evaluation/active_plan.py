@@ -133,12 +133,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
     pi = np.asarray(chosen.pi, dtype=float)
-    sel, rank = draw_queue(pi, g, seed=int(seed))
-    if known.any():  # carried rows are labelled already: out of the queue, ranks renumbered
-        rank[known] = np.nan
-        queued = np.flatnonzero(np.isfinite(rank))
-        queued = queued[np.argsort(rank[queued], kind="stable")]
-        rank[queued] = np.arange(1, len(queued) + 1)
+    # carried rows are labelled already: routed, out of the queue
+    sel, rank = draw_queue(pi, g, seed=int(seed), done=known)
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,

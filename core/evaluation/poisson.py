@@ -29,8 +29,8 @@ def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
     return (rng.random(len(pi)) < pi) | (pi >= 1)
 
 
-def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0
-               ) -> tuple[np.ndarray, np.ndarray]:
+def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0,
+               done: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Draw a round from its inclusion probabilities and rank the rows to label.
 
     Parameters
@@ -40,13 +40,15 @@ def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0
         Routed rows are queued by descending gain (ties to the earlier row).
     seed : int
         Seed of the Poisson draw (:func:`draw`) and of the audit's random order.
+    done : bool array of shape (M,), optional
+        Rows labelled already (carried from an earlier round, pi = 1): ``routed``, not queued.
 
     Returns
     -------
     (selection, queue_rank)
         ``routed`` where pi = 1, ``audit`` where drawn, ``machine`` elsewhere; ranks 1..n over
         the audit rows (random order, so any labelled prefix is still a random subsample of
-        them) then the routed rows, NaN elsewhere.
+        them) then the routed rows not ``done``, NaN elsewhere.
     """
     pi = np.asarray(pi, dtype=float)
     g = np.asarray(gain, dtype=float)
@@ -55,6 +57,8 @@ def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0
     rng = np.random.default_rng(int(seed) + 1)
     audit = np.flatnonzero(sel == "audit")
     routed = np.flatnonzero(sel == "routed")
+    if done is not None:
+        routed = routed[~np.asarray(done, dtype=bool)[routed]]
     routed = routed[np.argsort(-g[routed], kind="stable")]
     queue = np.concatenate([audit[rng.permutation(len(audit))], routed]).astype(np.int64)
     rank = np.full(len(pi), np.nan)
