@@ -432,13 +432,23 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
         ``worth_vs_ppi``, ``meets_targets``, ``recommended``. The frontier's last rows are
         routing (no audit) and plain random labelling, for reference.
     """
-    if not (isinstance(width_ratio, (int, float)) and math.isfinite(width_ratio)
-            and width_ratio > 0):
-        raise DataError(f"the width ratio must be a number > 0, got {width_ratio}")
+    _check_width_ratio(width_ratio)
     ctx = _context(machine_codes, confidence, n_classes, labels=labels,
                    effort_budget=effort_budget, effort=effort, gain=gain, floor=floor,
                    confidence_level=confidence_level, probabilities=probabilities,
                    reference_gain=reference_gain, known=known)
+    return _frontier(ctx, width_ratio, n_grid)
+
+
+def _check_width_ratio(width_ratio: Any) -> None:
+    if not (isinstance(width_ratio, (int, float)) and math.isfinite(width_ratio)
+            and width_ratio > 0):
+        raise DataError(f"the width ratio must be a number > 0, got {width_ratio}")
+
+
+def _frontier(ctx: dict[str, Any], width_ratio: float, n_grid: int
+              ) -> tuple[ActiveDesign, pd.DataFrame]:
+    """The frontier of :func:`design_frontier` from its :func:`_context`."""
     free, rate = ctx["free"], ctx["rate"]
     # scale of mu: the marginal variance of a row at the uniform rate against its gain
     scale = float(np.mean(ctx["s2"][free])) / rate ** 2 / max(
@@ -461,10 +471,11 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
 
 
 def _context(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
-             labels: float | None, effort_budget: float | None, effort: np.ndarray | None,
-             gain: np.ndarray | None, floor: float, confidence_level: float,
-             probabilities: np.ndarray | None, reference_gain: np.ndarray | None,
-             known: np.ndarray | None) -> dict[str, Any]:
+             labels: float | None = None, effort_budget: float | None = None,
+             effort: np.ndarray | None = None, gain: np.ndarray | None = None,
+             floor: float = DEFAULT_FLOOR, confidence_level: float = 0.95,
+             probabilities: np.ndarray | None = None, reference_gain: np.ndarray | None = None,
+             known: np.ndarray | None = None) -> dict[str, Any]:
     """What every design of a frontier shares: the inputs checked, the references (routing,
     random labelling, PPI++'s half-width) and ``solve(mu)``, the compared design for one mu."""
     q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
@@ -528,14 +539,13 @@ def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: 
 
     Keyword arguments are those of :func:`design_frontier`.
     """
-    rec, table = design_frontier(machine_codes, confidence, n_classes, **kwargs)
+    width_ratio = kwargs.pop("width_ratio", DEFAULT_WIDTH_RATIO)
+    n_grid = kwargs.pop("n_grid", 40)
+    _check_width_ratio(width_ratio)
+    ctx = _context(machine_codes, confidence, n_classes, **kwargs)
+    rec, table = _frontier(ctx, width_ratio, n_grid)
     if mu is None:
         return rec
-    ctx = _context(machine_codes, confidence, n_classes,
-                   **{k: kwargs.get(k, v) for k, v in (
-                       ("labels", None), ("effort_budget", None), ("effort", None),
-                       ("gain", None), ("floor", DEFAULT_FLOOR), ("confidence_level", 0.95),
-                       ("probabilities", None), ("reference_gain", None), ("known", None))})
     return ActiveDesign(**{**ctx["solve"](float(mu)).__dict__, "frontier": table})
 
 
