@@ -39,6 +39,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "are relative to the annotators' labels")
     p.add_argument("--gold-annotator", metavar="NAME", default=None,
                    help="with --annotator-error auto: the annotator whose labels are gold items")
+    a = p.add_argument_group("labelling stream (a table of hmceval queue --stream)")
+    a.add_argument("--anytime", action="store_true",
+                   help="confidence sequences: intervals that hold at every number of labels "
+                        "at once, so you may look after every import and stop when you like "
+                        "(the labelled prefix of the queue, in queue order)")
+    a.add_argument("--trace-every", type=int, default=10, metavar="K",
+                   help="with --anytime: the trace's step in labels (default 10)")
+    a.add_argument("--target-half-width", type=float, default=None, metavar="H",
+                   help="with --anytime: say when the widest class share's half-width first "
+                        "reached H (default: the stream's own)")
+    a.add_argument("--decide", default=None, metavar="EXPR",
+                   help="with --anytime: a question, e.g. \"share(unsafe) <= 0.05\" (default: "
+                        "the stream's own)")
     from core.cli.rounds import add_round_args
 
     add_round_args(p, verb="estimate")
@@ -80,6 +93,14 @@ def run(args: argparse.Namespace) -> int:
 
     check_fraction(args.confidence, "--confidence")
     _check_annotator_error(args)
+    if args.anytime:
+        from core.cli.anytime_estimate import run_anytime
+
+        return run_anytime(args)
+    for flag, given in (("--target-half-width", args.target_half_width is not None),
+                        ("--decide", args.decide is not None)):
+        if given:
+            raise DataError(f"{flag} goes with --anytime (a stream's confidence sequences)")
     if args.round_id is not None:
         if args.paths:
             raise DataError("give round tables (PATH...) or --round ID, not both")

@@ -79,6 +79,23 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "beside it (*_to_label.csv: no label or confidence column); "
                         "labelstudio: Label Studio's task import JSON for the rows to label (and "
                         "the labelling config beside it, *.xml)")
+    st = p.add_argument_group("labelling stream (--stream)")
+    st.add_argument("--stream", action="store_true",
+                    help="a labelling stream: up to --labels MAX rows in a queue whose every "
+                         "prefix is a sample with known draw probabilities (column "
+                         "draw_probability), so hmceval estimate --anytime gives intervals "
+                         "valid however often you look and whenever you stop")
+    st.add_argument("--stream-design", choices=("uniform", "weighted"), default=None,
+                    help="uniform: every row equally likely at each draw; weighted (default): "
+                         "rows the machine is less sure of, per unit of predicted effort, "
+                         "more likely, half the weight uniform")
+    st.add_argument("--target-half-width", type=float, default=None, metavar="H",
+                    help="stop when the widest class share's half-width is at most H (the "
+                         "sequence is tuned to the labels this is expected to take)")
+    st.add_argument("--decide", default=None, metavar="EXPR",
+                    help="a question the stream decides, e.g. \"share(unsafe) <= 0.05\" or "
+                         "\"accuracy >= 0.9\": decided when the sequence lies wholly on one "
+                         "side")
     from core.cli.rounds import add_round_args
 
     add_round_args(p, verb="write the table of")
@@ -101,6 +118,10 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, args.format)  # csv, or labelstudio's .json: before the work
     _check_double(args)
+    if args.stream:
+        from core.cli.queue_stream import run_stream
+
+        return run_stream(args)
     if args.round_id is not None or args.path is None:
         return _write_existing(args)
     design_kind = _design_kind(args)
@@ -130,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             settings = {"calibration": int(args.calibration), "seed": int(args.seed)}
         ws, rid = _plan(args, design, "budget" if budget else "guarantee", settings)
-        out, sent, plan_counts, wd, rank = _write_round(args, ws, rid)
+        out, sent, plan_counts, wd, rank = write_round_files(args, ws, rid)
         _note_nothing_routed(args, design, budget, plan_counts)
         counts = ", ".join(f"{k} {v}" for k, v in plan_counts.items() if k and v)
         print(f"{int(np.isfinite(rank).sum())} rows to label ({counts}); round table written to "
@@ -215,7 +236,7 @@ def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
 
 
 
-def _write_round(args: argparse.Namespace, ws, rid: int):
+def write_round_files(args: argparse.Namespace, ws, rid: int):
     """Write round ``rid`` as ``--format`` asks: the round's table and the annotators' file
     (csv), or Label Studio's tasks and config. Returns ``(out, sent, counts, design, rank)``."""
     from pathlib import Path
@@ -251,7 +272,7 @@ def _write_existing(args: argparse.Namespace) -> int:
         raise DataError("give a table to plan a new round, or --round ID to write an existing "
                         "round's table, not both")
     ws, rid = open_round(args, None)
-    out, sent, counts, _, rank = _write_round(args, ws, rid)
+    out, sent, counts, _, rank = write_round_files(args, ws, rid)
     import numpy as np
 
     shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
@@ -355,7 +376,7 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                 **({"calibrate_on": int(args.calibrate_on)} if args.calibrate_on is not None
                    else {})}
     ws, rid = _plan(args, design, "budget", settings)  # the page's round service
-    out, sent, counts, _, rank = _write_round(args, ws, rid)
+    out, sent, counts, _, rank = write_round_files(args, ws, rid)
     record = ws.latest_result(rid, "design")
     summary = {k: v for k, v in record.items() if k not in ("frontier", "budget_unit", "strata")}
     n_to_label = int(np.isfinite(rank).sum())
@@ -411,7 +432,7 @@ def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int
     settings = {"design": "active", "calibration": int(args.calibration),
                 "seed": int(args.seed), "lam": float(lam)}
     ws, rid = _plan(args, design, "guarantee", settings)
-    out, sent, counts, _, rank = _write_round(args, ws, rid)
+    out, sent, counts, _, rank = write_round_files(args, ws, rid)
     pi = ws.round(rid)["inclusion"]
     if args.json:
         print_json({"design": "active", "kind": "guarantee", "M": design.M, "counts": counts,

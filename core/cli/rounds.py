@@ -162,6 +162,14 @@ def round_table(ws, round_id: int):
         mark = np.zeros(len(table), dtype=bool)
         mark[np.asarray(double["rows"], dtype=np.int64)] = True
         table[DOUBLE_COLUMN] = mark
+    stream = ws.latest_result(round_id, "stream")
+    if stream is not None:  # a labelling stream: what its confidence sequences need
+        from core.evaluation.stream import DRAW_PROBABILITY, DRAW_WEIGHT
+
+        p = np.full(len(table), np.nan)
+        p[np.asarray(stream["order"], dtype=np.int64)] = stream["draw_probability"]
+        table[DRAW_PROBABILITY] = p
+        table[DRAW_WEIGHT] = np.asarray(stream["weights"], dtype=float)
     return table, design, rnd, col
 
 

@@ -163,7 +163,9 @@ def load_design(df: pd.DataFrame, roles: dict[str, Any] | None = None, *,
     else:
         sel_col = columns.get("selection")
     pi_col = columns.get(PROBABILITY_COLUMN)
-    bookkeeping = {c for c in (sel_col, columns.get("queue_rank"), pi_col) if c is not None}
+    bookkeeping = {c for c in (sel_col, columns.get("queue_rank"), pi_col,
+                               columns.get("draw_probability"), columns.get("draw_weight"))
+                   if c is not None}
     if bookkeeping and "subgroups" not in roles:
         from core.data import detect_roles
 

@@ -1,0 +1,129 @@
+"""``hmceval estimate --anytime``: a stream's confidence sequences, from its table or its round."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def _check(args: argparse.Namespace) -> None:
+    from core.errors import DataError
+    from core.evaluation.anytime import parse_decision
+
+    if args.annotator_error is not None:
+        raise DataError("--anytime reports relative to the annotators' labels; "
+                        "--annotator-error is not supported with it yet")
+    if not 1 <= args.trace_every <= 10**9:
+        raise DataError(f"--trace-every must be a whole number >= 1, got {args.trace_every}")
+    h = args.target_half_width
+    if h is not None and not (math.isfinite(h) and 0 < h < 0.5):
+        raise DataError(f"--target-half-width must be a share in (0, 0.5), got {h}")
+    if args.decide is not None:
+        parse_decision(args.decide)
+
+
+def _table_stream(args: argparse.Namespace, design, path: str) -> dict:
+    """The sequences of a stream's table of no workspace round (its own columns)."""
+    import numpy as np
+
+    from core.errors import DataError
+    from core.evaluation.stream import DRAW_PROBABILITY, DRAW_WEIGHT, stream_design_estimate
+
+    raw = design.data.raw
+    cols = {str(c).strip().lower(): c for c in raw.columns}
+    for need in ("queue_rank", DRAW_PROBABILITY):
+        if need not in cols:
+            raise DataError(f"{path}: --anytime needs the column '{need}' of a stream's table "
+                            "(hmceval queue --stream)")
+    rank = np.asarray(raw[cols["queue_rank"]].astype(float), dtype=float)
+    p = np.asarray(raw[cols[DRAW_PROBABILITY]].astype(float), dtype=float)
+    queued = np.flatnonzero(np.isfinite(rank))
+    order = queued[np.argsort(rank[queued], kind="stable")]
+    if len(order) and not np.array_equal(np.sort(rank[order]), np.arange(1, len(order) + 1)):
+        raise DataError(f"{path}: 'queue_rank' must number the queued rows 1, 2, 3, ... "
+                        "without gaps or repeats")
+    bad = order[~((p[order] > 0) & (p[order] <= 1))]
+    if len(bad):
+        raise DataError(f"{path}: '{DRAW_PROBABILITY}' must be in (0, 1] on every queued row; "
+                        f"row {int(bad[0]) + 2} has {p[bad[0]]}")
+    weights = None
+    if DRAW_WEIGHT in cols:
+        weights = np.asarray(raw[cols[DRAW_WEIGHT]].astype(float), dtype=float)
+        if not np.all(np.isfinite(weights) & (weights >= 0)):
+            raise DataError(f"{path}: '{DRAW_WEIGHT}' must be a number >= 0 on every row")
+    return stream_design_estimate(design, order=order, draw_probability=p[order],
+                                  weights=weights, groups=args.group, confidence=args.confidence,
+                                  trace_every=args.trace_every,
+                                  target_half_width=args.target_half_width, decide=args.decide)
+
+
+def _print(path: str, res: dict) -> None:
+    def fmt(v):
+        return "n/a" if v is None else f"{v:.4f}"
+
+    level = f"{res['confidence']:.0%}"
+    print(f"{path}: {res['labels']:,} of {res['queue']:,} queued rows labelled (in queue order), "
+          f"M = {res['M']:,}; intervals valid at every number of labels at once ({level})")
+    for label, s in res["class_shares"].items():
+        print(f"  share of {label!s:>10}: {fmt(s['estimate'])}  [{fmt(s['ci_low'])}, "
+              f"{fmt(s['ci_high'])}]")
+    a = res["accuracy"]
+    print(f"  accuracy of final labels: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
+          f"{fmt(a['ci_high'])}]")
+    for col, values in res.get("by_group", {}).items():
+        print(f"  accuracy of final labels by {col}:")
+        for value, g in values.items():
+            a = g["accuracy"]
+            print(f"    {value!s:>12}: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
+                  f"{fmt(a['ci_high'])}]  ({g['M']:,} rows, {g['n_labelled']:,} labelled)")
+    if res.get("stop"):
+        st = res["stop"]
+        print(f"  stop: {'yes' if st['reached'] else 'not yet'} ({st['reason']})")
+    if res.get("price") and res["price"].get("ratio"):
+        print(f"  price of looking at every label: the interval is {res['price']['ratio']:.2f}x "
+              "as wide as a fixed-n interval on the same labels")
+    for note in res["notes"]:
+        print(f"  note: {note}")
+
+
+def run_anytime(args: argparse.Namespace) -> int:
+    """hmceval estimate --anytime PATH... or --round ID."""
+    from core.cli.common import load_round, print_json
+    from core.cli.rounds import open_round, round_lock, take_table_labels
+    from core.errors import DataError
+    from core.workspace.stream_rounds import anytime_round
+
+    _check(args)
+    results = []
+    if args.round_id is not None:
+        if args.paths:
+            raise DataError("give round tables (PATH...) or --round ID, not both")
+        ws, rid = open_round(args, None)
+        args.paths = [f"round #{rid}"]
+        results.append(anytime_round(ws, rid, groups=args.group, confidence=args.confidence,
+                                     trace_every=args.trace_every,
+                                     target_half_width=args.target_half_width,
+                                     decide=args.decide))
+    elif not args.paths:
+        raise DataError("give one or more stream tables (PATH...) or --round ID")
+    else:
+        for path in args.paths:
+            design = load_round(path, args.col)
+            ref = open_round(args, path)
+            if ref is None:
+                results.append(_table_stream(args, design, path))
+                continue
+            ws, rid = ref
+            with round_lock(ws, rid):
+                take_table_labels(ws, rid, design, path)
+                results.append(anytime_round(ws, rid, groups=args.group,
+                                             confidence=args.confidence,
+                                             trace_every=args.trace_every,
+                                             target_half_width=args.target_half_width,
+                                             decide=args.decide))
+    if args.json:
+        print_json(results[0] if len(results) == 1 else results)
+    else:
+        for path, res in zip(args.paths, results):
+            _print(path, res)
+    return 0

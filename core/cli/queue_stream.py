@@ -1,0 +1,91 @@
+"""``hmceval queue --stream``: plan a labelling stream (:mod:`core.workspace.stream_rounds`)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def run_stream(args: argparse.Namespace) -> int:
+    """Plan the stream on ``args.path`` in the workspace and write its table (``-o``) and the
+    annotators' file beside it; print the plan (``--json``: one object)."""
+    import numpy as np
+
+    from core.cli.cmd_queue import write_round_files
+    from core.cli.cmd_workspace import open_workspace
+    from core.cli.common import load_round, print_json
+    from core.cli.rounds import round_note
+    from core.errors import DataError
+    from core.evaluation.anytime import labels_for_half_width, parse_decision
+    from core.evaluation.stream import DEFAULT_STREAM_DESIGN
+    from core.workspace.active_rounds import find_dataset_id
+    from core.workspace.stream_rounds import plan_stream_round, stream_of
+
+    if args.path is None or args.round_id is not None:
+        raise DataError("--stream plans a new stream on a table: give PATH (not --round)")
+    for flag, bad in (("--design", args.design is not None), ("--calibration", args.calibration),
+                      ("--human-share", args.human_share is not None),
+                      ("--human-count", args.human_count is not None),
+                      ("--effort-budget", args.effort_budget is not None),
+                      ("--audit", args.audit), ("--double", args.double),
+                      ("--calibrate-on", args.calibrate_on is not None)):
+        if bad:
+            raise DataError(f"--stream does not take {flag}: a stream is one queue drawn "
+                            "with known probabilities, labelled for as long as needed")
+    if args.labels is None or not math.isfinite(args.labels) or args.labels < 1 \
+            or args.labels != int(args.labels):
+        raise DataError(f"--stream needs --labels MAX, a whole number >= 1, got {args.labels}")
+    if not 0 <= args.seed < 2**63:
+        raise DataError(f"--seed must be in [0, 2^63), got {args.seed}")
+    h = args.target_half_width
+    if h is not None and not (math.isfinite(h) and 0 < h < 0.5):
+        raise DataError(f"--target-half-width must be a share in (0, 0.5), got {h}")
+    if args.decide is not None:
+        parse_decision(args.decide)  # refused before anything is stored
+    design = load_round(args.path, args.col)
+    if (design.selection != "").any():
+        raise DataError("--stream plans a round on undecided rows: the table already has a "
+                        "selection (clear the column to re-plan)")
+    if int(args.labels) > design.M:
+        raise DataError(f"--labels {int(args.labels):,} is more than the table's "
+                        f"{design.M:,} rows")
+    if args.decide is not None and parse_decision(args.decide).kind == "share":
+        names = {str(v) for v in design.data.labels}
+        if parse_decision(args.decide).label not in names:
+            raise DataError(f"--decide: class {parse_decision(args.decide).label!r} is not one "
+                            f"of the table's classes: {', '.join(sorted(names))}")
+    settings = {"design": "stream", "labels": int(args.labels), "seed": int(args.seed),
+                "stream_design": args.stream_design or DEFAULT_STREAM_DESIGN,
+                **({"target_half_width": float(h)} if h is not None else {}),
+                **({"decide": str(args.decide)} if args.decide is not None else {})}
+    ws = open_workspace(args)
+    rid = plan_stream_round(ws, design.data, settings, source="cli")
+    ws.remember_active(find_dataset_id(ws, design.data))
+    out, sent, counts, _, rank = write_round_files(args, ws, rid)
+    plan = stream_of(ws, rid)
+    expected = None
+    if h is not None:
+        q = design.inputs().a
+        k = max(len(design.data.labels), 2)
+        sd = float(np.sqrt(np.mean(q * (1 - q))) if k == 2 else
+                   np.sqrt(np.mean(np.maximum(q * (1 - q), 0))))
+        expected = min(labels_for_half_width(sd, h), int(args.labels))
+    out_obj = {"design": "stream", "stream_design": plan.design, "M": design.M,
+               "rows_to_label": int(np.isfinite(rank).sum()), "seed": int(args.seed),
+               "target_half_width": h, "decide": args.decide,
+               "expected_labels_for_target": expected,
+               "output": str(out), "to_label": None if sent is None else str(sent),
+               "round_id": rid, "workspace": str(ws.root),
+               "note": "the expectation rests on the judge's confidences taken as "
+                       "probabilities; the stream's intervals rest on the labels only"}
+    if args.json:
+        print_json(out_obj)
+    else:
+        print(f"stream of {out_obj['rows_to_label']:,} rows ({plan.design} draws) written to "
+              f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
+              + f"; {round_note(ws, rid)}")
+        if expected is not None:
+            print(f"  the target half-width {h:g} is expected after about {expected:,} labels "
+                  "(on the judge's confidences; the labels will tell)")
+        print("  label in queue order; hmceval estimate OUT --anytime after every import")
+    return 0

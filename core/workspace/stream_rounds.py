@@ -1,0 +1,110 @@
+"""A labelling stream as a round of the workspace: planned, labelled in batches, estimated with
+confidence sequences after every import (``hmceval queue --stream``, ``hmceval estimate
+--anytime`` and the Evaluate page's "label until" mode call these).
+
+The round is a budget round whose settings say ``design: "stream"``; its queued rows are
+``audit`` rows (labelled in queue order, as many as the user wants) and the rest ``machine``.
+The stream's draw (order, per-draw probabilities, weights) is stored as the round's ``stream``
+result, so every estimate reads the design back exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from core.data import EvalData
+from core.errors import DataError
+from core.evaluation.stream import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
+                                    draw_stream, stream_design_estimate, stream_weights)
+from core.workspace.store import Workspace
+
+__all__ = ["is_stream", "stream_plan", "plan_stream_round", "stream_of", "anytime_round"]
+
+
+def is_stream(settings: dict[str, Any]) -> bool:
+    """Whether a round's settings are a labelling stream's."""
+    return settings.get("design") == "stream"
+
+
+def stream_plan(data: EvalData, settings: dict[str, Any]) -> StreamPlan:
+    """The stream's queue for ``settings``: ``labels`` (the queue's length), ``stream_design``
+    (``uniform`` or ``weighted``, default :data:`~core.evaluation.stream.DEFAULT_STREAM_DESIGN`)
+    and ``seed``."""
+    kind = settings.get("stream_design", DEFAULT_STREAM_DESIGN)
+    if kind not in STREAM_DESIGNS:
+        raise DataError(f"stream design must be one of {', '.join(STREAM_DESIGNS)}, got {kind!r}")
+    try:
+        n = int(settings["labels"])
+    except (KeyError, TypeError, ValueError, OverflowError):
+        raise DataError("a stream needs its length: --labels MAX, a whole number >= 1") from None
+    frame = data.frame
+    labels = list(data.labels)
+    index = {v: i for i, v in enumerate(labels)}
+    machine = np.fromiter((index[v] for v in frame["machine_label"]), dtype=np.int64,
+                          count=len(frame))
+    q = np.clip(frame["machine_confidence"].to_numpy(float), 0.0, 1.0)
+    k = max(len(labels), 2)
+    p = np.repeat(((1 - q) / (k - 1))[:, None], len(labels), axis=1)
+    p[np.arange(len(q)), machine] = q
+    effort = frame["predicted_effort"].to_numpy(float) if data.effort_source != "uniform" else None
+    w = stream_weights(p, effort, design=kind)
+    return draw_stream(w, n, seed=int(settings.get("seed", 0)))
+
+
+def plan_stream_round(ws: Workspace, data: EvalData, settings: dict[str, Any], *,
+                      scenario_id: int | None = None, source: str = "session") -> int:
+    """Plan a stream and store it (the round, then its draw as the ``stream`` result)."""
+    from core.workspace.rounds import dataset_id_for
+
+    settings = {**settings, "design": "stream"}
+    plan = stream_plan(data, settings)
+    selection = np.full(data.M, "machine", dtype=object)
+    selection[plan.order] = "audit"
+    rank = np.full(data.M, np.inf)
+    rank[plan.order] = np.arange(1, len(plan.order) + 1, dtype=float)
+    dsid = dataset_id_for(ws, data, source=source)
+    rid = ws.create_round(dsid, kind="budget", settings=settings, selection=selection,
+                          queue_rank=rank, scenario_id=scenario_id)
+    ws.save_result(rid, "stream", {"order": plan.order.tolist(),
+                                   "draw_probability": plan.draw_probability.tolist(),
+                                   "weights": plan.weights.tolist(), "design": plan.design})
+    return rid
+
+
+def stream_of(ws: Workspace, round_id: int) -> StreamPlan:
+    """The stored draw of a stream round."""
+    rec = ws.latest_result(round_id, "stream")
+    if rec is None:
+        raise DataError(f"round #{round_id} is not a labelling stream (plan one with hmceval "
+                        "queue --stream or the Evaluate page's 'label until' mode)")
+    return StreamPlan(order=np.asarray(rec["order"], dtype=np.int64),
+                      draw_probability=np.asarray(rec["draw_probability"], dtype=float),
+                      weights=np.asarray(rec["weights"], dtype=float), design=rec["design"])
+
+
+def anytime_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
+                  confidence: float = 0.95, trace_every: int = 10,
+                  target_half_width: float | None = None, decide: str | None = None,
+                  save: bool = True) -> dict[str, Any]:
+    """The confidence sequences of a stream round on the labels taken back so far (stored as
+    its latest ``estimate`` result unless ``save`` is False). The target half-width and the
+    question default to the ones the stream was planned with."""
+    from core.workspace.rounds import round_design
+
+    rnd, design = round_design(ws, round_id)
+    settings = rnd["settings"]
+    if target_half_width is None:
+        target_half_width = settings.get("target_half_width")
+    if decide is None:
+        decide = settings.get("decide")
+    plan = stream_of(ws, round_id)
+    res = stream_design_estimate(design, order=plan.order, draw_probability=plan.draw_probability,
+                                 weights=plan.weights, groups=groups, confidence=confidence,
+                                 trace_every=trace_every, target_half_width=target_half_width,
+                                 decide=decide)
+    res["round_id"] = int(round_id)
+    if save:
+        ws.save_result(round_id, "estimate", res)
+    return res
