@@ -5,7 +5,7 @@
 PYTHON ?= python3
 PORT ?= 8501
 
-.PHONY: install browser labelstudio app test bench
+.PHONY: install browser labelstudio glide app test bench
 
 install:
 	$(PYTHON) -m pip install --quiet torch==2.13.0
@@ -21,10 +21,22 @@ labelstudio: .venv-labelstudio/bin/label-studio
 	$(PYTHON) -m venv .venv-labelstudio
 	.venv-labelstudio/bin/pip install --quiet 'label-studio==1.23.*'
 
+# GLIDE 0.11 (glide-py), a test-only oracle for the confidence sequences: its wheel is pure Python
+# and declares Python >= 3.12, but its modules import on 3.11, so it is unpacked, not installed
+GLIDE_DIR = .cache/glide-py-0.11.0
+glide: $(GLIDE_DIR)/glide/__init__.py
+
+$(GLIDE_DIR)/glide/__init__.py:
+	mkdir -p .cache/wheels
+	$(PYTHON) -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 \
+		'glide-py==0.11.0' -d .cache/wheels
+	$(PYTHON) -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" \
+		.cache/wheels/glide_py-0.11.0-py3-none-any.whl $(GLIDE_DIR)
+
 app: install
 	$(PYTHON) app.py --server.port $(PORT)
 
-test: install browser labelstudio
+test: install browser labelstudio glide
 	$(PYTHON) -m pytest
 
 bench: install browser

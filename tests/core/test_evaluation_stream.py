@@ -1,0 +1,61 @@
+"""The labelling stream's queue (``core.evaluation.stream``): weights and per-draw probabilities
+by hand, the successive sample's first draws against their exact probabilities, refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core.errors import DataError
+from core.evaluation.stream import draw_probabilities, draw_stream, stream_weights
+
+
+def test_weights_by_hand():
+    # P rows: (0.9, 0.1) -> u = sqrt(1 - 0.81 - 0.01) = sqrt(0.18); (0.5, 0.5) -> sqrt(0.5)
+    p = np.array([[0.9, 0.1], [0.5, 0.5]])
+    u = np.sqrt([0.18, 0.5])
+    w = stream_weights(p, design="weighted", floor=0.5)
+    np.testing.assert_allclose(w, 0.5 * u / u.mean() + 0.5)
+    assert w.mean() == pytest.approx(1.0)
+    # effort: divided by sqrt(effort / mean effort) before normalising
+    w = stream_weights(p, np.array([1.0, 4.0]), design="weighted", floor=0.0)
+    v = u / np.sqrt(np.array([1.0, 4.0]) / 2.5)
+    np.testing.assert_allclose(w, v / v.mean())
+    np.testing.assert_array_equal(stream_weights(p, design="uniform"), [1.0, 1.0])
+    # a machine sure of every row gives nothing to weigh by: uniform
+    np.testing.assert_array_equal(stream_weights(np.eye(2), design="weighted"), [1.0, 1.0])
+
+
+def test_draw_probabilities_by_hand():
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    # order 3, 0, 2: 4/10, 1/6, 3/5
+    np.testing.assert_allclose(draw_probabilities(w, np.array([3, 0, 2])), [0.4, 1 / 6, 0.6])
+    plan = draw_stream(np.ones(5), 5, seed=1)
+    np.testing.assert_allclose(plan.draw_probability, [1 / 5, 1 / 4, 1 / 3, 1 / 2, 1])
+    assert sorted(plan.order.tolist()) == [0, 1, 2, 3, 4] and plan.design == "uniform"
+
+
+def test_successive_sample_frequencies():
+    """Row i first with probability w_i / sum(w); second given the first as the formula says."""
+    w = np.array([1.0, 2.0, 3.0, 4.0])
+    firsts = np.zeros(4)
+    second_after_3 = np.zeros(4)
+    runs = 20000
+    for s in range(runs):
+        order = draw_stream(w, 2, seed=s).order
+        firsts[order[0]] += 1
+        if order[0] == 3:
+            second_after_3[order[1]] += 1
+    np.testing.assert_allclose(firsts / runs, w / w.sum(), atol=0.012)
+    np.testing.assert_allclose(second_after_3[:3] / second_after_3.sum(), w[:3] / 6, atol=0.02)
+
+
+def test_refusals():
+    with pytest.raises(DataError, match="between 1 and the 3"):
+        draw_stream(np.ones(3), 4)
+    with pytest.raises(DataError, match="between 1 and the 2"):
+        draw_stream(np.ones(3), 3, exclude=np.array([True, False, False]))
+    with pytest.raises(DataError, match="stream design"):
+        stream_weights(np.eye(2), design="active")
+    with pytest.raises(DataError, match="floor"):
+        stream_weights(np.eye(2), floor=1.5)
