@@ -22,6 +22,27 @@ def _check(args: argparse.Namespace) -> None:
         parse_decision(args.decide)
 
 
+def is_stream_input(args: argparse.Namespace) -> bool:
+    """Whether ``hmceval estimate``'s round (``--round``) or first table is a labelling stream:
+    its fixed-n estimators would misread a stream's unequal draws, so it is read with its
+    confidence sequences, ``--anytime`` or not."""
+    from core.cli.common import load_round
+    from core.cli.rounds import open_round
+    from core.evaluation.stream import DRAW_PROBABILITY
+    from core.workspace.stream_rounds import is_stream
+
+    if args.round_id is not None and not args.paths:
+        ws, rid = open_round(args, None)
+        return is_stream(ws.round(rid)["settings"])
+    if not args.paths:
+        return False
+    ref = open_round(args, args.paths[0])
+    if ref is not None:
+        return is_stream(ref[0].round(ref[1])["settings"])
+    raw = load_round(args.paths[0], args.col).data.raw
+    return DRAW_PROBABILITY in {str(c).strip().lower() for c in raw.columns}
+
+
 def _table_stream(args: argparse.Namespace, design, path: str) -> dict:
     """The sequences of a stream's table of no workspace round (its own columns)."""
     import numpy as np

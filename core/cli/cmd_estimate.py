@@ -93,9 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
     check_fraction(args.confidence, "--confidence")
     _check_annotator_error(args)
-    if args.anytime:
-        from core.cli.anytime_estimate import run_anytime
+    from core.cli.anytime_estimate import is_stream_input, run_anytime
 
+    if args.anytime or is_stream_input(args):  # a stream is always read as one
         return run_anytime(args)
     for flag, given in (("--target-half-width", args.target_half_width is not None),
                         ("--decide", args.decide is not None)):

@@ -80,6 +80,10 @@ def test_stream_round_trip(tmp_path, capsys, judge):
     iv = res["class_shares"]["unsafe"]
     assert iv["ci_low"] <= truth <= iv["ci_high"]
     assert set(res["by_group"]["topic"]) == {"a", "b"}
+    # without --anytime a stream is still read with its sequences (its draws are unequal)
+    code, text, err = run_cli(capsys, "estimate", out, "--json")
+    assert code == 0 and json.loads(text)["anytime"] is True
+    assert json.loads(text)["class_shares"]["unsafe"] == res["class_shares"]["unsafe"]
 
 
 @pytest.mark.parametrize("extra,message", [

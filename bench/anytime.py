@@ -1,0 +1,187 @@
+"""The labelling stream's confidence sequences on real tables with gold, by simulation.
+
+For each table (PAC Labels' misinformation headlines judged by GPT-4o, the HMCEval release with
+its trust scores, the built-in demo) and each stream design (uniform, weighted: the default),
+run many streams with the gold labels as the annotators' and print:
+
+* **time-uniform miscoverage**: the share of streams in which ANY interval of the trace (every
+  10 labels; any class share, the final labels' accuracy) misses its truth (nominal 0.05);
+* **labels to a target**: the median labels a stream takes until the widest class share's
+  half-width first reaches H (4 points), against the labels fixed-n PPI++ (``ppi_py.
+  ppi_mean_ci``, lam=None, the machine's probabilities as prediction) on uniformly random
+  labels needs for the same mean half-width, chosen knowing the truth (the smallest n on a
+  grid), and their ratio;
+* **decisions**: "share(c) <= x" with x just above and just below the truth: the share of
+  streams that decide wrongly (nominal at most 0.05) and the median labels to decide;
+* the price of looking at every label (the sequence's radius against a fixed-n interval's on
+  the same labels) and the time per stream.
+
+Usage: ``python bench/anytime.py [--streams 500] [--quick]``. Needs ``ppi-python`` (the test
+extras). Prints figures only; the tests assert a smaller version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from core.evaluation.anytime import anytime_estimate  # noqa: E402
+from core.evaluation.stream import draw_stream, stream_weights  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data"
+
+
+def load_sets() -> list[dict]:
+    from core.demo import make_demo
+
+    out = []
+    m = pd.read_csv(SHARED / "pac-labels" / "misinfo.csv")
+    out.append({"name": "misinfo (GPT-4o, verbal)", "machine": m["Yhat (GPT4o)"], "gold": m["Y"],
+                "q": m["confidence"], "group": m["topic"]})
+    h = pd.read_csv(SHARED / "hmceval" / "ilp_data_trustscore_f2.tsv", sep="\t")
+    out.append({"name": "HMCEval release (trust score)", "machine": h["machine_predict"],
+                "gold": h["target"], "q": h["machine_confidence"],
+                "effort": h["human_effort_predicted_avg"], "group": h["turn"].clip(upper=4)})
+    d = make_demo()
+    out.append({"name": "demo", "machine": d["machine_label"], "gold": d["human_label"],
+                "q": d["confidence_ts"]})
+    for s in out:
+        classes = sorted(set(s["gold"]) | set(s["machine"]), key=str)
+        idx = {c: i for i, c in enumerate(classes)}
+        s["classes"] = classes
+        s["mach"] = np.array([idx[v] for v in s["machine"]])
+        s["gld"] = np.array([idx[v] for v in s["gold"]])
+        s["q"] = np.clip(np.asarray(s["q"], dtype=float), 0, 1)
+    return out
+
+
+def probabilities(mach: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
+    p = np.repeat(((1 - q) / max(k - 1, 1))[:, None], k, axis=1)
+    p[np.arange(len(q)), mach] = q
+    return p
+
+
+def ppi_labels_for(s: dict, target: float, rng, draws: int = 60) -> tuple[int, float]:
+    """The fewest uniformly random labels whose mean PPI++ half-width (widest class) is at most
+    ``target``, on a grid of 5 % steps (the truth known: the gold of every row)."""
+    from ppi_py import ppi_mean_ci
+
+    mach, gold, q = s["mach"], s["gld"], s["q"]
+    m, k = len(q), len(s["classes"])
+    f = probabilities(mach, q, k)
+
+    def mean_half(n: int) -> float:
+        hw = []
+        for _ in range(draws):
+            lab = rng.choice(m, size=n, replace=False)
+            unl = np.setdiff1d(np.arange(m), lab)
+            widest = 0.0
+            for c in range(k):
+                lo, hi = ppi_mean_ci((gold[lab] == c).astype(float), f[lab, c], f[unl, c],
+                                     alpha=0.05)
+                widest = max(widest, (hi[0] - lo[0]) / 2)
+            hw.append(widest)
+        return float(np.mean(hw))
+
+    n = 50
+    while n < m - 1:
+        h = mean_half(n)
+        if h <= target:
+            return n, h
+        n = int(n * 1.05) + 1
+    return m, float("nan")
+
+
+def run_streams(s: dict, design: str, streams: int, length: int, target: float) -> dict:
+    mach, gold, q = s["mach"], s["gld"], s["q"]
+    m, k = len(q), len(s["classes"])
+    truth = np.bincount(gold, minlength=k) / m
+    correct = mach == gold
+    w = stream_weights(probabilities(mach, q, k), s.get("effort"), design=design)
+    c_dec = int(np.argmin(np.abs(truth - 0.5)))  # decide about the class nearest a half
+    missed, reach, prices, secs = 0, [], [], []
+    decisions = {"inside": [0, 0, []], "outside": [0, 0, []]}  # wrong, decided, labels
+    groups = {"group": np.asarray(s["group"], dtype=object)} if "group" in s else None
+    for r in range(streams):
+        plan = draw_stream(w, length, seed=r)
+        for side, shift in (("inside", 0.02), ("outside", -0.02)):
+            x = float(np.clip(truth[c_dec] + shift, 0.001, 0.999))
+            t0 = time.perf_counter()
+            res = anytime_estimate(classes=s["classes"], machine=mach, confidence=q,
+                                   order=plan.order, draw_probability=plan.draw_probability,
+                                   human=gold[plan.order], weights=plan.weights, groups=groups,
+                                   trace_every=10, target_half_width=target,
+                                   decide=f"share({s['classes'][c_dec]}) <= {x}")
+            secs.append(time.perf_counter() - t0)
+            d = res["decision"]
+            rec = decisions[side]
+            if d["decided"]:
+                rec[1] += 1
+                rec[0] += d["answer"] != (truth[c_dec] <= x)
+                rec[2].append(d["labels"])
+            if side == "outside":
+                continue
+            bad = False
+            for tr in res["trace"]:
+                lab = np.zeros(m, bool)
+                lab[plan.order[:tr["labels"]]] = True
+                final = (correct | lab).mean()
+                a = tr["accuracy"]
+                bad |= not a["ci_low"] <= final <= a["ci_high"]
+                for c, cls in enumerate(s["classes"]):
+                    iv = tr["class_shares"][str(cls)]
+                    bad |= not iv["ci_low"] <= truth[c] <= iv["ci_high"]
+            missed += bad
+            reach.append(res["stop"]["labels"] if res["stop"]["reached"] else np.nan)
+            if res["price"]["ratio"]:
+                prices.append(res["price"]["ratio"])
+    return {"miss": missed / streams, "reach": reach, "price": float(np.median(prices)),
+            "decisions": decisions, "sec": float(np.mean(secs))}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--streams", type=int, default=500)
+    ap.add_argument("--target", type=float, default=0.04, help="target half-width (default 0.04)")
+    ap.add_argument("--quick", action="store_true", help="60 streams, misinfo only")
+    args = ap.parse_args()
+    sets = load_sets()
+    if args.quick:
+        args.streams, sets = 60, sets[:1]
+    rng = np.random.default_rng(0)
+    print(f"{args.streams} streams per cell; trace every 10 labels; target half-width "
+          f"{args.target:g}; 95 % sequences")
+    for s in sets:
+        m = len(s["q"])
+        n_ppi, h_ppi = ppi_labels_for(s, args.target, rng)
+        length = int(min(m, max(3 * n_ppi, 200)))
+        print(f"\n{s['name']}: M = {m:,}, classes {s['classes']}, machine accuracy "
+              f"{(s['mach'] == s['gld']).mean():.3f}; fixed-n PPI++ needs {n_ppi:,} random "
+              f"labels for a mean widest half-width of {h_ppi:.4f}; streams of {length:,}")
+        for design in ("uniform", "weighted"):
+            r = run_streams(s, design, args.streams, length, args.target)
+            reach = np.asarray(r["reach"], dtype=float)
+            med = float(np.nanmedian(reach)) if np.isfinite(reach).any() else float("nan")
+            ins, out = r["decisions"]["inside"], r["decisions"]["outside"]
+            print(f"  {design:>8}: time-uniform miscoverage {r['miss']:.3f}; target reached in "
+                  f"{np.isfinite(reach).mean():.0%} of streams, median {med:,.0f} labels = "
+                  f"{med / n_ppi:.2f}x PPI++'s; price {r['price']:.2f}x a fixed-n interval")
+            for name, rec, total in (("truth inside", ins, args.streams),
+                                     ("truth outside", out, args.streams)):
+                rate = rec[0] / total
+                lab = f"median {np.median(rec[2]):,.0f} labels" if rec[2] else "never"
+                print(f"            decision, {name} by 2 points: wrong {rate:.3f} of streams, "
+                      f"decided {rec[1] / total:.0%} ({lab})")
+            print(f"            {r['sec'] * 1000:.0f} ms per estimate of a whole stream")
+
+
+if __name__ == "__main__":
+    main()
