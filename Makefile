@@ -40,4 +40,4 @@ test: install browser labelstudio glide
 	$(PYTHON) -m pytest
 
 bench: install browser
-	for b in sae agreement hee scorekeeping tooltalk archive mce mce_inference mce_quantized certify app upload cli design design_unseen annotators effort_campaign report browser; do $(PYTHON) bench/$$b.py || exit 1; done
+	for b in sae agreement hee scorekeeping tooltalk archive mce mce_inference mce_quantized certify app upload cli design design_unseen anytime annotators effort_campaign report browser; do $(PYTHON) bench/$$b.py || exit 1; done
