@@ -416,6 +416,16 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     if tightest_at is None:
         if target_half_width is not None:
             tightest_at = labels_for_half_width(widest_sd, float(target_half_width), alpha=alpha)
+        elif dec is not None:  # the gap the judge's own labels leave to the threshold
+            if dec.kind == "share":
+                c = [str(x) for x in classes].index(dec.label)
+                guess, sd = float(base[:, c].mean()), float(prior_sd[c])
+            else:
+                guess = float(base[np.arange(m), machine].mean())
+                sd = float(np.sqrt((base[np.arange(m), machine]
+                                    * (1 - base[np.arange(m), machine])).mean()))
+            tightest_at = labels_for_half_width(sd, max(abs(guess - dec.threshold), 0.01),
+                                                alpha=alpha)
         else:
             tightest_at = max(1, queue_len // 2)
         tightest_at = int(min(max(tightest_at, 1), max(queue_len, 1)))
