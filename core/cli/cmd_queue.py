@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stream:
         from core.cli.queue_stream import run_stream
 
-        return run_stream(args)
+        return run_stream(args, write_round_files)
     if args.round_id is not None or args.path is None:
         return _write_existing(args)
     design_kind = _design_kind(args)

@@ -6,12 +6,13 @@ import argparse
 import math
 
 
-def run_stream(args: argparse.Namespace) -> int:
+def run_stream(args: argparse.Namespace, write_round_files) -> int:
     """Plan the stream on ``args.path`` in the workspace and write its table (``-o``) and the
-    annotators' file beside it; print the plan (``--json``: one object)."""
+    annotators' file beside it (``write_round_files``: :func:`core.cli.cmd_queue.
+    write_round_files`, passed in so this module does not import its caller); print the plan
+    (``--json``: one object)."""
     import numpy as np
 
-    from core.cli.cmd_queue import write_round_files
     from core.cli.cmd_workspace import open_workspace
     from core.cli.common import load_round, print_json
     from core.cli.rounds import round_note
