@@ -16,12 +16,13 @@ import numpy as np
 
 from core.data import EvalData
 from core.errors import DataError
+from core.evaluation.anytime import labels_for_half_width
 from core.evaluation.stream import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
                                     draw_stream, stream_design_estimate, stream_weights)
 from core.workspace.store import Workspace
 
 __all__ = ["is_stream", "stream_plan", "plan_stream_round", "stream_of", "anytime_round",
-           "import_points", "stream_view"]
+           "import_points", "stream_view", "expected_labels"]
 
 
 def is_stream(settings: dict[str, Any]) -> bool:
@@ -133,3 +134,10 @@ def stream_view(ws: Workspace, round_id: int, *, groups: list[str] | None = None
     res["trace"] = [t for t in res["trace"] if t["labels"] % step == 0 or t["labels"] in keep]
     res["imports"] = sorted(set(points))
     return res
+
+
+def expected_labels(data: EvalData, target_half_width: float) -> int:
+    """Labels a stream is expected to need for a class share to ``± target_half_width``, on the
+    machine's confidences taken as probabilities (as ``hmceval queue --stream`` says it)."""
+    q = np.clip(data.frame["machine_confidence"].to_numpy(float), 0.0, 1.0)
+    return labels_for_half_width(float(np.sqrt(np.mean(q * (1 - q)))), float(target_half_width))
