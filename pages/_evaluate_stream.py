@@ -19,7 +19,7 @@ import streamlit as st
 from core.data import EvalData
 from core.errors import DataError
 from core.evaluation.anytime_words import (SEQUENCE_HELP, decide_expression, question_words,
-                                           stream_verdict)
+                                           stream_verdict, trace_looks)
 from core.evaluation.stream import DEFAULT_STREAM_DESIGN
 from core.figures.evaluation import stream_figure
 from core.summary import pct
@@ -119,11 +119,8 @@ def stream_settings(data: EvalData, ev_widget: Callable) -> dict[str, Any] | Non
 def _trace_table(res: dict[str, Any], rows: int = 12) -> pd.DataFrame:
     """About ``rows`` looks of the trace, the last one always: labels, each class share and the
     accuracy with their intervals, as text."""
-    trace = res["trace"]
-    step = max(1, len(trace) // rows)
-    looks = trace[::step] + ([trace[-1]] if (len(trace) - 1) % step else [])
     out = []
-    for t in looks:
+    for t in trace_looks(res["trace"], rows):
         row: dict[str, Any] = {"labels": t["labels"]}
         for c, s in t["class_shares"].items():
             row[f"share of '{c}'"] = f"{pct(s['estimate'])} [{pct(s['ci_low'])}, {pct(s['ci_high'])}]"

@@ -11,7 +11,7 @@ from core.evaluation.anytime import parse_decision
 from core.summary import pct
 
 __all__ = ["SEQUENCE_HELP", "decide_expression", "question_words", "stream_focus",
-           "focus_interval", "focus_name", "interval_words", "stream_verdict"]
+           "focus_interval", "focus_name", "interval_words", "stream_verdict", "trace_looks"]
 
 #: What a confidence sequence is, for a tooltip.
 SEQUENCE_HELP = ("A confidence sequence: intervals that stay valid however often you look. "
@@ -159,3 +159,21 @@ def stream_verdict(result: dict[str, Any], *,
                         "fixed before labelling; this one stays valid however often you look "
                         "and whenever you stop.")
     return out
+
+
+def trace_looks(trace: list[dict[str, Any]], rows: int = 12) -> list[dict[str, Any]]:
+    """About ``rows`` looks of a trace for a table: at round label counts (every 1, 2 or 5
+    times a power of ten labels; the latest look at or before each), and the last look."""
+    if not trace:
+        return []
+    last = trace[-1]["labels"]
+    want = last / max(int(rows), 1)
+    step = next(m * 10 ** k for k in range(0, 12) for m in (1, 2, 5) if m * 10 ** k >= want)
+    out: list[dict[str, Any]] = []
+    i = 0
+    for mark in range(step, last + step, step):
+        while i + 1 < len(trace) and trace[i + 1]["labels"] <= mark:
+            i += 1
+        if trace[i]["labels"] <= mark and (not out or out[-1] is not trace[i]):
+            out.append(trace[i])
+    return out if out[-1] is trace[-1] else out + [trace[-1]]

@@ -81,3 +81,19 @@ def test_target_reached_earlier_and_keep_labelling():
     none_yet = stream_verdict(_result(labels=0, price=None))
     assert none_yet["sentence"].startswith("Keep labelling: no label in queue order yet")
     assert none_yet["price"] is None
+
+
+def test_trace_looks_spaced_with_the_last():
+    from core.evaluation.anytime_words import trace_looks
+
+    trace = [{"labels": n} for n in range(1, 26)]
+    # 25 labels in about 5 rows: every 5 labels
+    assert [t["labels"] for t in trace_looks(trace, 5)] == [5, 10, 15, 20, 25]
+    assert [t["labels"] for t in trace_looks(trace[:3], 12)] == [1, 2, 3]
+    # 21 labels in about 5 rows: every 5 labels, then the last look
+    assert [t["labels"] for t in trace_looks(trace[:21], 5)] == [5, 10, 15, 20, 21]
+    # a thinned trace (every 2 labels, an import at 7): the latest look at or before each mark
+    thin = [{"labels": n} for n in (2, 4, 6, 7, 8, 10, 12, 14)]
+    assert [t["labels"] for t in trace_looks(thin, 3)] == [4, 10, 14]
+    assert [t["labels"] for t in trace_looks(thin, 7)] == [2, 4, 6, 8, 10, 12, 14]
+    assert trace_looks([], 5) == []
