@@ -74,7 +74,8 @@ def stream_settings(data: EvalData, ev_widget: Callable) -> dict[str, Any] | Non
         ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
     c1, c2, c3, c4 = st.columns([3, 3, 2, 2])
     with c1:
-        use = ev_widget(st.checkbox, "Stop when every class share is this precise", "stream_use_target")
+        use = ev_widget(st.checkbox, "Stop at a target precision", "stream_use_target",
+                        help="Stop once every class share is known to ± the half-width below.")
         ev_widget(st.number_input, "Target half-width (± %)", "stream_target", scale=100,
                   min_value=0.1, max_value=49.9, step=0.5, format="%.1f", disabled=not use,
                   help="Stop once every class share's interval is at most this wide on each "
@@ -99,18 +100,20 @@ def stream_settings(data: EvalData, ev_widget: Callable) -> dict[str, Any] | Non
     when = []
     if use:
         settings["target_half_width"] = float(e["stream_target"])
-        n = min(expected_labels(data, settings["target_half_width"]), settings["labels"])
+        n = expected_labels(data, settings["target_half_width"])
         when.append(f"every class share is within ± {pct(settings['target_half_width'])} "
-                    f"(expected after about {n:,} labels, on the machine's confidences; the "
-                    "labels will tell)")
+                    + (f"(expected after about {n:,} labels" if n <= settings["labels"] else
+                       f"(expected to need about {n:,} labels, more than the queue holds")
+                    + ", on the machine's confidences; the labels will tell)")
     if question != "none":
         settings["decide"] = decide_expression(question, e["stream_op"],
                                                float(e["stream_threshold"]), e["stream_class"])
         when.append(f"the question is decided: {question_words(settings['decide'])}")
-    st.markdown(f"**Humans will label at most {settings['labels']:,} of {data.M:,} samples, "
-                "from the top of the queue, in order; "
-                + (md(f"stop when {' or when '.join(when)}") if when else
-                   "stop whenever the intervals are narrow enough for you") + ".**")
+    said = (f"Humans will label at most {settings['labels']:,} of {data.M:,} samples, from the "
+            "top of the queue, in order; " + (f"stop when {' or when '.join(when)}" if when else
+                                               "stop whenever the intervals are narrow enough "
+                                               "for you"))
+    st.markdown(f"**{md(said if said.endswith('?') else said + '.')}**")
     if not when:
         st.caption("Set a target or a question and the result will say when to stop.")
     return settings
@@ -168,7 +171,8 @@ def stream_result(ws, rid: int, rnd: dict[str, Any], state_key: str) -> dict[str
                     help="Human labels where humans labelled, the machine's elsewhere.")
     cols[-1].caption(f"95% interval [{pct(a['ci_low'])}, {pct(a['ci_high'])}]")
     st.caption(f"{res['labels']:,} of {res['queue']:,} queued rows labelled, read in queue "
-               "order. The intervals are a confidence sequence: hover the ⓘ.", help=SEQUENCE_HELP)
+               "order. The intervals are a confidence sequence (what that means: the ? on the "
+               "right).", help=SEQUENCE_HELP)
     for note in res["notes"]:
         st.warning(md(note))
     st.plotly_chart(stream_figure(res, target_half_width=target), width="stretch",

@@ -136,6 +136,20 @@ def test_stream_keep_labelling_without_a_question(run_page, fresh_workspace):
     at.radio(key="_w_ev_kind").set_value("stream").run()
     at.number_input(key="_w_ev_stream_labels").set_value(300).run()
     at.number_input(key="_w_ev_stream_target").set_value(1.0).run()
+    # the plan says how many labels the target is expected to take, on the machine's
+    # confidences: more than this queue holds
+    import numpy as np
+
+    from core.demo import make_demo
+    from core.evaluation.anytime import labels_for_half_width
+
+    q = make_demo()["confidence_ts"].to_numpy(float)
+    need = labels_for_half_width(float(np.sqrt(np.mean(q * (1 - q)))), 0.01)
+    assert need > 300
+    plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label at most 300")]
+    assert plan and plan[0].endswith(f"(expected to need about {need:,} labels, more than the "
+                                     "queue holds, on the machine's confidences; the labels "
+                                     "will tell).**"), plan
     click(at, "Plan the round")
     at.slider[0].set_value(0.2).run()
     click(at, "Fill labels from gold")
