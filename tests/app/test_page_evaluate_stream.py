@@ -75,6 +75,19 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     click(at, "Import these labels")
     res = anytime_round(ws, 1, save=False)
     assert res["labels"] == 150
+    # the next 50 as a Label Studio export (what a pull from the server imports too)
+    nxt = _queue_in_order(1).iloc[150:200]
+    tasks = [{"id": k + 1, "data": {"sample_id": int(sid)},
+              "annotations": [{"completed_by": 1, "was_cancelled": False,
+                               "result": [{"from_name": "label", "to_name": "show_sample_id",
+                                           "type": "choices",
+                                           "value": {"choices": [str(lab)]}}]}]}
+             for k, (sid, lab) in enumerate(zip(nxt["sample_id"], nxt["label"]))]
+    at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
+    at.file_uploader(key="_w_labels_ls_1").set_value(
+        ("export.json", json.dumps(tasks).encode(), "application/json")).run()
+    click(at, "Import these labels")
+    assert anytime_round(ws, 1, save=False)["labels"] == 200
     # then the annotators, simulated from gold, label the queue to its end
     at.slider[0].set_value(1.0).run()
     click(at, "Fill labels from gold")
@@ -109,13 +122,13 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     assert any(c.value.startswith("The price of looking after every import: this interval is "
                                   f"{price['ratio']:.2f} times as wide as a one-look interval")
                for c in at.caption)
-    # the chart: a point after each import (150, then 600 labels), the question's threshold,
+    # the chart: a point after each import (150, 200, then 600 labels), the question's threshold,
     # the stop where the question was decided; nothing a reader would miss
     chart = _stream_chart(at)
     assert figure_problems(chart) == []
     traces = {t.get("name"): t for t in json.loads(chart.proto.spec)["data"]}
     imports = traces["after each import: share of '1'"]
-    assert imports["x"] == [150, 600]
+    assert imports["x"] == [150, 200, 600]
     assert imports["y"][-1] == share["estimate"]
     assert traces["question: is the share of '1' at most 40.0%?"]["y"] == [0.4, 0.4]
     assert traces[f"stop reached after {dec['labels']:,} labels"]["x"] == [dec["labels"]] * 2
