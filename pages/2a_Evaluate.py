@@ -25,6 +25,8 @@ from pages._evaluate_design import (design_choice, guarantee_preview_table, show
                                     weighted_settings)
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
+from pages._evaluate_stream import MODE_HELP, round_mode, stream_settings
+from core.workspace.stream_rounds import is_stream, plan_stream_round
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
                            init_state, next_step, range_help, round_settings_note, save_scenario,
                            show_error, writes)
@@ -119,17 +121,21 @@ if not rounds.empty:
     chosen_id = ss["evaluate"]["round_id"]
     if ss.get("_ev_kind_of_round") != (dsid, chosen_id):
         ss["_ev_kind_of_round"] = (dsid, chosen_id)
-        ss["evaluate"] = {**ss["evaluate"],
-                          "kind": str(rounds.loc[rounds["id"] == chosen_id, "kind"].iloc[0])}
+        ss["evaluate"] = {**ss["evaluate"], "kind": round_mode(
+            ws, chosen_id, str(rounds.loc[rounds["id"] == chosen_id, "kind"].iloc[0]))}
 
 # ------------------------------------------------------------------------------------ 1. plan
 st.header("1 · Plan the round")
-kind = ev_widget(st.radio, "Mode", "kind", options=["budget", "guarantee"], horizontal=True,
+kind = ev_widget(st.radio, "Mode", "kind", options=["budget", "guarantee", "stream"],
+                 horizontal=True, help=MODE_HELP,
                  format_func=lambda k: {"budget": "Budget: N and λ, plus an audit",
-                                        "guarantee": "Guarantee: certify an error bound"}[k])
+                                        "guarantee": "Guarantee: certify an error bound",
+                                        "stream": "Label until the answer is good enough"}[k])
 params = get_params()
 design_kind = design_choice(ev_widget) if kind == "budget" else None
-if design_kind in ("active", "random"):
+if kind == "stream":
+    settings = stream_settings(data, ev_widget)
+elif design_kind in ("active", "random"):
     settings = weighted_settings(data, ev_widget, design_kind,
                                  params.n_human + int(ss["evaluate"]["audit"]))
 elif kind == "budget":
@@ -256,7 +262,8 @@ else:
 
 if st.button("Plan the round", type="primary", **writes(disabled=settings is None)):
     try:
-        rid = R.plan_round(ws, data, kind=kind, settings=settings)
+        rid = (plan_stream_round(ws, data, settings) if kind == "stream" else
+               R.plan_round(ws, data, kind=kind, settings=settings))
     except DataError as exc:
         show_error(exc)
     else:
@@ -334,6 +341,8 @@ done = f" ({prog['labelled']:,} labelled already)" if prog["labelled"] else ""
 order = ("calibration first, in random order, then the audit, in random order, then routed rows "
          "by priority" if prog["calibration"]["rows"] else
          "the audit first, in random order, then routed rows by priority")
+if is_stream(rnd["settings"]):
+    order = "a random draw with known chances: label from the top, in order, until told to stop"
 st.caption(f"{to_label:,} rows to label{done}, in queue order ({order}). The CSV has one row per "
            "sample to label: the sample id, the queue position, the selection and the table's "
            "other columns, never a label (human, gold, second rater or machine) or a confidence. "

@@ -22,6 +22,8 @@ from core.workspace.report import round_report_html
 from pages._common import next_step, show_error
 from pages._evaluate_annotators import annotators_section
 from pages._evaluate_design import group_section
+from pages._evaluate_stream import stream_result
+from core.workspace.stream_rounds import is_stream
 
 
 def _report_pdf_button(col, state_key: str, rid: int, report) -> None:
@@ -87,6 +89,30 @@ def _against_truth(ws, rid: int, state_key: str, classes: list) -> None:
             st.caption(note)
 
 
+def downloads(ws, rid: int, design, state_key: str, result: dict) -> None:
+    """The round's downloads: the final table, the result (JSON) and the report (HTML, PDF)."""
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("Final labelled table (CSV)",
+                       lambda: to_csv_safe(R.final_table(design)).encode(),
+                       file_name=f"hmceval_round{rid}_final.csv", mime="text/csv", on_click="ignore")
+    c2.download_button("Result (JSON)", json.dumps(result, default=str, indent=2).encode(),
+                       file_name=f"hmceval_round{rid}_result.json", mime="application/json")
+
+
+    @st.cache_data(show_spinner="Writing the report…", max_entries=4)
+    def _report(key: str, round_id: int) -> bytes:
+        return round_report_html(ws, round_id).encode("utf-8")
+
+
+    # built now (cached per round state): a deferred file dies with the rerun its click triggers
+    c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
+                       file_name=f"hmceval_round{rid}_report.html", mime="text/html",
+                       help="One self-contained file: opens in any browser, offline.",
+                       on_click="ignore" if ws.read_only else ws.record_event,
+                       args=(rid, "exported", {"format": "report"}))
+    _report_pdf_button(c3, state_key, rid, _report)
+
+
 def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
@@ -97,14 +123,16 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
         st.success(cert["guarantee"])
         for note in cert.get("notes") or []:
             st.caption(note)
-
+    state_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
+    if is_stream(rnd["settings"]):  # a labelling stream: its confidence sequence, no estimate
+        downloads(ws, rid, design, state_key, stream_result(ws, rid, rnd, state_key))
+        return
 
     @st.cache_data(show_spinner="Estimating…", max_entries=16)
     def _summary(key: str, round_id: int, groups: tuple) -> dict:
         return R.round_summary(ws, round_id, groups=list(groups))
 
 
-    state_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
     subgroups = design.data.subgroup_columns
     groups = st.multiselect("Break the result down by", subgroups, default=R.default_groups(design),
                             help="Subgroup columns; those with many values make long plots.")
@@ -167,26 +195,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
     pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
     st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
     group_section(ws, data, rnd, summary, est["n_labelled"])
-    c1, c2, c3 = st.columns(3)
-    c1.download_button("Final labelled table (CSV)",
-                       lambda: to_csv_safe(R.final_table(design)).encode(),
-                       file_name=f"hmceval_round{rid}_final.csv", mime="text/csv", on_click="ignore")
-    c2.download_button("Result (JSON)", json.dumps(summary, default=str, indent=2).encode(),
-                       file_name=f"hmceval_round{rid}_result.json", mime="application/json")
-
-
-    @st.cache_data(show_spinner="Writing the report…", max_entries=4)
-    def _report(key: str, round_id: int) -> bytes:
-        return round_report_html(ws, round_id).encode("utf-8")
-
-
-    # built now (cached per round state): a deferred file dies with the rerun its click triggers
-    c3.download_button("Report for stakeholders (HTML)", _report(state_key, rid),
-                       file_name=f"hmceval_round{rid}_report.html", mime="text/html",
-                       help="One self-contained file: opens in any browser, offline.",
-                       on_click="ignore" if ws.read_only else ws.record_event,
-                       args=(rid, "exported", {"format": "report"}))
-    _report_pdf_button(c3, state_key, rid, _report)
+    downloads(ws, rid, design, state_key, summary)
 
 
     # ------------------------------------------------------------------------------------ validity

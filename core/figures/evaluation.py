@@ -7,10 +7,14 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.evaluation.anytime import parse_decision
+from core.evaluation.anytime_words import (focus_interval, focus_name, question_words,
+                                           stream_focus)
 from core.figures import plain_text
 
 __all__ = ["forest_rows", "forest_figure", "coverage_figure", "progress_figure", "wrap_label",
-           "label_margin", "frontier_figure", "group_accuracy_figure", "worth_text"]
+           "label_margin", "frontier_figure", "group_accuracy_figure", "worth_text",
+           "stream_figure"]
 
 #: font size (px) of the row labels, and the width (px) one character takes at that size: a
 #: generous average for sans-serif fonts (digits and most letters are narrower), so the left
@@ -286,4 +290,105 @@ def group_accuracy_figure(table: pd.DataFrame, *, confidence: float = 0.95) -> g
                       legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
                               "yanchor": "bottom"},
                       margin={"t": 80, "l": label_margin(names), "r": 10, "b": 50})
+    return fig
+
+
+#: colours of a stream's quantities: the classes in order, then the final labels' accuracy
+_STREAM_COLOURS = ["#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
+_ACCURACY_COLOUR = "#2ca02c"
+
+
+def _band(x: list, lo: list, hi: list, colour: str, group: str) -> go.Scatter:
+    """A shaded band between ``lo`` and ``hi`` along ``x`` (in the legend group of its line)."""
+    return go.Scatter(x=list(x) + list(x)[::-1], y=list(hi) + list(lo)[::-1], fill="toself",
+                      mode="lines", line={"width": 0}, fillcolor=colour, opacity=0.2,
+                      showlegend=False, legendgroup=group, name=group, hoverinfo="skip")
+
+
+def stream_figure(result: dict[str, Any], *, target_half_width: float | None = None) -> go.Figure:
+    """A labelling stream's intervals against the labels spent.
+
+    Parameters
+    ----------
+    result : dict
+        :func:`core.evaluation.anytime.anytime_estimate`'s result (``trace``, ``decision``,
+        ``stop``, ``confidence``), optionally with ``imports``: the labels after each import
+        (:func:`core.workspace.stream_rounds.stream_view`), each of them a look of the trace.
+    target_half_width : float, optional
+        The stream's target.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A band (the confidence sequence) and a line (the estimate) per class share and for the
+        final labels' accuracy; a point with its interval after every import, on the quantity
+        the stop sentence is about (:func:`core.evaluation.anytime_words.stream_focus`); the
+        target as a band of ± the target around the latest estimate; the question's threshold
+        as a dashed line; the stop as a dotted vertical line.
+    """
+    trace = result.get("trace") or []
+    level = f"{float(result.get('confidence', 0.95)):.0%}"
+    fig = go.Figure()
+    x = [t["labels"] for t in trace]
+    classes = list(result["class_shares"])
+    quantities = [(("share", c), _STREAM_COLOURS[i % len(_STREAM_COLOURS)])
+                  for i, c in enumerate(classes)] + [(("accuracy", None), _ACCURACY_COLOUR)]
+    for q, colour in quantities:
+        if not trace:
+            break
+        name = plain_text(focus_name(q))
+        ivs = [focus_interval(t, q) for t in trace]
+        fig.add_trace(_band(x, [v["ci_low"] for v in ivs], [v["ci_high"] for v in ivs], colour,
+                            name))
+        fig.add_trace(go.Scatter(x=x, y=[v["estimate"] for v in ivs], mode="lines", name=name,
+                                 legendgroup=name, line={"color": colour, "width": 2},
+                                 hovertemplate="%{x:,} labels: %{y:.1%}<extra>" + name
+                                               + "</extra>"))
+    focus = stream_focus(result) if trace else None
+    at = {t["labels"]: t for t in trace}
+    points = [n for n in result.get("imports") or [] if n in at]
+    if focus is not None and points:
+        ivs = [focus_interval(at[n], focus) for n in points]
+        fig.add_trace(go.Scatter(
+            x=points, y=[v["estimate"] for v in ivs], mode="markers",
+            name=f"after each import: {plain_text(focus_name(focus))}",
+            marker={"color": "#222222", "size": 9, "symbol": "diamond"},
+            error_y={"type": "data", "symmetric": False, "color": "#222222", "thickness": 1.5,
+                     "array": [v["ci_high"] - v["estimate"] for v in ivs],
+                     "arrayminus": [v["estimate"] - v["ci_low"] for v in ivs]},
+            hovertemplate="%{x:,} labels: %{y:.1%}<extra>import</extra>"))
+    if focus is not None and target_half_width is not None and focus[0] == "share":
+        last = focus_interval(trace[-1], focus)["estimate"]
+        h = float(target_half_width)
+        fig.add_trace(go.Scatter(
+            x=[x[0], x[-1], x[-1], x[0]], y=[last - h, last - h, last + h, last + h],
+            fill="toself", mode="lines", line={"color": "#d62728", "width": 1, "dash": "dot"},
+            fillcolor="rgba(214, 39, 40, 0.08)", hoverinfo="skip",
+            name=f"target: ± {100 * h:.1f} points around the latest estimate"))
+    dec = result.get("decision")
+    if dec and trace:
+        d = parse_decision(dec["question"])
+        fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[d.threshold, d.threshold], mode="lines",
+                                 line={"color": "#d62728", "dash": "dash", "width": 2},
+                                 name=plain_text(f"question: {question_words(dec['question'])}"),
+                                 hoverinfo="skip"))
+    stop = result.get("stop") or {}
+    stop_at = (dec["labels"] if dec and dec.get("decided") else
+               stop.get("labels") if stop.get("reached") else None)
+    if stop_at is not None and trace:
+        fig.add_trace(go.Scatter(x=[stop_at, stop_at], y=[0, 1], mode="lines",
+                                 line={"color": "#444444", "dash": "dot", "width": 2},
+                                 name=f"stop reached after {int(stop_at):,} labels",
+                                 hoverinfo="skip"))
+    fig.update_layout(title={"text": f"Intervals against labels spent ({level}, valid however "
+                                     "often you look)", "x": 0, "xanchor": "left", "y": 0.98,
+                             "yanchor": "top"},
+                      xaxis={"title": {"text": "labels taken back, in queue order"},
+                             "rangemode": "tozero"},
+                      yaxis={"title": {"text": "share / accuracy"}, "tickformat": ".0%",
+                             "range": [0, 1]},
+                      height=460,
+                      legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0,
+                              "yanchor": "bottom"},
+                      margin={"t": 120, "l": 70, "r": 10, "b": 60})
     return fig

@@ -127,6 +127,8 @@ def round_digest(s: dict[str, Any], roles: dict[str, Any]) -> dict[str, Any]:
     """
     est = s.get("estimate")
     answer, answer_parts = _answer(est, s.get("estimate_error"))
+    if s.get("stream_sentence"):  # a labelling stream's answer: its stop sentence
+        answer_parts = ((s["stream_sentence"], False),)
     effort, effort_parts = _effort(s["effort"], roles)
     worse = list(s.get("group_notes") or [])
     groups = None

@@ -25,6 +25,9 @@ from core.workspace.digest import round_digest
 from core.workspace.fonts import CJK_FAMILY, cjk_font_face
 from core.workspace.rounds import round_summary
 from core.workspace.store import SCENARIO_FORMAT, Workspace
+from core.workspace.stream_report import (stream_plan_words, stream_result, stream_result_html,
+                                          stream_scenario)
+from core.workspace.stream_rounds import is_stream
 
 __all__ = ["annotators_html", "resolve_round", "round_report_html", "round_scenario", "summary_box", "FONT_STACK"]
 
@@ -95,13 +98,16 @@ def round_scenario(ws: Workspace, round_id: int) -> dict[str, Any]:
     st_ = rnd["settings"]
     evaluate = {"kind": rnd["kind"]}
     evaluate.update({k: st_[k] for k in ("audit", "seed", "alpha", "delta", "calibration") if k in st_})
-    if rnd["kind"] == "budget" and is_weighted(st_):  # the active or random design
+    if is_stream(st_):  # the Evaluate page's "label until" mode
+        evaluate.update(stream_scenario(st_))
+        settings: dict[str, Any] = {}
+    elif rnd["kind"] == "budget" and is_weighted(st_):  # the active or random design
         evaluate.update({k: st_[k] for k in ("design", "labels", "effort_budget", "stratify",
                                              "min_share") if k in st_})
         evaluate["budget_in"] = "effort" if st_.get("effort_budget") is not None else "labels"
-        settings: dict[str, Any] = {}
+        settings = {}
     elif rnd["kind"] == "budget":
-        settings: dict[str, Any] = {k: st_[k] for k in ("lam", "share", "mode") if k in st_}
+        settings = {k: st_[k] for k in ("lam", "share", "mode") if k in st_}
     else:  # a guarantee round's λ is the certificate's (the Evaluate page's cert_lam)
         settings = {}
         if "lam" in st_:
@@ -257,6 +263,9 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
 
     s = round_summary(ws, round_id)
     rnd = s["round"]
+    stream = stream_result(ws, round_id) if is_stream(rnd["settings"]) else None
+    if stream:  # its answer is the stop sentence
+        s["stream_sentence"] = stream[1]["sentence"]
     ds = ws.dataset(rnd["dataset_id"])
     prog, effort, est, cert = s["progress"], s["effort"], s["estimate"], s["certificate"]
     e = html.escape
@@ -273,7 +282,9 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                  f"{ds['n_columns']} columns (content hash <code>{ds['content_hash'][:12]}</code>)."
                  "</p>")
     st_ = rnd["settings"]
-    if rnd["kind"] == "budget" and is_weighted(st_):
+    if stream:
+        plan = stream_plan_words(st_, ds["n_rows"])
+    elif rnd["kind"] == "budget" and is_weighted(st_):
         plan = _design_plan(st_, s.get("design") or {}, ds["n_rows"])
     elif rnd["kind"] == "budget":
         plan = (f"Budget mode: the exact HMCEval assignment sent up to N = "
@@ -287,7 +298,7 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                 f"probability at least 1 − {st_.get('delta')}; an audit of "
                 f"{st_.get('audit', 0):,} of its responses was labelled too.")
     parts.append(f"<h2>The plan</h2><p>{e(plan)}</p>")
-    rows = "".join(f"<tr><td>{k}</td><td>{v['labelled']:,}</td><td>{v['rows']:,}</td></tr>"
+    rows = "".join(f"<tr><td>{'stream queue' if stream and k == 'audit' else k}</td><td>{v['labelled']:,}</td><td>{v['rows']:,}</td></tr>"
                    for k, v in ((k, prog[k]) for k in ("calibration", "routed", "audit"))
                    if v["rows"])
     parts.append("<h2>Human effort</h2>"
@@ -299,13 +310,18 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
                     if effort["effort_share"] is not None else "")
                  + f"; the machine's label stands unchecked on the other {prog['machine']:,}"
                  + (f" (the machine keeps {prog['machine'] + prog['audit']['rows']:,} rows; humans "
-                    f"audited {prog['audit']['rows']:,} of them)" if prog["audit"]["rows"] else "")
+                    f"audited {prog['audit']['rows']:,} of them)" if prog["audit"]["rows"]
+                    and not stream else "")
                  + ".</p>"
                  f"<table><tr><th>selection</th><th>labelled</th><th>rows</th></tr>{rows}</table>")
     if cert:
         parts.append(f"<h2>The guarantee</h2><p class='guarantee'>{e(cert['guarantee'])}</p>")
     figures: list[str] = []
-    if est is None:
+    if stream:  # a labelling stream: its confidence sequence, its trace and chart
+        section, chart = stream_result_html(*stream, _figure_html)
+        parts.append(section)
+        figures.extend([chart] if chart else [])
+    elif est is None:
         parts.append(f"<h2>The result</h2><p class='warning'>No result yet: "
                      f"{e(s['estimate_error'] or '')}.</p>")
     else:

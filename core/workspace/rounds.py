@@ -469,6 +469,9 @@ def round_summary(ws: Workspace, round_id: int, *,
     if prog["undecided"]:
         out["estimate_error"] = ("label the calibration sample and certify, which decides the "
                                  "rows the machine keeps")
+    elif rnd["settings"].get("design") == "stream":  # stream_rounds.is_stream (it imports us)
+        out["estimate_error"] = ("a labelling stream, read as a confidence sequence: open "
+                                 "the round on the Evaluate page")
     elif design.inclusion is not None and not prog["labelled"]:
         out["estimate_error"] = (f"none of the {prog['to_label']:,} rows to label has a human "
                                  "label yet")

@@ -565,12 +565,12 @@ class Workspace:
                                   "WHERE round_id=?", (int(round_id),)).fetchone()
         return str(plan), int(n), int(last)
 
-    def round_labels(self, round_id: int) -> dict[int, Any]:
-        """row -> label for every labelled row of a round (the latest import wins; a row
-        whose latest label is null, its annotators now tied, is left out)."""
+    def round_labels(self, round_id: int, upto: int | None = None) -> dict[int, Any]:
+        """row -> label of labelled rows (the latest import up to ``upto`` wins; ties left out)."""
         with self._connect() as con:
-            rows = con.execute("SELECT row, label_json FROM labels WHERE round_id=? "
-                               "ORDER BY import_id", (int(round_id),)).fetchall()
+            rows = con.execute("SELECT row, label_json FROM labels WHERE round_id=? AND "
+                               "import_id<=? ORDER BY import_id",
+                               (int(round_id), 2**62 if upto is None else int(upto))).fetchall()
         latest = {int(r["row"]): json.loads(r["label_json"]) for r in rows}
         return {r: v for r, v in latest.items() if v is not None}
 

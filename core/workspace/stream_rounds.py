@@ -16,11 +16,13 @@ import numpy as np
 
 from core.data import EvalData
 from core.errors import DataError
+from core.evaluation.anytime import labels_for_half_width
 from core.evaluation.stream import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
                                     draw_stream, stream_design_estimate, stream_weights)
 from core.workspace.store import Workspace
 
-__all__ = ["is_stream", "stream_plan", "plan_stream_round", "stream_of", "anytime_round"]
+__all__ = ["is_stream", "stream_plan", "plan_stream_round", "stream_of", "anytime_round",
+           "import_points", "stream_view", "expected_labels"]
 
 
 def is_stream(settings: dict[str, Any]) -> bool:
@@ -108,3 +110,34 @@ def anytime_round(ws: Workspace, round_id: int, *, groups: list[str] | None = No
     if save:
         ws.save_result(round_id, "estimate", res)
     return res
+
+
+def import_points(ws: Workspace, round_id: int, order: np.ndarray) -> list[int]:
+    """The labels in queue order (the labelled prefix the sequence reads) after each import."""
+    points = []
+    for iid in ws.imports(round_id)["id"]:
+        done = np.isin(np.asarray(order, dtype=np.int64), list(ws.round_labels(round_id, int(iid))))
+        points.append(int(np.argmin(done)) if not done.all() else len(done))
+    return points
+
+
+def stream_view(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
+                max_points: int = 300) -> dict[str, Any]:
+    """:func:`anytime_round` as the Evaluate page and the report show it (nothing saved): its
+    trace thinned to about ``max_points`` looks plus one after every import, and ``imports``,
+    the labels (in queue order) after each import that added some."""
+    plan = stream_of(ws, round_id)
+    res = anytime_round(ws, round_id, groups=groups, trace_every=1, save=False)
+    points = [n for n in import_points(ws, round_id, plan.order) if n > 0]
+    step = max(1, -(-res["labels"] // max_points))
+    keep = set(points) | {res["labels"]}
+    res["trace"] = [t for t in res["trace"] if t["labels"] % step == 0 or t["labels"] in keep]
+    res["imports"] = sorted(set(points))
+    return res
+
+
+def expected_labels(data: EvalData, target_half_width: float) -> int:
+    """Labels a stream is expected to need for a class share to ``± target_half_width``, on the
+    machine's confidences taken as probabilities (as ``hmceval queue --stream`` says it)."""
+    q = np.clip(data.frame["machine_confidence"].to_numpy(float), 0.0, 1.0)
+    return labels_for_half_width(float(np.sqrt(np.mean(q * (1 - q)))), float(target_half_width))

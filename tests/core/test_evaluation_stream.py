@@ -59,3 +59,18 @@ def test_refusals():
         stream_weights(np.eye(2), design="active")
     with pytest.raises(DataError, match="floor"):
         stream_weights(np.eye(2), floor=1.5)
+
+
+def test_draw_stream_is_a_seeded_successive_sample():
+    w = np.array([1.0, 1.0, 0.0, 2.0])
+    plan = draw_stream(w, 3, seed=4)
+    assert sorted(plan.order.tolist()) == [0, 1, 3]  # a zero weight is never drawn
+    assert plan.draw_probability == pytest.approx(draw_probabilities(w, plan.order))
+    assert plan.design == "weighted"
+    assert draw_stream(w, 3, seed=4).order.tolist() == plan.order.tolist()
+    assert draw_stream(np.ones(5), 5, seed=1).design == "uniform"
+    with pytest.raises(DataError):
+        draw_stream(w, 4)  # only 3 rows can be drawn
+    # over many seeds, the heavy row comes first about half the time (2 / 4)
+    first = [draw_stream(w, 1, seed=s).order[0] for s in range(2000)]
+    assert np.mean(np.array(first) == 3) == pytest.approx(0.5, abs=0.04)

@@ -186,3 +186,71 @@ def test_group_names_are_drawn_as_written():
     drawn = [y for t in fig.data for y in (t.y or [])]
     assert any("&lt;b&gt;ja&lt;/b&gt;" in str(y) for y in drawn)
     assert not any("<b>ja" in str(y) for y in drawn)
+
+
+def _look(n: int, share: tuple[float, float, float], acc: tuple[float, float, float]) -> dict:
+    """One look of a two-class stream's trace: the share of 'unsafe' (estimate, low, high),
+    'safe' its mirror, and the final labels' accuracy."""
+    e, lo, hi = share
+    return {"labels": n,
+            "class_shares": {"safe": {"estimate": 1 - e, "ci_low": 1 - hi, "ci_high": 1 - lo},
+                             "unsafe": {"estimate": e, "ci_low": lo, "ci_high": hi}},
+            "accuracy": dict(zip(("estimate", "ci_low", "ci_high"), acc))}
+
+
+def _stream_result() -> dict:
+    trace = [_look(10, (0.10, 0.00, 0.30), (0.90, 0.70, 1.00)),
+             _look(20, (0.06, 0.01, 0.11), (0.92, 0.85, 0.99)),
+             _look(30, (0.04, 0.02, 0.06), (0.93, 0.89, 0.97))]
+    return {"labels": 30, "queue": 100, "confidence": 0.95, "trace": trace,
+            "class_shares": trace[-1]["class_shares"], "accuracy": trace[-1]["accuracy"],
+            "decision": {"question": "share(unsafe) <= 0.08", "decided": True, "answer": True,
+                         "labels": 30},
+            "stop": {"reached": False, "labels": 30, "reason": "..."}, "imports": [20, 30]}
+
+
+def test_stream_figure_bands_imports_target_question_and_stop_by_hand():
+    from core.figures.evaluation import stream_figure
+
+    fig = stream_figure(_stream_result(), target_half_width=0.02)
+    lines = {t.name: t for t in fig.data if t.showlegend is not False}
+    bands = {t.legendgroup: t for t in fig.data if t.showlegend is False}
+    # one band and one line per class share and for the accuracy, the band in its line's group
+    assert set(bands) == {"share of 'safe'", "share of 'unsafe'", "accuracy of the final labels"}
+    assert list(lines["share of 'unsafe'"].x) == [10, 20, 30]
+    assert list(lines["share of 'unsafe'"].y) == [0.10, 0.06, 0.04]
+    # the band runs along the high ends, then back along the low ends
+    assert list(bands["share of 'unsafe'"].x) == [10, 20, 30, 30, 20, 10]
+    assert list(bands["share of 'unsafe'"].y) == [0.30, 0.11, 0.06, 0.02, 0.01, 0.00]
+    assert list(bands["accuracy of the final labels"].y) == [1.00, 0.99, 0.97, 0.89, 0.85, 0.70]
+    # a point after each import, on the question's quantity, with that look's interval
+    imp = lines["after each import: share of 'unsafe'"]
+    assert list(imp.x) == [20, 30] and list(imp.y) == [0.06, 0.04]
+    assert list(imp.error_y.array) == pytest.approx([0.05, 0.02])
+    assert list(imp.error_y.arrayminus) == pytest.approx([0.05, 0.02])
+    # the target: ± 2 points around the latest estimate (4 %), over the labels drawn
+    target = lines["target: ± 2.0 points around the latest estimate"]
+    assert list(target.x) == [10, 30, 30, 10]
+    assert list(target.y) == pytest.approx([0.02, 0.02, 0.06, 0.06])
+    # the question's threshold, and the stop where it was decided
+    question = lines["question: is the share of 'unsafe' at most 8.0%?"]
+    assert list(question.y) == [0.08, 0.08]
+    assert list(lines["stop reached after 30 labels"].x) == [30, 30]
+    assert fig.layout.title.text == "Intervals against labels spent (95%, valid however often you look)"
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+
+
+def test_stream_figure_without_question_target_or_labels():
+    from core.figures.evaluation import stream_figure
+
+    res = {**_stream_result(), "decision": None, "imports": [], "stop": None}
+    names = [t.name for t in stream_figure(res).data if t.showlegend is not False]
+    # no question, target or stop: the three lines only
+    assert names == ["share of 'safe'", "share of 'unsafe'", "accuracy of the final labels"]
+    empty = {**res, "trace": [], "labels": 0}
+    assert list(stream_figure(empty, target_half_width=0.02).data) == []
+    # a class named like HTML is drawn as text
+    odd = _look(10, (0.1, 0.0, 0.3), (0.9, 0.8, 1.0))
+    odd["class_shares"] = {"<b>x</b>": odd["class_shares"]["unsafe"]}
+    fig = stream_figure({**res, "trace": [odd], "class_shares": odd["class_shares"]})
+    assert "share of '&lt;b&gt;x&lt;/b&gt;'" in [t.name for t in fig.data]
