@@ -89,6 +89,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="uniform: every row equally likely at each draw; weighted (default): "
                          "rows the machine is less sure of, per unit of predicted effort, "
                          "more likely, half the weight uniform")
+    st.add_argument("--replan", action="store_true",
+                    help="with --round ID or a stream's table as PATH: draw the rest of a "
+                         "weighted stream again with the confidences recalibrated on its "
+                         "labelled prefix (at least 30 labels in queue order); the labelled "
+                         "rows stay, the intervals stay valid")
     st.add_argument("--target-half-width", type=float, default=None, metavar="H",
                     help="stop when the widest class share's half-width is at most H (the "
                          "sequence is tuned to the labels this is expected to take)")
@@ -118,6 +123,10 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, args.format)  # csv, or labelstudio's .json: before the work
     _check_double(args)
+    if args.replan:
+        from core.cli.queue_stream import run_replan
+
+        return run_replan(args, write_round_files)
     if args.stream:
         from core.cli.queue_stream import run_stream
 

@@ -89,3 +89,36 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
                   "(on the judge's confidences; the labels will tell)")
         print("  label in queue order; hmceval estimate OUT --anytime after every import")
     return 0
+
+
+def run_replan(args: argparse.Namespace, write_round_files) -> int:
+    """``hmceval queue --replan`` (``--round ID``, or PATH a stream's table): re-plan the rest
+    of the stream on its labelled prefix, then write its table as ``write_round_files`` does."""
+    from core.cli.common import print_json
+    from core.cli.rounds import open_round, round_lock, round_note, take_table_labels
+    from core.errors import DataError
+    from core.workspace.stream_replan import replan_stream_round
+
+    if args.round_id is None and args.path is None:
+        raise DataError("--replan needs the stream: --round ID, or its table as PATH")
+    ref = open_round(args, args.path if args.round_id is None else None)
+    if ref is None:
+        raise DataError(f"{args.path}: --replan re-plans a stream kept in the workspace; this "
+                        "table names no round (its sidecar .round.json is missing)")
+    ws, rid = ref
+    with round_lock(ws, rid):
+        if args.path is not None and args.round_id is None:
+            from core.cli.common import load_round
+
+            take_table_labels(ws, rid, load_round(args.path, args.col), args.path)
+        info = replan_stream_round(ws, rid, seed=args.seed if args.seed else None)
+    out, sent, _, _, _ = write_round_files(args, ws, rid)
+    if args.json:
+        print_json({**info, "round_id": rid, "output": str(out),
+                    "to_label": None if sent is None else str(sent), "workspace": str(ws.root)})
+    else:
+        print(f"re-planned on {info['labelled']:,} labels in queue order: {info['redrawn']:,} "
+              f"rows drawn again ({info['moved']:,} rows of the old queue left it); written to "
+              f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
+              + f"; {round_note(ws, rid)}")
+    return 0

@@ -42,7 +42,7 @@ import numpy as np
 
 from core.errors import DataError
 
-__all__ = ["PRIOR_TERMS", "asymptotic_sequence", "Target", "Decision", "parse_decision",
+__all__ = ["PRIOR_TERMS", "asymptotic_sequence", "weight_segments", "Target", "Decision", "parse_decision",
            "sequence_terms", "anytime_estimate", "labels_for_half_width"]
 
 #: Weight of the class probabilities' variance in each term's variance estimate, in terms.
@@ -155,6 +155,22 @@ def parse_decision(text: str) -> Decision:
                     label=label, op=m.group("op"), threshold=x)
 
 
+def weight_segments(weights, m: int) -> list[tuple[int, np.ndarray]]:
+    """``[(first queue index, weights), ...]`` from weights given as one array (or None:
+    uniform) or as such segments, the first starting at 0."""
+    if weights is None:
+        return [(0, np.ones(m))]
+    if isinstance(weights, (list, tuple)):
+        out = [(int(t), np.asarray(w, dtype=float)) for t, w in weights]
+    else:
+        out = [(0, np.asarray(weights, dtype=float))]
+    if not out or out[0][0] != 0 or any(len(w) != m for _, w in out):
+        raise DataError("the stream's weights must give one weight per row, from its first draw")
+    if any(not (np.all(np.isfinite(w)) and np.all(w >= 0)) for _, w in out):
+        raise DataError("the stream's weights must be finite numbers >= 0")
+    return out
+
+
 def _refit_points(n: int) -> list[int]:
     """Label counts (draws before the refit) at which the control is recalibrated."""
     points, k = [], float(_REFIT_FIRST)
@@ -193,9 +209,9 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
         p_t of each draw.
     human : int array of shape (n,)
         The human class of each labelled row, in queue order.
-    weights : array of shape (M,), optional
+    weights : array of shape (M,) or list of (int, array), optional
         The stream's draw weights (for the variance the probabilities imply); uniform if
-        not given.
+        not given; a re-planned stream's ``(first queue index, weights)`` segments.
     recalibrate : bool, default=True
         Recalibrate the control on the labels of earlier draws (at fixed label counts); else
         the confidences as given throughout.
@@ -214,7 +230,8 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
     p_draw = np.asarray(draw_probability, dtype=float)
     y = np.asarray(human, dtype=np.int64)
     n = len(order)
-    w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
+    segments = weight_segments(weights, m)
+    w = segments[0][1]
     if not (len(p_draw) == n == len(y)):
         raise DataError("the stream's order, draw probabilities and labels differ in length")
     if n and not np.all((p_draw > 0) & (p_draw <= 1)):
@@ -237,7 +254,8 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
 
     terms = np.zeros((n, nt))
     stds = np.zeros((n, nt))
-    starts = [0] + [p for p in _refit_points(n) if recalibrate]
+    replans = [t for t, _ in segments[1:] if 0 < t < n]
+    starts = sorted({0, *replans, *(p for p in _refit_points(n) if recalibrate)})
     bounds = starts + [n]
     prob = base
     drawn = np.zeros(m, dtype=bool)
@@ -248,6 +266,7 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
         t0, t1 = bounds[b], bounds[b + 1]
         if t1 <= t0 and n:
             continue
+        w = [sw for st, sw in segments if st <= t0][-1]  # the weights drawing from t0 on
         if b > 0:
             try:
                 prob = calibrated_probabilities(machine, confidence, n_classes,
@@ -260,7 +279,8 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
         drawn[order[:t0]] = True
         rest = ~drawn
         # the variance the probabilities imply for the next draw (f = E[v]: no bias term)
-        a = f * (1 - f) / w[:, None]  # E[(v - f)^2] / w per row (f = E[v]: no bias term)
+        # E[(v - f)^2] / w per row (f = E[v]: no bias term); rows weighted 0 are never drawn
+        a = np.divide(f * (1 - f), w[:, None], out=np.zeros_like(f), where=w[:, None] > 0)
         w_rest = w[rest].sum()
         a_rest = a[rest].sum(axis=0)
         if centre is None:
@@ -332,7 +352,7 @@ def _decide(dec: Decision, low: np.ndarray, high: np.ndarray) -> tuple[int | Non
 
 def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarray,
                      order: np.ndarray, draw_probability: np.ndarray, human: np.ndarray,
-                     weights: np.ndarray | None = None, groups: dict[str, np.ndarray] | None = None,
+                     weights=None, groups: dict[str, np.ndarray] | None = None,
                      confidence_level: float = 0.95, trace_every: int = 10,
                      target_half_width: float | None = None, decide: str | None = None,
                      tightest_at: int | None = None, recalibrate: bool = True) -> dict[str, Any]:
@@ -354,8 +374,8 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
         Human class codes of the queued rows, -1 where not labelled yet. The labelled *prefix*
         is used (up to the first row without a label); labels after a gap are counted in
         ``labels_after_gap`` and wait until the gap is filled.
-    weights : array of shape (M,), optional
-        The stream's draw weights.
+    weights : array of shape (M,) or list of (int, array), optional
+        The stream's draw weights (a re-planned stream's segments).
     groups : dict of str to array of shape (M,), optional
         Group columns: the final labels' accuracy per value.
     confidence_level : float, default=0.95
@@ -409,7 +429,7 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
                      f"(position {n + 1:,}): the sequence uses the labelled prefix only, in "
                      "queue order; label the queue in order")
     base = _raw_probabilities(machine, confidence, k)
-    w = np.ones(m) if weights is None else np.asarray(weights, dtype=float)
+    w = weight_segments(weights, m)[0][1]
     prior_sd = np.sqrt(w.sum() * (base * (1 - base) / w[:, None]).sum(axis=0)) / m
     widest_sd = float(prior_sd.max())
     queue_len = len(order)
@@ -452,7 +472,7 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     terms, stds, hits = sequence_terms(
         targets, machine=machine, confidence=confidence, n_classes=k, order=order_l,
         draw_probability=np.asarray(draw_probability, dtype=float)[:n], human=human[:n],
-        weights=w, recalibrate=recalibrate)
+        weights=weight_segments(weights, m), recalibrate=recalibrate)
     nt = len(targets)
     mean = np.zeros((n, nt))
     radius = np.zeros((n, nt))

@@ -33,7 +33,7 @@ import numpy as np
 
 from core.errors import DataError
 
-__all__ = ["DRAW_PROBABILITY", "DRAW_WEIGHT", "STREAM_DESIGNS", "DEFAULT_STREAM_DESIGN", "DEFAULT_FLOOR", "StreamPlan", "stream_weights",
+__all__ = ["DRAW_PROBABILITY", "DRAW_WEIGHT", "STREAM_DESIGNS", "replan_stream", "DEFAULT_STREAM_DESIGN", "DEFAULT_FLOOR", "StreamPlan", "stream_weights",
            "draw_stream", "draw_probabilities"]
 
 #: Column of a stream's table: p_t of each queued row (empty on rows not queued).
@@ -69,6 +69,53 @@ class StreamPlan:
     draw_probability: np.ndarray
     weights: np.ndarray
     design: str
+    replans: tuple = ()
+
+    @property
+    def segments(self) -> list[tuple[int, np.ndarray]]:
+        """``(first queue index, weights)`` of every stretch of the queue drawn with one set of
+        weights: the first draw's, then each re-plan's (:func:`replan_stream`)."""
+        return [(0, self.weights)] + [(int(t), np.asarray(w, dtype=float))
+                                      for t, w in self.replans]
+
+
+def replan_stream(plan: StreamPlan, labelled: int, weights: np.ndarray, *,
+                  seed: int = 0) -> StreamPlan:
+    """The rest of a stream drawn again with new weights, after its first ``labelled`` draws.
+
+    The first ``labelled`` rows of the queue and their draw probabilities stay; the queue's
+    other rows go back to the pool, and as many rows are drawn from the rows not labelled with
+    ``weights`` (a successive sample again). New weights computed from the labels of those
+    first draws only (recalibrated probabilities) are fixed before any later draw, so every
+    later term of the sequence keeps its mean: the stream stays valid.
+
+    Parameters
+    ----------
+    plan : StreamPlan
+    labelled : int
+        The labelled prefix's length, 0 <= labelled < the queue's length.
+    weights : array of shape (M,)
+        The new weights (:func:`stream_weights`).
+    seed : int
+
+    Returns
+    -------
+    StreamPlan
+        The same length; ``replans`` gains ``(labelled, weights)``.
+    """
+    n = len(plan.order)
+    if not 0 <= int(labelled) < n:
+        raise DataError(f"a re-plan keeps the labelled prefix and draws the rest: the prefix "
+                        f"({labelled:,}) must be shorter than the queue ({n:,})")
+    keep = np.asarray(plan.order[: int(labelled)], dtype=np.int64)
+    exclude = np.zeros(len(weights), dtype=bool)
+    exclude[keep] = True
+    rest = draw_stream(weights, n - int(labelled), seed=seed, exclude=exclude)
+    return StreamPlan(order=np.concatenate([keep, rest.order]),
+                      draw_probability=np.concatenate([plan.draw_probability[: int(labelled)],
+                                                       rest.draw_probability]),
+                      weights=plan.weights, design=plan.design,
+                      replans=tuple(plan.replans) + ((int(labelled), rest.weights),))
 
 
 def stream_weights(probabilities: np.ndarray, effort: np.ndarray | None = None, *,
@@ -166,7 +213,7 @@ def draw_stream(weights: np.ndarray, n: int, *, seed: int = 0,
 
 
 def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.ndarray,
-                           weights: np.ndarray | None = None, groups: list[str] | None = None,
+                           weights=None, groups: list[str] | None = None,
                            confidence: float = 0.95, trace_every: int = 10,
                            target_half_width: float | None = None, decide: str | None = None,
                            tightest_at: int | None = None) -> dict:
@@ -178,7 +225,8 @@ def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.nd
         The round's table with the labels taken back so far.
     order, draw_probability : arrays of shape (Q,)
         The stream's queue (:class:`StreamPlan`).
-    weights : array of shape (M,), optional
+    weights : array of shape (M,) or list of (int, array), optional
+        The draw weights, or :attr:`StreamPlan.segments` for a re-planned stream.
     groups : list of str, optional
         Group columns of the table.
     """

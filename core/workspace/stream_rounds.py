@@ -83,7 +83,9 @@ def stream_of(ws: Workspace, round_id: int) -> StreamPlan:
                         "queue --stream or the Evaluate page's 'label until' mode)")
     return StreamPlan(order=np.asarray(rec["order"], dtype=np.int64),
                       draw_probability=np.asarray(rec["draw_probability"], dtype=float),
-                      weights=np.asarray(rec["weights"], dtype=float), design=rec["design"])
+                      weights=np.asarray(rec["weights"], dtype=float), design=rec["design"],
+                      replans=tuple((int(r["start"]), np.asarray(r["weights"], dtype=float))
+                                    for r in rec.get("replans", [])))
 
 
 def anytime_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
@@ -103,7 +105,7 @@ def anytime_round(ws: Workspace, round_id: int, *, groups: list[str] | None = No
         decide = settings.get("decide")
     plan = stream_of(ws, round_id)
     res = stream_design_estimate(design, order=plan.order, draw_probability=plan.draw_probability,
-                                 weights=plan.weights, groups=groups, confidence=confidence,
+                                 weights=plan.segments, groups=groups, confidence=confidence,
                                  trace_every=trace_every, target_half_width=target_half_width,
                                  decide=decide)
     res["round_id"] = int(round_id)

@@ -108,3 +108,25 @@ def test_anytime_on_a_table_that_is_no_stream(tmp_path, capsys, judge):
     assert code == 2 and "queue_rank" in err
     code, _, err = run_cli(capsys, "estimate", path, "--decide", "accuracy >= 0.9")
     assert code == 2 and "goes with --anytime" in err
+
+
+def test_replan_from_the_command_line(tmp_path, capsys, judge):
+    path, gold, table = judge
+    out = tmp_path / "q.csv"
+    assert run_cli(capsys, "queue", path, "--stream", "--labels", 300, "-o", out)[0] == 0
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    code, _, err = run_cli(capsys, "queue", out, "--replan", "-o", out)
+    assert code == 2 and "at least 30" in err  # no label yet
+    part = sent.iloc[:80]
+    pd.DataFrame({"sample_id": part["sample_id"],
+                  "label": [gold[i] for i in part["sample_id"]]}).to_csv(tmp_path / "l.csv",
+                                                                         index=False)
+    assert run_cli(capsys, "labels", out, "--from", tmp_path / "l.csv", "-o", out)[0] == 0
+    code, text, err = run_cli(capsys, "queue", out, "--replan", "-o", out, "--json")
+    assert code == 0, err
+    info = json.loads(text)
+    assert info["labelled"] == 80 and info["redrawn"] == 220
+    again = pd.read_csv(tmp_path / "q_to_label.csv")
+    assert len(again) == 220 and not set(again["sample_id"]) & set(part["sample_id"])
+    code, text, _ = run_cli(capsys, "estimate", out, "--json")
+    assert code == 0 and json.loads(text)["labels"] == 80

@@ -74,3 +74,21 @@ def test_draw_stream_is_a_seeded_successive_sample():
     # over many seeds, the heavy row comes first about half the time (2 / 4)
     first = [draw_stream(w, 1, seed=s).order[0] for s in range(2000)]
     assert np.mean(np.array(first) == 3) == pytest.approx(0.5, abs=0.04)
+
+
+def test_replan_keeps_the_prefix_and_draws_the_rest_again():
+    from core.evaluation.stream import replan_stream
+
+    w = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    plan = draw_stream(w, 4, seed=2)
+    new_w = np.array([6.0, 5.0, 4.0, 3.0, 2.0, 1.0])
+    new = replan_stream(plan, 2, new_w, seed=9)
+    assert new.order[:2].tolist() == plan.order[:2].tolist()
+    np.testing.assert_array_equal(new.draw_probability[:2], plan.draw_probability[:2])
+    assert len(new.order) == 4 and len(set(new.order.tolist())) == 4
+    # the third draw is among the four rows not labelled, with the new weights
+    rest = np.setdiff1d(np.arange(6), plan.order[:2])
+    assert new.draw_probability[2] == pytest.approx(new_w[new.order[2]] / new_w[rest].sum())
+    assert [t for t, _ in new.segments] == [0, 2]
+    with pytest.raises(DataError, match="shorter than the queue"):
+        replan_stream(plan, 4, new_w)
