@@ -395,7 +395,9 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     dict
         ``M``, ``labels``, ``queue``, ``confidence``, ``class_shares``, ``accuracy``,
         ``by_group``, ``trace``, ``stop``, ``decision``, ``price``, ``tightest_at``,
-        ``relative_to``, ``method``, ``notes``.
+        ``relative_to``, ``method``, ``notes``, and ``batches``: each label's term and its
+        standard error per class share (and for the machine's accuracy, with the final labels'
+        known ``offset``), the per-batch estimates the sequence is the running mean of.
     """
     alpha = 1.0 - float(confidence_level)
     if not 0 < alpha < 1:
@@ -522,6 +524,14 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
             "n_labelled": int(labelled_in[n - 1, j])}
     out["by_group"] = by_group
     out["trace"] = trace
+    # what the sequence is built from, one batch per label: anyone can recompute it (GLIDE's
+    # AsymptoticConfidenceSequence on these, each side at alpha / 2, tightest at tightest_at)
+    known = (labelled_in[:, k] - right_in[:, k]) / sizes[k]
+    out["batches"] = {
+        "class_shares": {str(c): {"estimates": terms[:, i].tolist(), "stds": stds[:, i].tolist()}
+                         for i, c in enumerate(classes)},
+        "accuracy": {"estimates": terms[:, k].tolist(), "stds": stds[:, k].tolist(),
+                     "offset": known.tolist()}}
     widest = radius[:, :k].max(axis=1)
     if target_half_width is not None:
         hit = np.flatnonzero(widest <= float(target_half_width))

@@ -77,6 +77,9 @@ def test_plain_random_stream_equals_glide_on_its_batch_estimates(glide_bounds):
     highs = np.array([t["class_shares"]["1"]["ci_high"] for t in res["trace"]])
     np.testing.assert_allclose(lows, np.clip(ref_low, 0, 1), atol=1e-12)
     np.testing.assert_allclose(highs, np.clip(-ref_neg, 0, 1), atol=1e-12)
+    # the result carries those per-label estimates and errors: GLIDE needs nothing else
+    np.testing.assert_array_equal(res["batches"]["class_shares"]["1"]["estimates"], terms[:, 1])
+    np.testing.assert_array_equal(res["batches"]["class_shares"]["1"]["stds"], sds[:, 1])
     # GLIDE's one-sided test ('smaller': alarm where the upper bound is below the threshold)
     upper = sequence(running_mean_estimates=ref_mean, confidence_bounds=-ref_neg)
     alarms = upper.test_null_hypothesis(0.6, alternative="smaller")
