@@ -5,7 +5,9 @@ its trust scores, the built-in demo) and each stream design (uniform, weighted: 
 run many streams with the gold labels as the annotators' and print:
 
 * **time-uniform miscoverage**: the share of streams in which ANY interval of the trace (every
-  10 labels; any class share, the final labels' accuracy) misses its truth (nominal 0.05);
+  10 labels; any class share, the final labels' accuracy) or any group's final interval misses
+  its truth (nominal 0.05); a rare-class cut of misinfo (5 % misinformation) and a 500-row
+  sample of it (a small file) are among the tables;
 * **labels to a target**: the median labels a stream takes until the widest class share's
   half-width first reaches H (4 points), against the labels fixed-n PPI++ (``ppi_py.
   ppi_mean_ci``, lam=None, the machine's probabilities as prediction) on uniformly random
@@ -53,6 +55,17 @@ def load_sets() -> list[dict]:
     d = make_demo()
     out.append({"name": "demo", "machine": d["machine_label"], "gold": d["human_label"],
                 "q": d["confidence_ts"]})
+    # a rare class: misinfo cut down to 5 % misinformation (every real headline, 59 misinfo)
+    rng = np.random.default_rng(0)
+    real = np.flatnonzero(m["Y"].to_numpy() == "real")
+    mis = rng.choice(np.flatnonzero(m["Y"].to_numpy() == "misinfo"), size=59, replace=False)
+    r = m.iloc[np.sort(np.r_[real, mis])]
+    out.append({"name": "misinfo, 5 % misinformation (rare class)", "machine": r["Yhat (GPT4o)"],
+                "gold": r["Y"], "q": r["confidence"], "group": r["topic"]})
+    # a small file, as a 500-row pairwise judge: 500 random headlines
+    sm = m.iloc[np.sort(rng.choice(len(m), size=500, replace=False))]
+    out.append({"name": "misinfo, 500 rows (small file)", "machine": sm["Yhat (GPT4o)"],
+                "gold": sm["Y"], "q": sm["confidence"], "group": sm["topic"]})
     for s in out:
         classes = sorted(set(s["gold"]) | set(s["machine"]), key=str)
         idx = {c: i for i, c in enumerate(classes)}
@@ -100,7 +113,8 @@ def ppi_labels_for(s: dict, target: float, rng, draws: int = 60) -> tuple[int, f
     return m, float("nan")
 
 
-def run_streams(s: dict, design: str, streams: int, length: int, target: float) -> dict:
+def run_streams(s: dict, design: str, streams: int, length: int, target: float,
+                method: str = "asymptotic") -> dict:
     mach, gold, q = s["mach"], s["gld"], s["q"]
     m, k = len(q), len(s["classes"])
     truth = np.bincount(gold, minlength=k) / m
@@ -119,7 +133,7 @@ def run_streams(s: dict, design: str, streams: int, length: int, target: float) 
                                    order=plan.order, draw_probability=plan.draw_probability,
                                    human=gold[plan.order], weights=plan.weights, groups=groups,
                                    trace_every=10, target_half_width=target,
-                                   decide=f"share({s['classes'][c_dec]}) <= {x}")
+                                   decide=f"share({s['classes'][c_dec]}) <= {x}", method=method)
             secs.append(time.perf_counter() - t0)
             d = res["decision"]
             rec = decisions[side]
@@ -139,6 +153,12 @@ def run_streams(s: dict, design: str, streams: int, length: int, target: float) 
                 for c, cls in enumerate(s["classes"]):
                     iv = tr["class_shares"][str(cls)]
                     bad |= not iv["ci_low"] <= truth[c] <= iv["ci_high"]
+            lab = np.zeros(m, bool)
+            lab[plan.order[:res["labels"]]] = True
+            for value, g in (res.get("by_group") or {}).get("group", {}).items():
+                rows = groups["group"].astype(str) == value
+                final = (correct | lab)[rows].mean()
+                bad |= not g["accuracy"]["ci_low"] <= final <= g["accuracy"]["ci_high"]
             missed += bad
             reach.append(res["stop"]["labels"] if res["stop"]["reached"] else np.nan)
             if res["price"]["ratio"]:
@@ -152,22 +172,30 @@ def main() -> None:
     ap.add_argument("--streams", type=int, default=500)
     ap.add_argument("--target", type=float, default=0.04, help="target half-width (default 0.04)")
     ap.add_argument("--quick", action="store_true", help="60 streams, misinfo only")
+    ap.add_argument("--only", default=None, help="only the tables whose name contains this")
+    ap.add_argument("--sequence", choices=("asymptotic", "betting"), default="asymptotic",
+                    help="the sequence measured (betting: valid in finite samples, slower)")
     args = ap.parse_args()
     sets = load_sets()
     if args.quick:
         args.streams, sets = 60, sets[:1]
+    if args.only:
+        sets = [s for s in sets if args.only in s["name"]]
     rng = np.random.default_rng(0)
     print(f"{args.streams} streams per cell; trace every 10 labels; target half-width "
-          f"{args.target:g}; 95 % sequences")
+          f"{args.target:g}; 95 % {args.sequence} sequences")
     for s in sets:
         m = len(s["q"])
         n_ppi, h_ppi = ppi_labels_for(s, args.target, rng)
         length = int(min(m, max(3 * n_ppi, 200)))
+        if not np.isfinite(h_ppi):
+            print(f"\n{s['name']}: M = {m:,}: fixed-n PPI++ never reaches {args.target:g} "
+                  "within the table; streams of the whole table")
         print(f"\n{s['name']}: M = {m:,}, classes {s['classes']}, machine accuracy "
               f"{(s['mach'] == s['gld']).mean():.3f}; fixed-n PPI++ needs {n_ppi:,} random "
               f"labels for a mean widest half-width of {h_ppi:.4f}; streams of {length:,}")
         for design in ("uniform", "weighted"):
-            r = run_streams(s, design, args.streams, length, args.target)
+            r = run_streams(s, design, args.streams, length, args.target, args.sequence)
             reach = np.asarray(r["reach"], dtype=float)
             med = float(np.nanmedian(reach)) if np.isfinite(reach).any() else float("nan")
             ins, out = r["decisions"]["inside"], r["decisions"]["outside"]

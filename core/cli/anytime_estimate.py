@@ -75,7 +75,7 @@ def _table_stream(args: argparse.Namespace, design, path: str) -> dict:
     return stream_design_estimate(design, order=order, draw_probability=p[order],
                                   weights=weights, groups=args.group, confidence=args.confidence,
                                   trace_every=args.trace_every,
-                                  target_half_width=args.target_half_width, decide=args.decide)
+                                  target_half_width=args.target_half_width, decide=args.decide, method=args.sequence)
 
 
 def _print(path: str, res: dict) -> None:
@@ -124,7 +124,7 @@ def run_anytime(args: argparse.Namespace) -> int:
         results.append(anytime_round(ws, rid, groups=args.group, confidence=args.confidence,
                                      trace_every=args.trace_every,
                                      target_half_width=args.target_half_width,
-                                     decide=args.decide))
+                                     decide=args.decide, method=args.sequence))
     elif not args.paths:
         raise DataError("give one or more stream tables (PATH...) or --round ID")
     else:
@@ -141,7 +141,7 @@ def run_anytime(args: argparse.Namespace) -> int:
                                              confidence=args.confidence,
                                              trace_every=args.trace_every,
                                              target_half_width=args.target_half_width,
-                                             decide=args.decide))
+                                             decide=args.decide, method=args.sequence))
     if args.json:
         print_json(results[0] if len(results) == 1 else results)
     else:

@@ -44,6 +44,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="confidence sequences: intervals that hold at every number of labels "
                         "at once, so you may look after every import and stop when you like "
                         "(the labelled prefix of the queue, in queue order)")
+    a.add_argument("--sequence", choices=("asymptotic", "betting"), default="asymptotic",
+                   help="with --anytime: asymptotic (default; the Gaussian-mixture sequence, as "
+                        "GLIDE computes it) or betting (valid in finite samples, no normal "
+                        "approximation: for small streams; slower, usually a little wider)")
     a.add_argument("--trace-every", type=int, default=10, metavar="K",
                    help="with --anytime: the trace's step in labels (default 10)")
     a.add_argument("--target-half-width", type=float, default=None, metavar="H",

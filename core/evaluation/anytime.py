@@ -42,9 +42,12 @@ import numpy as np
 
 from core.errors import DataError
 
-__all__ = ["PRIOR_TERMS", "asymptotic_sequence", "weight_segments", "Target", "Decision", "parse_decision",
+__all__ = ["PRIOR_TERMS", "SEQUENCE_METHODS", "asymptotic_sequence", "betting_sequence",
+           "weight_segments", "Target", "Decision", "parse_decision",
            "sequence_terms", "anytime_estimate", "labels_for_half_width"]
 
+#: The confidence sequences on offer: the asymptotic one (default) and the betting one.
+SEQUENCE_METHODS = ("asymptotic", "betting")
 #: Weight of the class probabilities' variance in each term's variance estimate, in terms.
 PRIOR_TERMS = 10
 #: Label counts after which the control is recalibrated (fixed in advance: predictable).
@@ -191,8 +194,8 @@ def _raw_probabilities(machine: np.ndarray, confidence: np.ndarray, k: int) -> n
 
 def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np.ndarray,
                    n_classes: int, order: np.ndarray, draw_probability: np.ndarray,
-                   human: np.ndarray, weights: np.ndarray | None = None,
-                   recalibrate: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   human: np.ndarray, weights=None, recalibrate: bool = True,
+                   with_bounds: bool = False) -> tuple[np.ndarray, ...]:
     """The terms ``Z_t / D`` and their predictable standard errors for every target.
 
     Parameters
@@ -215,12 +218,17 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
     recalibrate : bool, default=True
         Recalibrate the control on the labels of earlier draws (at fixed label counts); else
         the confidences as given throughout.
+    with_bounds : bool, default=False
+        Also return the range each term could take before its draw (over every row not drawn
+        yet and both values of its label): what a betting sequence needs.
 
     Returns
     -------
     terms, stds : ndarrays of shape (n, len(targets))
     hits : ndarray of shape (n, len(targets))
         ``v`` of each labelled row for each target (0/1).
+    low, high : ndarrays of shape (n, len(targets))
+        With ``with_bounds``: the predictable range of each term (``Z_t / D``).
     """
     from core.evaluation.expectations import calibrated_probabilities
 
@@ -254,6 +262,8 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
 
     terms = np.zeros((n, nt))
     stds = np.zeros((n, nt))
+    low = np.zeros((n, nt))
+    high = np.zeros((n, nt))
     replans = [t for t, _ in segments[1:] if 0 < t < n]
     starts = sorted({0, *replans, *(p for p in _refit_points(n) if recalibrate)})
     bounds = starts + [n]
@@ -292,8 +302,12 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
         v_seg = hits[t0:t1]
         cv = np.vstack([np.zeros(nt), np.cumsum(v_seg, axis=0)[:-1]]) if len(seg) else v_seg
         cf = np.vstack([np.zeros(nt), np.cumsum(f_seg, axis=0)[:-1]]) if len(seg) else f_seg
-        z = (before_v + cv) + (f.sum(axis=0) - before_f - cf) \
-            + (v_seg - f_seg) / p_draw[t0:t1, None]
+        known = (before_v + cv) + (f.sum(axis=0) - before_f - cf)
+        z = known + (v_seg - f_seg) / p_draw[t0:t1, None]
+        if with_bounds and rest.any():  # (v - f_j) / w_j over the rows left, v in {0, d_j}
+            pos = rest & (w > 0)
+            lo_coef = (-f[pos] / w[pos][:, None]).min(axis=0)
+            hi_coef = ((dom[pos] - f[pos]) / w[pos][:, None]).max(axis=0)
         for i in range(len(seg)):
             t = t0 + i
             # the variance the probabilities imply for this draw, over the rows not drawn yet
@@ -305,6 +319,9 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
             var = np.where(model_var > 0, model_var * ratio, sq_sum / max(t, 1))
             stds[t] = np.sqrt(np.maximum(var, 0.0))
             terms[t] = z[i]
+            if with_bounds:
+                low[t] = known[i] + w_rest * lo_coef
+                high[t] = known[i] + w_rest * hi_coef
             dev = (z[i] - centre) ** 2
             sq_sum = sq_sum + dev
             ratio_sum = ratio_sum + dev / scale
@@ -312,7 +329,71 @@ def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np
             w_rest -= w[seg[i]]
             a_rest = a_rest - a[seg[i]]
     safe = np.where(sizes > 0, sizes, 1.0)
+    if with_bounds:
+        return terms / safe, stds / safe, hits, low / safe, high / safe
     return terms / safe, stds / safe, hits
+
+
+def betting_sequence(terms: np.ndarray, stds: np.ndarray, low: np.ndarray, high: np.ndarray,
+                     *, alpha: float = 0.05, grid: int = 2001, truncation: float = 0.5
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """A confidence sequence valid in finite samples for the common mean of bounded terms.
+
+    Waudby-Smith and Ramdas (2024, "Estimating means of bounded random variables by betting",
+    the hedged capital process with predictable plug-in bets): for every candidate mean ``m``
+    on a grid of [0, 1], two bettors stake ``lambda_t`` on the term being above ``m`` and
+    below it; their averaged wealth ``(K+ + K-) / 2`` is a nonnegative martingale when ``m`` is
+    the mean (each term has mean ``m`` given the past, and lies in its predictable range
+    ``[low_t, high_t]``), so by Ville's inequality it ever reaches ``1 / alpha`` with
+    probability at most ``alpha``: the candidates it has not reached form the sequence, at
+    every number of terms at once, with no normal approximation. The bet is
+    ``sqrt(2 log(2 / alpha) / (sd_t^2 t log(1 + t)))``, capped at ``truncation`` of what keeps
+    the wealth positive over the term's range.
+
+    Parameters
+    ----------
+    terms : array of shape (n,)
+        The terms (each with conditional mean the quantity, given the terms before it).
+    stds : array of shape (n,)
+        Predictable standard errors of the terms (> 0).
+    low, high : arrays of shape (n,)
+        Each term's range, known before it.
+    alpha : float
+    grid : int
+        Candidate means on [0, 1]; the interval is widened by one grid step each side.
+    truncation : float in (0, 1)
+
+    Returns
+    -------
+    lower, upper : ndarrays of shape (n,)
+    """
+    z = np.asarray(terms, dtype=float)
+    n = len(z)
+    m = np.linspace(0.0, 1.0, int(grid))
+    step = m[1] - m[0]
+    t = np.arange(1, n + 1, dtype=float)
+    sd2 = np.maximum(np.asarray(stds, dtype=float) ** 2, 1e-12)
+    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (sd2 * t * np.log1p(t)))  # (n,)
+    a = np.asarray(low, dtype=float)[:, None]
+    b = np.asarray(high, dtype=float)[:, None]
+    room_up = np.where(m[None, :] > a, truncation / np.maximum(m[None, :] - a, 1e-300), np.inf)
+    room_down = np.where(b > m[None, :], truncation / np.maximum(b - m[None, :], 1e-300), np.inf)
+    lam_up = np.minimum(lam[:, None], room_up)
+    lam_down = np.minimum(lam[:, None], room_down)
+    diff = z[:, None] - m[None, :]
+    log_up = np.cumsum(np.log1p(lam_up * diff), axis=0)
+    log_down = np.cumsum(np.log1p(-lam_down * diff), axis=0)
+    wealth = np.logaddexp(log_up, log_down) - math.log(2.0)
+    keep = wealth < math.log(1.0 / alpha)
+    lower = np.empty(n)
+    upper = np.empty(n)
+    for i in range(n):
+        idx = np.flatnonzero(keep[i])
+        if len(idx):
+            lower[i], upper[i] = m[idx[0]] - step, m[idx[-1]] + step
+        else:  # every candidate refuted (probability at most alpha): an empty interval
+            lower[i] = upper[i] = float(np.clip(z[: i + 1].mean(), 0, 1))
+    return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
 
 
 def labels_for_half_width(per_label_sd: float, half_width: float, *, alpha: float = 0.05) -> int:
@@ -331,10 +412,11 @@ def labels_for_half_width(per_label_sd: float, half_width: float, *, alpha: floa
     return max(1, int(math.ceil(c2 * per_label_sd ** 2 / half_width ** 2)))
 
 
-def _interval(estimate: float, radius: float, lo: float = 0.0, hi: float = 1.0) -> dict[str, float]:
-    return {"estimate": float(min(max(estimate, lo), hi)),
-            "ci_low": float(min(max(estimate - radius, lo), hi)),
-            "ci_high": float(min(max(estimate + radius, lo), hi))}
+def _interval(estimate: float, low: float, high: float, lo: float = 0.0,
+              hi: float = 1.0) -> dict[str, float]:
+    """An interval cut to [lo, hi] (what the quantity can be), its estimate inside it."""
+    a, b = float(min(max(low, lo), hi)), float(min(max(high, lo), hi))
+    return {"estimate": float(min(max(estimate, a), b)), "ci_low": a, "ci_high": b}
 
 
 def _decide(dec: Decision, low: np.ndarray, high: np.ndarray) -> tuple[int | None, bool | None]:
@@ -355,7 +437,8 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
                      weights=None, groups: dict[str, np.ndarray] | None = None,
                      confidence_level: float = 0.95, trace_every: int = 10,
                      target_half_width: float | None = None, decide: str | None = None,
-                     tightest_at: int | None = None, recalibrate: bool = True) -> dict[str, Any]:
+                     tightest_at: int | None = None, recalibrate: bool = True,
+                     method: str = "asymptotic") -> dict[str, Any]:
     """Class shares, the final labels' accuracy and per-group accuracy of a stream, with
     confidence sequences valid at every number of labels at once.
 
@@ -389,6 +472,10 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     tightest_at : int, optional
         Labels near which the sequence is tightest; default the labels the class
         probabilities say the target half-width needs, else half the queue.
+    method : {"asymptotic", "betting"}
+        ``asymptotic`` (default): the Gaussian-mixture sequence (GLIDE's), valid as the labels
+        grow; ``betting``: :func:`betting_sequence`, valid in finite samples (no normal
+        approximation: for small streams), usually wider.
 
     Returns
     -------
@@ -405,6 +492,8 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     if int(trace_every) < 1:
         raise DataError(f"--trace-every must be >= 1, got {trace_every}")
     dec = parse_decision(decide) if decide else None
+    if method not in SEQUENCE_METHODS:
+        raise DataError(f"the sequence must be one of {', '.join(SEQUENCE_METHODS)}, got {method!r}")
     k = len(classes)
     if dec is not None and dec.kind == "share":
         names = [str(c) for c in classes]
@@ -454,9 +543,14 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     out: dict[str, Any] = {"M": int(m), "labels": n, "queue": int(queue_len),
                            "confidence": float(confidence_level), "anytime": True,
                            "relative_to": "annotators", "tightest_at": int(tightest_at),
+                           "sequence": method,
                            "method": "confidence sequence: Des Raj-type terms of a successive "
-                                     "sample with a recalibrated control, Gaussian-mixture "
-                                     "boundary (asymptotic, valid at every number of labels)",
+                                     "sample with a recalibrated control, " + (
+                                         "Gaussian-mixture boundary (asymptotic, valid at "
+                                         "every number of labels as they grow)"
+                                         if method == "asymptotic" else
+                                         "hedged betting (valid in finite samples at every "
+                                         "number of labels)"),
                            "labels_after_gap": after_gap}
     machine_share = np.bincount(machine, minlength=k) / m
     if n == 0:
@@ -471,21 +565,31 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
                     "notes": notes + ["no label yet in queue order"]})
         return out
     order_l = np.asarray(order, dtype=np.int64)[:n]
-    terms, stds, hits = sequence_terms(
+    terms, stds, hits, t_low, t_high = sequence_terms(
         targets, machine=machine, confidence=confidence, n_classes=k, order=order_l,
         draw_probability=np.asarray(draw_probability, dtype=float)[:n], human=human[:n],
-        weights=weight_segments(weights, m), recalibrate=recalibrate)
+        weights=weight_segments(weights, m), recalibrate=recalibrate, with_bounds=True)
     nt = len(targets)
     mean = np.zeros((n, nt))
-    radius = np.zeros((n, nt))
+    lower = np.zeros((n, nt))
+    upper = np.ones((n, nt))
+    if method == "betting" and np.any((terms < t_low - 1e-9) | (terms > t_high + 1e-9)):
+        raise DataError("the draw probabilities do not match the draw weights: the betting "
+                        "sequence needs the stream's own draw_weight column (use the "
+                        "asymptotic sequence)")
     for j in range(nt):
         if targets[j].domain.sum() == 0:
             continue
         sd = stds[:, j]
         if not np.any(sd[: min(tightest_at, n)] > 0):
             sd = np.maximum(sd, 1e-12)
-        mean[:, j], radius[:, j] = asymptotic_sequence(terms[:, j], sd, alpha=alpha,
-                                                       tightest_at=tightest_at)
+        mean[:, j], radius = asymptotic_sequence(terms[:, j], sd, alpha=alpha,
+                                                 tightest_at=tightest_at)
+        if method == "betting":
+            lower[:, j], upper[:, j] = betting_sequence(terms[:, j], sd, t_low[:, j],
+                                                        t_high[:, j], alpha=alpha)
+        else:
+            lower[:, j], upper[:, j] = mean[:, j] - radius, mean[:, j] + radius
     # the final labels at n labels: the labelled rows' (right by definition) plus the machine's
     # right answers elsewhere: known part + (machine accuracy) - the labelled rows it got right
     sizes = np.array([t.domain.sum() for t in targets], dtype=float)
@@ -494,14 +598,16 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
 
     def look(t: int) -> dict[str, Any]:
         """Every interval at label count t + 1."""
-        shares = {str(c): _interval(mean[t, i], radius[t, i]) for i, c in enumerate(classes)}
+        shares = {str(c): _interval(mean[t, i], lower[t, i], upper[t, i])
+                  for i, c in enumerate(classes)}
         acc = {}
         for j in range(k, nt):
             if sizes[j] == 0:
                 continue
             known = (labelled_in[t, j] - right_in[t, j]) / sizes[j]
             floor = labelled_in[t, j] / sizes[j]
-            iv = _interval(known + mean[t, j], radius[t, j], floor, 1.0)
+            iv = _interval(known + mean[t, j], known + lower[t, j], known + upper[t, j],
+                           floor, 1.0)
             acc[j] = iv
         return {"shares": shares, "acc": acc}
 
@@ -532,7 +638,8 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
                          for i, c in enumerate(classes)},
         "accuracy": {"estimates": terms[:, k].tolist(), "stds": stds[:, k].tolist(),
                      "offset": known.tolist()}}
-    widest = radius[:, :k].max(axis=1)
+    half = (upper - lower) / 2
+    widest = half[:, :k].max(axis=1)
     if target_half_width is not None:
         hit = np.flatnonzero(widest <= float(target_half_width))
         out["stop"] = ({"reached": True, "labels": int(hit[0]) + 1,
@@ -547,12 +654,12 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     if dec is not None:
         j = [str(c) for c in classes].index(dec.label) if dec.kind == "share" else k
         if dec.kind == "share":
-            low = np.clip(mean[:, j] - radius[:, j], 0, 1)
-            high = np.clip(mean[:, j] + radius[:, j], 0, 1)
+            low = np.clip(lower[:, j], 0, 1)
+            high = np.clip(upper[:, j], 0, 1)
         else:
             known = (labelled_in[:, j] - right_in[:, j]) / sizes[j]
-            low = np.clip(known + mean[:, j] - radius[:, j], 0, 1)
-            high = np.clip(known + mean[:, j] + radius[:, j], 0, 1)
+            low = np.clip(known + lower[:, j], 0, 1)
+            high = np.clip(known + upper[:, j], 0, 1)
         at, answer = _decide(dec, low, high)
         out["decision"] = {"question": dec.text, "decided": at is not None, "answer": answer,
                            "labels": None if at is None else at + 1}
@@ -567,10 +674,10 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     # the price of looking at every label: this radius against a fixed-n normal interval's
     z = float(np.sqrt(2) * _erfinv(1 - alpha))
     fixed = z * np.sqrt(np.cumsum(stds[:, :k] ** 2, axis=0)) / np.arange(1, n + 1)[:, None]
-    c = int(np.argmax(radius[-1, :k]))
-    out["price"] = {"ratio": float(radius[-1, c] / fixed[-1, c]) if fixed[-1, c] > 0 else None,
+    c = int(np.argmax(half[-1, :k]))
+    out["price"] = {"ratio": float(half[-1, c] / fixed[-1, c]) if fixed[-1, c] > 0 else None,
                     "fixed_n_half_width": float(fixed[-1, c]),
-                    "sequence_half_width": float(radius[-1, c])}
+                    "sequence_half_width": float(half[-1, c])}
     out["notes"] = notes
     return out
 

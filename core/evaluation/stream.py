@@ -216,7 +216,7 @@ def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.nd
                            weights=None, groups: list[str] | None = None,
                            confidence: float = 0.95, trace_every: int = 10,
                            target_half_width: float | None = None, decide: str | None = None,
-                           tightest_at: int | None = None) -> dict:
+                           tightest_at: int | None = None, method: str = "asymptotic") -> dict:
     """:func:`core.evaluation.anytime.anytime_estimate` on a round's table.
 
     Parameters
@@ -255,7 +255,7 @@ def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.nd
                            order=order, draw_probability=draw_probability, human=human,
                            weights=weights, groups=cols, confidence_level=confidence,
                            trace_every=trace_every, target_half_width=target_half_width,
-                           decide=decide, tightest_at=tightest_at)
+                           decide=decide, tightest_at=tightest_at, method=method)
     outside = int((has & ~np.isin(np.arange(design.M), order)).sum())
     if outside:
         res["notes"].append(f"{outside:,} labelled rows are not in the stream's queue: left out")

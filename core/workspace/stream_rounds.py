@@ -91,7 +91,7 @@ def stream_of(ws: Workspace, round_id: int) -> StreamPlan:
 def anytime_round(ws: Workspace, round_id: int, *, groups: list[str] | None = None,
                   confidence: float = 0.95, trace_every: int = 10,
                   target_half_width: float | None = None, decide: str | None = None,
-                  save: bool = True) -> dict[str, Any]:
+                  save: bool = True, method: str = "asymptotic") -> dict[str, Any]:
     """The confidence sequences of a stream round on the labels taken back so far (stored as
     its latest ``estimate`` result unless ``save`` is False). The target half-width and the
     question default to the ones the stream was planned with."""
@@ -107,7 +107,7 @@ def anytime_round(ws: Workspace, round_id: int, *, groups: list[str] | None = No
     res = stream_design_estimate(design, order=plan.order, draw_probability=plan.draw_probability,
                                  weights=plan.segments, groups=groups, confidence=confidence,
                                  trace_every=trace_every, target_half_width=target_half_width,
-                                 decide=decide)
+                                 decide=decide, method=method)
     res["round_id"] = int(round_id)
     if save:
         ws.save_result(round_id, "estimate", res)

@@ -80,6 +80,14 @@ def test_stream_round_trip(tmp_path, capsys, judge):
     iv = res["class_shares"]["unsafe"]
     assert iv["ci_low"] <= truth <= iv["ci_high"]
     assert set(res["by_group"]["topic"]) == {"a", "b"}
+    # the betting sequence (finite samples): another interval, still around the truth
+    code, text, err = run_cli(capsys, "estimate", out, "--anytime", "--sequence", "betting",
+                              "--json")
+    assert code == 0, err
+    bet = json.loads(text)
+    assert bet["sequence"] == "betting" and res["sequence"] == "asymptotic"
+    assert bet["class_shares"]["unsafe"]["ci_low"] <= truth <= bet["class_shares"]["unsafe"]["ci_high"]
+    assert bet["class_shares"]["unsafe"] != res["class_shares"]["unsafe"]
     # without --anytime a stream is still read with its sequences (its draws are unequal)
     code, text, err = run_cli(capsys, "estimate", out, "--json")
     assert code == 0 and json.loads(text)["anytime"] is True
