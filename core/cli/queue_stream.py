@@ -16,7 +16,8 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
     from core.cli.common import load_round, print_json
     from core.cli.rounds import round_note
     from core.errors import DataError
-    from core.evaluation.anytime import labels_for_half_width, parse_decision
+    from core.evaluation.anytime import parse_decision
+    from core.evaluation.sequences import labels_for_half_width
     from core.evaluation.stream import DEFAULT_STREAM_DESIGN
     from core.workspace.active_rounds import find_dataset_id
     from core.workspace.stream_rounds import plan_stream_round, stream_of

@@ -16,7 +16,7 @@ import numpy as np
 
 from core.data import EvalData
 from core.errors import DataError
-from core.evaluation.anytime import labels_for_half_width
+from core.evaluation.sequences import labels_for_half_width
 from core.evaluation.stream import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
                                     draw_stream, stream_design_estimate, stream_weights)
 from core.workspace.store import Workspace

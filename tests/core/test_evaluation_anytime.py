@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from core.errors import DataError
-from core.evaluation.anytime import (Target, anytime_estimate, asymptotic_sequence,
-                                     labels_for_half_width, parse_decision, sequence_terms)
+from core.evaluation.anytime import Target, anytime_estimate, parse_decision, sequence_terms
+from core.evaluation.sequences import asymptotic_sequence, labels_for_half_width
 from core.evaluation.stream import draw_stream, stream_weights
 
 GLIDE = Path(__file__).resolve().parents[2] / ".cache" / "glide-py-0.11.0"
@@ -308,7 +308,7 @@ def test_betting_wealth_by_hand():
     ((1 + 6.5254 * 0.8)(1 + 3.6648 * 0.6) + (1 - 0.4)(1 - 0.3)) / 2 = 10.16 < 20: 0 stays in
     after two terms; a third term 0.9 bets 2.6638 more: (19.898 * 3.3975 + 0.42 * 0.55) / 2 =
     33.92 >= 20: 0 is out."""
-    from core.evaluation.anytime import betting_sequence
+    from core.evaluation.sequences import betting_sequence
 
     z = np.array([0.8, 0.6, 0.9])
     lo, hi = betting_sequence(z, np.full(3, 0.5), np.zeros(3), np.ones(3), grid=11)
@@ -323,7 +323,7 @@ def test_betting_sequence_covers_in_finite_samples():
     """Bernoulli(0.1) terms, 60 at a time, 400 runs: the betting sequence (no normal
     approximation) misses the mean at some look in at most alpha of the runs (+ 2.3 s.e.),
     where the normal one, with few labels on a rare outcome, need not."""
-    from core.evaluation.anytime import betting_sequence
+    from core.evaluation.sequences import betting_sequence
 
     rng = np.random.default_rng(8)
     missed = 0
