@@ -46,6 +46,17 @@ def round_mode(ws, round_id: int, kind: str) -> str:
     return "stream" if kind == "budget" and is_stream(ws.round(round_id)["settings"]) else kind
 
 
+def round_kinds(ws, rounds: pd.DataFrame) -> dict[int, str]:
+    """Every listed round's mode for the round selector (:func:`round_mode`), read once per
+    list of rounds in a session (a stream is told by its stored settings)."""
+    ss = st.session_state
+    key = (str(ws.root), tuple(int(i) for i in rounds["id"]))
+    if ss.get("_ev_round_kinds", (None,))[0] != key:
+        ss["_ev_round_kinds"] = (key, {int(r.id): round_mode(ws, int(r.id), str(r.kind))
+                                       for r in rounds.itertuples()})
+    return ss["_ev_round_kinds"][1]
+
+
 def stream_settings(data: EvalData, ev_widget: Callable) -> dict[str, Any] | None:
     """The widgets of a stream's plan and its settings for ``plan_stream_round`` (None when
     they cannot be planned: the reason is shown)."""

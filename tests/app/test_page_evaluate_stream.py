@@ -141,6 +141,7 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     again.run()
     assert not again.exception
     assert again.radio(key="_w_ev_kind").value == "stream"
+    assert again.selectbox(key="_w_ev_round_id").options[0].startswith("#1 · stream · planned")
     assert any(s.value.startswith("Stop now:") for s in again.success)
 
 
