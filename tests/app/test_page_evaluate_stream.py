@@ -133,6 +133,16 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     assert traces["question: is the share of '1' at most 40.0%?"]["y"] == [0.4, 0.4]
     assert traces[f"stop reached after {dec['labels']:,} labels"]["x"] == [dec["labels"]] * 2
     assert "target: ± 4.0 points around the latest estimate" in traces
+    # the final labels' accuracy by group: the sequence's own, per group
+    groups = at.multiselect(key="_ev_stream_groups_1").value
+    assert "system" in groups
+    by = anytime_round(ws, 1, groups=groups, save=False)["by_group"]
+    table = next(d.value for d in at.dataframe if "95% interval" in d.value.columns)
+    blender = table[(table["column"] == "system") & (table["group"] == "blender")].iloc[0]
+    acc = by["system"]["blender"]["accuracy"]
+    assert blender["accuracy"] == acc["estimate"]
+    assert blender["95% interval"] == f"[{_pct(acc['ci_low'])}, {_pct(acc['ci_high'])}]"
+    assert blender["labelled"] == by["system"]["blender"]["n_labelled"]
     # the round's downloads: the result JSON is the stream's
     assert {"Final labelled table (CSV)", "Result (JSON)",
             "Report for stakeholders (HTML)"} <= {b.label for b in at.get("download_button")}
