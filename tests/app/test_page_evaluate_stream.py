@@ -153,6 +153,14 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     assert again.radio(key="_w_ev_kind").value == "stream"
     assert again.selectbox(key="_w_ev_round_id").options[0].startswith("#1 · stream · planned")
     assert any(s.value.startswith("Stop now:") for s in again.success)
+    # Home's summary of the latest round answers with the stop sentence
+    home = AppTest.from_file(at._script_path.replace(PAGE, "0_Home.py"), default_timeout=120)
+    home.run()
+    assert not home.exception
+    answer = [m.value for m in home.markdown if "**Answer:**" in m.value]
+    assert answer and (f"**Answer:** Stop now: share of '1' {_pct(share['estimate'])} ± "
+                       f"{_pct(half)} after 600 labels, decided after {dec['labels']:,} labels"
+                       in answer[0]), answer
 
 
 def test_stream_keep_labelling_without_a_question(run_page, fresh_workspace):
