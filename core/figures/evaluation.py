@@ -155,11 +155,13 @@ def coverage_figure(table: pd.DataFrame, *, nominal: float = 0.95,
     return fig
 
 
-def progress_figure(progress: dict[str, Any]) -> go.Figure:
-    """Labelled against still-to-label rows, per selection (calibration, routed, audit)."""
-    kinds = [k for k in ("calibration", "routed", "audit") if progress[k]["rows"]]
-    done = [progress[k]["labelled"] for k in kinds]
-    left = [progress[k]["rows"] - progress[k]["labelled"] for k in kinds]
+def progress_figure(progress: dict[str, Any], *, stream: bool = False) -> go.Figure:
+    """Labelled against still-to-label rows, per selection (calibration, routed, audit; a
+    labelling stream's queue, its ``audit`` rows, is named "stream queue" when ``stream``)."""
+    keys = [k for k in ("calibration", "routed", "audit") if progress[k]["rows"]]
+    kinds = ["stream queue" if stream and k == "audit" else k for k in keys]
+    done = [progress[k]["labelled"] for k in keys]
+    left = [progress[k]["rows"] - progress[k]["labelled"] for k in keys]
     fig = go.Figure()
     fig.add_trace(go.Bar(y=kinds, x=done, orientation="h", name="labelled",
                          marker_color="#2ca02c"))

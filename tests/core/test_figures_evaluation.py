@@ -240,6 +240,16 @@ def test_stream_figure_bands_imports_target_question_and_stop_by_hand():
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
 
 
+def test_progress_figure_names_a_stream_queue():
+    from core.figures.evaluation import progress_figure
+
+    prog = {"calibration": {"rows": 0, "labelled": 0}, "routed": {"rows": 0, "labelled": 0},
+            "audit": {"rows": 600, "labelled": 150}}
+    assert list(progress_figure(prog).data[0].y) == ["audit"]
+    done, left = progress_figure(prog, stream=True).data
+    assert list(done.y) == ["stream queue"] and list(done.x) == [150] and list(left.x) == [450]
+
+
 def test_stream_figure_without_question_target_or_labels():
     from core.figures.evaluation import stream_figure
 
