@@ -94,7 +94,7 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     assert not at.exception and not at.error, [e.value for e in at.error]
     res = anytime_round(ws, 1, save=False)
     assert res["labels"] == 600
-    dec, stop = res["decision"], res["stop"]
+    dec = res["decision"]
     share = res["class_shares"]["1"]
     # the demo's share of '1' is about 30%: the question is decided early, "yes"
     assert dec["decided"] and dec["answer"] is True and dec["labels"] < 600

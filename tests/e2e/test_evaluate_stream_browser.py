@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.e2e.servers import streamlit_server
-from tests.e2e.test_evaluate_browser import _click, _open_evaluate, _open_expander, _wait_idle
+from tests.e2e.test_evaluate_browser import _open_evaluate, _open_expander, _wait_idle
 
 pytestmark = pytest.mark.e2e
 
