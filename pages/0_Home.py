@@ -35,7 +35,12 @@ def _round_summary(root: str, round_id: int, version: tuple, _ws) -> dict:
     from core.workspace import rounds as R
     from core.workspace.digest import round_digest
 
+    from core.workspace.stream_report import stream_result
+    from core.workspace.stream_rounds import is_stream
+
     s = R.round_summary(_ws, round_id)
+    if is_stream(s["round"]["settings"]):  # a labelling stream: its answer is its stop sentence
+        s["stream_sentence"] = stream_result(_ws, round_id)[1]["sentence"]
     return {"summary": s, "digest": round_digest(s, _ws.dataset(s["round"]["dataset_id"])["roles"]
                                                  or {})}
 

@@ -25,7 +25,7 @@ from pages._evaluate_design import (design_choice, guarantee_preview_table, show
                                     weighted_settings)
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
-from pages._evaluate_stream import MODE_HELP, round_mode, stream_settings
+from pages._evaluate_stream import MODE_HELP, round_kinds, stream_settings
 from core.workspace.stream_rounds import is_stream, plan_stream_round
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
                            init_state, next_step, range_help, round_settings_note, save_scenario,
@@ -121,8 +121,7 @@ if not rounds.empty:
     chosen_id = ss["evaluate"]["round_id"]
     if ss.get("_ev_kind_of_round") != (dsid, chosen_id):
         ss["_ev_kind_of_round"] = (dsid, chosen_id)
-        ss["evaluate"] = {**ss["evaluate"], "kind": round_mode(
-            ws, chosen_id, str(rounds.loc[rounds["id"] == chosen_id, "kind"].iloc[0]))}
+        ss["evaluate"] = {**ss["evaluate"], "kind": round_kinds(ws, rounds)[chosen_id]}
 
 # ------------------------------------------------------------------------------------ 1. plan
 st.header("1 · Plan the round")
@@ -303,7 +302,8 @@ def _when(iso: str) -> str:
     return f"{text[:10]} {text[11:16]} UTC" if len(text) >= 16 and text[10] == "T" else text
 
 
-labels_of = {r.id: f"#{r.id} · {r.kind} · planned {_when(r.created)}" for r in rounds.itertuples()}
+kinds = round_kinds(ws, rounds)  # a stream is a budget round whose settings say so
+labels_of = {r.id: f"#{r.id} · {kinds[r.id]} · planned {_when(r.created)}" for r in rounds.itertuples()}
 rid = ev_widget(st.selectbox, "Round", "round_id", options=ids, format_func=labels_of.get)
 chosen = rounds.loc[rounds["id"] == rid].iloc[0]
 st.caption(f"Round #{rid}: {int(chosen['n_labelled']):,} of {int(chosen['n_to_label']):,} "

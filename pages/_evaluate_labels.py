@@ -16,6 +16,7 @@ import streamlit as st
 from core.errors import DataError
 from core.evaluation import labelstudio
 from core.figures.evaluation import progress_figure
+from core.workspace.stream_rounds import is_stream
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from pages._common import range_help, show_error, writes
@@ -28,7 +29,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
     st.progress(prog["labelled"] / prog["to_label"] if prog["to_label"] else 0.0,
                 text=f"{prog['labelled']:,} of {prog['to_label']:,} labelled")
     if prog["to_label"]:
-        st.plotly_chart(progress_figure(prog), width="stretch")
+        st.plotly_chart(progress_figure(prog, stream=is_stream(rnd["settings"])), width="stretch")
 
 
     def _imported(result: dict) -> None:

@@ -125,7 +125,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
             st.caption(note)
     state_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
     if is_stream(rnd["settings"]):  # a labelling stream: its confidence sequence, no estimate
-        downloads(ws, rid, design, state_key, stream_result(ws, rid, rnd, state_key))
+        downloads(ws, rid, design, state_key, stream_result(ws, rid, rnd, design, state_key))
         return
 
     @st.cache_data(show_spinner="Estimating…", max_entries=16)

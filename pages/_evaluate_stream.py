@@ -23,6 +23,7 @@ from core.evaluation.anytime_words import (SEQUENCE_HELP, decide_expression, que
 from core.evaluation.stream import DEFAULT_STREAM_DESIGN
 from core.figures.evaluation import stream_figure
 from core.summary import pct
+from core.workspace.rounds import default_groups
 from core.workspace.stream_rounds import expected_labels, is_stream, stream_view
 from pages._common import md, next_step, show_error
 
@@ -44,6 +45,17 @@ def round_mode(ws, round_id: int, kind: str) -> str:
     """The mode a round is shown in: ``stream`` for a labelling stream (a budget round whose
     settings say so), else its kind."""
     return "stream" if kind == "budget" and is_stream(ws.round(round_id)["settings"]) else kind
+
+
+def round_kinds(ws, rounds: pd.DataFrame) -> dict[int, str]:
+    """Every listed round's mode for the round selector (:func:`round_mode`), read once per
+    list of rounds in a session (a stream is told by its stored settings)."""
+    ss = st.session_state
+    key = (str(ws.root), tuple(int(i) for i in rounds["id"]))
+    if ss.get("_ev_round_kinds", (None,))[0] != key:
+        ss["_ev_round_kinds"] = (key, {int(r.id): round_mode(ws, int(r.id), str(r.kind))
+                                       for r in rounds.itertuples()})
+    return ss["_ev_round_kinds"][1]
 
 
 def stream_settings(data: EvalData, ev_widget: Callable) -> dict[str, Any] | None:
@@ -134,27 +146,59 @@ def _trace_table(res: dict[str, Any], rows: int = 12) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def stream_result(ws, rid: int, rnd: dict[str, Any], state_key: str) -> dict[str, Any]:
+def _group_table(res: dict[str, Any]) -> pd.DataFrame:
+    """The final labels' accuracy per group value, with its interval, as a table."""
+    rows = [{"column": col, "group": value, "rows": g["M"], "labelled": g["n_labelled"],
+             "accuracy": g["accuracy"]["estimate"],
+             "95% interval": f"[{pct(g['accuracy']['ci_low'])}, {pct(g['accuracy']['ci_high'])}]"}
+            for col, values in res.get("by_group", {}).items() for value, g in values.items()
+            if g.get("accuracy")]
+    return pd.DataFrame(rows, columns=["column", "group", "rows", "labelled", "accuracy",
+                                       "95% interval"])
+
+
+def stream_result(ws, rid: int, rnd: dict[str, Any], design, state_key: str) -> dict[str, Any]:
     """Section 4 of a stream round; returns its result (the page stops while it has no label)."""
 
     @st.cache_data(show_spinner="Reading the stream…", max_entries=8)
-    def _view(key: str, round_id: int) -> dict[str, Any]:
-        return stream_view(ws, round_id)
+    def _view(key: str, round_id: int, groups: tuple) -> dict[str, Any]:
+        return stream_view(ws, round_id, groups=list(groups))
 
+    top = st.container()  # the answer first; the breakdown's choice below it
+    groups = st.multiselect("Accuracy of the final labels by", design.data.subgroup_columns,
+                            default=default_groups(design), key=f"_ev_stream_groups_{rid}",
+                            help="Subgroup columns; each group's interval is a confidence "
+                                 "sequence of its own.")
     try:
-        res = _view(state_key, rid)
+        res = _view(state_key, rid, tuple(groups))
     except DataError as exc:
         show_error(exc)
         st.stop()
-    settings = rnd["settings"]
-    target = settings.get("target_half_width")
+    target = rnd["settings"].get("target_half_width")
     verdict = stream_verdict(res, target_half_width=target)
-    if not res["labels"]:
-        st.info(md(verdict["sentence"]))
-        next_step("2a_Evaluate.py", "label the queue and take the labels back (sections 2 "
-                  "and 3, above)", "Label from the top of the queue, in order; after every "
-                  "import this section says whether to stop.")
-        st.stop()
+    with top:
+        if not res["labels"]:
+            st.info(md(verdict["sentence"]))
+            next_step("2a_Evaluate.py", "label the queue and take the labels back (sections 2 "
+                      "and 3, above)", "Label from the top of the queue, in order; after every "
+                      "import this section says whether to stop.")
+            st.stop()
+        _answer(res, verdict, target)
+    table = _group_table(res)
+    if len(table):
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"accuracy": st.column_config.NumberColumn(format="percent")})
+        st.caption("Each group's interval stays valid however often you look at that group; "
+                   "reading many groups at once, expect about one in twenty to miss by chance.")
+    with st.expander("Every look: the intervals as the labels came in"):
+        st.dataframe(_trace_table(res), hide_index=True, width="stretch")
+    st.caption("These figures are relative to the annotators' labels: their own mistakes are "
+               "not counted.")
+    return res
+
+
+def _answer(res: dict[str, Any], verdict: dict[str, Any], target: float | None) -> None:
+    """The stop sentence, the labels saved, each interval, the chart and the price."""
     (st.success if verdict["stop"] else st.info)(md(verdict["sentence"]))
     if verdict["saved"]:
         st.markdown(f"**{md(verdict['saved'])}**")
@@ -179,8 +223,3 @@ def stream_result(ws, rid: int, rnd: dict[str, Any], state_key: str) -> dict[str
                     key="_ev_stream_chart")
     if verdict["price"]:
         st.caption(verdict["price"])
-    with st.expander("Every look: the intervals as the labels came in"):
-        st.dataframe(_trace_table(res), hide_index=True, width="stretch")
-    st.caption("These figures are relative to the annotators' labels: their own mistakes are "
-               "not counted.")
-    return res

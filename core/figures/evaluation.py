@@ -155,11 +155,13 @@ def coverage_figure(table: pd.DataFrame, *, nominal: float = 0.95,
     return fig
 
 
-def progress_figure(progress: dict[str, Any]) -> go.Figure:
-    """Labelled against still-to-label rows, per selection (calibration, routed, audit)."""
-    kinds = [k for k in ("calibration", "routed", "audit") if progress[k]["rows"]]
-    done = [progress[k]["labelled"] for k in kinds]
-    left = [progress[k]["rows"] - progress[k]["labelled"] for k in kinds]
+def progress_figure(progress: dict[str, Any], *, stream: bool = False) -> go.Figure:
+    """Labelled against still-to-label rows, per selection (calibration, routed, audit; a
+    labelling stream's queue, its ``audit`` rows, is named "stream queue" when ``stream``)."""
+    keys = [k for k in ("calibration", "routed", "audit") if progress[k]["rows"]]
+    kinds = ["stream queue" if stream and k == "audit" else k for k in keys]
+    done = [progress[k]["labelled"] for k in keys]
+    left = [progress[k]["rows"] - progress[k]["labelled"] for k in keys]
     fig = go.Figure()
     fig.add_trace(go.Bar(y=kinds, x=done, orientation="h", name="labelled",
                          marker_color="#2ca02c"))
@@ -323,7 +325,8 @@ def stream_figure(result: dict[str, Any], *, target_half_width: float | None = N
         A band (the confidence sequence) and a line (the estimate) per class share and for the
         final labels' accuracy; a point with its interval after every import, on the quantity
         the stop sentence is about (:func:`core.evaluation.anytime_words.stream_focus`); the
-        target as a band of ± the target around the latest estimate; the question's threshold
+        target as a band of ± the target around that class share's latest estimate (the
+        widest class share's when the question is about the accuracy); the question's threshold
         as a dashed line; the stop as a dotted vertical line.
     """
     trace = result.get("trace") or []
@@ -357,8 +360,10 @@ def stream_figure(result: dict[str, Any], *, target_half_width: float | None = N
                      "array": [v["ci_high"] - v["estimate"] for v in ivs],
                      "arrayminus": [v["estimate"] - v["ci_low"] for v in ivs]},
             hovertemplate="%{x:,} labels: %{y:.1%}<extra>import</extra>"))
-    if focus is not None and target_half_width is not None and focus[0] == "share":
-        last = focus_interval(trace[-1], focus)["estimate"]
+    if focus is not None and target_half_width is not None:
+        # around the question's class share, else the widest (the one the target waits for)
+        around = focus if focus[0] == "share" else stream_focus({**result, "decision": None})
+        last = focus_interval(trace[-1], around)["estimate"]
         h = float(target_half_width)
         fig.add_trace(go.Scatter(
             x=[x[0], x[-1], x[-1], x[0]], y=[last - h, last - h, last + h, last + h],

@@ -367,7 +367,7 @@ def round_report_html(ws: Workspace, round_id: int, *, title: str | None = None,
         import pandas as pd
 
         figures.append(_figure_html(frontier_figure(pd.DataFrame(s["design"]["frontier"]))))
-    figures.insert(0, _figure_html(progress_figure(prog)))
+    figures.insert(0, _figure_html(progress_figure(prog, stream=bool(stream))))
     parts.append("<h2>Key figures</h2>" + "".join(f"<div class='figure'>{f}</div>"
                                                    for f in figures))
     repro = scenario if scenario is not None else round_scenario(ws, round_id)

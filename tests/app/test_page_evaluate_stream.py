@@ -94,7 +94,7 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     assert not at.exception and not at.error, [e.value for e in at.error]
     res = anytime_round(ws, 1, save=False)
     assert res["labels"] == 600
-    dec, stop = res["decision"], res["stop"]
+    dec = res["decision"]
     share = res["class_shares"]["1"]
     # the demo's share of '1' is about 30%: the question is decided early, "yes"
     assert dec["decided"] and dec["answer"] is True and dec["labels"] < 600
@@ -133,6 +133,16 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     assert traces["question: is the share of '1' at most 40.0%?"]["y"] == [0.4, 0.4]
     assert traces[f"stop reached after {dec['labels']:,} labels"]["x"] == [dec["labels"]] * 2
     assert "target: ± 4.0 points around the latest estimate" in traces
+    # the final labels' accuracy by group: the sequence's own, per group
+    groups = at.multiselect(key="_ev_stream_groups_1").value
+    assert "system" in groups
+    by = anytime_round(ws, 1, groups=groups, save=False)["by_group"]
+    table = next(d.value for d in at.dataframe if "95% interval" in d.value.columns)
+    blender = table[(table["column"] == "system") & (table["group"] == "blender")].iloc[0]
+    acc = by["system"]["blender"]["accuracy"]
+    assert blender["accuracy"] == acc["estimate"]
+    assert blender["95% interval"] == f"[{_pct(acc['ci_low'])}, {_pct(acc['ci_high'])}]"
+    assert blender["labelled"] == by["system"]["blender"]["n_labelled"]
     # the round's downloads: the result JSON is the stream's
     assert {"Final labelled table (CSV)", "Result (JSON)",
             "Report for stakeholders (HTML)"} <= {b.label for b in at.get("download_button")}
@@ -141,7 +151,16 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     again.run()
     assert not again.exception
     assert again.radio(key="_w_ev_kind").value == "stream"
+    assert again.selectbox(key="_w_ev_round_id").options[0].startswith("#1 · stream · planned")
     assert any(s.value.startswith("Stop now:") for s in again.success)
+    # Home's summary of the latest round answers with the stop sentence
+    home = AppTest.from_file(at._script_path.replace(PAGE, "0_Home.py"), default_timeout=120)
+    home.run()
+    assert not home.exception
+    answer = [m.value for m in home.markdown if "**Answer:**" in m.value]
+    assert answer and (f"**Answer:** Stop now: share of '1' {_pct(share['estimate'])} ± "
+                       f"{_pct(half)} after 600 labels, decided after {dec['labels']:,} labels"
+                       in answer[0]), answer
 
 
 def test_stream_keep_labelling_without_a_question(run_page, fresh_workspace):

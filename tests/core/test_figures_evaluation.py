@@ -240,6 +240,16 @@ def test_stream_figure_bands_imports_target_question_and_stop_by_hand():
     assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
 
 
+def test_progress_figure_names_a_stream_queue():
+    from core.figures.evaluation import progress_figure
+
+    prog = {"calibration": {"rows": 0, "labelled": 0}, "routed": {"rows": 0, "labelled": 0},
+            "audit": {"rows": 600, "labelled": 150}}
+    assert list(progress_figure(prog).data[0].y) == ["audit"]
+    done, left = progress_figure(prog, stream=True).data
+    assert list(done.y) == ["stream queue"] and list(done.x) == [150] and list(left.x) == [450]
+
+
 def test_stream_figure_without_question_target_or_labels():
     from core.figures.evaluation import stream_figure
 
@@ -249,6 +259,14 @@ def test_stream_figure_without_question_target_or_labels():
     assert names == ["share of 'safe'", "share of 'unsafe'", "accuracy of the final labels"]
     empty = {**res, "trace": [], "labels": 0}
     assert list(stream_figure(empty, target_half_width=0.02).data) == []
+    # a question about the accuracy: the target band is around the widest class share
+    acc_q = {**res, "decision": {"question": "accuracy >= 0.9", "decided": False,
+                                 "answer": None, "labels": None}}
+    shapes = {t.name: t for t in stream_figure(acc_q, target_half_width=0.02).data}
+    band = shapes["target: ± 2.0 points around the latest estimate"]
+    # at 30 labels both shares span 4 points; the later class, 'unsafe' (4 %), is taken
+    assert list(band.y) == pytest.approx([0.02, 0.02, 0.06, 0.06])
+    assert "question: are the final labels at least 90.0% accurate?" in shapes
     # a class named like HTML is drawn as text
     odd = _look(10, (0.1, 0.0, 0.3), (0.9, 0.8, 1.0))
     odd["class_shares"] = {"<b>x</b>": odd["class_shares"]["unsafe"]}

@@ -9,9 +9,39 @@ import re
 import pytest
 
 from tests.e2e.servers import streamlit_server
-from tests.e2e.test_evaluate_browser import _click, _open_evaluate, _open_expander, _wait_idle
+from tests.e2e.test_evaluate_browser import _open_evaluate, _open_expander, _wait_idle
 
 pytestmark = pytest.mark.e2e
+
+
+def _choose(page, option: str, shows) -> None:
+    """Click a radio option until what it brings (``shows``, a locator) is visible: a click
+    that lands while the page is still redrawing can be lost (seen on a loaded machine)."""
+    for _ in range(5):
+        if shows.is_visible():
+            return
+        page.get_by_text(option, exact=True).first.click()
+        try:
+            shows.wait_for(state="visible", timeout=20_000)
+            return
+        except Exception:  # playwright's TimeoutError
+            _wait_idle(page)
+    shows.wait_for(state="visible")
+
+
+def _click_until(page, button: str, shows, *, unless) -> None:
+    """Click ``button`` until ``shows`` is visible, clicking again only while ``unless`` (the
+    state before the click) still shows: a lost click is repeated, a slow one waited for."""
+    for _ in range(4):
+        page.get_by_role("button", name=button).first.click()
+        try:
+            shows.first.wait_for(state="visible", timeout=90_000)
+            return
+        except Exception:  # playwright's TimeoutError
+            _wait_idle(page)
+            if not unless.first.is_visible():
+                break
+    shows.first.wait_for(state="visible", timeout=180_000)
 
 
 def test_stream_chart_and_stop_sentence(browser, tmp_path):
@@ -20,22 +50,23 @@ def test_stream_chart_and_stop_sentence(browser, tmp_path):
         page = browser.new_page(viewport={"width": 1400, "height": 1400})
         page.set_default_timeout(120_000)
         _open_evaluate(page, url)
-        page.get_by_text("Label until the answer is good enough").first.click()
+        _choose(page, "Label until the answer is good enough",
+                page.get_by_text("Most labels (the queue's length)").first)
         _wait_idle(page)
-        page.get_by_text("Most labels (the queue's length)").first.wait_for()
         # a question: is the share of '1' (about 30% on the demo) at most 5%?
-        page.get_by_text("the share of a class").first.click()
+        _choose(page, "the share of a class",
+                page.get_by_text(re.compile(r"the question is decided: is the share of '1' at "
+                                            r"most 5\.0%\?")).first)
         _wait_idle(page)
-        page.get_by_text(re.compile(r"the question is decided: is the share of '1' at most "
-                                    r"5\.0%\?")).first.wait_for()
-        _click(page, "Plan the round")
-        page.get_by_text("Round #1 planned and saved").wait_for()
+        _click_until(page, "Plan the round", page.get_by_text("Round #1 planned and saved"),
+                     unless=page.get_by_text("No round for this dataset yet"))
         _wait_idle(page)
         _open_expander(page, "Simulate the annotators", "Fill labels from gold")
-        _click(page, "Fill labels from gold")
         # the stream chart (plotly's SVG title) with a point after the import, and the sentence
-        page.locator(".js-plotly-plot .gtitle",
-                     has_text="Intervals against labels spent").first.wait_for(timeout=180_000)
+        _click_until(page, "Fill labels from gold",
+                     page.locator(".js-plotly-plot .gtitle",
+                                  has_text="Intervals against labels spent").first,
+                     unless=page.get_by_text("Round #1: 0 of 1,000 labelled"))
         page.locator(".js-plotly-plot .legendtext",
                      has_text="after each import").first.wait_for()
         page.get_by_text(re.compile(r"Stop now: share of '1' [\d.]+% .*decided after [\d,]+ "
