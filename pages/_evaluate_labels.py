@@ -126,7 +126,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 client = LabelStudioClient(url, token)
                 pushed = client.push_queue(
                     title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
-                    labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label))
+                    labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label,
+                                      show=ss.get("_annotator_show") or None))
             except DataError as exc:
                 show_error(exc, context="Label Studio")
             else:

@@ -34,6 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                            help="the name annotators see for a class, e.g. 1=unsafe "
                                 "(repeatable; the export still holds the class)")
             v.add_argument("--instruction", help="a short instruction shown above the choices")
+            from core.cli.common import add_show_arg
+
+            add_show_arg(v)
         if name == "pull":
             v.add_argument("-o", "--output", required=True, help="the labelled table (CSV)")
             v.add_argument("--aggregate", choices=AGGREGATES, default="majority",
@@ -65,12 +68,33 @@ def _class_names(pairs: list[str] | None, classes) -> dict[str, str]:
     return out
 
 
+def queue_ranks(column):
+    """A table's ``queue_rank`` column as floats (NaN where empty); a cell that is not a whole
+    number >= 1 is a :class:`DataError` naming its rows (a text rank was a ValueError)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.errors import DataError, describe_rows
+
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    present = column.notna().to_numpy() & (column.astype(str).str.strip() != "").to_numpy()
+    finite = np.isfinite(values)
+    whole = np.mod(np.where(finite, values, 0.5), 1) == 0
+    bad = present & ~(finite & (values >= 1) & whole)
+    if bad.any():
+        raise DataError(f"column 'queue_rank' holds something other than a whole number >= 1 on "
+                        f"{describe_rows(np.flatnonzero(bad))} (e.g. {column[bad].iloc[0]!r}): it "
+                        "must hold the queue positions hmceval queue or certify wrote; nothing "
+                        "was pushed")
+    return np.where(present, values, np.nan)
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from core.cli.cmd_labels import finish, merge_into_round
     from core.atomic import locked, note_waiting
-    from core.cli.common import load_round
+    from core.cli.common import load_round, shown
     from core.errors import DataError
     from core.evaluation import labelstudio
     from core.evaluation.imports import labels_from_labelstudio
@@ -91,8 +115,9 @@ def run(args: argparse.Namespace) -> int:
         if "queue_rank" not in design.data.raw.columns:
             raise DataError("the table has no 'queue_rank' column: push the output of "
                             "hmceval queue or certify")
-        rank = design.data.raw["queue_rank"].to_numpy(dtype=float, na_value=float("nan"))
-        task_list = labelstudio.tasks(design, rank, done=design.has_label)  # only what remains
+        rank = queue_ranks(design.data.raw["queue_rank"])
+        task_list = labelstudio.tasks(design, rank, done=design.has_label,  # only what remains
+                                      show=shown(args))
         warning = labelstudio.text_warning(task_list, design.data.text_columns)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)

@@ -20,8 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "original column, 'selection' and 'queue_rank' (calibration rows first, then "
                     "audit rows, both in random order, then routed rows by descending gain); "
                     "hmceval labels, labelstudio and estimate read it. Beside it, OUT_to_label.csv "
-                    "is what annotators receive: the rows to label in queue order, without any "
-                    "label or confidence column. The round is kept in the workspace (as one "
+                    "is what annotators receive: the rows to label in queue order, with the "
+                    "sample id, queue_rank, the text columns and the --show columns only. The round is kept in the workspace (as one "
                     "planned on the Evaluate page: hmceval report and the page show it); the "
                     "table's sidecar OUT.round.json names it, so certify, labels, labelstudio "
                     "and estimate continue it. With --round ID (and no PATH): write the table "
@@ -76,11 +76,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="where to write the round's table")
     p.add_argument("--format", choices=("csv", "labelstudio"), default="csv",
                    help="csv: the round's whole table, and the rows to label for annotators "
-                        "beside it (*_to_label.csv: no label or confidence column); "
+                        "beside it (*_to_label.csv: the sample id, queue_rank, the text and the "
+                        "--show columns); "
                         "labelstudio: Label Studio's task import JSON for the rows to label (and "
                         "the labelling config beside it, *.xml)")
+    from core.cli.common import add_show_arg
     from core.cli.rounds import add_round_args
 
+    add_show_arg(p)
     add_round_args(p, verb="write the table of")
     p.set_defaults(func=run)
 
@@ -91,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from core.cli.common import check_fraction, load_round
+    from core.cli.common import check_fraction, load_round, shown
     from core.cli.rounds import round_note
     from core.errors import DataError
     from core.csv_safe import to_csv_safe
@@ -151,14 +154,15 @@ def run(args: argparse.Namespace) -> int:
           "and not kept in the workspace", file=sys.stderr)
     out = Path(args.output)
     sent = None
+    people = annotator_table(design, plan.selection, plan.queue_rank, show=shown(args))
     if args.format == "csv":
         from core.cli.common import write_round  # atomic, with the round's sidecar
 
         write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
         sent = out.with_name(f"{out.stem}_to_label.csv")
-        to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
+        to_csv_safe(people, sent)
     else:
-        write_labelstudio(out, design, plan.queue_rank)
+        write_labelstudio(out, design, plan.queue_rank, show=shown(args))
     _note_nothing_routed(args, design, budget, plan.counts)
     counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
     print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
@@ -167,14 +171,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_labelstudio(out, design, queue_rank) -> None:
-    """The rows to label as Label Studio's task import JSON (``out``) and its labelling config
-    beside it (``out`` with ``.xml``), both written atomically; a warning on stderr when no
-    column is mapped as free text."""
+def write_labelstudio(out, design, queue_rank, *, show: list[str] | None = None) -> None:
+    """The rows to label as Label Studio's task import JSON (``out``, blind: the ``show``
+    columns besides the text) and its labelling config beside it (``out`` with ``.xml``), both
+    written atomically; a warning on stderr when no column is mapped as free text."""
     from core.atomic import write_text
     from core.evaluation import labelstudio
 
-    task_list = labelstudio.tasks(design, queue_rank)
+    task_list = labelstudio.tasks(design, queue_rank, show=show)
     write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
     no_text = labelstudio.text_warning(task_list, design.data.text_columns)
     if no_text:
@@ -203,9 +207,14 @@ def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
     Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset, as
     when the page plans. Returns ``(workspace, round_id)``."""
     from core.cli.cmd_workspace import open_workspace
+    from core.cli.common import shown
+    from core.evaluation.blind import shown_columns
     from core.workspace.active_rounds import find_dataset_id
     from core.workspace.rounds import plan_round
 
+    # a column annotators may not see is refused before the round is stored
+    shown_columns(design.data, shown(args), selection_column=design.selection_column,
+                  hidden=design.hidden)
     ws = open_workspace(args)
     if getattr(args, "double", 0):  # K rows labelled twice (plan_round draws them)
         settings = {**settings, "double": int(args.double)}
@@ -222,6 +231,7 @@ def _write_round(args: argparse.Namespace, ws, rid: int):
 
     import numpy as np
 
+    from core.cli.common import shown
     from core.cli.rounds import export_round
     from core.workspace.rounds import round_design
 
@@ -232,9 +242,9 @@ def _write_round(args: argparse.Namespace, ws, rid: int):
               ("calibration", "routed", "audit", "machine", "")}
     sent = None
     if args.format == "csv":
-        sent = export_round(ws, rid, out)
+        sent = export_round(ws, rid, out, show=shown(args))
     else:
-        write_labelstudio(out, wd, rank)
+        write_labelstudio(out, wd, rank, show=shown(args))
         print(f"note: round #{rid} is kept in the workspace; hmceval labels --round {rid} "
               "takes its labels back (and hmceval queue --round "
               f"{rid} -o TABLE.csv writes its table)", file=sys.stderr)

@@ -165,20 +165,24 @@ def round_table(ws, round_id: int):
     return table, design, rnd, col
 
 
-def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True) -> Path | None:
+def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True,
+                 show: list[str] | None = None) -> Path | None:
     """Write the round's table to ``path`` (atomic, its sidecar naming the round) and, with
-    ``to_label``, beside it ``*_to_label.csv``: the rows still to label, in queue order, no
-    answer column (a round with double rows: column ``annotator``, every row for ``1`` and
-    the double rows again for ``2``, nothing marking them). Returns the latter's path (None
-    without it)."""
+    ``to_label``, beside it ``*_to_label.csv``: the rows still to label, in queue order, blind
+    (the sample id, ``queue_rank``, the text columns and the ``show`` columns; a round with
+    double rows: column ``annotator``, every row for ``1`` and the double rows again for
+    ``2``, nothing marking them). Returns the latter's path (None without it)."""
     import numpy as np
 
     from core.cli.round_table import write_round_table
     from core.csv_safe import to_csv_safe
+    from core.evaluation.blind import shown_columns
     from core.evaluation.design import LABELLED, annotator_table
-    from core.evaluation.noise import DOUBLE_COLUMN, annotator_copies
+    from core.evaluation.noise import annotator_copies
 
     table, design, rnd, col = round_table(ws, round_id)
+    shown_columns(design.data, show, selection_column=design.selection_column,
+                  hidden=design.hidden)  # a bad --show before any file
     id_col = design.data.roles.get("sample_id") or (
         "sample_id" if "sample_id" in table.columns else None)
     out = Path(path)
@@ -187,8 +191,7 @@ def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True) 
         return None
     done = np.isin(design.selection, LABELLED) & design.has_label
     sent = out.with_name(f"{out.stem}_to_label.csv")
-    people = annotator_table(design, design.selection, rnd["queue_rank"], done=done)
-    people = people.drop(columns=[c for c in (col, DOUBLE_COLUMN) if c in people.columns])
+    people = annotator_table(design, design.selection, rnd["queue_rank"], done=done, show=show)
     double = ws.latest_result(round_id, "double")
     if double is not None:  # annotator 1 gets every row, annotator 2 the double rows too
         ids = design.sample_ids()[np.asarray(double["rows"], dtype=np.int64)]

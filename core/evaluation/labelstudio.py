@@ -1,10 +1,11 @@
 """The annotation queue as Label Studio files: task import JSON and a labelling config.
 
-A task carries what an annotator needs and nothing that would sway them: the free-text
-columns, the ``sample_id`` that joins the label back (the mapped sample id, else the 1-based
-row number of the table), ``queue_rank`` and a dialogue id / turn when known. The machine's
-label and confidence, gold labels and the row's selection are left out on purpose: an audit
-is only an unbiased check of the machine if the humans label blind.
+A task carries what an annotator needs and nothing that would sway them: the ``sample_id``
+that joins the label back (the mapped sample id, else the 1-based row number of the table),
+``queue_rank``, the free-text columns and the columns the user chooses to show (the allow-list
+of :mod:`core.evaluation.blind`). Labels, confidences, efforts and the row's selection never
+reach a task, whatever their names: an audit is only an unbiased check of the machine if the
+humans label blind.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from core.evaluation.blind import shown_columns
 from core.evaluation.design import Design
 
 __all__ = ["tasks", "labelling_config", "task_json", "text_warning"]
@@ -50,8 +52,9 @@ def _field(name: str) -> str:
     return key if not key[0].isdigit() else f"c_{key}"
 
 
-def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = None) -> list[dict[str, Any]]:
-    """Label Studio tasks for the rows to label, in queue order.
+def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = None,
+          show: list[str] | None = None) -> list[dict[str, Any]]:
+    """Label Studio tasks for the rows to label, in queue order, blind.
 
     Parameters
     ----------
@@ -60,13 +63,18 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
         1..n on the rows to label, NaN elsewhere.
     done : bool array of shape (M,), optional
         Rows already labelled: no task (as :func:`~core.evaluation.design.annotator_table`).
+    show : list of str, optional
+        Columns the user chooses to show besides the text (checked by
+        :func:`core.evaluation.blind.shown_columns`).
 
     Returns
     -------
     list of dict
-        ``{"data": {"sample_id": ..., "queue_rank": ..., <text columns>..., "dialogue_id",
-        "turn"}}`` per row to label.
+        ``{"data": {"sample_id": ..., "queue_rank": ..., <text columns>..., <shown columns>...}}``
+        per row to label: the allow-list of :mod:`core.evaluation.blind`, nothing else.
     """
+    shown = shown_columns(design.data, show, selection_column=design.selection_column,
+                          hidden=design.hidden)
     rank = np.asarray(queue_rank, dtype=float)
     todo = np.isfinite(rank)
     if done is not None:
@@ -74,15 +82,12 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
     rows = np.flatnonzero(todo)
     rows = rows[np.argsort(rank[rows], kind="stable")]
     ids = design.sample_ids()
-    f = design.data.frame
+    raw = design.data.raw
     fields: list[tuple[str, list]] = [
         ("sample_id", [_plain(v) for v in ids[rows]]),
         ("queue_rank", [int(r) for r in rank[rows]])]
-    for col in ("dialogue_id", "turn"):
-        if col in f:
-            fields.append((col, [_plain(v) for v in f[col].to_numpy(dtype=object)[rows]]))
-    for col in design.data.text_columns:
-        fields.append((_field(col), [_plain(v) for v in f[col].to_numpy(dtype=object)[rows]]))
+    for col in shown:
+        fields.append((_field(col), [_plain(v) for v in raw[col].to_numpy(dtype=object)[rows]]))
     names = [name for name, _ in fields]
     return [{"data": dict(zip(names, values))} for values in zip(*(v for _, v in fields))]
 

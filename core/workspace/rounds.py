@@ -55,6 +55,7 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
     """A Design over a table whose human labels are the round's imported labels only (and the
     plan's inclusion probabilities, when it has them)."""
     roles = dict(roles)
+    gold = roles.get("human_label")
     roles["human_label"] = None
     base = prepare(raw, roles, name=name, partial_gold=True)
     human = np.full(base.M, None, dtype=object)
@@ -62,7 +63,8 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
         human[row] = value
     return Design(data=base, selection=np.asarray(selection, dtype=object), human_label=human,
                   selection_column="selection", has_selection=True,
-                  inclusion=None if inclusion is None else np.asarray(inclusion, dtype=float))
+                  inclusion=None if inclusion is None else np.asarray(inclusion, dtype=float),
+                  hidden=(gold,) if gold else ())
 
 
 def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],

@@ -514,7 +514,39 @@ def test_queue_csv_is_the_rows_to_label_without_answers(run_page, fresh_workspac
     for answer in ("human_label", "human_label_2", "machine_label", "confidence_ts",
                    "confidence_mcp", "confidence_tcp"):
         assert answer not in queue.columns
-    assert "response" in queue.columns and "topic" in queue.columns
+    # an allow-list (issue 32): the text, and other columns only when the user chooses them
+    assert list(queue.columns) == ["sample_id", "queue_rank", "response"]
+    at.multiselect(key="_annotator_show").set_value(["topic"]).run()
+    queue = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
+    assert list(queue.columns) == ["sample_id", "queue_rank", "response", "topic"]
+    assert "human_label" not in at.multiselect(key="_annotator_show").options
+
+
+@pytest.mark.parametrize("gold", ["human_verdict", "reviewer_decision", "y", "answer_key"])
+def test_the_queue_never_holds_gold_whatever_its_name(run_page, fresh_workspace, deferred, gold):
+    """Issue 32: with gold named ``human_verdict`` the "Queue (CSV)" download held it on every
+    row. The queue and the tasks hold the id, the rank and the text only, and gold is not
+    offered among the columns to show."""
+    import io
+    import json
+
+    import pandas as pd
+
+    from core.data import prepare
+    from core.demo import make_demo
+    from pages._common import fingerprint
+
+    raw = make_demo().head(300).drop(columns=["human_label_2"]).rename(
+        columns={"human_label": gold})
+    data = prepare(raw, {"human_label": gold}, name="judge")
+    state = {"data": data, "data_key": fingerprint(data.raw, data.roles), "data_source": "test"}
+    at = run_page(PAGE, state=state)
+    click(at, "Plan the round")
+    queue = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
+    assert list(queue.columns) == ["sample_id", "queue_rank", "response"] and len(queue) > 0
+    tasks = json.loads(deferred["hmceval_round1_tasks.json"]())
+    assert {k for t in tasks for k in t["data"]} == {"sample_id", "queue_rank", "response"}
+    assert gold not in at.multiselect(key="_annotator_show").options
 
 
 def test_after_certifying_the_queue_holds_only_the_rows_still_to_label(run_page, fresh_workspace,

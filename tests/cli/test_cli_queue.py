@@ -185,3 +185,53 @@ def test_queue_calibrated_on_a_pilot_round(capsys, ws_dir, demo_csv, tmp_path):
     code, _, err = run_cli(capsys, "queue", path, "--labels", 50, "--calibrate-on", 7,
                            "-o", tmp_path / "r.csv")
     assert code == 2 and "no round with id 7" in err
+
+
+def _judge_table(path, gold: str, n: int = 40):
+    """A judge CSV: a reply text, the machine's verdict and confidence, gold under ``gold``."""
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"sample_id": [f"s{i}" for i in range(n)],
+                  "response": [f"reply number {i} with some words" for i in range(n)],
+                  "machine_label": rng.choice(["ok", "bad"], n),
+                  "machine_confidence": rng.uniform(0.5, 1, n).round(3),
+                  gold: rng.choice(["ok", "bad"], n),
+                  "topic": rng.choice(["a", "b"], n)}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+@pytest.mark.parametrize("gold", ["human_verdict", "reviewer_decision", "y", "answer_key"])
+def test_annotators_file_holds_no_answer_whatever_its_name(capsys, tmp_path, ws_dir, gold,
+                                                           mapped):
+    """Issue 32 item 5: OUT_to_label.csv and Label Studio tasks are an allow-list: the sample
+    id, queue_rank and the text; gold never, mapped or not, whatever its name (20 rows routed,
+    5 audited: 25 rows)."""
+    data = _judge_table(tmp_path / "judge.csv", gold)
+    cols = ["--col", f"human_label={gold}"] if mapped else []
+    out = tmp_path / "round.csv"
+    code, _, err = run_cli(capsys, "queue", data, *cols, "--col", "text=response",
+                           "--human-count", 20, "--exactly", "--audit", 5, "-o", out)
+    assert code == 0, err
+    sent = pd.read_csv(tmp_path / "round_to_label.csv")
+    assert list(sent.columns) == ["sample_id", "queue_rank", "response"] and len(sent) == 25
+    tasks = tmp_path / "tasks.json"
+    code, _, err = run_cli(capsys, "queue", "--round", 1, "--format", "labelstudio", "-o", tasks)
+    assert code == 0, err
+    keys = {k for t in json.loads(tasks.read_text()) for k in t["data"]}
+    assert keys == {"sample_id", "queue_rank", "response"}
+
+
+def test_show_adds_a_context_column_and_refuses_gold(capsys, tmp_path, ws_dir):
+    """--show topic adds the topic; --show of the gold column exits 2 naming it, before any
+    round is stored."""
+    data = _judge_table(tmp_path / "judge.csv", "human_verdict")
+    out = tmp_path / "round.csv"
+    code, _, err = run_cli(capsys, "queue", data, "--col", "human_label=human_verdict",
+                           "--human-count", 20, "--show", "human_verdict", "-o", out)
+    assert code == 2 and "'human_verdict' is mapped to the role human_label" in err
+    assert not out.exists() and not ws_dir.exists()
+    code, _, err = run_cli(capsys, "queue", data, "--col", "human_label=human_verdict",
+                           "--human-count", 20, "--show", "topic", "-o", out)
+    assert code == 0, err
+    sent = pd.read_csv(tmp_path / "round_to_label.csv")
+    assert list(sent.columns) == ["sample_id", "queue_rank", "response", "topic"]
