@@ -368,3 +368,21 @@ def test_tables_refuses_a_bad_file_format(tmp_path, table, capsys):
         main(["agreement", str(table), "--human", "gold", "--system", "machine", "--tables", str(tmp_path),
               "--trim-min", "1", "--trim-max", "5", "--file-format", "xls"])
     assert exc.value.code == 2 and "invalid choice: 'xls'" in capsys.readouterr().err
+
+
+def test_tables_xlsx_with_a_control_character_exits_2_before_any_file(tmp_path, capsys):
+    """Issue 32's fuzz: a group value with a control character (U+0001) raised openpyxl's
+    IllegalCharacterError (a traceback) once some tables were written. Exit 2 naming the value
+    and the table; no file in the folder; csv still writes it."""
+    path = tmp_path / "scores.csv"
+    path.write_text("gold,machine,lang\n1,2,a\x01b\n2,2,a\x01b\n3,3,c\n4,4,c\n")
+    out = tmp_path / "tables"
+    out.mkdir()
+    base = ["agreement", str(path), "--human", "gold", "--system", "machine", "--group", "lang",
+            "--trim-min", "1", "--trim-max", "4", "--tables", str(out)]
+    code, _, err = _run(base + ["--file-format", "xlsx"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "'a\\x01b'" in err and "control character" in err and "by_lang" in err
+    assert list(out.iterdir()) == []
+    code, _, err = _run(base + ["--file-format", "csv"], capsys)
+    assert code == 0, err
