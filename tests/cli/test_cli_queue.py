@@ -235,3 +235,31 @@ def test_show_adds_a_context_column_and_refuses_gold(capsys, tmp_path, ws_dir):
     assert code == 0, err
     sent = pd.read_csv(tmp_path / "round_to_label.csv")
     assert list(sent.columns) == ["sample_id", "queue_rank", "response", "topic"]
+
+
+@pytest.mark.parametrize("rid", ["99999999999999999999", "-99999999999999999999"])
+def test_calibrate_on_an_id_beyond_64_bits_exits_2(capsys, tmp_path, ws_dir, rid):
+    """Issue 32's fuzz: an id SQLite cannot hold was an OverflowError traceback. Now the round
+    is named as missing, and nothing is written."""
+    data = _judge_table(tmp_path / "t.csv", "y")
+    out = tmp_path / "r.csv"
+    code, _, err = run_cli(capsys, "queue", data, "--labels", 10, "--calibrate-on", rid,
+                           "-o", out)
+    assert code == 2 and f"no round with id {rid}" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["option", "environment"])
+def test_a_workspace_under_an_unknown_users_home_exits_2(capsys, tmp_path, monkeypatch, where):
+    """``--workspace '~nosuchuser/ws'`` was a RuntimeError traceback ("Could not determine home
+    directory"). Exit 2 naming the path; nothing written."""
+    data = _judge_table(tmp_path / "t.csv", "y")
+    out = tmp_path / "r.csv"
+    args = ["queue", data, "--calibration", 5, "-o", out]
+    if where == "option":
+        args += ["--workspace", "~nosuchuser_h32/ws"]
+    else:
+        monkeypatch.setenv("HMCEVAL_WORKSPACE", "~nosuchuser_h32/ws")
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2 and "'~nosuchuser_h32/ws'" in err and "no home directory" in err
+    assert not out.exists()
