@@ -92,10 +92,7 @@ def run(args: argparse.Namespace) -> int:
     import math
     from pathlib import Path
 
-    import numpy as np
-
     from core.cli.common import check_fraction, load_round, shown
-    from core.cli.rounds import round_note
     from core.errors import DataError
     from core.csv_safe import to_csv_safe
     from core.evaluation.design import annotator_table, plan_queue, queue_table
@@ -132,13 +129,11 @@ def run(args: argparse.Namespace) -> int:
                            else {"n_human": int(args.human_count)})}
         else:
             settings = {"calibration": int(args.calibration), "seed": int(args.seed)}
-        ws, rid = _plan(args, design, "budget" if budget else "guarantee", settings)
+        kind = "budget" if budget else "guarantee"
+        ws, rid = _plan(args, design, kind, settings)
         out, sent, plan_counts, wd, rank = _write_round(args, ws, rid)
         _note_nothing_routed(args, design, budget, plan_counts)
-        counts = ", ".join(f"{k} {v}" for k, v in plan_counts.items() if k and v)
-        print(f"{int(np.isfinite(rank).sum())} rows to label ({counts}); round table written to "
-              f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
-              + f"; {round_note(ws, rid)}")
+        _print_plan(args, kind, design.M, plan_counts, rank, out, sent, ws, rid)
         _note_labels_present(design, rank)
         return 0
     # rows already decided in the input (a calibration sample drawn before): planned on the
@@ -164,11 +159,35 @@ def run(args: argparse.Namespace) -> int:
     else:
         write_labelstudio(out, design, plan.queue_rank, show=shown(args))
     _note_nothing_routed(args, design, budget, plan.counts)
-    counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
-    print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
-          + (f"; for annotators: {sent}" if sent is not None else ""))
+    _print_plan(args, "budget" if budget else "guarantee", design.M, plan.counts,
+                plan.queue_rank, out, sent, None, None)
     _note_labels_present(design, plan.queue_rank)
     return 0
+
+
+def _print_plan(args: argparse.Namespace, kind: str, m: int, counts: dict, rank, out, sent,
+                ws, rid: int | None, design: str = "routing") -> None:
+    """What a routing or guarantee plan (or a round written again) did, as one line or, with
+    ``--json``, one JSON object: ``design``, ``kind``, ``M``, ``counts``, ``rows_to_label``,
+    ``seed``, ``lambda``, ``output``, ``to_label``, ``round_id``, ``workspace``."""
+    import numpy as np
+
+    from core.cli.common import print_json
+    from core.cli.rounds import round_note
+
+    n = int(np.isfinite(np.asarray(rank, dtype=float)).sum())
+    if args.json:
+        print_json({"design": design, "kind": kind, "M": int(m),
+                    "counts": {k: int(v) for k, v in counts.items() if k},
+                    "rows_to_label": n, "seed": int(args.seed),
+                    "lambda": None if args.lam is None else float(args.lam),
+                    "output": str(out), "to_label": None if sent is None else str(sent),
+                    "round_id": rid, "workspace": None if ws is None else str(ws.root)})
+        return
+    shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
+    print(f"{n} rows to label ({shown}); round table written to {out}"
+          + (f"; for annotators: {sent}" if sent is not None else "")
+          + (f"; {round_note(ws, rid)}" if ws is not None else ""))
 
 
 def write_labelstudio(out, design, queue_rank, *, show: list[str] | None = None) -> None:
@@ -254,20 +273,17 @@ def _write_round(args: argparse.Namespace, ws, rid: int):
 def _write_existing(args: argparse.Namespace) -> int:
     """hmceval queue --round ID -o OUT: write a round of the workspace (planned on the page, or
     earlier)."""
-    from core.cli.rounds import open_round, round_note
+    from core.cli.rounds import open_round
     from core.errors import DataError
 
     if args.path is not None:
         raise DataError("give a table to plan a new round, or --round ID to write an existing "
                         "round's table, not both")
     ws, rid = open_round(args, None)
-    out, sent, counts, _, rank = _write_round(args, ws, rid)
-    import numpy as np
-
-    shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
-    print(f"{int(np.isfinite(rank).sum())} rows to label ({shown}); round table written to "
-          f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
-          + f"; {round_note(ws, rid)}")
+    out, sent, counts, wd, rank = _write_round(args, ws, rid)
+    rnd = ws.round(rid)
+    _print_plan(args, rnd["kind"], wd.M, counts, rank, out, sent, ws, rid,
+                design=rnd["settings"].get("design") or "routing")
     return 0
 
 

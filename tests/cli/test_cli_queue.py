@@ -263,3 +263,28 @@ def test_a_workspace_under_an_unknown_users_home_exits_2(capsys, tmp_path, monke
     code, _, err = run_cli(capsys, *args)
     assert code == 2 and "'~nosuchuser_h32/ws'" in err and "no home directory" in err
     assert not out.exists()
+
+
+def test_queue_json_with_the_routing_design_prints_json(capsys, tmp_path, ws_dir):
+    """Issue 32's fuzz: ``queue --json`` printed its text line with the routing design. Now one
+    JSON object: 20 rows routed (--exactly) and 5 audited of 40, round 1; the same for the
+    round written again with --round."""
+    data = _judge_table(tmp_path / "t.csv", "y")
+    out = tmp_path / "r.csv"
+    code, stdout, err = run_cli(capsys, "queue", data, "--human-count", 20, "--exactly",
+                                "--audit", 5, "--json", "-o", out)
+    assert code == 0, err
+    plan = json.loads(stdout)
+    assert plan["design"] == "routing" and plan["kind"] == "budget" and plan["M"] == 40
+    assert plan["counts"] == {"calibration": 0, "routed": 20, "audit": 5, "machine": 15}
+    assert plan["rows_to_label"] == 25 and plan["round_id"] == 1
+    assert plan["output"] == str(out) and plan["to_label"] == str(tmp_path / "r_to_label.csv")
+    code, stdout, err = run_cli(capsys, "queue", "--round", 1, "--json", "-o", tmp_path / "b.csv")
+    assert code == 0, err
+    again = json.loads(stdout)
+    assert again["counts"] == plan["counts"] and again["rows_to_label"] == 25
+    code, stdout, err = run_cli(capsys, "queue", data, "--calibration", 8, "--json",
+                                "-o", tmp_path / "g.csv")
+    assert code == 0, err
+    guarantee = json.loads(stdout)
+    assert guarantee["kind"] == "guarantee" and guarantee["counts"]["calibration"] == 8
