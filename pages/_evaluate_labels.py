@@ -8,8 +8,6 @@ keys and calls into :mod:`core.workspace.rounds` as when they were written in th
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
@@ -69,13 +67,6 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         return load_table(content, name=name)
 
 
-    def _read_json(name: str, content: bytes):
-        try:
-            return json.loads(content.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DataError(f"not a Label Studio JSON export: {exc}") from None
-
-
     source = st.radio("Labels from", ["CSV file", "Label Studio export (JSON file)",
                                       "Label Studio server"], horizontal=True, key="_w_import_source")
     if source == "CSV file":
@@ -107,8 +98,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         if up is not None and st.button("Import these labels", type="primary", **writes()):
             from core.evaluation.imports import labels_from_labelstudio
 
-            content = up.getvalue()
-            _do_import(lambda: labels_from_labelstudio(_read_json(up.name, content)), up.name)
+            content = up.getvalue()  # read by core.userfile.parse_json (nesting, key limits)
+            _do_import(lambda: labels_from_labelstudio(content), up.name)
     else:
         st.caption("Push the queue to a Label Studio server and pull the annotations back (the "
                    "only network access of the app, to the URL you give). Label Studio 1.23 uses "
@@ -117,7 +108,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         url = c1.text_input("Label Studio URL", value=ss.get("_ls_url", "http://localhost:8080"))
         token = c2.text_input("Access token", type="password")
         ss["_ls_url"] = url
-        title = st.text_input("Project title", value=f"HMCEval · {data.name} · round {rid}")
+        # one default with hmceval labelstudio (core), so either pulls what the other pushed
+        title = st.text_input("Project title", value=labelstudio.project_title(ws.root, rid))
         c1, c2 = st.columns(2)
         if c1.button("Send the queue", **writes()):
             from core.evaluation.ls_client import LabelStudioClient
@@ -141,7 +133,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
 
             def _pull():
                 client = LabelStudioClient(url, token)
-                project = client.find_project(title)
+                project = client.find_project(title) or client.find_project(
+                    f"HMCEval · {data.name} · round {rid}")  # the page's earlier default
                 if project is None:
                     raise DataError(f"no project titled '{title}' on {url}; send the queue first")
                 return labels_from_labelstudio(client.export(int(project["id"])))

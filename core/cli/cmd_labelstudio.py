@@ -25,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         v.add_argument("--url", required=True, help="e.g. http://localhost:8080")
         v.add_argument("--token", help="access token (default: $LABEL_STUDIO_TOKEN)")
         v.add_argument("--project",
-                       help="project title (default: 'HMCEval · round <key>', the same for "
-                            "every file of the round; a table without its .round.json: "
-                            "'HMCEval · <file name>')")
+                       help="project title (default: 'HMCEval · round <id> · <digest of the "
+                            "workspace>', the Evaluate page's default too, the same for every "
+                            "file of the round; a table of no round: 'HMCEval · <file name>')")
         v.add_argument("--col", action="append", metavar="ROLE=NAME")
         if name == "push":
             v.add_argument("--class-name", action="append", metavar="CLASS=NAME",
@@ -89,9 +89,35 @@ def queue_ranks(column):
     return np.where(present, values, np.nan)
 
 
-def run(args: argparse.Namespace) -> int:
+def _titles(args: argparse.Namespace) -> tuple[str, list[str]]:
+    """The project's title and the older default titles a pull also looks for.
+
+    The round's project is :func:`core.evaluation.labelstudio.project_title` of its workspace
+    and id (the Evaluate page's default too), whatever the file is called: the round of
+    ``--round`` (pull), else the one the table's sidecar names. A table of no round: the file
+    name. ``--project`` wins.
+    """
     from pathlib import Path
 
+    from core.cli.round_table import round_key, round_link
+    from core.evaluation.labelstudio import project_title
+
+    legacy = f"HMCEval · {Path(args.path).name}"
+    key = round_key(args.path)
+    older = ([f"HMCEval · round {key}"] if key else []) + [legacy]
+    if args.project:
+        return args.project, []
+    if getattr(args, "round_id", None) is not None:
+        from core.cli.cmd_workspace import open_workspace
+
+        return project_title(open_workspace(args).root, args.round_id), older
+    link = round_link(args.path)
+    if link is None:
+        return legacy, []
+    return project_title(link["workspace"], link["round_id"]), older
+
+
+def run(args: argparse.Namespace) -> int:
     from core.cli.cmd_labels import finish, merge_into_round
     from core.atomic import locked, note_waiting
     from core.cli.common import load_round, shown
@@ -102,14 +128,7 @@ def run(args: argparse.Namespace) -> int:
 
     token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
     design = load_round(args.path, args.col)
-    from core.cli.round_table import round_key
-
-    # the project is the round's, whatever the file is called (a pull into a new file asked
-    # to push again, and pushing again duplicated the tasks); the file name for a table
-    # without a sidecar, and for projects pushed before
-    legacy = f"HMCEval · {Path(args.path).name}"
-    key = round_key(args.path)
-    title = args.project or (f"HMCEval · round {key}" if key else legacy)
+    title, older = _titles(args)
     client = LabelStudioClient(args.url, token)
     if args.verb == "push":
         if "queue_rank" not in design.data.raw.columns:
@@ -134,8 +153,9 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, "csv")  # a bad -o fails before the download
     project = client.find_project(title)
-    if project is None and not args.project and title != legacy:
-        project = client.find_project(legacy)
+    for other in older:  # a project pushed under an earlier default title
+        if project is None:
+            project = client.find_project(other)
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
     imported = labels_from_labelstudio(client.export(int(project["id"])))

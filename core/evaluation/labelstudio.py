@@ -10,9 +10,12 @@ humans label blind.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
@@ -21,7 +24,7 @@ import numpy as np
 from core.evaluation.blind import shown_columns
 from core.evaluation.design import Design
 
-__all__ = ["tasks", "labelling_config", "task_json", "text_warning"]
+__all__ = ["tasks", "labelling_config", "project_title", "task_json", "text_warning"]
 
 #: Name of the choices control in :func:`labelling_config` (what annotations are read from).
 CHOICES_NAME = "label"
@@ -90,6 +93,29 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
         fields.append((_field(col), [_plain(v) for v in raw[col].to_numpy(dtype=object)[rows]]))
     names = [name for name, _ in fields]
     return [{"data": dict(zip(names, values))} for values in zip(*(v for _, v in fields))]
+
+
+def project_title(workspace: str | os.PathLike, round_id: int) -> str:
+    """The default title of a round's Label Studio project, the same from the Evaluate page and
+    the command line (they gave different titles, so neither pulled what the other pushed).
+
+    Parameters
+    ----------
+    workspace : path
+        The round's workspace folder (resolved: the same folder gives the same title whatever
+        way it is written).
+    round_id : int
+
+    Returns
+    -------
+    str
+        ``"HMCEval · round <id> · <digest>"``, the digest the first 8 hex digits of the SHA-256 of
+        the resolved folder, a unit separator and the round id (two workspaces' round 1 pushed
+        to one server stay two projects).
+    """
+    root = str(Path(workspace).expanduser().resolve())
+    digest = hashlib.sha256(f"{root}\x1f{int(round_id)}".encode("utf-8")).hexdigest()[:8]
+    return f"HMCEval · round {int(round_id)} · {digest}"
 
 
 def labelling_config(labels: list | tuple, text_columns: list[str] | None = None, *,

@@ -305,6 +305,35 @@ def test_wrong_file_for_a_label_studio_export(run_page, fresh_workspace):
     assert _round_progress(at) == "Round #1: 0 of 1,978 labelled"
 
 
+def test_a_deeply_nested_label_studio_export_is_refused_cleanly(run_page, fresh_workspace):
+    """Issue 32: the page read an uploaded export with plain json.loads (RecursionError on deep
+    nesting); the core reader (core.userfile.parse_json) refuses it with a message naming the
+    nesting, and nothing is imported."""
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
+    at.file_uploader(key="_w_labels_ls_1").set_value(
+        ("deep.json", b"[" * 100_000 + b"]" * 100_000, "application/json")).run()
+    click(at, "Import these labels")
+    assert any("deep.json" in e.value and "nested more than 64 levels" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert _round_progress(at) == "Round #1: 0 of 1,978 labelled"
+
+
+def test_label_studio_title_is_the_command_lines(run_page, fresh_workspace):
+    """Issue 32: the page's default project title differed from hmceval labelstudio's, so
+    neither pulled what the other pushed. Both are the round's title, worked out here from its
+    definition (as tests/cli/test_cli_labelstudio.py does for the command line)."""
+    import hashlib
+
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    at.radio(key="_w_import_source").set_value("Label Studio server").run()
+    text = f"{fresh_workspace.resolve()}\x1f1"
+    want = f"HMCEval · round 1 · {hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    assert [t.value for t in at.text_input if t.label == "Project title"] == [want]
+
+
 def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
     import json as _json
 

@@ -7,9 +7,9 @@ import json
 
 class FakeLabelStudio:
     """A Label Studio of one user: projects by title, tasks imported, an export where every
-    task has one annotation choosing the machine's label (legacy-token API)."""
+    task has one annotation choosing ``label`` (legacy-token API)."""
 
-    def __init__(self):
+    def __init__(self, label: str = "1"):
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
         from urllib.parse import parse_qs, urlparse
@@ -43,7 +43,7 @@ class FakeLabelStudio:
                 return self._send(200, [{"id": i + 1, "data": t["data"], "annotations": [
                     {"id": i + 1, "completed_by": 1, "result": [
                         {"from_name": "label", "to_name": "text", "type": "choices",
-                         "value": {"choices": [str(t["data"].get("machine_label", "1"))]}}]}]}
+                         "value": {"choices": [label]}}]}]}
                     for i, t in enumerate(tasks)])
 
             def do_POST(self):

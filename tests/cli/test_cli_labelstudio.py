@@ -13,7 +13,7 @@ from tests.cli.labelstudio_support import FakeLabelStudio
 
 @pytest.fixture
 def fake(monkeypatch):
-    server = FakeLabelStudio()
+    server = FakeLabelStudio(label="ok")
     monkeypatch.setenv("LABEL_STUDIO_TOKEN", "legacy-token-0123456789")
     yield server
     server.httpd.shutdown()
@@ -64,3 +64,42 @@ def test_push_with_a_queue_rank_that_is_not_a_position_exits_2(capsys, tmp_path,
     assert code == 2 and "Traceback" not in err
     assert "'queue_rank'" in err and f"row {row + 1}" in err
     assert fake.projects == {}
+
+
+def expected_title(workspace, round_id: int) -> str:
+    """The round's project title worked out from its definition: the SHA-256 of the resolved
+    workspace folder, a unit separator and the round id, first 8 hex digits."""
+    import hashlib
+    from pathlib import Path
+
+    text = f"{Path(workspace).resolve()}\x1f{round_id}"
+    return f"HMCEval · round {round_id} · {hashlib.sha256(text.encode()).hexdigest()[:8]}"
+
+
+def test_push_and_pull_use_the_pages_default_title(capsys, tmp_path, ws_dir, fake):
+    """Issue 32: the page titled a round's project 'HMCEval · <data> · round <id>' and the CLI
+    'HMCEval · round <key>', so neither pulled what the other pushed. Both use the round's
+    title now (tests/app/test_page_evaluate.py checks the page's default against the same
+    definition); a pull from a copy of the table under another name finds it."""
+    table = _round(tmp_path, capsys)
+    code, out, err = run_cli(capsys, "labelstudio", "push", table, "--url", fake.url)
+    assert code == 0, err
+    assert fake.projects[1]["title"] == expected_title(ws_dir, 1)
+    copy = tmp_path / "copy.csv"
+    code, _, err = run_cli(capsys, "labelstudio", "pull", table, "--url", fake.url, "-o", copy)
+    assert code == 0, err
+    code, _, err = run_cli(capsys, "labelstudio", "pull", "--round", 1, copy, "--url", fake.url,
+                           "-o", tmp_path / "again.csv")
+    assert code == 0, err
+    assert len(fake.projects) == 1
+
+
+def test_pull_finds_a_project_pushed_under_the_earlier_default(capsys, tmp_path, ws_dir, fake):
+    """Projects pushed before keep working: 'HMCEval · <file name>' is looked for too."""
+    table = _round(tmp_path, capsys)
+    code, _, err = run_cli(capsys, "labelstudio", "push", table, "--url", fake.url,
+                           "--project", "HMCEval · round.csv")
+    assert code == 0, err
+    code, _, err = run_cli(capsys, "labelstudio", "pull", table, "--url", fake.url,
+                           "-o", tmp_path / "l.csv")
+    assert code == 0, err
