@@ -162,11 +162,11 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                     st.rerun()
 
     @st.cache_data(show_spinner=False, max_entries=16)
-    def _certify_look(key: str, round_id: int, audit: int) -> dict:
+    def _certify_look(key: str, round_id: int, audit: int, alpha: float | None,
+                      overall_error: float | None, delta: float, lam: float, seed: int) -> dict:
         """What certifying would give (the key names the workspace, round, plan and labels)."""
-        s = ws.round(round_id)["settings"]
-        return R.certify_outlook(ws, round_id, **G.guarantee_level(s), delta=s["delta"],
-                                 lam=s["lam"], audit=audit, seed=int(s.get("seed", 0)))
+        return R.certify_outlook(ws, round_id, alpha=alpha, overall_error=overall_error,
+                                 delta=delta, lam=lam, audit=audit, seed=seed)
 
 
     if rnd["kind"] == "guarantee" and prog["undecided"]:
@@ -175,17 +175,25 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         if cal["labelled"] == 0:
             st.info("Label the calibration sample, then certify here.")
         else:
-            s = rnd["settings"]
+            e = ss["evaluate"]  # a round planned by hmceval queue --calibration names no level
+            given = {"guarantee": e["guarantee"], "alpha": e["alpha"], "delta": e["delta"],
+                     "overall_error": e["epsilon"], "lam": e["cert_lam"], "seed": 0}
+            missing = [k for k in ("alpha", "delta", "lam") if k not in rnd["settings"]]
+            s = {**given, **rnd["settings"]} if missing else rnd["settings"]
             level = G.guarantee_level(s)
             said = (f"ε = {level['overall_error']:g} (overall error of the final labels)"
                     if level["overall_error"] is not None
                     else f"α = {level['alpha']:g} (error on the rows the machine keeps)")
             st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; "
-                       f"{said}, δ = {s['delta']:g}, λ = {s['lam']:g} (fixed when the round "
-                       "was planned).")
+                       f"{said}, δ = {s['delta']:g}, λ = {s['lam']:g} " + (
+                           "(fixed when the round was planned)." if not missing else
+                           "(this round was planned without them, by hmceval queue "
+                           "--calibration: the plan section's values)."))
             look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
             try:
-                look = _certify_look(look_key, rid, 0)
+                args = (level["alpha"], level["overall_error"], float(s["delta"]),
+                        float(s["lam"]), int(s.get("seed", 0)))
+                look = _certify_look(look_key, rid, 0, *args)
             except DataError as exc:
                 show_error(exc)
                 look = None
@@ -203,7 +211,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                     st.info(f"The plan asked for an audit of {planned:,}, but certifying now the "
                             f"machine keeps {kept:,} rows: the audit can take at most {kept:,} "
                             f"(set to {min(planned, kept):,}; change it above).")
-                look = _certify_look(look_key, rid, audit)
+                look = _certify_look(look_key, rid, audit, *args)
                 if kept:
                     st.markdown(f"Certifying now, the machine keeps {kept:,} rows. " +
                                 R.outlook_sentence(look, [("calibration", look["n_calibration"]),
@@ -215,7 +223,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 if st.button("Certify and route the other rows", type="primary", **writes()):
                     try:
                         R.certify_round(ws, rid, **level, delta=s["delta"], lam=s["lam"],
-                                        audit=audit, seed=int(s["seed"]))
+                                        audit=audit, seed=int(s.get("seed", 0)))
                     except DataError as exc:
                         show_error(exc)
                     else:

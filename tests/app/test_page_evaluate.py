@@ -334,6 +334,34 @@ def test_label_studio_title_is_the_command_lines(run_page, fresh_workspace):
     assert [t.value for t in at.text_input if t.label == "Project title"] == [want]
 
 
+def test_a_guarantee_round_planned_by_the_cli_certifies_on_the_page(run_page, fresh_workspace,
+                                                                     tmp_path):
+    """Issue 32: a guarantee round planned by ``hmceval queue --calibration 200`` names no α, δ
+    or λ; once its calibration rows had labels the page raised KeyError: 'alpha'. It now says
+    so and certifies with the plan section's values (α 0.05, δ 0.1, λ 0), stored with the
+    round."""
+    import pandas as pd
+
+    from core.cli import main
+    from core.demo import make_demo
+    from core.workspace import Workspace
+
+    df = make_demo()
+    path, table = tmp_path / "demo.csv", tmp_path / "q.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(path, index=False)
+    assert main(["queue", str(path), "--calibration", "200", "-o", str(table)]) == 0
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    gold = df[df["sample_id"].isin(sent["sample_id"])][["sample_id", "human_label"]]
+    gold.rename(columns={"human_label": "label"}).to_csv(tmp_path / "l.csv", index=False)
+    assert main(["labels", str(table), "--from", str(tmp_path / "l.csv"), "-o", str(table)]) == 0
+    at = run_page(PAGE)
+    assert not at.exception, at.exception
+    assert any("planned without them" in c.value for c in at.caption)
+    click(at, "Certify and route the other rows")
+    settings = Workspace(fresh_workspace).round(1)["settings"]
+    assert (settings["alpha"], settings["delta"], settings["lam"]) == (0.05, 0.1, 0.0)
+
+
 def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
     import json as _json
 
