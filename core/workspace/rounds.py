@@ -579,16 +579,17 @@ def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | No
     quality = annotator_report(joined, list(design.data.labels), level=level)
     out = {"import_id": None, "n_labels": 0, "counts": dict(joined.counts), "notices": notices,
            "agreement": agree, "adjudication": list(joined.adjudication),
-           "annotators": quality, "new_votes": merged.new,
-           "changed_votes": len(merged.changed)}
-    if merged.unchanged:
-        notices.append("every label of this file was imported before: nothing new was stored")
-        return out
+           "annotators": quality, "new_votes": merged.new, "changed_votes": len(merged.changed)}
     current = ws.round_labels(round_id)
     new_label = joined.label.to_numpy(dtype=object)
     voted = np.flatnonzero((joined.state == "labelled") | (joined.state == "tie"))
     rows = [int(r) for r in voted if current.get(int(r)) != new_label[r]]
-    fresh = {(s, a) for s, a in zip(imported.sample_id, imported.annotator)}
+    if merged.unchanged and not rows:
+        notices.append("every label of this file was imported before: nothing new was stored")
+        return out
+    if merged.unchanged:  # the same votes under another aggregate: its labels, no new vote
+        notices.append(f"every label of this file was imported before: aggregated with {aggregate}, {len(rows):,} rows get another label")
+    fresh = set() if merged.unchanged else set(zip(imported.sample_id, imported.annotator))
     v = joined.votes
     ann = [(int(r), str(a), lab, t) for r, s, a, lab, t in zip(
         v["row"], v["sample_id"], v["annotator"], v["label"], v["seconds"]) if (s, a) in fresh]
