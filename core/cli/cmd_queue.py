@@ -284,6 +284,11 @@ def _write_existing(args: argparse.Namespace) -> int:
     rnd = ws.round(rid)
     _print_plan(args, rnd["kind"], wd.M, counts, rank, out, sent, ws, rid,
                 design=rnd["settings"].get("design") or "routing")
+    from core.cli.rounds import gold_warning
+
+    warning = gold_warning(ws, rid, out) if args.format == "csv" else None
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -17,11 +17,12 @@ kept) is read alone, as before, and nothing is recorded.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = ["add_round_args", "open_round", "round_lock", "link_of", "take_table_labels",
-           "round_table", "export_round", "round_note"]
+           "gold_warning", "round_table", "export_round", "round_note"]
 
 
 def add_round_args(p, *, verb: str = "continue") -> None:
@@ -132,7 +133,35 @@ def take_table_labels(ws, round_id: int, table, path: str) -> int:
         R.import_labels(ws, round_id, np.asarray(new_rows, dtype=np.int64), new_labels,
                         source="table", file_name=str(path),
                         notices=[f"{len(new_rows):,} labels read from the round's table {path}"])
+        col = table.data.roles.get("human_label") or "human_label"
+        print(f"note: {len(new_rows):,} labels taken first from column '{col}' of {path} "
+              "(cells written into the table, or a gold column the table carries), into round "
+              f"#{round_id}", file=sys.stderr)
     return len(new_rows)
+
+
+def gold_warning(ws, round_id: int, out) -> str | None:
+    """The warning ``hmceval queue --round`` prints when the round's table ``out`` carries
+    values in its human-label column (the dataset's gold) on rows to label that the round has
+    no label for: the next ``labels``, ``certify`` or ``estimate`` reads them as returned
+    labels (a page-planned round's gold went in silently and the import said "0 labels
+    imported"). None when there are none."""
+    import numpy as np
+
+    table, design, rnd, col = round_table(ws, round_id)
+    if col not in table.columns:
+        return None
+    queued = np.isfinite(np.asarray(rnd["queue_rank"], dtype=float))
+    held = np.zeros(len(table), dtype=bool)
+    held[list(ws.round_labels(round_id))] = True
+    n = int((queued & ~held & table[col].notna().to_numpy()).sum())
+    if not n:
+        return None
+    return (f"column '{col}' of {out} (the dataset's human label) holds a value on {n:,} of the "
+            f"{int(queued.sum()):,} rows to label that round #{round_id} has no label for; "
+            "hmceval labels, certify and estimate read them as returned labels (a gold column "
+            f"standing in for a finished round): for a real round, empty that column in {out} "
+            "before importing labels")
 
 
 def round_table(ws, round_id: int):

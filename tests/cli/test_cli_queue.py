@@ -288,3 +288,43 @@ def test_queue_json_with_the_routing_design_prints_json(capsys, tmp_path, ws_dir
     assert code == 0, err
     guarantee = json.loads(stdout)
     assert guarantee["kind"] == "guarantee" and guarantee["counts"]["calibration"] == 8
+
+
+def test_queue_round_warns_when_its_table_carries_gold_on_rows_to_label(capsys, tmp_path,
+                                                                        ws_dir):
+    """Issue 32: a page-planned round on a table with gold, written by ``queue --round``,
+    carried the gold on its rows to label without a word, and the next import said "0 labels
+    imported" (the gold had been read as labels). Now queue warns, naming the column and the
+    7 rows (5 routed + 2 audited), and labels says where those labels came from; with the
+    column emptied as the warning says, the file's 7 labels are imported."""
+    from core.data import prepare
+    from core.workspace import Workspace
+    from core.workspace.rounds import plan_round
+
+    t = pd.read_csv(_judge_table(tmp_path / "t.csv", "human_label", n=20))
+    plan_round(Workspace(ws_dir), prepare(t, name="judge"), kind="budget",
+               settings={"lam": 0.0, "n_human": 5, "mode": "exactly", "audit": 2, "seed": 0})
+    out = tmp_path / "q.csv"
+    code, _, err = run_cli(capsys, "queue", "--round", 1, "-o", out)
+    assert code == 0, err
+    assert "column 'human_label'" in err and "on 7 of the 7 rows to label" in err
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    back = tmp_path / "back.csv"
+    t[t["sample_id"].isin(sent["sample_id"])][["sample_id", "human_label"]].rename(
+        columns={"human_label": "label"}).to_csv(back, index=False)
+    code, stdout, err = run_cli(capsys, "labels", out, "--from", back, "-o", tmp_path / "a.csv")
+    assert code == 0, err
+    assert "7 labels taken first from column 'human_label'" in err
+    # a fresh round, its table's gold column emptied as the warning says
+    plan_round(Workspace(ws_dir), prepare(t, name="judge"), kind="budget",
+               settings={"lam": 0.0, "n_human": 5, "mode": "exactly", "audit": 2, "seed": 1})
+    code, _, err = run_cli(capsys, "queue", "--round", 2, "-o", out)
+    table = pd.read_csv(out)
+    table["human_label"] = None
+    table.to_csv(out, index=False)
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    t[t["sample_id"].isin(sent["sample_id"])][["sample_id", "human_label"]].rename(
+        columns={"human_label": "label"}).to_csv(back, index=False)
+    code, stdout, err = run_cli(capsys, "labels", out, "--from", back, "-o", tmp_path / "b.csv")
+    assert code == 0, err
+    assert "7 labels imported" in stdout
