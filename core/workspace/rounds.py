@@ -371,9 +371,10 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     ``save`` is False: a look, e.g. on a read-only workspace).
 
     Without ``annotator_error`` they are relative to the annotators' labels (``relative_to``
-    ``"annotators"``); with a rate ETA in [0, 0.5), or ``"auto"`` (measured on the round's
-    double-labelled rows, or on the labels of ``gold_annotator``'s items), against the truth
-    (:func:`core.evaluation.noise.correct_estimate`)."""
+    ``"annotators"``); with one annotator's rate ETA in [0, 0.5), or ``"auto"`` (measured on
+    the round's multiply-labelled rows, or on ``gold_annotator``'s items), against the truth
+    (:func:`core.evaluation.noise.correct_estimate`) for the labels' error (label_error)."""
+    from core.evaluation.label_error import labels_error
     from core.evaluation.noise import (correct_estimate, error_from_votes, given_error,
                                        mark_uncorrected)
 
@@ -382,14 +383,13 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     k = len(res["class_shares"])
     if annotator_error is None:
         res = mark_uncorrected(res)
-    elif annotator_error == "auto":
-        double = ws.latest_result(round_id, "double")
-        res = correct_estimate(res, error_from_votes(
-            ws.current_annotations(round_id), n_classes=k, confidence=confidence,
-            gold_annotator=gold_annotator, double_rows=None if double is None else double["rows"]))
-    else:
-        res = correct_estimate(res, given_error(float(annotator_error), n_classes=k,
-                                                confidence=confidence))
+    else:  # one annotator's rate, then the error of the labels used
+        votes = ws.current_annotations(round_id)
+        eta = (error_from_votes(votes, n_classes=k, confidence=confidence,
+                                gold_annotator=gold_annotator) if annotator_error == "auto"
+               else given_error(float(annotator_error), n_classes=k, confidence=confidence))
+        used = np.flatnonzero(np.isin(design.selection, LABELLED) & design.has_label)
+        res = correct_estimate(res, labels_error(eta, votes, used, gold_annotator=gold_annotator))
     if save:
         ws.save_result(round_id, "estimate", res)
     return res
