@@ -310,16 +310,18 @@ def _rsmtool_args(name: str, tables) -> list[str]:
     for g in cfg.get("subgroups", "").split(","):
         if g.strip():
             argv += ["--group", g.strip()]
-    if cfg.get("scale_with") == "asis":
-        argv += ["--scale-with", "asis"]
+    if cfg.get("scale_with") in ("asis", "raw"):
+        argv += ["--scale-with", cfg["scale_with"]]
     elif cfg.get("scale_with"):
         argv += ["--scale-with", str(files / cfg["scale_with"].rsplit("/", 1)[-1])]
     return argv
 
 
-@pytest.mark.parametrize("name", ["lr-eval-with-xlsx-output", "lr-eval-xlsx-input-files"])
+@pytest.mark.parametrize("name", ["lr-eval-with-xlsx-output", "lr-eval-xlsx-input-files",
+                                  "lr-eval-scale-raw"])
 def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
-    # xlsx output (one workbook per table), and xlsx input scaled with an xlsx training table
+    # xlsx output (one workbook per table), xlsx input scaled with an xlsx training table, and
+    # scale_with raw (issue 32: --scale-with raw was read as a file name)
     from tests.core.rsmtool_support import DATA, compare_folder
 
     argv = _rsmtool_args(name, tmp_path)
