@@ -190,13 +190,18 @@ def _read_json(data: bytes, label: str) -> pd.DataFrame:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DataError(f"{label} is not UTF-8 JSON (undecodable byte at offset {exc.start})") from None
+    def pairs(items):  # a wide object stops the parse where it ends, not after the file
+        if len(items) > MAX_COLUMNS:
+            _check_width(len(items), f"{label}: a JSON object")
+        return dict(items)
+
     try:
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, object_pairs_hook=pairs)
         except json.JSONDecodeError as exc:
             lines = [ln for ln in text.splitlines() if ln.strip()]
             try:  # JSON lines
-                obj = [json.loads(ln) for ln in lines]
+                obj = [json.loads(ln, object_pairs_hook=pairs) for ln in lines]
             except json.JSONDecodeError:
                 raise DataError(f"{label} is not valid JSON: {exc.msg} at line {exc.lineno}, "
                                 f"column {exc.colno}") from None

@@ -480,7 +480,7 @@ def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, 
     list of Path
         The files written (each atomically, :mod:`core.atomic`).
     """
-    from core.atomic import write_bytes
+    from core.atomic import refuse_special, write_bytes
     from core.csv_safe import neutralise_formulas, to_csv_safe
 
     base = check_output(folder, experiment_id=experiment_id, file_format=file_format)
@@ -492,6 +492,8 @@ def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, 
         if file_format == "xlsx":
             _check_xlsx_text(flat, name)  # every table before the first file
         flats[name] = flat
+    for name in flats:  # a symbolic link, FIFO or device among the files: before the first
+        refuse_special(base / f"{experiment_id}_{name}.{file_format}")
     written = []
     for name, flat in flats.items():
         path = base / f"{experiment_id}_{name}.{file_format}"

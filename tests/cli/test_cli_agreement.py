@@ -388,3 +388,21 @@ def test_tables_xlsx_with_a_control_character_exits_2_before_any_file(tmp_path, 
     assert list(out.iterdir()) == []
     code, _, err = _run(base + ["--file-format", "csv"], capsys)
     assert code == 0, err
+
+
+def test_tables_refuse_a_symlink_among_the_files_before_writing_any(tmp_path, capsys):
+    """Issue 32 item 4 for --tables DIR: a symbolic link at one table's name is refused (exit 2,
+    naming it) before the first table is written, and left pointing where it pointed."""
+    path = tmp_path / "scores.csv"
+    path.write_text("gold,machine\n1,2\n2,2\n3,3\n4,4\n")
+    out = tmp_path / "tables"
+    out.mkdir()
+    target = tmp_path / "kept.txt"
+    target.write_text("kept")
+    link = out / "agreement_eval.csv"
+    link.symlink_to(target)
+    code, _, err = _run(["agreement", str(path), "--human", "gold", "--system", "machine",
+                         "--trim-min", "1", "--trim-max", "4", "--tables", str(out)], capsys)
+    assert code == 2 and str(link) in err and "symbolic link" in err
+    assert sorted(p.name for p in out.iterdir()) == ["agreement_eval.csv"]
+    assert link.is_symlink() and target.read_text() == "kept"

@@ -203,3 +203,6 @@ def test_a_wide_table_is_refused_before_its_cells_are_parsed(monkeypatch):
         load_table(data, name="wide.csv")
     with pytest.raises(DataError, match=r"^wide\.parquet has 40,002 columns; at most 2,000"):
         load_table(table, name="wide.parquet")
+    rows = json.dumps([{f"c{i}": 1 for i in range(n)}] * 3).encode()
+    with pytest.raises(DataError, match=r"^wide\.json: a JSON object has 40,002 columns"):
+        load_table(rows, name="wide.json")
