@@ -282,3 +282,14 @@ def test_o_dash_with_json_or_for_a_round_table_exits_2(tmp_path, capsys, ws_dir)
     code, out, err = run_cli(capsys, "queue", data, "--calibration", "5", "-o", "-")
     assert code == 2 and "-o -" in err and out == ""
     assert not os.path.exists("-") and not ws_dir.exists()
+
+
+def test_o_at_a_device_node_exits_2_and_keeps_it(tmp_path, capsys):
+    """``report -o /dev/full`` as root replaced the device with an HTML file; ``-o /dev/null``
+    is refused alike (exit 2 naming it) and stays a character device."""
+    import stat
+
+    data = _scored(tmp_path / "t.csv")
+    code, _, err = run_cli(capsys, "assign", data, "-o", "/dev/null")
+    assert code == 2 and "/dev/null: it is a device node" in err
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
