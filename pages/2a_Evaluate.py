@@ -375,7 +375,8 @@ c2.download_button("Label Studio tasks (JSON)",
                    file_name=f"hmceval_round{rid}_tasks.json", mime="application/json",
                    on_click="ignore")
 c3.download_button("Label Studio labelling config (XML)",
-                   labelstudio.labelling_config(design.data.labels, design.data.text_columns).encode(),
+                   labelstudio.labelling_config(design.data.labels,
+                                                labelstudio.shown_fields(design, show)).encode(),
                    file_name=f"hmceval_round{rid}_config.xml", mime="application/xml")
 
 # ------------------------------------------------------------------------------------ 3. import

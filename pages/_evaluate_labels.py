@@ -117,7 +117,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             try:
                 client = LabelStudioClient(url, token)
                 pushed = client.push_queue(
-                    title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+                    title, labelstudio.labelling_config(design.data.labels, labelstudio.shown_fields(
+                        design, ss.get("_annotator_show") or None)),
                     labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label,
                                       show=ss.get("_annotator_show") or None))
             except DataError as exc:

@@ -141,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
         pushed = client.push_queue(
-            title, labelstudio.labelling_config(design.data.labels, design.data.text_columns,
+            title, labelstudio.labelling_config(design.data.labels,
+                                                labelstudio.shown_fields(design, shown(args)),
                                                 names=_class_names(args.class_name,
                                                                    design.data.labels),
                                                 instruction=args.instruction),

@@ -203,7 +203,8 @@ def write_labelstudio(out, design, queue_rank, *, show: list[str] | None = None)
     if no_text:
         print(f"warning: {no_text}", file=sys.stderr)
     write_text(out.with_suffix(".xml"),
-               labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+               labelstudio.labelling_config(design.data.labels,
+                                            labelstudio.shown_fields(design, show)),
                encoding="utf-8")
 
 

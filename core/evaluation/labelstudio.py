@@ -24,7 +24,8 @@ import numpy as np
 from core.evaluation.blind import shown_columns
 from core.evaluation.design import Design
 
-__all__ = ["tasks", "labelling_config", "project_title", "task_json", "text_warning"]
+__all__ = ["tasks", "labelling_config", "project_title", "shown_fields", "task_json",
+           "text_warning"]
 
 #: Name of the choices control in :func:`labelling_config` (what annotations are read from).
 CHOICES_NAME = "label"
@@ -55,6 +56,14 @@ def _field(name: str) -> str:
     return key if not key[0].isdigit() else f"c_{key}"
 
 
+def shown_fields(design: Design, show: list[str] | None = None) -> list[str]:
+    """The columns a task shows besides the sample id and the queue position: the text
+    columns, then the chosen ones (:func:`core.evaluation.blind.shown_columns`); what
+    :func:`labelling_config` displays."""
+    return shown_columns(design.data, show, selection_column=design.selection_column,
+                         hidden=design.hidden)
+
+
 def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = None,
           show: list[str] | None = None) -> list[dict[str, Any]]:
     """Label Studio tasks for the rows to label, in queue order, blind.
@@ -76,8 +85,7 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
         ``{"data": {"sample_id": ..., "queue_rank": ..., <text columns>..., <shown columns>...}}``
         per row to label: the allow-list of :mod:`core.evaluation.blind`, nothing else.
     """
-    shown = shown_columns(design.data, show, selection_column=design.selection_column,
-                          hidden=design.hidden)
+    shown = shown_fields(design, show)
     rank = np.asarray(queue_rank, dtype=float)
     todo = np.isfinite(rank)
     if done is not None:

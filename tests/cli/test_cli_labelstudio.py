@@ -46,6 +46,8 @@ def test_push_sends_only_the_allowed_columns(capsys, tmp_path, ws_dir, fake):
     assert {k for t in tasks for k in t["data"]} == {"sample_id", "queue_rank", "response",
                                                      "topic"}
     assert sorted(t["data"]["queue_rank"] for t in tasks) == list(range(1, 9))
+    config = fake.projects[1]["label_config"]  # annotators see the chosen column too
+    assert 'value="$response"' in config and 'value="$topic"' in config
 
 
 @pytest.mark.parametrize("cell", ["first", "1.5", "0", "inf"])
