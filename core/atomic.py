@@ -11,7 +11,9 @@ truncated destination. A failed write removes its temporary.
 
 A path that cannot be written (a folder that does not exist, a folder given as the file, no
 permission, a full device) raises :class:`core.errors.DataError` naming the path: the CLI prints
-it and exits 2.
+it and exits 2. Only a regular file or a new path is ever replaced: a symbolic link, a FIFO, a
+device node, a socket or a folder at the destination is refused and left as it is (renaming over
+it would put a regular file in its place: ``-o /dev/full`` run as root replaced the device).
 
 :func:`locked` serialises read-modify-write cycles of one file between processes with
 ``fcntl.flock`` on a lock file beside it (``NAME.lock``, left in place: removing a lock file
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
@@ -31,8 +34,8 @@ from pathlib import Path
 
 from core.errors import DataError
 
-__all__ = ["atomic_path", "check_writable", "locked", "lock_path", "note_waiting", "temp_prefix",
-           "write_bytes", "write_text"]
+__all__ = ["atomic_path", "check_writable", "locked", "lock_path", "note_waiting",
+           "refuse_special", "temp_prefix", "write_bytes", "write_text"]
 
 
 def temp_prefix(path: str | os.PathLike) -> str:
@@ -54,13 +57,48 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def _kind(mode: int) -> str | None:
+    """What a non-regular file is, in words; None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device node"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def refuse_special(dest: Path) -> None:
+    """A :class:`DataError` naming ``dest`` when something other than a regular file is there
+    (looked at without following a symbolic link); nothing when it is a regular file or absent."""
+    try:
+        mode = os.lstat(dest).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
+    kind = _kind(mode)
+    if kind == "a folder":
+        raise DataError(f"cannot write {dest}: it is a folder; give a file name")
+    if kind is not None:
+        raise DataError(f"cannot write {dest}: it is {kind}, not a regular file; hmceval "
+                        "replaces only a regular file or writes a new one (nothing was written)")
+
+
 def check_writable(path: str | os.PathLike) -> Path:
     """``path`` as a :class:`~pathlib.Path` when a file can be written there, else a
-    :class:`DataError` naming it (the folder is missing or is a file, the path is a folder)."""
+    :class:`DataError` naming it (the folder is missing or is a file; the path is a folder, a
+    symbolic link, a FIFO, a device node or a socket: only a regular file or a new path is
+    written)."""
     dest = Path(path)
     folder = dest.parent
-    if dest.is_dir():
-        raise DataError(f"cannot write {dest}: it is a folder; give a file name")
+    refuse_special(dest)
     if not folder.exists():
         raise DataError(f"cannot write {dest}: its folder {folder} does not exist")
     if not folder.is_dir():
@@ -131,6 +169,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())
             os.chmod(tmp, _mode_for(dest))
+            refuse_special(dest)  # again: something may have been put there meanwhile
             os.replace(tmp, dest)
         except OSError as exc:
             raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
@@ -181,7 +220,8 @@ def locked(path: str | os.PathLike, *,
         return
     lock = lock_path(check_writable(path))
     try:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        refuse_special(lock)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o666)
     except OSError as exc:
         raise DataError(f"cannot lock {path} (lock file {lock}): {_reason(exc)}") from None
     try:

@@ -18,13 +18,31 @@ from typing import Any
 
 from core.errors import DataError
 
-__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_KEYS", "read_user_file", "parse_json", "json_depth"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_JSON_KEYS", "expand_user", "read_user_file", "parse_json",
+           "json_depth"]
 
 #: Deepest JSON nesting read (a Label Studio export is about 8 deep, a scenario about 6).
 MAX_JSON_DEPTH = 64
 #: Most keys in one JSON object (a table's columns are capped at 2,000; a Label Studio task's
 #: data has a handful): 20,000 keys made a 318 kB file take 6.4 GB.
 MAX_JSON_KEYS = 10_000
+
+
+def expand_user(path: str | os.PathLike, *, what: str = "path") -> Path:
+    """``path`` with a leading ``~`` or ``~user`` expanded.
+
+    Raises
+    ------
+    DataError
+        That user or the home directory does not exist (``Path.expanduser`` raised
+        RuntimeError); the message names the path.
+    """
+    try:
+        return Path(path).expanduser()
+    except RuntimeError:
+        raise DataError(f"{what} {str(path)!r}: {str(path).split(os.sep)[0]!r} names no home "
+                        "directory on this machine; give the folder without ~, or as ~/... "
+                        "for your own") from None
 
 
 def read_user_file(path: str | os.PathLike, *, max_bytes: int, what: str = "file") -> bytes:

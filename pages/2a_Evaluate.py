@@ -15,6 +15,7 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.evaluation import labelstudio
+from core.evaluation.blind import showable_columns
 from core.evaluation.design import annotator_table
 from core.evaluation.planner import (audit_size_for_half_width, default_audit,
                                      expected_half_width)
@@ -343,10 +344,15 @@ order = ("calibration first, in random order, then the audit, in random order, t
          "the audit first, in random order, then routed rows by priority")
 if is_stream(rnd["settings"]):
     order = "a random draw with known chances: label from the top, in order, until told to stop"
-st.caption(f"{to_label:,} rows to label{done}, in queue order ({order}). The CSV has one row per "
-           "sample to label: the sample id, the queue position, the selection and the table's "
-           "other columns, never a label (human, gold, second rater or machine) or a confidence. "
-           "Label Studio tasks carry the text, the sample id and the queue position.")
+st.caption(f"{to_label:,} rows to label{done}, in queue order ({order}). The CSV and the Label "
+           "Studio tasks have one row per sample to label: the sample id, the queue position, the "
+           "text columns and the columns chosen below; never a label, a confidence, an effort or "
+           "the selection, whatever its name.")
+showable = showable_columns(design.data, selection_column=design.selection_column,
+                            hidden=design.hidden)
+ss["_annotator_show"] = [c for c in ss.get("_annotator_show", []) if c in showable]  # this table's
+show = st.multiselect("Columns annotators also see", showable, key="_annotator_show",
+    help="Context such as a dialogue id or a topic; columns mapped to a role are never offered.")
 if to_label and not design.data.text_columns:
     st.warning(labelstudio.NO_TEXT_COLUMN)
 
@@ -366,19 +372,20 @@ if n_done == int(queued.sum()):  # all labelled: the whole queue, as a record
     n_done = 0
 c1.download_button("Queue (CSV)" if not n_done else "Rows still to label (CSV)",
                    lambda: _exported("csv", lambda: to_csv_safe(annotator_table(
-                       design, design.selection, rnd["queue_rank"],
+                       design, design.selection, rnd["queue_rank"], show=show,
                        done=design.has_label if n_done else None)).encode()),
                    file_name=f"hmceval_round{rid}_queue{'_remaining' if n_done else ''}.csv",
                    mime="text/csv", on_click="ignore",
                    help=(f"Leaves out the {n_done:,} rows of the queue already labelled." if n_done else None))
 c2.download_button("Label Studio tasks (JSON)",
                    lambda: _exported("labelstudio", lambda: labelstudio.task_json(
-                       labelstudio.tasks(design, rnd["queue_rank"],
+                       labelstudio.tasks(design, rnd["queue_rank"], show=show,
                                          done=design.has_label if n_done else None)).encode()),
                    file_name=f"hmceval_round{rid}_tasks.json", mime="application/json",
                    on_click="ignore")
 c3.download_button("Label Studio labelling config (XML)",
-                   labelstudio.labelling_config(design.data.labels, design.data.text_columns).encode(),
+                   labelstudio.labelling_config(design.data.labels,
+                                                labelstudio.shown_fields(design, show)).encode(),
                    file_name=f"hmceval_round{rid}_config.xml", mime="application/xml")
 
 # ------------------------------------------------------------------------------------ 3. import

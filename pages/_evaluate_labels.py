@@ -8,8 +8,6 @@ keys and calls into :mod:`core.workspace.rounds` as when they were written in th
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
@@ -70,13 +68,6 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         return load_table(content, name=name)
 
 
-    def _read_json(name: str, content: bytes):
-        try:
-            return json.loads(content.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DataError(f"not a Label Studio JSON export: {exc}") from None
-
-
     source = st.radio("Labels from", ["CSV file", "Label Studio export (JSON file)",
                                       "Label Studio server"], horizontal=True, key="_w_import_source")
     if source == "CSV file":
@@ -108,8 +99,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         if up is not None and st.button("Import these labels", type="primary", **writes()):
             from core.evaluation.imports import labels_from_labelstudio
 
-            content = up.getvalue()
-            _do_import(lambda: labels_from_labelstudio(_read_json(up.name, content)), up.name)
+            content = up.getvalue()  # read by core.userfile.parse_json (nesting, key limits)
+            _do_import(lambda: labels_from_labelstudio(content), up.name)
     else:
         st.caption("Push the queue to a Label Studio server and pull the annotations back (the "
                    "only network access of the app, to the URL you give). Label Studio 1.23 uses "
@@ -118,7 +109,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         url = c1.text_input("Label Studio URL", value=ss.get("_ls_url", "http://localhost:8080"))
         token = c2.text_input("Access token", type="password")
         ss["_ls_url"] = url
-        title = st.text_input("Project title", value=f"HMCEval · {data.name} · round {rid}")
+        # one default with hmceval labelstudio (core), so either pulls what the other pushed
+        title = st.text_input("Project title", value=labelstudio.project_title(ws.root, rid))
         c1, c2 = st.columns(2)
         if c1.button("Send the queue", **writes()):
             from core.evaluation.ls_client import LabelStudioClient
@@ -126,8 +118,10 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             try:
                 client = LabelStudioClient(url, token)
                 pushed = client.push_queue(
-                    title, labelstudio.labelling_config(design.data.labels, design.data.text_columns),
-                    labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label))
+                    title, labelstudio.labelling_config(design.data.labels, labelstudio.shown_fields(
+                        design, ss.get("_annotator_show") or None)),
+                    labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label,
+                                      show=ss.get("_annotator_show") or None))
             except DataError as exc:
                 show_error(exc, context="Label Studio")
             else:
@@ -141,7 +135,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
 
             def _pull():
                 client = LabelStudioClient(url, token)
-                project = client.find_project(title)
+                project = client.find_project(title) or client.find_project(
+                    f"HMCEval · {data.name} · round {rid}")  # the page's earlier default
                 if project is None:
                     raise DataError(f"no project titled '{title}' on {url}; send the queue first")
                 return labels_from_labelstudio(client.export(int(project["id"])))
@@ -169,11 +164,11 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                     st.rerun()
 
     @st.cache_data(show_spinner=False, max_entries=16)
-    def _certify_look(key: str, round_id: int, audit: int) -> dict:
+    def _certify_look(key: str, round_id: int, audit: int, alpha: float | None,
+                      overall_error: float | None, delta: float, lam: float, seed: int) -> dict:
         """What certifying would give (the key names the workspace, round, plan and labels)."""
-        s = ws.round(round_id)["settings"]
-        return R.certify_outlook(ws, round_id, **G.guarantee_level(s), delta=s["delta"],
-                                 lam=s["lam"], audit=audit, seed=int(s.get("seed", 0)))
+        return R.certify_outlook(ws, round_id, alpha=alpha, overall_error=overall_error,
+                                 delta=delta, lam=lam, audit=audit, seed=seed)
 
 
     if rnd["kind"] == "guarantee" and prog["undecided"]:
@@ -182,17 +177,25 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         if cal["labelled"] == 0:
             st.info("Label the calibration sample, then certify here.")
         else:
-            s = rnd["settings"]
+            e = ss["evaluate"]  # a round planned by hmceval queue --calibration names no level
+            given = {"guarantee": e["guarantee"], "alpha": e["alpha"], "delta": e["delta"],
+                     "overall_error": e["epsilon"], "lam": e["cert_lam"], "seed": 0}
+            missing = [k for k in ("alpha", "delta", "lam") if k not in rnd["settings"]]
+            s = {**given, **rnd["settings"]} if missing else rnd["settings"]
             level = G.guarantee_level(s)
             said = (f"ε = {level['overall_error']:g} (overall error of the final labels)"
                     if level["overall_error"] is not None
                     else f"α = {level['alpha']:g} (error on the rows the machine keeps)")
             st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; "
-                       f"{said}, δ = {s['delta']:g}, λ = {s['lam']:g} (fixed when the round "
-                       "was planned).")
+                       f"{said}, δ = {s['delta']:g}, λ = {s['lam']:g} " + (
+                           "(fixed when the round was planned)." if not missing else
+                           "(this round was planned without them, by hmceval queue "
+                           "--calibration: the plan section's values)."))
             look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
             try:
-                look = _certify_look(look_key, rid, 0)
+                args = (level["alpha"], level["overall_error"], float(s["delta"]),
+                        float(s["lam"]), int(s.get("seed", 0)))
+                look = _certify_look(look_key, rid, 0, *args)
             except DataError as exc:
                 show_error(exc)
                 look = None
@@ -210,7 +213,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                     st.info(f"The plan asked for an audit of {planned:,}, but certifying now the "
                             f"machine keeps {kept:,} rows: the audit can take at most {kept:,} "
                             f"(set to {min(planned, kept):,}; change it above).")
-                look = _certify_look(look_key, rid, audit)
+                look = _certify_look(look_key, rid, audit, *args)
                 if kept:
                     st.markdown(f"Certifying now, the machine keeps {kept:,} rows. " +
                                 R.outlook_sentence(look, [("calibration", look["n_calibration"]),
@@ -222,7 +225,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 if st.button("Certify and route the other rows", type="primary", **writes()):
                     try:
                         R.certify_round(ws, rid, **level, delta=s["delta"], lam=s["lam"],
-                                        audit=audit, seed=int(s["seed"]))
+                                        audit=audit, seed=int(s.get("seed", 0)))
                     except DataError as exc:
                         show_error(exc)
                     else:

@@ -6,6 +6,7 @@ the two never compute the same thing two ways.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -83,7 +84,8 @@ def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
     dict
         ``upper`` (beyond it nothing changes; "at most N" with effort above the machine's: no
         sample goes to humans from it on), ``pivot`` (N samples go to humans below it; ``null``
-        in "exactly" mode, ``Infinity`` when N go at every lambda), ``first`` (the smallest
+        in "exactly" mode, and when N go at every lambda, ``n_beyond`` = N: strict JSON has no
+        Infinity), ``first`` (the smallest
         gain/effort ratio), ``n_beyond`` (how many samples go to humans at every lambda above
         ``upper``: usually 0 in "at most" mode, more when some samples' effort is not above the
         machine's, e.g. 0) and ``effort_unit`` (from the effort column's name, else "effort
@@ -92,7 +94,8 @@ def lambda_range_json(data: EvalData, inp: SAEInputs, *, n_human: int,
     r = lam_range
     if r is None or r.n_human != int(n_human) or r.mode != mode:
         r = lambda_range(inp, n_human=n_human, mode=mode)  # type: ignore[arg-type]
-    return {"upper": r.upper, "pivot": r.pivot, "first": r.first, "n_beyond": r.n_beyond,
+    pivot = r.pivot if r.pivot is None or math.isfinite(r.pivot) else None
+    return {"upper": r.upper, "pivot": pivot, "first": r.first, "n_beyond": r.n_beyond,
             "effort_unit": data_effort_unit(data)}
 
 

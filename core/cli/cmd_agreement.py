@@ -90,10 +90,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     t.add_argument("--experiment-id", default="agreement", metavar="ID",
                    help="the tables' file-name prefix (rsmeval's experiment_id; letters, digits, - and _; "
                         "default 'agreement')")
-    t.add_argument("--scale-with", metavar="asis|PATH",
+    t.add_argument("--scale-with", metavar="asis|raw|PATH",
                    help="rsmeval's scale_with: 'asis' (the system scores are already scaled: the "
-                        "'scale' score types) or a table with columns 'prediction' and 'sc1' whose "
-                        "means and sds scale them (the 'raw' and 'scale' types); without it, 'raw'")
+                        "'scale' score types), 'raw' (rsmeval's keyword: the 'raw' and 'scale' "
+                        "types, the scale ones unscaled), or a table with columns 'prediction' "
+                        "and 'sc1' whose means and sds scale them (the 'raw' and 'scale' types); "
+                        "without it, 'raw' types only")
     t.add_argument("--id-column", metavar="COL", help="response ids: the index of pred_processed")
     p.add_argument("--json", action="store_true", help="print JSON (the only output format)")
     p.set_defaults(func=run)
@@ -167,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
         if args.raters:
             raise DataError("--tables compares a system with human scores; it does not go with --raters")
         check_output(args.tables, experiment_id=args.experiment_id, file_format=args.file_format)
-        if args.scale_with not in (None, "asis"):
+        if args.scale_with not in (None, "asis", "raw"):  # keywords, as rsmeval reads them
             scale_frame = read_table(args.scale_with)
     elif args.scale_with is not None or args.id_column is not None:
         raise DataError("--scale-with and --id-column apply to rsmeval's tables: give --tables DIR")

@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the metrics as one JSON object "
                    "(with a goal: its answer under the key \"goal\")")
     p.add_argument("-o", "--output", help="write the per-sample assignment as CSV (text cells "
-                   "that a spreadsheet would run as formulas get a leading quote)")
+                   "that a spreadsheet would run as formulas get a leading quote; - for standard output, "
+                   "the metrics then on standard error)")
     p.set_defaults(func=run)
 
 
@@ -70,13 +71,13 @@ def _goal(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from core.cli.common import assignment_from_args, load_dataset, note_nothing_routed, print_json
-    from core.csv_safe import to_csv_safe
     from core.errors import DataError
     from core.assignment import assignment_json, assignment_table
 
-    from core.cli.common import check_output
+    from core.cli.common import check_output, note_stream, refuse_json_on_stdout, write_csv_output
 
-    check_output(args.output, "csv")  # a bad -o fails before the work
+    check_output(args.output, "csv", to_stdout=True)  # a bad -o fails before the work
+    refuse_json_on_stdout(args.output, args.json)
     check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
     check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
     # lambda and the human share are checked by core.assignment (the page's messages)
@@ -99,18 +100,18 @@ def run(args: argparse.Namespace) -> int:
     if result["n_human"] == 0 and result["N"] > 0:
         note_nothing_routed(args.lam, rng.get("upper"), rng.get("effort_unit", "effort units"))
     if args.output:
-        to_csv_safe(assignment_table(data, assignment), args.output)
+        write_csv_output(assignment_table(data, assignment), args.output)
     if args.json:
         print_json(result)
     else:
         for key, value in result.items():
             if key == "goal":
-                print(f"{key:>22}: {value['message']}")
+                print(f"{key:>22}: {value['message']}", file=note_stream(args.output))
                 continue
             if isinstance(value, dict):
                 value = ", ".join(f"{k} {v:.5g}" if isinstance(v, float) else f"{k} {v}"
                                   for k, v in value.items())
             elif isinstance(value, float):
                 value = f"{value:.5f}"
-            print(f"{key:>22}: {value}")
+            print(f"{key:>22}: {value}", file=note_stream(args.output))
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import check_fraction, load_round, print_json
+from core.cli.common import check_fraction, load_round, print_json, shown
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -53,12 +53,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the whole table with its new selection and "
                    "queue_rank as CSV (calibration rows keep their rank, then the audit, then "
                    "routed rows by descending gain), and beside it OUT_to_label.csv: the rows "
-                   "still to label (not the labelled calibration rows) in queue order without "
-                   "any label or confidence column")
+                   "still to label (not the labelled calibration rows) in queue order: the "
+                   "sample id, queue_rank, the text and the --show columns)")
+    from core.cli.common import add_show_arg
     from core.cli.rounds import add_round_args
 
+    add_show_arg(p)
     add_round_args(p, verb="certify")
     p.set_defaults(func=run)
+
+
+def _check_show(args: argparse.Namespace, design, ref) -> None:
+    """A ``--show`` column annotators may not see is refused before anything is stored."""
+    from core.evaluation.blind import shown_columns
+
+    if not shown(args) or not args.output:
+        return
+    if ref is not None:
+        from core.workspace.rounds import round_design
+
+        design = round_design(*ref)[1]
+    shown_columns(design.data, shown(args), selection_column=design.selection_column,
+                  hidden=design.hidden)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
     design = load_round(args.path, args.col) if args.path is not None else None
     ref = open_round(args, args.path)
+    _check_show(args, design, ref)  # before the certificate is stored
     if ref is not None:
         res = _certify_round(args, ref, design)
     elif overall:
@@ -120,12 +137,12 @@ def run(args: argparse.Namespace) -> int:
         # are a new plan (routed, machine, audit) that has none
         write_round(design, queue_table(design, selection, rank).drop(
             columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
-        to_csv_safe(annotator_table(design, selection, rank, done=has),
+        to_csv_safe(annotator_table(design, selection, rank, done=has, show=shown(args)),
                     out_path.with_name(f"{out_path.stem}_to_label.csv"))
     if ref is not None and args.output:
         from core.cli.rounds import export_round
 
-        export_round(*ref, args.output)
+        export_round(*ref, args.output, show=shown(args))
     keys = PAC_KEYS if overall else CERTIFY_KEYS
     out = {k: res[k] for k in keys}
     if not overall:

@@ -84,7 +84,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "Effort page; 0 = off)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a text report")
     p.add_argument("-o", "--output", metavar="EFFORT.csv",
-                   help="write the per-sample predicted effort (with per-dialogue columns)")
+                   help="write the per-sample predicted effort (with per-dialogue columns; - for "
+                        "standard output, the report then on standard error)")
     p.set_defaults(func=run)
 
 
@@ -106,9 +107,10 @@ def run(args: argparse.Namespace) -> int:
     check_int(args.permutation_repeats, "--permutation-repeats", 0, MAX_PERMUTATION_REPEATS)
     if args.jobs != -1:
         check_int(args.jobs, "--jobs (or -1 for every CPU)", 1, MAX_JOBS)
-    from core.cli.common import check_output
+    from core.cli.common import check_output, refuse_json_on_stdout
 
-    check_output(args.output, "csv")  # a bad -o fails before the work
+    check_output(args.output, "csv", to_stdout=True)
+    refuse_json_on_stdout(args.output, args.json)  # a bad -o fails before the work
     if args.campaign_times is not None:
         return run_campaign(args)
     if not args.time_col:
@@ -134,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
         out = samples.merge(dia, on="dialogue_id", how="left", validate="many_to_one")
         out = out.rename(columns={"time": "real_time", "time_norm": "real_time_norm",
                                   "predicted_norm": "predicted_time_norm"})
-        from core.csv_safe import to_csv_safe
+        from core.cli.common import write_csv_output
 
-        to_csv_safe(out, args.output)
+        write_csv_output(out, args.output)
         sys.stderr.write(f"hmceval effort: wrote {len(out):,} samples of "
                          f"{len(dia):,} dialogues to {args.output}\n")
     if args.json:
@@ -161,7 +163,9 @@ def run(args: argparse.Namespace) -> int:
         lines.append(f"{str(r.feature)[:27]:28s}{_f(r.pearson) + r.pearson_mark:>12s}"
                      f"{_f(r.spearman) + r.spearman_mark:>12s}")
     lines.append("(** p < 0.001, * p < 0.05)")
-    sys.stdout.write("\n".join(lines) + "\n")
+    from core.cli.common import note_stream
+
+    note_stream(args.output).write("\n".join(lines) + "\n")
     return 0
 
 
@@ -202,14 +206,14 @@ def run_campaign(args: argparse.Namespace) -> int:
     for note in notes:
         sys.stderr.write(f"hmceval effort: note: {note}\n")
     if args.output:
-        from core.csv_safe import to_csv_safe
+        from core.cli.common import write_csv_output
 
         out = data.raw.copy()
         if CAMPAIGN_COLUMN in out.columns:
             sys.stderr.write(f"hmceval effort: note: the column {CAMPAIGN_COLUMN} of {args.path} "
                              "is replaced by this refit\n")
         out[CAMPAIGN_COLUMN] = res.predicted
-        to_csv_safe(out, args.output)
+        write_csv_output(out, args.output)
         sys.stderr.write(f"hmceval effort: wrote {len(out):,} samples with {CAMPAIGN_COLUMN} to "
                          f"{args.output}; plan the next round with hmceval queue {args.output} "
                          f"--col predicted_effort={CAMPAIGN_COLUMN}\n")
@@ -232,6 +236,8 @@ def run_campaign(args: argparse.Namespace) -> int:
         m = h[key]
         lines.append(f"{name:24s}{m['mae']:>9.2f}{m['rmse']:>9.2f}{rho(m['spearman']):>10s}")
     lines.append("(the prior is read in seconds by least squares on each training fold)")
-    sys.stdout.write("\n".join(lines) + "\n")
+    from core.cli.common import note_stream
+
+    note_stream(args.output).write("\n".join(lines) + "\n")
     return 0
 

@@ -25,15 +25,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         v.add_argument("--url", required=True, help="e.g. http://localhost:8080")
         v.add_argument("--token", help="access token (default: $LABEL_STUDIO_TOKEN)")
         v.add_argument("--project",
-                       help="project title (default: 'HMCEval · round <key>', the same for "
-                            "every file of the round; a table without its .round.json: "
-                            "'HMCEval · <file name>')")
+                       help="project title (default: 'HMCEval · round <id> · <digest of the "
+                            "workspace>', the Evaluate page's default too, the same for every "
+                            "file of the round; a table of no round: 'HMCEval · <file name>')")
         v.add_argument("--col", action="append", metavar="ROLE=NAME")
         if name == "push":
             v.add_argument("--class-name", action="append", metavar="CLASS=NAME",
                            help="the name annotators see for a class, e.g. 1=unsafe "
                                 "(repeatable; the export still holds the class)")
             v.add_argument("--instruction", help="a short instruction shown above the choices")
+            from core.cli.common import add_show_arg
+
+            add_show_arg(v)
         if name == "pull":
             v.add_argument("-o", "--output", required=True, help="the labelled table (CSV)")
             v.add_argument("--aggregate", choices=AGGREGATES, default="majority",
@@ -65,12 +68,59 @@ def _class_names(pairs: list[str] | None, classes) -> dict[str, str]:
     return out
 
 
-def run(args: argparse.Namespace) -> int:
+def queue_ranks(column):
+    """A table's ``queue_rank`` column as floats (NaN where empty); a cell that is not a whole
+    number >= 1 is a :class:`DataError` naming its rows (a text rank was a ValueError)."""
+    import numpy as np
+    import pandas as pd
+
+    from core.errors import DataError, describe_rows
+
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    present = column.notna().to_numpy() & (column.astype(str).str.strip() != "").to_numpy()
+    finite = np.isfinite(values)
+    whole = np.mod(np.where(finite, values, 0.5), 1) == 0
+    bad = present & ~(finite & (values >= 1) & whole)
+    if bad.any():
+        raise DataError(f"column 'queue_rank' holds something other than a whole number >= 1 on "
+                        f"{describe_rows(np.flatnonzero(bad))} (e.g. {column[bad].iloc[0]!r}): it "
+                        "must hold the queue positions hmceval queue or certify wrote; nothing "
+                        "was pushed")
+    return np.where(present, values, np.nan)
+
+
+def _titles(args: argparse.Namespace) -> tuple[str, list[str]]:
+    """The project's title and the older default titles a pull also looks for.
+
+    The round's project is :func:`core.evaluation.labelstudio.project_title` of its workspace
+    and id (the Evaluate page's default too), whatever the file is called: the round of
+    ``--round`` (pull), else the one the table's sidecar names. A table of no round: the file
+    name. ``--project`` wins.
+    """
     from pathlib import Path
 
+    from core.cli.round_table import round_key, round_link
+    from core.evaluation.labelstudio import project_title
+
+    legacy = f"HMCEval · {Path(args.path).name}"
+    key = round_key(args.path)
+    older = ([f"HMCEval · round {key}"] if key else []) + [legacy]
+    if args.project:
+        return args.project, []
+    if getattr(args, "round_id", None) is not None:
+        from core.cli.cmd_workspace import open_workspace
+
+        return project_title(open_workspace(args).root, args.round_id), older
+    link = round_link(args.path)
+    if link is None:
+        return legacy, []
+    return project_title(link["workspace"], link["round_id"]), older
+
+
+def run(args: argparse.Namespace) -> int:
     from core.cli.cmd_labels import finish, merge_into_round
     from core.atomic import locked, note_waiting
-    from core.cli.common import load_round
+    from core.cli.common import load_round, shown
     from core.errors import DataError
     from core.evaluation import labelstudio
     from core.evaluation.imports import labels_from_labelstudio
@@ -78,26 +128,21 @@ def run(args: argparse.Namespace) -> int:
 
     token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
     design = load_round(args.path, args.col)
-    from core.cli.round_table import round_key
-
-    # the project is the round's, whatever the file is called (a pull into a new file asked
-    # to push again, and pushing again duplicated the tasks); the file name for a table
-    # without a sidecar, and for projects pushed before
-    legacy = f"HMCEval · {Path(args.path).name}"
-    key = round_key(args.path)
-    title = args.project or (f"HMCEval · round {key}" if key else legacy)
+    title, older = _titles(args)
     client = LabelStudioClient(args.url, token)
     if args.verb == "push":
         if "queue_rank" not in design.data.raw.columns:
             raise DataError("the table has no 'queue_rank' column: push the output of "
                             "hmceval queue or certify")
-        rank = design.data.raw["queue_rank"].to_numpy(dtype=float, na_value=float("nan"))
-        task_list = labelstudio.tasks(design, rank, done=design.has_label)  # only what remains
+        rank = queue_ranks(design.data.raw["queue_rank"])
+        task_list = labelstudio.tasks(design, rank, done=design.has_label,  # only what remains
+                                      show=shown(args))
         warning = labelstudio.text_warning(task_list, design.data.text_columns)
         if warning:
             print(f"warning: {warning}", file=sys.stderr)
         pushed = client.push_queue(
-            title, labelstudio.labelling_config(design.data.labels, design.data.text_columns,
+            title, labelstudio.labelling_config(design.data.labels,
+                                                labelstudio.shown_fields(design, shown(args)),
                                                 names=_class_names(args.class_name,
                                                                    design.data.labels),
                                                 instruction=args.instruction),
@@ -109,8 +154,9 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, "csv")  # a bad -o fails before the download
     project = client.find_project(title)
-    if project is None and not args.project and title != legacy:
-        project = client.find_project(legacy)
+    for other in older:  # a project pushed under an earlier default title
+        if project is None:
+            project = client.find_project(other)
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
     imported = labels_from_labelstudio(client.export(int(project["id"])))

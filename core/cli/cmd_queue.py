@@ -20,8 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "original column, 'selection' and 'queue_rank' (calibration rows first, then "
                     "audit rows, both in random order, then routed rows by descending gain); "
                     "hmceval labels, labelstudio and estimate read it. Beside it, OUT_to_label.csv "
-                    "is what annotators receive: the rows to label in queue order, without any "
-                    "label or confidence column. The round is kept in the workspace (as one "
+                    "is what annotators receive: the rows to label in queue order, with the "
+                    "sample id, queue_rank, the text columns and the --show columns only. The round is kept in the workspace (as one "
                     "planned on the Evaluate page: hmceval report and the page show it); the "
                     "table's sidecar OUT.round.json names it, so certify, labels, labelstudio "
                     "and estimate continue it. With --round ID (and no PATH): write the table "
@@ -76,7 +76,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", required=True, help="where to write the round's table")
     p.add_argument("--format", choices=("csv", "labelstudio"), default="csv",
                    help="csv: the round's whole table, and the rows to label for annotators "
-                        "beside it (*_to_label.csv: no label or confidence column); "
+                        "beside it (*_to_label.csv: the sample id, queue_rank, the text and the "
+                        "--show columns); "
                         "labelstudio: Label Studio's task import JSON for the rows to label (and "
                         "the labelling config beside it, *.xml)")
     st = p.add_argument_group("labelling stream (--stream)")
@@ -101,8 +102,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="a question the stream decides, e.g. \"share(unsafe) <= 0.05\" or "
                          "\"accuracy >= 0.9\": decided when the sequence lies wholly on one "
                          "side")
+    from core.cli.common import add_show_arg
     from core.cli.rounds import add_round_args
 
+    add_show_arg(p)
     add_round_args(p, verb="write the table of")
     p.set_defaults(func=run)
 
@@ -111,10 +114,7 @@ def run(args: argparse.Namespace) -> int:
     import math
     from pathlib import Path
 
-    import numpy as np
-
-    from core.cli.common import check_fraction, load_round
-    from core.cli.rounds import round_note
+    from core.cli.common import check_fraction, load_round, shown
     from core.errors import DataError
     from core.csv_safe import to_csv_safe
     from core.evaluation.design import annotator_table, plan_queue, queue_table
@@ -159,13 +159,11 @@ def run(args: argparse.Namespace) -> int:
                            else {"n_human": int(args.human_count)})}
         else:
             settings = {"calibration": int(args.calibration), "seed": int(args.seed)}
-        ws, rid = _plan(args, design, "budget" if budget else "guarantee", settings)
+        kind = "budget" if budget else "guarantee"
+        ws, rid = _plan(args, design, kind, settings)
         out, sent, plan_counts, wd, rank = write_round_files(args, ws, rid)
         _note_nothing_routed(args, design, budget, plan_counts)
-        counts = ", ".join(f"{k} {v}" for k, v in plan_counts.items() if k and v)
-        print(f"{int(np.isfinite(rank).sum())} rows to label ({counts}); round table written to "
-              f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
-              + f"; {round_note(ws, rid)}")
+        _print_plan(args, kind, design.M, plan_counts, rank, out, sent, ws, rid)
         _note_labels_present(design, rank)
         return 0
     # rows already decided in the input (a calibration sample drawn before): planned on the
@@ -181,36 +179,62 @@ def run(args: argparse.Namespace) -> int:
           "and not kept in the workspace", file=sys.stderr)
     out = Path(args.output)
     sent = None
+    people = annotator_table(design, plan.selection, plan.queue_rank, show=shown(args))
     if args.format == "csv":
         from core.cli.common import write_round  # atomic, with the round's sidecar
 
         write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
         sent = out.with_name(f"{out.stem}_to_label.csv")
-        to_csv_safe(annotator_table(design, plan.selection, plan.queue_rank), sent)
+        to_csv_safe(people, sent)
     else:
-        write_labelstudio(out, design, plan.queue_rank)
+        write_labelstudio(out, design, plan.queue_rank, show=shown(args))
     _note_nothing_routed(args, design, budget, plan.counts)
-    counts = ", ".join(f"{k} {v}" for k, v in plan.counts.items() if k and v)
-    print(f"{plan.n_to_label} rows to label ({counts}); round table written to {out}"
-          + (f"; for annotators: {sent}" if sent is not None else ""))
+    _print_plan(args, "budget" if budget else "guarantee", design.M, plan.counts,
+                plan.queue_rank, out, sent, None, None)
     _note_labels_present(design, plan.queue_rank)
     return 0
 
 
-def write_labelstudio(out, design, queue_rank) -> None:
-    """The rows to label as Label Studio's task import JSON (``out``) and its labelling config
-    beside it (``out`` with ``.xml``), both written atomically; a warning on stderr when no
-    column is mapped as free text."""
+def _print_plan(args: argparse.Namespace, kind: str, m: int, counts: dict, rank, out, sent,
+                ws, rid: int | None, design: str = "routing") -> None:
+    """What a routing or guarantee plan (or a round written again) did, as one line or, with
+    ``--json``, one JSON object: ``design``, ``kind``, ``M``, ``counts``, ``rows_to_label``,
+    ``seed``, ``lambda``, ``output``, ``to_label``, ``round_id``, ``workspace``."""
+    import numpy as np
+
+    from core.cli.common import print_json
+    from core.cli.rounds import round_note
+
+    n = int(np.isfinite(np.asarray(rank, dtype=float)).sum())
+    if args.json:
+        print_json({"design": design, "kind": kind, "M": int(m),
+                    "counts": {k: int(v) for k, v in counts.items() if k},
+                    "rows_to_label": n, "seed": int(args.seed),
+                    "lambda": None if args.lam is None else float(args.lam),
+                    "output": str(out), "to_label": None if sent is None else str(sent),
+                    "round_id": rid, "workspace": None if ws is None else str(ws.root)})
+        return
+    shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
+    print(f"{n} rows to label ({shown}); round table written to {out}"
+          + (f"; for annotators: {sent}" if sent is not None else "")
+          + (f"; {round_note(ws, rid)}" if ws is not None else ""))
+
+
+def write_labelstudio(out, design, queue_rank, *, show: list[str] | None = None) -> None:
+    """The rows to label as Label Studio's task import JSON (``out``, blind: the ``show``
+    columns besides the text) and its labelling config beside it (``out`` with ``.xml``), both
+    written atomically; a warning on stderr when no column is mapped as free text."""
     from core.atomic import write_text
     from core.evaluation import labelstudio
 
-    task_list = labelstudio.tasks(design, queue_rank)
+    task_list = labelstudio.tasks(design, queue_rank, show=show)
     write_text(out, labelstudio.task_json(task_list), encoding="utf-8")
     no_text = labelstudio.text_warning(task_list, design.data.text_columns)
     if no_text:
         print(f"warning: {no_text}", file=sys.stderr)
     write_text(out.with_suffix(".xml"),
-               labelstudio.labelling_config(design.data.labels, design.data.text_columns),
+               labelstudio.labelling_config(design.data.labels,
+                                            labelstudio.shown_fields(design, show)),
                encoding="utf-8")
 
 
@@ -233,9 +257,14 @@ def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
     Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset, as
     when the page plans. Returns ``(workspace, round_id)``."""
     from core.cli.cmd_workspace import open_workspace
+    from core.cli.common import shown
+    from core.evaluation.blind import shown_columns
     from core.workspace.active_rounds import find_dataset_id
     from core.workspace.rounds import plan_round
 
+    # a column annotators may not see is refused before the round is stored
+    shown_columns(design.data, shown(args), selection_column=design.selection_column,
+                  hidden=design.hidden)
     ws = open_workspace(args)
     if getattr(args, "double", 0):  # K rows labelled twice (plan_round draws them)
         settings = {**settings, "double": int(args.double)}
@@ -252,6 +281,7 @@ def write_round_files(args: argparse.Namespace, ws, rid: int):
 
     import numpy as np
 
+    from core.cli.common import shown
     from core.cli.rounds import export_round
     from core.workspace.rounds import round_design
 
@@ -262,9 +292,9 @@ def write_round_files(args: argparse.Namespace, ws, rid: int):
               ("calibration", "routed", "audit", "machine", "")}
     sent = None
     if args.format == "csv":
-        sent = export_round(ws, rid, out)
+        sent = export_round(ws, rid, out, show=shown(args))
     else:
-        write_labelstudio(out, wd, rank)
+        write_labelstudio(out, wd, rank, show=shown(args))
         print(f"note: round #{rid} is kept in the workspace; hmceval labels --round {rid} "
               "takes its labels back (and hmceval queue --round "
               f"{rid} -o TABLE.csv writes its table)", file=sys.stderr)
@@ -274,20 +304,22 @@ def write_round_files(args: argparse.Namespace, ws, rid: int):
 def _write_existing(args: argparse.Namespace) -> int:
     """hmceval queue --round ID -o OUT: write a round of the workspace (planned on the page, or
     earlier)."""
-    from core.cli.rounds import open_round, round_note
+    from core.cli.rounds import open_round
     from core.errors import DataError
 
     if args.path is not None:
         raise DataError("give a table to plan a new round, or --round ID to write an existing "
                         "round's table, not both")
     ws, rid = open_round(args, None)
-    out, sent, counts, _, rank = write_round_files(args, ws, rid)
-    import numpy as np
+    out, sent, counts, wd, rank = write_round_files(args, ws, rid)
+    rnd = ws.round(rid)
+    _print_plan(args, rnd["kind"], wd.M, counts, rank, out, sent, ws, rid,
+                design=rnd["settings"].get("design") or "routing")
+    from core.cli.rounds import gold_warning
 
-    shown = ", ".join(f"{k} {v}" for k, v in counts.items() if k and v)
-    print(f"{int(np.isfinite(rank).sum())} rows to label ({shown}); round table written to "
-          f"{out}" + (f"; for annotators: {sent}" if sent is not None else "")
-          + f"; {round_note(ws, rid)}")
+    warning = gold_warning(ws, rid, out) if args.format == "csv" else None
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--round", type=int, dest="round_id", metavar="ID",
                    help="report this round (its id in hmceval workspace list) instead")
     p.add_argument("-o", "--output", required=True,
-                   help="the file to write (.html, or .pdf for a PDF)")
+                   help="the file to write (.html, or .pdf for a PDF; - for standard output)")
     p.add_argument("--format", choices=("html", "pdf"), default=None,
                    help="html (the default) or pdf (printed by a headless Chromium through "
                         "Playwright; a clear error when either is missing). Default: pdf when "
@@ -42,17 +42,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.atomic import write_bytes, write_text
     from core.cli.cmd_workspace import open_workspace
     from core.errors import DataError
     from core.workspace.report import resolve_round, round_report_html
 
-    from core.cli.common import check_output
+    from core.cli.common import STDOUT, check_output, note_stream, write_output
 
     fmt = args.format or ("pdf" if args.output.lower().endswith(".pdf") else "html")
     if fmt == "html":
-        check_output(args.output, "html")  # a bad -o fails before the work
-    else:
+        check_output(args.output, "html", to_stdout=True)  # a bad -o fails before the work
+    elif args.output != STDOUT:
         from pathlib import Path
 
         from core.atomic import check_writable
@@ -92,10 +91,12 @@ def run(args: argparse.Namespace) -> int:
         from core.workspace.pdf import html_to_pdf
 
         data = html_to_pdf(text)
-        write_bytes(args.output, data)  # atomic
+        write_output(args.output, data)  # atomic, or standard output for -o -
     else:
         data = text.encode("utf-8")
-        write_text(args.output, text)  # atomic
+        write_output(args.output, text)
     what = f"scenario '{sc['name']}' (round {rid})" if sc is not None else f"round {rid}"
-    print(f"report of {what} written to {args.output} ({len(data) / 2**20:.1f} MiB)")
+    where = "standard output" if args.output == STDOUT else args.output
+    print(f"report of {what} written to {where} ({len(data) / 2**20:.1f} MiB)",
+          file=note_stream(args.output))
     return 0

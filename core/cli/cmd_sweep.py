@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--col", action="append", metavar="ROLE=NAME", help="map a role to a column")
     out = p.add_mutually_exclusive_group()
     out.add_argument("-o", "--output", help="CSV file; text cells that a spreadsheet would run "
-                     "as formulas get a leading quote")
+                     "as formulas get a leading quote; - for standard output")
     out.add_argument("--all", action="store_true",
                      help="print every row as CSV to standard output")
     p.set_defaults(func=run)
@@ -38,14 +38,13 @@ def run(args: argparse.Namespace) -> int:
     import numpy as np
 
     from core.cli.common import load_dataset
-    from core.csv_safe import to_csv_safe
     from core.errors import DataError
     from core.assignment import SAEInputs, lambda_grid, lambda_range, n_from_share, sweep
     from core.summary import data_effort_unit, per_unit
 
-    from core.cli.common import check_output
+    from core.cli.common import STDOUT, check_output, write_csv_output
 
-    check_output(args.output, "csv")  # a bad -o fails before the work
+    check_output(args.output, "csv", to_stdout=True)  # a bad -o fails before the work
     auto = args.lam.strip().lower() == "auto"
     lams = None if auto else parse_range(args.lam, "--lam")
     shares = parse_range(args.human_share, "--human-share")
@@ -68,8 +67,8 @@ def run(args: argparse.Namespace) -> int:
     table = sweep(inp, lams=lams, shares=shares, mode=mode)
     if args.output or args.all:
         # a closed pipe (`--all | head`) is handled once for every command, in core.cli.main
-        to_csv_safe(table, args.output or sys.stdout)
-        if args.output:
+        write_csv_output(table, args.output or STDOUT)
+        if args.output and args.output != STDOUT:
             print(f"wrote {len(table):,} rows to {args.output}")
         return 0
     unit = data_effort_unit(data)

@@ -107,8 +107,9 @@ def run(args: argparse.Namespace) -> int:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".tsv", ".parquet", ".pq"):
         raise DataError(f"-o/--output must end in .csv, .tsv or .parquet, got '{out.name}'")
-    if out.is_dir():
-        raise DataError(f"cannot write {out}: it is a folder; give a file name")
+    from core.atomic import refuse_special
+
+    refuse_special(out)  # a folder, a symbolic link, a FIFO or a device: before the training
     train = load_table(args.train)
     evaluation = load_table(args.eval)
     val = load_table(args.val) if args.val else None

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true",
                    help="print a JSON list of per-turn objects (null where a metric needs gold "
                         "labels or ground-truth effort the table lacks)")
-    p.add_argument("-o", "--output", help="write the per-turn table as CSV")
+    p.add_argument("-o", "--output", help="write the per-turn table as CSV (- for standard output)")
     p.set_defaults(func=run)
 
 
@@ -41,18 +41,18 @@ def _unavailable(data) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from core.cli.common import assignment_from_args, print_json
-    from core.csv_safe import to_csv_safe
     from core.assignment import TURN_KEYS, per_turn_for
 
-    from core.cli.common import check_output
+    from core.cli.common import check_output, refuse_json_on_stdout, write_csv_output
 
-    check_output(args.output, "csv")  # a bad -o fails before the work
+    check_output(args.output, "csv", to_stdout=True)
+    refuse_json_on_stdout(args.output, args.json)  # a bad -o fails before the work
     check_int(args.bootstrap, "--bootstrap", 0, MAX_BOOTSTRAP)
     check_int(args.seed, "--seed", 0, SEED_MAX)
     data, _, assignment = assignment_from_args(args)
     table = per_turn_for(data, assignment.human, n_boot=args.bootstrap, seed=args.seed)
     if args.output:
-        to_csv_safe(table, args.output)
+        write_csv_output(table, args.output)
     if args.json:
         missing = [k for k in _unavailable(data) if k in table.columns]
         records = table.to_dict(orient="records")

@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     v.add_argument("scenario")
     v = verbs.add_parser("export", help="write a scenario as a JSON file others can import")
     v.add_argument("scenario")
-    v.add_argument("-o", "--output", required=True)
+    v.add_argument("-o", "--output", required=True, help="the JSON file (- for standard output)")
     v = verbs.add_parser("import", help="load a scenario JSON file (and its table when the "
                                          "workspace does not have it)")
     v.add_argument("file")
@@ -49,9 +49,9 @@ def run(args: argparse.Namespace) -> int:
     from core.data import load_table
     from core.errors import DataError
 
-    from core.cli.common import check_output
+    from core.cli.common import check_output, note_stream, write_output
 
-    check_output(getattr(args, "output", None), "json")
+    check_output(getattr(args, "output", None), "json", to_stdout=True)
     key = getattr(args, "scenario", None)
     if isinstance(key, str) and key.strip().isdigit() and int(key) > 2**63 - 1:
         # beyond SQLite's integer (an OverflowError traceback): no scenario has that id
@@ -76,10 +76,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(sc)
     elif args.verb == "export":
         obj = ws.export_scenario(args.scenario)
-        from core.atomic import write_text
-
-        write_text(args.output, json.dumps(obj, indent=2))  # atomic
-        print(f"scenario '{obj['name']}' written to {args.output}")
+        write_output(args.output, json.dumps(obj, indent=2) + "\n")  # atomic, or -o -
+        print(f"scenario '{obj['name']}' written to {args.output}", file=note_stream(args.output))
     elif args.verb == "import":
         from core.workspace.scenario_file import read_scenario_file
 

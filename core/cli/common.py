@@ -11,7 +11,8 @@ from core.defaults import HUMAN_SHARE, LAMBDA
 if TYPE_CHECKING:  # numpy and pandas load only when a command runs, not for --help
     import numpy as np
 
-__all__ = ["print_json"]
+__all__ = ["STDOUT", "add_show_arg", "check_output", "shown", "note_stream", "print_json", "refuse_json_on_stdout",
+           "write_csv_output", "write_output"]
 
 
 def print_json(obj: Any) -> None:
@@ -31,10 +32,19 @@ _FORMAT_NAMES = {"csv": "CSV", "labelstudio": "Label Studio's task JSON (its lab
                  "is written beside it as .xml)", "html": "one HTML file", "json": "JSON"}
 
 
-def check_output(path: str | None, kind: str) -> None:
+#: ``-o -``: standard output, for a command whose output is one file
+STDOUT = "-"
+
+
+def check_output(path: str | None, kind: str, *, to_stdout: bool = False) -> None:
     """Refuse, before any work, an ``-o`` path that cannot be written (:func:`core.atomic.
-    check_writable`) or whose suffix names another format than the ``kind`` written
-    (:data:`OUTPUT_SUFFIXES`)."""
+    check_writable`: a folder, a symbolic link, a FIFO or a device is refused) or whose suffix
+    names another format than the ``kind`` written (:data:`OUTPUT_SUFFIXES`).
+
+    ``-o -`` (:data:`STDOUT`) is standard output when ``to_stdout`` (the command's output is one
+    file), else refused: a round's table goes with files beside it (its sidecar, the file to
+    label, the votes), which standard output cannot hold.
+    """
     from pathlib import Path
 
     from core.atomic import check_writable
@@ -42,12 +52,74 @@ def check_output(path: str | None, kind: str) -> None:
 
     if path is None:
         return
+    if path == STDOUT:
+        if to_stdout:
+            return
+        raise DataError("-o -: this command writes its table with files beside it (the round's "
+                        "sidecar, the file to label, the votes), so it cannot write to standard "
+                        "output; give a file name; nothing was written")
     check_writable(path)
     suffix = Path(path).suffix.lower()
     allowed = OUTPUT_SUFFIXES[kind]
     if suffix and suffix not in allowed:
         raise DataError(f"-o {path}: this command writes {_FORMAT_NAMES[kind]}; name the file "
                         f"{' or '.join(allowed)} (not {suffix}); nothing was written")
+
+
+def refuse_json_on_stdout(path: str | None, json_flag: bool) -> None:
+    """``-o -`` with ``--json``: both would go to standard output, one after the other."""
+    from core.errors import DataError
+
+    if path == STDOUT and json_flag:
+        raise DataError("-o - and --json both write to standard output; write the file "
+                        "elsewhere (-o FILE) or drop --json; nothing was written")
+
+
+def write_output(path: str, content: str | bytes) -> None:
+    """``content`` to ``path`` atomically (:mod:`core.atomic`), or to standard output for
+    ``-o -``."""
+    from core.atomic import write_bytes, write_text
+
+    if path == STDOUT:
+        sys.stdout.flush()
+        if isinstance(content, bytes):
+            sys.stdout.buffer.write(content)
+            sys.stdout.buffer.flush()
+        else:
+            sys.stdout.write(content)
+    elif isinstance(content, bytes):
+        write_bytes(path, content)
+    else:
+        write_text(path, content)
+
+
+def write_csv_output(table, path: str, **kwargs) -> None:
+    """``table`` as CSV (:func:`core.csv_safe.to_csv_safe`, formula cells neutralised) to
+    ``path`` atomically, or to standard output for ``-o -``."""
+    from core.csv_safe import to_csv_safe
+
+    to_csv_safe(table, sys.stdout if path == STDOUT else path, **kwargs)
+
+
+def note_stream(path: str | None):
+    """Where a command's notes and summary go: standard error when ``-o -`` holds standard
+    output, else standard output."""
+    return sys.stderr if path == STDOUT else sys.stdout
+
+
+def add_show_arg(p) -> None:
+    """``--show COL``: a column annotators see besides the sample id, the queue position and the
+    text columns (:mod:`core.evaluation.blind`)."""
+    p.add_argument("--show", action="append", metavar="COL",
+                   help="a column annotators also see (repeatable, or comma-separated), besides "
+                        "the sample id, queue_rank and the text columns: a dialogue id, a topic; "
+                        "a column mapped to a label, confidence or effort role is refused")
+
+
+def shown(args) -> list[str]:
+    """The columns of ``--show`` (comma-separated or repeated), in order."""
+    return [c.strip() for spec in (getattr(args, "show", None) or []) for c in spec.split(",")
+            if c.strip()]
 
 
 def is_nan(x: Any) -> bool:

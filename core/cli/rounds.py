@@ -17,11 +17,12 @@ kept) is read alone, as before, and nothing is recorded.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = ["add_round_args", "open_round", "round_lock", "link_of", "take_table_labels",
-           "round_table", "export_round", "round_note"]
+           "gold_warning", "round_table", "export_round", "round_note"]
 
 
 def add_round_args(p, *, verb: str = "continue") -> None:
@@ -132,7 +133,35 @@ def take_table_labels(ws, round_id: int, table, path: str) -> int:
         R.import_labels(ws, round_id, np.asarray(new_rows, dtype=np.int64), new_labels,
                         source="table", file_name=str(path),
                         notices=[f"{len(new_rows):,} labels read from the round's table {path}"])
+        col = table.data.roles.get("human_label") or "human_label"
+        print(f"note: {len(new_rows):,} labels taken first from column '{col}' of {path} "
+              "(cells written into the table, or a gold column the table carries), into round "
+              f"#{round_id}", file=sys.stderr)
     return len(new_rows)
+
+
+def gold_warning(ws, round_id: int, out) -> str | None:
+    """The warning ``hmceval queue --round`` prints when the round's table ``out`` carries
+    values in its human-label column (the dataset's gold) on rows to label that the round has
+    no label for: the next ``labels``, ``certify`` or ``estimate`` reads them as returned
+    labels (a page-planned round's gold went in silently and the import said "0 labels
+    imported"). None when there are none."""
+    import numpy as np
+
+    table, design, rnd, col = round_table(ws, round_id)
+    if col not in table.columns:
+        return None
+    queued = np.isfinite(np.asarray(rnd["queue_rank"], dtype=float))
+    held = np.zeros(len(table), dtype=bool)
+    held[list(ws.round_labels(round_id))] = True
+    n = int((queued & ~held & table[col].notna().to_numpy()).sum())
+    if not n:
+        return None
+    return (f"column '{col}' of {out} (the dataset's human label) holds a value on {n:,} of the "
+            f"{int(queued.sum()):,} rows to label that round #{round_id} has no label for; "
+            "hmceval labels, certify and estimate read them as returned labels (a gold column "
+            f"standing in for a finished round): for a real round, empty that column in {out} "
+            "before importing labels")
 
 
 def round_table(ws, round_id: int):
@@ -173,20 +202,24 @@ def round_table(ws, round_id: int):
     return table, design, rnd, col
 
 
-def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True) -> Path | None:
+def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True,
+                 show: list[str] | None = None) -> Path | None:
     """Write the round's table to ``path`` (atomic, its sidecar naming the round) and, with
-    ``to_label``, beside it ``*_to_label.csv``: the rows still to label, in queue order, no
-    answer column (a round with double rows: column ``annotator``, every row for ``1`` and
-    the double rows again for ``2``, nothing marking them). Returns the latter's path (None
-    without it)."""
+    ``to_label``, beside it ``*_to_label.csv``: the rows still to label, in queue order, blind
+    (the sample id, ``queue_rank``, the text columns and the ``show`` columns; a round with
+    double rows: column ``annotator``, every row for ``1`` and the double rows again for
+    ``2``, nothing marking them). Returns the latter's path (None without it)."""
     import numpy as np
 
     from core.cli.round_table import write_round_table
     from core.csv_safe import to_csv_safe
+    from core.evaluation.blind import shown_columns
     from core.evaluation.design import LABELLED, annotator_table
-    from core.evaluation.noise import DOUBLE_COLUMN, annotator_copies
+    from core.evaluation.noise import annotator_copies
 
     table, design, rnd, col = round_table(ws, round_id)
+    shown_columns(design.data, show, selection_column=design.selection_column,
+                  hidden=design.hidden)  # a bad --show before any file
     id_col = design.data.roles.get("sample_id") or (
         "sample_id" if "sample_id" in table.columns else None)
     out = Path(path)
@@ -195,8 +228,7 @@ def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True) 
         return None
     done = np.isin(design.selection, LABELLED) & design.has_label
     sent = out.with_name(f"{out.stem}_to_label.csv")
-    people = annotator_table(design, design.selection, rnd["queue_rank"], done=done)
-    people = people.drop(columns=[c for c in (col, DOUBLE_COLUMN) if c in people.columns])
+    people = annotator_table(design, design.selection, rnd["queue_rank"], done=done, show=show)
     double = ws.latest_result(round_id, "double")
     if double is not None:  # annotator 1 gets every row, annotator 2 the double rows too
         ids = design.sample_ids()[np.asarray(double["rows"], dtype=np.int64)]

@@ -20,7 +20,7 @@ in which humans labelled exactly the selected rows.
 :func:`plan_queue` draws the calibration sample, routes the other rows with the exact SAE and
 draws the audit; :func:`queue_table` writes the round's table (every original column,
 ``selection`` and ``queue_rank``), :func:`annotator_table` what annotators receive (the rows to
-label in queue order, without any label or confidence column), and
+label in queue order, only the columns :mod:`core.evaluation.blind` allows), and
 :func:`core.evaluation.labelstudio.tasks` the same queue as Label Studio tasks.
 """
 
@@ -33,9 +33,9 @@ import numpy as np
 import pandas as pd
 
 from core.data import EvalData, norm_name, prepare
-from core.data.roles import ROLE_ALIASES
 from core.errors import DataError, describe_rows
 from core.evaluation.active import PROBABILITY_COLUMN, ActiveDesign
+from core.evaluation.blind import shown_columns
 from core.evaluation.poisson import check_probabilities
 from core.assignment import SAEInputs, gains, n_from_share, solve_fast
 
@@ -48,9 +48,6 @@ __all__ = [
     "QueuePlan",
     "plan_queue",
     "queue_table",
-    "ANSWER_ROLES",
-    "ANSWER_WORDS",
-    "answer_columns",
     "annotator_table",
     "add_audit",
     "EarlierLabels",
@@ -84,6 +81,10 @@ class Design:
         The inclusion probability pi_i of every row when the round was planned with one
         (``inclusion_probability`` column: the active or random design,
         :mod:`core.evaluation.active`); None for routing with a uniform audit.
+    hidden : tuple of str
+        Columns that hold an answer although no role maps them in ``data``: a workspace round
+        reads its labels from its imports, so the dataset's gold column is unmapped there but
+        still never shown to annotators (:mod:`core.evaluation.blind`).
     """
 
     data: EvalData
@@ -93,6 +94,7 @@ class Design:
     has_selection: bool = False
     notices: tuple[str, ...] = field(default_factory=tuple)
     inclusion: np.ndarray | None = None
+    hidden: tuple[str, ...] = ()
 
     @property
     def M(self) -> int:
@@ -404,38 +406,10 @@ def queue_table(design: Design, selection: np.ndarray,
     return out
 
 
-#: Roles whose columns carry an answer (a human or machine label, or a confidence in one):
-#: never in what annotators receive.
-ANSWER_ROLES: tuple[str, ...] = ("human_label", "human_label_2", "human_confidence",
-                                 "machine_label", "machine_confidence")
-#: Words of a column name that mark an answer whatever its role (``final_predict``).
-ANSWER_WORDS: tuple[str, ...] = ("label", "labels", "predict", "prediction", "pred", "target",
-                                 "gold", "confidence", "conf")
-
-
-def answer_columns(design: Design) -> list[str]:
-    """Columns of the table that would show annotators an answer.
-
-    The columns mapped to :data:`ANSWER_ROLES`, any other column named as one of those
-    roles' aliases (a second confidence such as ``confidence_mcp``, an unmapped ``gold``), and
-    any column whose name has a word of :data:`ANSWER_WORDS` (``final_predict``); the sample
-    id and text columns never.
-    """
-    roles = design.data.roles
-    keep = {roles.get("sample_id")} | set(roles.get("text") or [])
-    aliases = {a for r in ANSWER_ROLES for a in ROLE_ALIASES.get(r, ())}
-    mapped = {roles.get(r) for r in ANSWER_ROLES} - {None}
-
-    def answer(c) -> bool:
-        name = norm_name(c)
-        return c in mapped or name in aliases or bool(set(name.split("_")) & set(ANSWER_WORDS))
-
-    return [c for c in design.data.raw.columns if c not in keep and answer(c)]
-
-
 def annotator_table(design: Design, selection: np.ndarray,
-                    queue_rank: np.ndarray, *, done: np.ndarray | None = None) -> pd.DataFrame:
-    """The queue as annotators receive it: the rows to label, in queue order, no answers.
+                    queue_rank: np.ndarray, *, done: np.ndarray | None = None,
+                    show: list[str] | None = None) -> pd.DataFrame:
+    """The queue as annotators receive it: the rows to label, in queue order, blind.
 
     Parameters
     ----------
@@ -445,15 +419,24 @@ def annotator_table(design: Design, selection: np.ndarray,
     done : bool array of shape (M,), optional
         Rows already labelled (e.g. a guarantee round's calibration rows after certifying):
         left out, so annotators get only what remains; their queue ranks are kept.
+    show : list of str, optional
+        Columns the user chooses to show besides the text (checked by
+        :func:`core.evaluation.blind.shown_columns`).
 
     Returns
     -------
-    pandas.DataFrame of shape (rows to label, ...)
+    pandas.DataFrame of shape (rows to label, 2 + shown columns)
         ``sample_id`` (the table's sample id column, or the added row number), ``queue_rank``,
-        then the table's other columns except :func:`answer_columns` (human, second-rater and
-        machine labels, confidences) and the selection (blind audit: annotators do not see
-        which rows are audit rows), sorted by ``queue_rank``.
+        the text columns and the chosen columns (an allow-list: no label, confidence, effort,
+        selection or inclusion probability, whatever its name), sorted by ``queue_rank``.
+
+    Raises
+    ------
+    DataError
+        A chosen column that may not be shown (see :func:`core.evaluation.blind.shown_columns`).
     """
+    rest = shown_columns(design.data, show, selection_column=design.selection_column,
+                         hidden=design.hidden)
     table = queue_table(design, selection, queue_rank)
     rank = np.asarray(queue_rank, dtype=float)
     todo = np.isfinite(rank)
@@ -462,13 +445,7 @@ def annotator_table(design: Design, selection: np.ndarray,
     rows = np.flatnonzero(todo)
     rows = rows[np.argsort(rank[rows], kind="stable")]
     sid = design.data.roles.get("sample_id") or "sample_id"
-    first = [sid, "queue_rank"]
-    # blind audit: annotators must not see which rows are audit rows (nor the inclusion
-    # probability, which says the same)
-    drop = set(answer_columns(design)) | {design.selection_column} | {
-        c for c in table.columns if norm_name(c) == PROBABILITY_COLUMN}
-    rest = [c for c in table.columns if c not in first and c not in drop]
-    return table.iloc[rows][first + rest].reset_index(drop=True)
+    return table.iloc[rows][[sid, "queue_rank", *rest]].reset_index(drop=True)
 
 
 def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed: int = 0,

@@ -1,25 +1,31 @@
 """The annotation queue as Label Studio files: task import JSON and a labelling config.
 
-A task carries what an annotator needs and nothing that would sway them: the free-text
-columns, the ``sample_id`` that joins the label back (the mapped sample id, else the 1-based
-row number of the table), ``queue_rank`` and a dialogue id / turn when known. The machine's
-label and confidence, gold labels and the row's selection are left out on purpose: an audit
-is only an unbiased check of the machine if the humans label blind.
+A task carries what an annotator needs and nothing that would sway them: the ``sample_id``
+that joins the label back (the mapped sample id, else the 1-based row number of the table),
+``queue_rank``, the free-text columns and the columns the user chooses to show (the allow-list
+of :mod:`core.evaluation.blind`). Labels, confidences, efforts and the row's selection never
+reach a task, whatever their names: an audit is only an unbiased check of the machine if the
+humans label blind.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 import re
+from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
+from core.evaluation.blind import shown_columns
 from core.evaluation.design import Design
 
-__all__ = ["tasks", "labelling_config", "task_json", "text_warning"]
+__all__ = ["tasks", "labelling_config", "project_title", "shown_fields", "task_json",
+           "text_warning"]
 
 #: Name of the choices control in :func:`labelling_config` (what annotations are read from).
 CHOICES_NAME = "label"
@@ -50,8 +56,17 @@ def _field(name: str) -> str:
     return key if not key[0].isdigit() else f"c_{key}"
 
 
-def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = None) -> list[dict[str, Any]]:
-    """Label Studio tasks for the rows to label, in queue order.
+def shown_fields(design: Design, show: list[str] | None = None) -> list[str]:
+    """The columns a task shows besides the sample id and the queue position: the text
+    columns, then the chosen ones (:func:`core.evaluation.blind.shown_columns`); what
+    :func:`labelling_config` displays."""
+    return shown_columns(design.data, show, selection_column=design.selection_column,
+                         hidden=design.hidden)
+
+
+def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = None,
+          show: list[str] | None = None) -> list[dict[str, Any]]:
+    """Label Studio tasks for the rows to label, in queue order, blind.
 
     Parameters
     ----------
@@ -60,13 +75,17 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
         1..n on the rows to label, NaN elsewhere.
     done : bool array of shape (M,), optional
         Rows already labelled: no task (as :func:`~core.evaluation.design.annotator_table`).
+    show : list of str, optional
+        Columns the user chooses to show besides the text (checked by
+        :func:`core.evaluation.blind.shown_columns`).
 
     Returns
     -------
     list of dict
-        ``{"data": {"sample_id": ..., "queue_rank": ..., <text columns>..., "dialogue_id",
-        "turn"}}`` per row to label.
+        ``{"data": {"sample_id": ..., "queue_rank": ..., <text columns>..., <shown columns>...}}``
+        per row to label: the allow-list of :mod:`core.evaluation.blind`, nothing else.
     """
+    shown = shown_fields(design, show)
     rank = np.asarray(queue_rank, dtype=float)
     todo = np.isfinite(rank)
     if done is not None:
@@ -74,17 +93,37 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
     rows = np.flatnonzero(todo)
     rows = rows[np.argsort(rank[rows], kind="stable")]
     ids = design.sample_ids()
-    f = design.data.frame
+    raw = design.data.raw
     fields: list[tuple[str, list]] = [
         ("sample_id", [_plain(v) for v in ids[rows]]),
         ("queue_rank", [int(r) for r in rank[rows]])]
-    for col in ("dialogue_id", "turn"):
-        if col in f:
-            fields.append((col, [_plain(v) for v in f[col].to_numpy(dtype=object)[rows]]))
-    for col in design.data.text_columns:
-        fields.append((_field(col), [_plain(v) for v in f[col].to_numpy(dtype=object)[rows]]))
+    for col in shown:
+        fields.append((_field(col), [_plain(v) for v in raw[col].to_numpy(dtype=object)[rows]]))
     names = [name for name, _ in fields]
     return [{"data": dict(zip(names, values))} for values in zip(*(v for _, v in fields))]
+
+
+def project_title(workspace: str | os.PathLike, round_id: int) -> str:
+    """The default title of a round's Label Studio project, the same from the Evaluate page and
+    the command line (they gave different titles, so neither pulled what the other pushed).
+
+    Parameters
+    ----------
+    workspace : path
+        The round's workspace folder (resolved: the same folder gives the same title whatever
+        way it is written).
+    round_id : int
+
+    Returns
+    -------
+    str
+        ``"HMCEval · round <id> · <digest>"``, the digest the first 8 hex digits of the SHA-256 of
+        the resolved folder, a unit separator and the round id (two workspaces' round 1 pushed
+        to one server stay two projects).
+    """
+    root = str(Path(workspace).expanduser().resolve())
+    digest = hashlib.sha256(f"{root}\x1f{int(round_id)}".encode("utf-8")).hexdigest()[:8]
+    return f"HMCEval · round {int(round_id)} · {digest}"
 
 
 def labelling_config(labels: list | tuple, text_columns: list[str] | None = None, *,

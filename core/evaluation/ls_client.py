@@ -74,6 +74,9 @@ MAX_EXPORT_BYTES = 100 * 2**20
 #: Most pages of the project list followed (100 projects a page): a server whose list never
 #: ends was followed forever.
 MAX_PROJECT_PAGES = 200
+#: Most bytes of the project list read over all its pages (a few kB a project): pages of 9 MB
+#: each kept labelstudio pull busy 109 s.
+MAX_PROJECT_LIST_BYTES = 16 * 2**20
 
 
 def _origin(url: str) -> tuple[str, str, int | None]:
@@ -183,6 +186,7 @@ class LabelStudioClient:
             raise DataError(f"auth must be 'auto', 'pat' or 'legacy', got {auth!r}")
         self.url = url
         self.timeout = float(timeout)
+        self.last_answer_bytes = 0  # the size of the last answer read (the project list sums them)
         self.export_timeout = float(export_timeout)
         self._token = token
         self.auth = ("pat" if looks_like_jwt(token) else "legacy") if auth == "auto" else auth
@@ -320,6 +324,7 @@ class LabelStudioClient:
         if status == 401 and self.auth == "pat":  # access token expired: refresh once
             self._access = None
             status, raw = self._send(method, path, body, self._auth_header(), timeout)
+        self.last_answer_bytes = len(raw)
         if status == 401:
             detail = self._detail(raw)
             if self.auth == "legacy" and _LEGACY_DISABLED in detail:
@@ -368,11 +373,18 @@ class LabelStudioClient:
     def projects(self, *, title: str | None = None) -> list[dict[str, Any]]:
         """The projects this user can see (optionally those whose title contains ``title``)."""
         out: list[dict[str, Any]] = []
+        read = 0
         for page in range(1, MAX_PROJECT_PAGES + 1):
             params: dict[str, Any] = {"page": page, "page_size": 100}
             if title:
                 params["title"] = title
             got = self.request("GET", "/api/projects/", params=params)
+            read += self.last_answer_bytes
+            if read > MAX_PROJECT_LIST_BYTES:
+                raise DataError(f"Label Studio at {self.url} lists more than "
+                                f"{MAX_PROJECT_LIST_BYTES / 2**20:.0f} MiB of projects (page "
+                                f"{page}); stopped (is this a Label Studio server? give the "
+                                "project's title with --project)")
             if isinstance(got, list):  # unpaginated answer
                 return [p for p in got if isinstance(p, dict)]
             results = got.get("results", []) if isinstance(got, dict) else []

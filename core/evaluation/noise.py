@@ -52,9 +52,8 @@ are clipped to [0, 1]. This is a delta-method-style approximation whose coverage
 truth is demonstrated by simulation (``bench/annotators.py``, the tests), not an exact bound.
 
 Limits: the model is symmetric; an annotator biased towards one class (missing positives, say)
-is not corrected exactly (``bench/annotators.py`` shows that case). Rows labelled by several
-annotators carry an aggregate more accurate than one label; the correction treats every row's
-label as one annotator's (it over-corrects slightly when many rows have several labels).
+is not corrected exactly (``bench/annotators.py``). A row labelled several times carries an
+aggregate: :mod:`core.evaluation.label_error` turns eta into the error of the labels used.
 """
 
 from __future__ import annotations
@@ -97,6 +96,8 @@ class AnnotatorError:
         Double rows only: the p-value of Bowker's test that the two annotators' table is
         symmetric (McNemar's for two classes). The symmetric model makes it symmetric; a small
         value says one annotator leans towards a class, which the correction does not model.
+    annotator_eta : float or None
+        One annotator's rate when ``eta`` is the labels' (:mod:`core.evaluation.label_error`).
     """
 
     eta: float
@@ -108,6 +109,7 @@ class AnnotatorError:
     n_classes: int
     confidence: float
     symmetry_p: float | None = None
+    annotator_eta: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -358,8 +360,10 @@ def relative_to(eta: AnnotatorError | None) -> str:
     """The ``relative_to`` value of an estimate: ``"annotators"`` or the truth, corrected."""
     if eta is None:
         return RELATIVE_ANNOTATORS
-    how = {"given": "given", "double": f"measured on {eta.n_items:,} double-labelled rows",
+    how = {"given": "given", "double": f"measured on {eta.n_items:,} multiply-labelled rows",
            "gold": f"measured on {eta.n_items:,} gold-checked labels"}[eta.source]
+    if eta.annotator_eta is not None and eta.annotator_eta != eta.eta:  # aggregated labels
+        how = f"the labels' error from one annotator's {eta.annotator_eta:.4g}, {how}"
     return (f"truth (corrected for annotator error {eta.eta:.4g}, {how}"
             + ("" if eta.source == "given" else
                f", interval [{eta.ci_low:.4g}, {eta.ci_high:.4g}]") + ")")
@@ -420,7 +424,7 @@ def correct_estimate(result: dict[str, Any], eta: AnnotatorError) -> dict[str, A
     return out
 
 
-def pairs_from_votes(votes, rows=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def pairs_from_votes(votes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The first two annotators' labels of each row labelled by two or more annotators.
 
     Parameters
@@ -428,18 +432,13 @@ def pairs_from_votes(votes, rows=None) -> tuple[np.ndarray, np.ndarray, np.ndarr
     votes : pandas.DataFrame
         ``row``, ``annotator``, ``label`` (one vote per row and annotator, as
         :meth:`core.workspace.store.Workspace.current_annotations`).
-    rows : array-like of int, optional
-        Only these rows (the round's double rows).
 
     Returns
     -------
     (rows, first, second) : arrays
         Annotators ordered by name within a row.
     """
-    v = votes
-    if rows is not None:
-        v = v[v["row"].isin(set(int(r) for r in rows))]
-    v = v.assign(_a=v["annotator"].astype(str)).sort_values(["row", "_a"], kind="stable")
+    v = votes.assign(_a=votes["annotator"].astype(str)).sort_values(["row", "_a"], kind="stable")
     out_r, first, second = [], [], []
     for r, g in v.groupby("row", sort=True):
         if len(g) >= 2:
@@ -578,11 +577,12 @@ def annotator_copies(people, id_col: str, double_ids):
 
 
 def error_from_votes(votes, *, n_classes: int, confidence: float = 0.95,
-                     double_rows=None, gold_annotator: str | None = None) -> AnnotatorError:
-    """``--annotator-error auto`` on a round's votes (``row``, ``annotator``, ``label``): from
-    the other annotators' labels of the items ``gold_annotator`` labelled (gold items), else
-    from the rows labelled by two annotators (``double_rows`` when the round has them,
-    ``hmceval queue --double K``; else every such row)."""
+                     gold_annotator: str | None = None) -> AnnotatorError:
+    """``--annotator-error auto`` on a round's votes (``row``, ``annotator``, ``label``): one
+    annotator's error rate, from the other annotators' labels of the items ``gold_annotator``
+    labelled (gold items), else from every row labelled by two annotators or more (the
+    ``hmceval queue --double K`` rows and any other; one pair per row, its first two annotators
+    by name, so the pairs stay independent and the interval exact)."""
     if gold_annotator is not None:
         who = votes["annotator"].astype(str)
         gold = votes[who == str(gold_annotator)]
@@ -593,5 +593,5 @@ def error_from_votes(votes, *, n_classes: int, confidence: float = 0.95,
         other = votes[(who != str(gold_annotator)) & votes["row"].astype(int).isin(truth)]
         return error_from_gold(other["label"].tolist(), [truth[int(r)] for r in other["row"]],
                                n_classes=n_classes, confidence=confidence)
-    _, first, second = pairs_from_votes(votes, double_rows)
+    _, first, second = pairs_from_votes(votes)
     return error_from_pairs(first, second, n_classes=n_classes, confidence=confidence)

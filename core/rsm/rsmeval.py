@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core.errors import DataError
+from core.errors import DataError, describe_rows
 from core.rsm.degradation import DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS
 from core.rsm.fairness import ANALYSES, estimates_frame
 from core.rsm.report import (
@@ -434,6 +434,32 @@ def check_output(folder: str | os.PathLike, *, experiment_id: str, file_format: 
     return base
 
 
+def _check_xlsx_text(flat: pd.DataFrame, name: str) -> None:
+    """A :class:`DataError` naming the table, column and row of the first text that an xlsx
+    worksheet cannot hold (a control character: openpyxl raised IllegalCharacterError after
+    some files were written)."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    def bad(v) -> bool:
+        return isinstance(v, str) and ILLEGAL_CHARACTERS_RE.search(v) is not None
+
+    for j, col in enumerate(flat.columns):
+        if bad(col):
+            raise DataError(f"table {name}: the column name {col!r} holds a control character, "
+                            "which an xlsx worksheet cannot hold; write --file-format csv or tsv, "
+                            "or remove it from the input; nothing was written")
+        values = flat.iloc[:, j]
+        if not (values.dtype == object or pd.api.types.is_string_dtype(values.dtype)):
+            continue
+        hits = np.flatnonzero(values.map(bad, na_action="ignore").fillna(False).to_numpy(bool))
+        if len(hits):
+            raise DataError(f"table {name}, column {str(col) or '(index)'!r}, "
+                            f"{describe_rows(hits)}: a control character "
+                            f"({values.iloc[hits[0]]!r}) that an xlsx worksheet cannot hold; "
+                            "write --file-format csv or tsv, or remove it from the input; "
+                            "nothing was written")
+
+
 def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, *, experiment_id: str,
                  file_format: str = "csv") -> list[Path]:
     """Write the tables as rsmeval does: ``<folder>/<experiment_id>_<name>.<file_format>``.
@@ -454,16 +480,23 @@ def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, 
     list of Path
         The files written (each atomically, :mod:`core.atomic`).
     """
-    from core.atomic import write_bytes
+    from core.atomic import refuse_special, write_bytes
     from core.csv_safe import neutralise_formulas, to_csv_safe
 
     base = check_output(folder, experiment_id=experiment_id, file_format=file_format)
-    written = []
+    flats = {}
     for name, table in tables.items():
-        path = base / f"{experiment_id}_{name}.{file_format}"
         flat = table.reset_index()  # the index as rsmeval writes it: the first column, its header blank
         if table.index.name is None:
             flat = flat.rename(columns={flat.columns[0]: ""})
+        if file_format == "xlsx":
+            _check_xlsx_text(flat, name)  # every table before the first file
+        flats[name] = flat
+    for name in flats:  # a symbolic link, FIFO or device among the files: before the first
+        refuse_special(base / f"{experiment_id}_{name}.{file_format}")
+    written = []
+    for name, flat in flats.items():
+        path = base / f"{experiment_id}_{name}.{file_format}"
         if file_format == "xlsx":  # a text cell starting with = would be a formula: neutralised
             buf = io.BytesIO()
             neutralise_formulas(flat).to_excel(buf, engine="openpyxl", index=False)

@@ -55,6 +55,7 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
     """A Design over a table whose human labels are the round's imported labels only (and the
     plan's inclusion probabilities, when it has them)."""
     roles = dict(roles)
+    gold = roles.get("human_label")
     roles["human_label"] = None
     base = prepare(raw, roles, name=name, partial_gold=True)
     human = np.full(base.M, None, dtype=object)
@@ -62,7 +63,8 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
         human[row] = value
     return Design(data=base, selection=np.asarray(selection, dtype=object), human_label=human,
                   selection_column="selection", has_selection=True,
-                  inclusion=None if inclusion is None else np.asarray(inclusion, dtype=float))
+                  inclusion=None if inclusion is None else np.asarray(inclusion, dtype=float),
+                  hidden=(gold,) if gold else ())
 
 
 def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
@@ -369,9 +371,10 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     ``save`` is False: a look, e.g. on a read-only workspace).
 
     Without ``annotator_error`` they are relative to the annotators' labels (``relative_to``
-    ``"annotators"``); with a rate ETA in [0, 0.5), or ``"auto"`` (measured on the round's
-    double-labelled rows, or on the labels of ``gold_annotator``'s items), against the truth
-    (:func:`core.evaluation.noise.correct_estimate`)."""
+    ``"annotators"``); with one annotator's rate ETA in [0, 0.5), or ``"auto"`` (measured on
+    the round's multiply-labelled rows, or on ``gold_annotator``'s items), against the truth
+    (:func:`core.evaluation.noise.correct_estimate`) for the labels' error (label_error)."""
+    from core.evaluation.label_error import labels_error
     from core.evaluation.noise import (correct_estimate, error_from_votes, given_error,
                                        mark_uncorrected)
 
@@ -380,14 +383,13 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     k = len(res["class_shares"])
     if annotator_error is None:
         res = mark_uncorrected(res)
-    elif annotator_error == "auto":
-        double = ws.latest_result(round_id, "double")
-        res = correct_estimate(res, error_from_votes(
-            ws.current_annotations(round_id), n_classes=k, confidence=confidence,
-            gold_annotator=gold_annotator, double_rows=None if double is None else double["rows"]))
-    else:
-        res = correct_estimate(res, given_error(float(annotator_error), n_classes=k,
-                                                confidence=confidence))
+    else:  # one annotator's rate, then the error of the labels used
+        votes = ws.current_annotations(round_id)
+        eta = (error_from_votes(votes, n_classes=k, confidence=confidence,
+                                gold_annotator=gold_annotator) if annotator_error == "auto"
+               else given_error(float(annotator_error), n_classes=k, confidence=confidence))
+        used = np.flatnonzero(np.isin(design.selection, LABELLED) & design.has_label)
+        res = correct_estimate(res, labels_error(eta, votes, used, gold_annotator=gold_annotator))
     if save:
         ws.save_result(round_id, "estimate", res)
     return res
@@ -580,16 +582,17 @@ def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | No
     quality = annotator_report(joined, list(design.data.labels), level=level)
     out = {"import_id": None, "n_labels": 0, "counts": dict(joined.counts), "notices": notices,
            "agreement": agree, "adjudication": list(joined.adjudication),
-           "annotators": quality, "new_votes": merged.new,
-           "changed_votes": len(merged.changed)}
-    if merged.unchanged:
-        notices.append("every label of this file was imported before: nothing new was stored")
-        return out
+           "annotators": quality, "new_votes": merged.new, "changed_votes": len(merged.changed)}
     current = ws.round_labels(round_id)
     new_label = joined.label.to_numpy(dtype=object)
     voted = np.flatnonzero((joined.state == "labelled") | (joined.state == "tie"))
     rows = [int(r) for r in voted if current.get(int(r)) != new_label[r]]
-    fresh = {(s, a) for s, a in zip(imported.sample_id, imported.annotator)}
+    if merged.unchanged and not rows:
+        notices.append("every label of this file was imported before: nothing new was stored")
+        return out
+    if merged.unchanged:  # the same votes under another aggregate: its labels, no new vote
+        notices.append(f"every label of this file was imported before: aggregated with {aggregate}, {len(rows):,} rows get another label")
+    fresh = set() if merged.unchanged else set(zip(imported.sample_id, imported.annotator))
     v = joined.votes
     ann = [(int(r), str(a), lab, t) for r, s, a, lab, t in zip(
         v["row"], v["sample_id"], v["annotator"], v["label"], v["seconds"]) if (s, a) in fresh]

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, plain_value
+from core.userfile import expand_user
 from core.workspace.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 from core.workspace.tables import (check_database_file, legacy_table_hash, plan_frame,
                                    plan_inclusion, plan_rows, read_table, table_hash, write_table)
@@ -46,10 +47,9 @@ def default_root() -> Path:
     """``$HMCEVAL_WORKSPACE`` when set, else ``~/.hmceval/workspace``."""
     env = os.environ.get(ENV_VAR)
     try:
-        return Path(env).expanduser() if env else Path.home() / ".hmceval" / "workspace"
+        return expand_user(env, what="workspace") if env else Path.home() / ".hmceval" / "workspace"
     except RuntimeError:  # no home directory (HOME unset, no passwd entry): say what to set
-        raise DataError(f"no home directory to hold the workspace: set {ENV_VAR} to a folder "
-                        "(or pass --workspace DIR)") from None
+        raise DataError(f"no home directory to hold the workspace: set {ENV_VAR} to a folder (or pass --workspace DIR)") from None
 
 
 def _now() -> str:
@@ -72,9 +72,9 @@ def _seconds(v: Any) -> float | None:
 
 
 def _record(con: sqlite3.Connection, table: str, record_id: int, noun: str) -> sqlite3.Row:
-    """Row ``record_id`` of ``table`` (``datasets`` or ``rounds``); a :class:`DataError` naming
-    the ``noun`` and id when there is none."""
-    row = con.execute(f"SELECT * FROM {table} WHERE id=?", (int(record_id),)).fetchone()
+    """Row ``record_id`` of ``table`` (datasets, rounds); else a DataError naming ``noun``, id."""
+    rid = int(record_id)  # beyond SQLite's 64-bit integers no record has the id (no OverflowError)
+    row = con.execute(f"SELECT * FROM {table} WHERE id=?", (rid,)).fetchone() if abs(rid) < 2**63 else None
     if row is None:
         raise DataError(f"no {noun} with id {record_id} in the workspace")
     return row
@@ -100,7 +100,7 @@ class Workspace:
     """
 
     def __init__(self, root: str | os.PathLike | None = None):
-        self.root = Path(root).expanduser() if root is not None else default_root()
+        self.root = expand_user(root, what="workspace") if root is not None else default_root()
         self.db_path = self.root / "workspace.sqlite"
         self.read_only = False  # a read-only folder or file: opened to read, writes refused
         check_database_file(self.db_path)  # an empty or foreign file is reported, never replaced

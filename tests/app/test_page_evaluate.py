@@ -305,6 +305,63 @@ def test_wrong_file_for_a_label_studio_export(run_page, fresh_workspace):
     assert _round_progress(at) == "Round #1: 0 of 1,978 labelled"
 
 
+def test_a_deeply_nested_label_studio_export_is_refused_cleanly(run_page, fresh_workspace):
+    """Issue 32: the page read an uploaded export with plain json.loads (RecursionError on deep
+    nesting); the core reader (core.userfile.parse_json) refuses it with a message naming the
+    nesting, and nothing is imported."""
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    at.radio(key="_w_import_source").set_value("Label Studio export (JSON file)").run()
+    at.file_uploader(key="_w_labels_ls_1").set_value(
+        ("deep.json", b"[" * 100_000 + b"]" * 100_000, "application/json")).run()
+    click(at, "Import these labels")
+    assert any("deep.json" in e.value and "nested more than 64 levels" in e.value
+               for e in at.error), [e.value for e in at.error]
+    assert _round_progress(at) == "Round #1: 0 of 1,978 labelled"
+
+
+def test_label_studio_title_is_the_command_lines(run_page, fresh_workspace):
+    """Issue 32: the page's default project title differed from hmceval labelstudio's, so
+    neither pulled what the other pushed. Both are the round's title, worked out here from its
+    definition (as tests/cli/test_cli_labelstudio.py does for the command line)."""
+    import hashlib
+
+    at = run_page(PAGE)
+    click(at, "Plan the round")
+    at.radio(key="_w_import_source").set_value("Label Studio server").run()
+    text = f"{fresh_workspace.resolve()}\x1f1"
+    want = f"HMCEval · round 1 · {hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    assert [t.value for t in at.text_input if t.label == "Project title"] == [want]
+
+
+def test_a_guarantee_round_planned_by_the_cli_certifies_on_the_page(run_page, fresh_workspace,
+                                                                     tmp_path):
+    """Issue 32: a guarantee round planned by ``hmceval queue --calibration 200`` names no α, δ
+    or λ; once its calibration rows had labels the page raised KeyError: 'alpha'. It now says
+    so and certifies with the plan section's values (α 0.05, δ 0.1, λ 0), stored with the
+    round."""
+    import pandas as pd
+
+    from core.cli import main
+    from core.demo import make_demo
+    from core.workspace import Workspace
+
+    df = make_demo()
+    path, table = tmp_path / "demo.csv", tmp_path / "q.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(path, index=False)
+    assert main(["queue", str(path), "--calibration", "200", "-o", str(table)]) == 0
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    gold = df[df["sample_id"].isin(sent["sample_id"])][["sample_id", "human_label"]]
+    gold.rename(columns={"human_label": "label"}).to_csv(tmp_path / "l.csv", index=False)
+    assert main(["labels", str(table), "--from", str(tmp_path / "l.csv"), "-o", str(table)]) == 0
+    at = run_page(PAGE)
+    assert not at.exception, at.exception
+    assert any("planned without them" in c.value for c in at.caption)
+    click(at, "Certify and route the other rows")
+    settings = Workspace(fresh_workspace).round(1)["settings"]
+    assert (settings["alpha"], settings["delta"], settings["lam"]) == (0.05, 0.1, 0.0)
+
+
 def test_label_studio_export_with_two_annotators(run_page, fresh_workspace):
     import json as _json
 
@@ -514,7 +571,39 @@ def test_queue_csv_is_the_rows_to_label_without_answers(run_page, fresh_workspac
     for answer in ("human_label", "human_label_2", "machine_label", "confidence_ts",
                    "confidence_mcp", "confidence_tcp"):
         assert answer not in queue.columns
-    assert "response" in queue.columns and "topic" in queue.columns
+    # an allow-list (issue 32): the text, and other columns only when the user chooses them
+    assert list(queue.columns) == ["sample_id", "queue_rank", "response"]
+    at.multiselect(key="_annotator_show").set_value(["topic"]).run()
+    queue = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
+    assert list(queue.columns) == ["sample_id", "queue_rank", "response", "topic"]
+    assert "human_label" not in at.multiselect(key="_annotator_show").options
+
+
+@pytest.mark.parametrize("gold", ["human_verdict", "reviewer_decision", "y", "answer_key"])
+def test_the_queue_never_holds_gold_whatever_its_name(run_page, fresh_workspace, deferred, gold):
+    """Issue 32: with gold named ``human_verdict`` the "Queue (CSV)" download held it on every
+    row. The queue and the tasks hold the id, the rank and the text only, and gold is not
+    offered among the columns to show."""
+    import io
+    import json
+
+    import pandas as pd
+
+    from core.data import prepare
+    from core.demo import make_demo
+    from pages._common import fingerprint
+
+    raw = make_demo().head(300).drop(columns=["human_label_2"]).rename(
+        columns={"human_label": gold})
+    data = prepare(raw, {"human_label": gold}, name="judge")
+    state = {"data": data, "data_key": fingerprint(data.raw, data.roles), "data_source": "test"}
+    at = run_page(PAGE, state=state)
+    click(at, "Plan the round")
+    queue = pd.read_csv(io.BytesIO(deferred["hmceval_round1_queue.csv"]()))
+    assert list(queue.columns) == ["sample_id", "queue_rank", "response"] and len(queue) > 0
+    tasks = json.loads(deferred["hmceval_round1_tasks.json"]())
+    assert {k for t in tasks for k in t["data"]} == {"sample_id", "queue_rank", "response"}
+    assert gold not in at.multiselect(key="_annotator_show").options
 
 
 def test_after_certifying_the_queue_holds_only_the_rows_still_to_label(run_page, fresh_workspace,

@@ -310,16 +310,18 @@ def _rsmtool_args(name: str, tables) -> list[str]:
     for g in cfg.get("subgroups", "").split(","):
         if g.strip():
             argv += ["--group", g.strip()]
-    if cfg.get("scale_with") == "asis":
-        argv += ["--scale-with", "asis"]
+    if cfg.get("scale_with") in ("asis", "raw"):
+        argv += ["--scale-with", cfg["scale_with"]]
     elif cfg.get("scale_with"):
         argv += ["--scale-with", str(files / cfg["scale_with"].rsplit("/", 1)[-1])]
     return argv
 
 
-@pytest.mark.parametrize("name", ["lr-eval-with-xlsx-output", "lr-eval-xlsx-input-files"])
+@pytest.mark.parametrize("name", ["lr-eval-with-xlsx-output", "lr-eval-xlsx-input-files",
+                                  "lr-eval-scale-raw"])
 def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
-    # xlsx output (one workbook per table), and xlsx input scaled with an xlsx training table
+    # xlsx output (one workbook per table), xlsx input scaled with an xlsx training table, and
+    # scale_with raw (issue 32: --scale-with raw was read as a file name)
     from tests.core.rsmtool_support import DATA, compare_folder
 
     argv = _rsmtool_args(name, tmp_path)
@@ -368,3 +370,39 @@ def test_tables_refuses_a_bad_file_format(tmp_path, table, capsys):
         main(["agreement", str(table), "--human", "gold", "--system", "machine", "--tables", str(tmp_path),
               "--trim-min", "1", "--trim-max", "5", "--file-format", "xls"])
     assert exc.value.code == 2 and "invalid choice: 'xls'" in capsys.readouterr().err
+
+
+def test_tables_xlsx_with_a_control_character_exits_2_before_any_file(tmp_path, capsys):
+    """Issue 32's fuzz: a group value with a control character (U+0001) raised openpyxl's
+    IllegalCharacterError (a traceback) once some tables were written. Exit 2 naming the value
+    and the table; no file in the folder; csv still writes it."""
+    path = tmp_path / "scores.csv"
+    path.write_text("gold,machine,lang\n1,2,a\x01b\n2,2,a\x01b\n3,3,c\n4,4,c\n")
+    out = tmp_path / "tables"
+    out.mkdir()
+    base = ["agreement", str(path), "--human", "gold", "--system", "machine", "--group", "lang",
+            "--trim-min", "1", "--trim-max", "4", "--tables", str(out)]
+    code, _, err = _run(base + ["--file-format", "xlsx"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert "'a\\x01b'" in err and "control character" in err and "by_lang" in err
+    assert list(out.iterdir()) == []
+    code, _, err = _run(base + ["--file-format", "csv"], capsys)
+    assert code == 0, err
+
+
+def test_tables_refuse_a_symlink_among_the_files_before_writing_any(tmp_path, capsys):
+    """Issue 32 item 4 for --tables DIR: a symbolic link at one table's name is refused (exit 2,
+    naming it) before the first table is written, and left pointing where it pointed."""
+    path = tmp_path / "scores.csv"
+    path.write_text("gold,machine\n1,2\n2,2\n3,3\n4,4\n")
+    out = tmp_path / "tables"
+    out.mkdir()
+    target = tmp_path / "kept.txt"
+    target.write_text("kept")
+    link = out / "agreement_eval.csv"
+    link.symlink_to(target)
+    code, _, err = _run(["agreement", str(path), "--human", "gold", "--system", "machine",
+                         "--trim-min", "1", "--trim-max", "4", "--tables", str(out)], capsys)
+    assert code == 2 and str(link) in err and "symbolic link" in err
+    assert sorted(p.name for p in out.iterdir()) == ["agreement_eval.csv"]
+    assert link.is_symlink() and target.read_text() == "kept"

@@ -222,3 +222,21 @@ def test_annotators_without_stored_labels_and_the_choices_match_core(capsys, tmp
     assert cmd_labels.AGGREGATES == AGGREGATES and cmd_labels.LEVELS == LEVELS
     code, _, err = run_cli(capsys, "annotators", _round(tmp_path))
     assert code == 2 and "round.csv.labels.csv not found" in err
+
+
+def test_annotators_boot_1_interval_holds_its_estimate(capsys, tmp_path):
+    """Issue 32's fuzz: ``annotators --boot 1`` printed an alpha interval that excluded its
+    estimate. The estimate is krippendorff's (oracle); the interval holds it."""
+    krippendorff = pytest.importorskip("krippendorff")
+    path = _round(tmp_path)
+    _, both = _annotator_files(tmp_path)
+    out = tmp_path / "o.csv"
+    _labels(capsys, path, tmp_path / "all.csv", out)
+    code, text, err = run_cli(capsys, "annotators", out, "--json", "--boot", "1")
+    assert code == 0, err
+    a = json.loads(text)["krippendorff_alpha"]
+    wide = both.pivot(index="annotator", columns="sample_id", values="label")
+    data = wide.replace({"ok": 0.0, "bad": 1.0}).astype(float).to_numpy()
+    assert a["estimate"] == pytest.approx(
+        krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"), abs=1e-9)
+    assert a["ci_low"] <= a["estimate"] <= a["ci_high"]

@@ -330,3 +330,20 @@ def test_assign_effort_budget_hours_on_seconds(capsys, tmp_path):
     goal = json.loads(out)["goal"]
     assert goal["basis"] == "confidence" and goal["n_human"] == 2
     assert goal["accuracy"] == pytest.approx(0.85) and goal["effort_hours"] == pytest.approx(30 / 3600)
+
+
+def test_assign_json_on_one_row_is_strict_json(tmp_path, capsys):
+    """Issue 32's fuzz: one row (N = int(0.5 * 1) = 0) printed ``"pivot": Infinity``, which a
+    strict JSON reader refuses. N go to humans at every lambda: pivot is null, n_beyond = N = 0."""
+    path = tmp_path / "one.csv"
+    pd.DataFrame({"sample_id": ["a"], "machine_label": [0], "human_label": [1],
+                  "machine_confidence": [0.7]}).to_csv(path, index=False)
+    code, out, err = run_cli(capsys, "assign", str(path), "--json")
+    assert code == 0, err
+
+    def refuse(name):
+        raise ValueError(f"not strict JSON: {name}")
+
+    res = json.loads(out, parse_constant=refuse)
+    assert res["N"] == 0 and res["lambda_range"]["pivot"] is None
+    assert res["lambda_range"]["n_beyond"] == 0

@@ -223,3 +223,73 @@ def test_a_full_device_exits_2_and_keeps_the_table(tmp_path, capsys, monkeypatch
     monkeypatch.undo()
     load_round(str(table))  # sidecar and table still agree
     assert os.path.exists(sidecar_path(table))
+
+
+def _scored(path, n: int = 20):
+    """A small scored table: labels, confidences and efforts chosen by hand."""
+    pd.DataFrame({"sample_id": [f"s{i}" for i in range(n)],
+                  "machine_label": ["ok", "bad"] * (n // 2),
+                  "human_label": ["ok"] * n,
+                  "machine_confidence": [0.5 + 0.02 * i for i in range(n)],
+                  "human_effort": [1.0] * n}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("command", [["assign"], ["queue", "--calibration", "5"],
+                                     ["turns"], ["sweep"]])
+@pytest.mark.parametrize("kind", ["symlink", "fifo"])
+def test_o_at_a_symlink_or_a_fifo_exits_2_and_keeps_it(tmp_path, capsys, ws_dir, command, kind):
+    """Issue 32, item 4: ``-o`` at a symbolic link or a FIFO left a regular file in its place
+    with exit 0. Now exit 2 naming the path; the link, its target and the FIFO are as before."""
+    data = _scored(tmp_path / "t.csv")
+    target = tmp_path / "target.csv"
+    target.write_text("kept\n")
+    out = tmp_path / "out.csv"
+    if kind == "symlink":
+        out.symlink_to(target)
+    else:
+        os.mkfifo(out)
+    code, _, err = run_cli(capsys, command[0], data, *command[1:], "-o", out)
+    assert code == 2 and str(out) in err and "not a regular file" in err
+    assert (out.is_symlink() if kind == "symlink" else stat_is_fifo(out))
+    assert target.read_text() == "kept\n"
+
+
+def stat_is_fifo(path) -> bool:
+    import stat
+
+    return stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+def test_o_dash_writes_the_one_file_to_standard_output(tmp_path, capsys):
+    """``-o -`` wrote a file named '-'. For assign (one CSV) it is standard output: the
+    assignment's 20 rows, s0 first; the metrics go to standard error."""
+    data = _scored(tmp_path / "t.csv")
+    code, out, err = run_cli(capsys, "assign", data, "--human-count", "3", "-o", "-")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 21 and lines[1].startswith('1,"s0",')
+    assert "accuracy" in err
+    assert not (tmp_path / "-").exists() and not os.path.exists("-")
+
+
+def test_o_dash_with_json_or_for_a_round_table_exits_2(tmp_path, capsys, ws_dir):
+    """Two outputs cannot share standard output: ``--json -o -`` and a round's table (which
+    has files beside it) are refused before any work."""
+    data = _scored(tmp_path / "t.csv")
+    code, out, err = run_cli(capsys, "assign", data, "--json", "-o", "-")
+    assert code == 2 and "standard output" in err and out == ""
+    code, out, err = run_cli(capsys, "queue", data, "--calibration", "5", "-o", "-")
+    assert code == 2 and "-o -" in err and out == ""
+    assert not os.path.exists("-") and not ws_dir.exists()
+
+
+def test_o_at_a_device_node_exits_2_and_keeps_it(tmp_path, capsys):
+    """``report -o /dev/full`` as root replaced the device with an HTML file; ``-o /dev/null``
+    is refused alike (exit 2 naming it) and stays a character device."""
+    import stat
+
+    data = _scored(tmp_path / "t.csv")
+    code, _, err = run_cli(capsys, "assign", data, "-o", "/dev/null")
+    assert code == 2 and "/dev/null: it is a device node" in err
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)

@@ -127,9 +127,16 @@ def test_double_rows_measure_the_annotators_error(capsys, ws_dir, tmp_path, demo
     res = json.loads(out)
     e = res["annotator_error"]
     assert (e["source"], e["n_items"], e["n_disagree"]) == ("double", 150, 10)
-    assert e["eta"] == pytest.approx((1 - (1 - 2 * 10 / 150) ** 0.5) / 2, abs=1e-12)
+    eta = (1 - (1 - 2 * 10 / 150) ** 0.5) / 2
+    assert e["annotator_eta"] == pytest.approx(eta, abs=1e-12)
+    # the labels' error (issue 32): n - 150 rows carry one label (eta), 140 two that agree
+    # (wrong when both are: eta^2 / (eta^2 + (1 - eta)^2)), 10 a tie Dawid-Skene resolved
+    # (wrong half the time)
+    n = int(table["queue_rank"].notna().sum())
+    both = eta ** 2 / (eta ** 2 + (1 - eta) ** 2)
+    assert e["eta"] == pytest.approx(((n - 150) * eta + 140 * both + 10 * 0.5) / n, abs=1e-12)
     assert res["relative_to"].startswith("truth (corrected for annotator error")
-    assert "150 double-labelled rows" in res["relative_to"]
+    assert "150 multiply-labelled rows" in res["relative_to"]
 
 
 @pytest.mark.parametrize("k, words", [(100000, "only"), (-1, ">= 0")])
@@ -167,7 +174,37 @@ def test_auto_with_a_gold_annotator_measures_eta_on_gold_items(capsys, ws_dir, t
     e = json.loads(out)["annotator_error"]
     ci = binomtest(7, 100).proportion_ci(0.95, method="exact")
     assert (e["source"], e["n_items"], e["n_disagree"]) == ("gold", 100, 7)
-    assert (e["eta"], e["ci_low"], e["ci_high"]) == pytest.approx((0.07, ci.low, ci.high))
+    assert e["annotator_eta"] == pytest.approx(0.07)
+    # the labels' error (issue 32): the 100 gold rows carry g's label (error 0), the other
+    # n - 100 rows a's alone (0.07, and the interval's ends likewise)
+    n = len(a)
+    assert (e["eta"], e["ci_low"], e["ci_high"]) == pytest.approx(
+        (0.07 * (n - 100) / n, ci.low * (n - 100) / n, ci.high * (n - 100) / n))
     code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "auto",
                              "--gold-annotator", "nobody")
     assert code == 2 and "--gold-annotator" in err and "nobody" in err
+
+
+def test_auto_measures_on_every_multiply_labelled_row(capsys, ws_dir, tmp_path, demo_csv):
+    """Issue 32: --annotator-error auto measured only the --double rows. A round with 20
+    double rows whose second annotator also labelled 30 other queued rows: 50 pairs, 5 of them
+    disagreeing (annotator 2 wrong on 5 of the 30), eta from D = 5/50."""
+    q, gold = _labelled_round(capsys, tmp_path, demo_csv, "--double", 20)
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    first = sent[sent["annotator"] == 1][["sample_id"]].merge(gold, on="sample_id")
+    double = set(sent.loc[sent["annotator"] == 2, "sample_id"])
+    extra = first[~first["sample_id"].isin(double)].iloc[:30]
+    second = pd.concat([first[first["sample_id"].isin(double)], extra])
+    second.loc[second.index[-5:], "label"] = 1 - second.loc[second.index[-5:], "label"]
+    path = tmp_path / "back.csv"
+    pd.concat([first.assign(annotator="1"), second.assign(annotator="2")]).to_csv(path,
+                                                                                 index=False)
+    q2 = tmp_path / "q2.csv"
+    code, _, err = run_cli(capsys, "labels", q, "--from", path, "--annotator-col", "annotator",
+                           "-o", q2)
+    assert code == 0, err
+    code, out, err = run_cli(capsys, "estimate", q2, "--annotator-error", "auto", "--json")
+    assert code == 0, err
+    e = json.loads(out)["annotator_error"]
+    assert (e["source"], e["n_items"], e["n_disagree"]) == ("double", 50, 5)
+    assert e["annotator_eta"] == pytest.approx((1 - (1 - 2 * 5 / 50) ** 0.5) / 2, abs=1e-12)

@@ -135,3 +135,17 @@ def test_train_classifier_errors(capsys, tmp_path, tiny_dir):
                            "label", "--text-col", "response", "-o", str(tmp_path / "o.csv"))
     assert code == 2 and "JSON" in err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_train_classifier_refuses_a_symlink_at_o_before_training(capsys, tmp_path):
+    """Issue 32 item 4: the scored table's -o is refused (exit 2, naming it) when a symbolic
+    link is there, before any table is read or model trained; the link is kept."""
+    target = tmp_path / "kept.csv"
+    target.write_text("kept\n")
+    out = tmp_path / "scored.csv"
+    out.symlink_to(target)
+    missing = str(tmp_path / "missing.csv")
+    code, _, err = run_cli(capsys, "train-classifier", "--train", missing, "--eval", missing,
+                           "--label-col", "label", "--text-col", "response", "-o", str(out))
+    assert code == 2 and f"cannot write {out}: it is a symbolic link" in err
+    assert out.is_symlink() and target.read_text() == "kept\n"

@@ -185,3 +185,146 @@ def test_queue_calibrated_on_a_pilot_round(capsys, ws_dir, demo_csv, tmp_path):
     code, _, err = run_cli(capsys, "queue", path, "--labels", 50, "--calibrate-on", 7,
                            "-o", tmp_path / "r.csv")
     assert code == 2 and "no round with id 7" in err
+
+
+def _judge_table(path, gold: str, n: int = 40):
+    """A judge CSV: a reply text, the machine's verdict and confidence, gold under ``gold``."""
+    rng = np.random.default_rng(3)
+    pd.DataFrame({"sample_id": [f"s{i}" for i in range(n)],
+                  "response": [f"reply number {i} with some words" for i in range(n)],
+                  "machine_label": rng.choice(["ok", "bad"], n),
+                  "machine_confidence": rng.uniform(0.5, 1, n).round(3),
+                  gold: rng.choice(["ok", "bad"], n),
+                  "topic": rng.choice(["a", "b"], n)}).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+@pytest.mark.parametrize("gold", ["human_verdict", "reviewer_decision", "y", "answer_key"])
+def test_annotators_file_holds_no_answer_whatever_its_name(capsys, tmp_path, ws_dir, gold,
+                                                           mapped):
+    """Issue 32 item 5: OUT_to_label.csv and Label Studio tasks are an allow-list: the sample
+    id, queue_rank and the text; gold never, mapped or not, whatever its name (20 rows routed,
+    5 audited: 25 rows)."""
+    data = _judge_table(tmp_path / "judge.csv", gold)
+    cols = ["--col", f"human_label={gold}"] if mapped else []
+    out = tmp_path / "round.csv"
+    code, _, err = run_cli(capsys, "queue", data, *cols, "--col", "text=response",
+                           "--human-count", 20, "--exactly", "--audit", 5, "-o", out)
+    assert code == 0, err
+    sent = pd.read_csv(tmp_path / "round_to_label.csv")
+    assert list(sent.columns) == ["sample_id", "queue_rank", "response"] and len(sent) == 25
+    tasks = tmp_path / "tasks.json"
+    code, _, err = run_cli(capsys, "queue", "--round", 1, "--format", "labelstudio", "-o", tasks)
+    assert code == 0, err
+    keys = {k for t in json.loads(tasks.read_text()) for k in t["data"]}
+    assert keys == {"sample_id", "queue_rank", "response"}
+
+
+def test_show_adds_a_context_column_and_refuses_gold(capsys, tmp_path, ws_dir):
+    """--show topic adds the topic; --show of the gold column exits 2 naming it, before any
+    round is stored."""
+    data = _judge_table(tmp_path / "judge.csv", "human_verdict")
+    out = tmp_path / "round.csv"
+    code, _, err = run_cli(capsys, "queue", data, "--col", "human_label=human_verdict",
+                           "--human-count", 20, "--show", "human_verdict", "-o", out)
+    assert code == 2 and "'human_verdict' is mapped to the role human_label" in err
+    assert not out.exists() and not ws_dir.exists()
+    code, _, err = run_cli(capsys, "queue", data, "--col", "human_label=human_verdict",
+                           "--human-count", 20, "--show", "topic", "-o", out)
+    assert code == 0, err
+    sent = pd.read_csv(tmp_path / "round_to_label.csv")
+    assert list(sent.columns) == ["sample_id", "queue_rank", "response", "topic"]
+
+
+@pytest.mark.parametrize("rid", ["99999999999999999999", "-99999999999999999999"])
+def test_calibrate_on_an_id_beyond_64_bits_exits_2(capsys, tmp_path, ws_dir, rid):
+    """Issue 32's fuzz: an id SQLite cannot hold was an OverflowError traceback. Now the round
+    is named as missing, and nothing is written."""
+    data = _judge_table(tmp_path / "t.csv", "y")
+    out = tmp_path / "r.csv"
+    code, _, err = run_cli(capsys, "queue", data, "--labels", 10, "--calibrate-on", rid,
+                           "-o", out)
+    assert code == 2 and f"no round with id {rid}" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["option", "environment"])
+def test_a_workspace_under_an_unknown_users_home_exits_2(capsys, tmp_path, monkeypatch, where):
+    """``--workspace '~nosuchuser/ws'`` was a RuntimeError traceback ("Could not determine home
+    directory"). Exit 2 naming the path; nothing written."""
+    data = _judge_table(tmp_path / "t.csv", "y")
+    out = tmp_path / "r.csv"
+    args = ["queue", data, "--calibration", 5, "-o", out]
+    if where == "option":
+        args += ["--workspace", "~nosuchuser_h32/ws"]
+    else:
+        monkeypatch.setenv("HMCEVAL_WORKSPACE", "~nosuchuser_h32/ws")
+    code, _, err = run_cli(capsys, *args)
+    assert code == 2 and "'~nosuchuser_h32/ws'" in err and "no home directory" in err
+    assert not out.exists()
+
+
+def test_queue_json_with_the_routing_design_prints_json(capsys, tmp_path, ws_dir):
+    """Issue 32's fuzz: ``queue --json`` printed its text line with the routing design. Now one
+    JSON object: 20 rows routed (--exactly) and 5 audited of 40, round 1; the same for the
+    round written again with --round."""
+    data = _judge_table(tmp_path / "t.csv", "y")
+    out = tmp_path / "r.csv"
+    code, stdout, err = run_cli(capsys, "queue", data, "--human-count", 20, "--exactly",
+                                "--audit", 5, "--json", "-o", out)
+    assert code == 0, err
+    plan = json.loads(stdout)
+    assert plan["design"] == "routing" and plan["kind"] == "budget" and plan["M"] == 40
+    assert plan["counts"] == {"calibration": 0, "routed": 20, "audit": 5, "machine": 15}
+    assert plan["rows_to_label"] == 25 and plan["round_id"] == 1
+    assert plan["output"] == str(out) and plan["to_label"] == str(tmp_path / "r_to_label.csv")
+    code, stdout, err = run_cli(capsys, "queue", "--round", 1, "--json", "-o", tmp_path / "b.csv")
+    assert code == 0, err
+    again = json.loads(stdout)
+    assert again["counts"] == plan["counts"] and again["rows_to_label"] == 25
+    code, stdout, err = run_cli(capsys, "queue", data, "--calibration", 8, "--json",
+                                "-o", tmp_path / "g.csv")
+    assert code == 0, err
+    guarantee = json.loads(stdout)
+    assert guarantee["kind"] == "guarantee" and guarantee["counts"]["calibration"] == 8
+
+
+def test_queue_round_warns_when_its_table_carries_gold_on_rows_to_label(capsys, tmp_path,
+                                                                        ws_dir):
+    """Issue 32: a page-planned round on a table with gold, written by ``queue --round``,
+    carried the gold on its rows to label without a word, and the next import said "0 labels
+    imported" (the gold had been read as labels). Now queue warns, naming the column and the
+    7 rows (5 routed + 2 audited), and labels says where those labels came from; with the
+    column emptied as the warning says, the file's 7 labels are imported."""
+    from core.data import prepare
+    from core.workspace import Workspace
+    from core.workspace.rounds import plan_round
+
+    t = pd.read_csv(_judge_table(tmp_path / "t.csv", "human_label", n=20))
+    plan_round(Workspace(ws_dir), prepare(t, name="judge"), kind="budget",
+               settings={"lam": 0.0, "n_human": 5, "mode": "exactly", "audit": 2, "seed": 0})
+    out = tmp_path / "q.csv"
+    code, _, err = run_cli(capsys, "queue", "--round", 1, "-o", out)
+    assert code == 0, err
+    assert "column 'human_label'" in err and "on 7 of the 7 rows to label" in err
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    back = tmp_path / "back.csv"
+    t[t["sample_id"].isin(sent["sample_id"])][["sample_id", "human_label"]].rename(
+        columns={"human_label": "label"}).to_csv(back, index=False)
+    code, stdout, err = run_cli(capsys, "labels", out, "--from", back, "-o", tmp_path / "a.csv")
+    assert code == 0, err
+    assert "7 labels taken first from column 'human_label'" in err
+    # a fresh round, its table's gold column emptied as the warning says
+    plan_round(Workspace(ws_dir), prepare(t, name="judge"), kind="budget",
+               settings={"lam": 0.0, "n_human": 5, "mode": "exactly", "audit": 2, "seed": 1})
+    code, _, err = run_cli(capsys, "queue", "--round", 2, "-o", out)
+    table = pd.read_csv(out)
+    table["human_label"] = None
+    table.to_csv(out, index=False)
+    sent = pd.read_csv(tmp_path / "q_to_label.csv")
+    t[t["sample_id"].isin(sent["sample_id"])][["sample_id", "human_label"]].rename(
+        columns={"human_label": "label"}).to_csv(back, index=False)
+    code, stdout, err = run_cli(capsys, "labels", out, "--from", back, "-o", tmp_path / "b.csv")
+    assert code == 0, err
+    assert "7 labels imported" in stdout

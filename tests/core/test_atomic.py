@@ -155,3 +155,53 @@ def test_a_second_writer_waits_and_is_told(tmp_path):
     t.join(5)
     assert order == ["first done", "second"]
     assert waited == [lock_path(dest)]
+
+
+@pytest.mark.parametrize("kind", ["symlink", "dangling symlink", "fifo", "folder"])
+def test_only_a_regular_file_or_a_new_path_is_replaced(tmp_path, kind):
+    """Issue 32, item 4: os.replace put a regular file in place of a symbolic link, a FIFO or a
+    device node. Each is refused, named, and left exactly as it was (its target too)."""
+    target = tmp_path / "target.txt"
+    target.write_text("kept")
+    dest = tmp_path / "out.csv"
+    if kind == "symlink":
+        dest.symlink_to(target)
+    elif kind == "dangling symlink":
+        dest.symlink_to(tmp_path / "nowhere.txt")
+    elif kind == "fifo":
+        os.mkfifo(dest)
+    else:
+        dest.mkdir()
+    before = os.lstat(dest)
+    with pytest.raises(DataError, match=str(dest)):
+        write_text(dest, "new")
+    with pytest.raises(DataError, match=str(dest)):
+        to_csv_safe(pd.DataFrame({"a": [1]}), dest)
+    after = os.lstat(dest)
+    assert stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode)
+    assert after.st_ino == before.st_ino
+    assert target.read_text() == "kept"
+    assert not (tmp_path / "nowhere.txt").exists()
+    assert _leftovers(tmp_path, dest) == []
+
+
+def test_a_device_node_is_refused_and_kept():
+    """``report -o /dev/full`` as root replaced the device with an HTML file."""
+    before = os.lstat("/dev/null")
+    with pytest.raises(DataError, match="/dev/null: it is a device node"):
+        atomic.check_writable("/dev/null")
+    after = os.lstat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+def test_a_symlink_put_at_the_path_while_writing_is_not_replaced(tmp_path):
+    """The check is repeated just before the rename."""
+    target = tmp_path / "target.txt"
+    target.write_text("kept")
+    dest = tmp_path / "out.txt"
+    with pytest.raises(DataError, match="symbolic link"):
+        with atomic_path(dest) as tmp:
+            tmp.write_text("new")
+            dest.symlink_to(target)
+    assert dest.is_symlink() and target.read_text() == "kept"
+    assert _leftovers(tmp_path, dest) == []

@@ -184,3 +184,25 @@ def test_integers_beyond_64_bits_are_read_as_exact_text(name, data):
     assert raw["sample_id"].tolist()[0] == "99999999999999999999"
     pa.Table.from_pandas(raw)  # what st.dataframe converts
     pa.Table.from_pandas(prepare(raw).frame)
+
+
+def test_a_wide_table_is_refused_before_its_cells_are_parsed(monkeypatch):
+    """Issue 32: a 40,002-column CSV cost seconds of CPU in pandas' parser before it was
+    refused. The header (CSV) and the schema (Parquet) decide, so the cells are never parsed."""
+    n = 40_002
+
+    def no_parse(*a, **k):
+        raise AssertionError("the cells were parsed")
+
+    data = (",".join(f"c{i}" for i in range(n)) + "\n" + ",".join("1" for _ in range(n))
+            + "\n").encode()
+    table = _parquet(pa.table({f"c{i}": [1] for i in range(n)}))
+    monkeypatch.setattr(pd, "read_csv", no_parse)
+    monkeypatch.setattr(pd, "read_parquet", no_parse)
+    with pytest.raises(DataError, match=r"^wide\.csv has 40,002 columns; at most 2,000"):
+        load_table(data, name="wide.csv")
+    with pytest.raises(DataError, match=r"^wide\.parquet has 40,002 columns; at most 2,000"):
+        load_table(table, name="wide.parquet")
+    rows = json.dumps([{f"c{i}": 1 for i in range(n)}] * 3).encode()
+    with pytest.raises(DataError, match=r"^wide\.json: a JSON object has 40,002 columns"):
+        load_table(rows, name="wide.json")

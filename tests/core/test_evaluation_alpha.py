@@ -73,3 +73,17 @@ def test_bootstrap_interval_brackets_the_estimate_and_covers():
     assert alpha_interval(data, n_boot=500, seed=1) == res  # seeded
     none = alpha_interval([[1, NAN]], n_boot=10)
     assert np.isnan(none.estimate) and np.isnan(none.ci_low) and none.n_units == 0
+
+
+@pytest.mark.parametrize("n_boot", [1, 2, 3])
+def test_the_interval_holds_its_estimate_with_few_replicates(n_boot):
+    """Issue 32's fuzz: ``annotators --boot 1`` printed [0.771, 0.771] around an estimate of
+    0.619. The table of test_hand_worked_nominal (alpha = 8/15): for every seed the interval
+    holds 8/15; with one replicate one end is 8/15 itself."""
+    data = [[0, 0, 1, 1], [0, 1, 1, 1]]
+    for seed in range(20):
+        res = alpha_interval(data, n_boot=n_boot, seed=seed)
+        assert res.estimate == pytest.approx(8 / 15, abs=1e-12)
+        assert res.ci_low <= res.estimate <= res.ci_high, seed
+        if n_boot == 1:
+            assert 8 / 15 in (pytest.approx(res.ci_low), pytest.approx(res.ci_high))

@@ -122,8 +122,8 @@ def test_selection_column_can_be_mapped():
 
 
 def test_annotator_table_is_the_queue_without_answers():
-    """Only the rows to label, by queue rank, with no label or confidence column (mapped by
-    role, or named as one: an unmapped second confidence, a gold column)."""
+    """Only the rows to label, by queue rank: the sample id, queue_rank and the text (an
+    allow-list, issue 32: an unmapped column such as ``topic`` is shown only when asked)."""
     from core.evaluation.design import annotator_table
 
     df = pd.DataFrame({"uid": [11, 12, 13, 14, 15],
@@ -139,7 +139,9 @@ def test_annotator_table_is_the_queue_without_answers():
     rank = np.array([3.0, np.nan, 1.0, np.nan, 2.0])
     out = annotator_table(d, sel, rank)
     # blind audit (issue 23): no selection column, so annotators cannot tell audit rows
-    assert list(out.columns) == ["uid", "queue_rank", "response", "topic"]
+    assert list(out.columns) == ["uid", "queue_rank", "response"]
+    assert list(annotator_table(d, sel, rank, show=["topic"]).columns) == [
+        "uid", "queue_rank", "response", "topic"]
     assert out["uid"].tolist() == [13, 15, 11]
     assert out["queue_rank"].tolist() == [1, 2, 3]
     assert out["response"].tolist() == ["c", "e", "a"]

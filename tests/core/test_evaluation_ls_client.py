@@ -108,6 +108,21 @@ def test_an_endless_project_list_stops(serve, monkeypatch):
     assert len(s.seen) == 5
 
 
+def test_a_project_list_of_many_bytes_stops(serve, monkeypatch):
+    """Issue 32: pages of 9 MB each kept labelstudio pull busy 109 s (200 pages). The list's
+    bytes are bounded over all pages: pages of 3,000 bytes against a 10,000-byte bound stop at
+    the 4th page (12,000 > 10,000), before the 200-page bound."""
+    monkeypatch.setattr(ls_client, "MAX_PROJECT_LIST_BYTES", 10_000)
+    body = {"count": 10**9, "next": "more", "results": [{"id": 1, "title": ""}]}
+    pad = 3000 - len(json.dumps(body).encode())
+    body["results"][0]["title"] = "x" * pad
+    assert len(json.dumps(body).encode()) == 3000
+    s = serve(lambda h: send(h, 200, body))
+    with pytest.raises(DataError, match="more than 0 MiB of projects \\(page 4\\)"):
+        client(s.url).find_project("y")
+    assert len(s.seen) == 4
+
+
 def test_no_token_is_sent_across_a_redirect_to_another_origin(serve):
     other = serve(lambda h: send(h, 200, {"id": 1}))
     first = serve(lambda h: send(h, 302, b"", [("Location", other.url + "/api/current-user/"

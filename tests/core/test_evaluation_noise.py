@@ -153,8 +153,6 @@ def test_pairs_from_votes_takes_rows_with_two_annotators():
     rows, first, second = pairs_from_votes(votes)
     assert rows.tolist() == [1, 3]
     assert first.tolist() == ["y", "x"] and second.tolist() == ["x", "x"]
-    rows, _, _ = pairs_from_votes(votes, rows=[3])
-    assert rows.tolist() == [3]
 
 
 def test_draw_labels_follows_the_confusion_rows():
