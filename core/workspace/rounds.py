@@ -15,8 +15,7 @@ import pandas as pd
 
 from core.data import EvalData, prepare
 from core.errors import DataError
-from core.evaluation.design import (LABELLED, Design, EarlierLabels, add_audit, plan_queue,
-                                    queue_table)
+from core.evaluation.design import LABELLED, Design, EarlierLabels, add_audit, plan_queue, queue_table
 from core.evaluation.estimate import estimate
 from core.evaluation.guarantee import certify
 from core.evaluation.imports import join_labels, refuse_outside_queue
@@ -28,10 +27,9 @@ from core.workspace.active_rounds import (design_record, earlier_labels, is_weig
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
-           "simulate_annotators", "import_labels", "certify_round", "estimate_round",
-           "final_table", "effort_summary", "round_summary", "validity",
-           "import_joined", "read_labels", "default_groups", "certify_outlook",
-           "labelling_outlook", "outlook_sentence", "design_preview"]
+           "simulate_annotators", "import_labels", "certify_round", "estimate_round", "final_table",
+           "effort_summary", "round_summary", "validity", "import_joined", "read_labels",
+           "default_groups", "certify_outlook", "labelling_outlook", "outlook_sentence", "design_preview"]
 
 
 def dataset_id_for(ws: Workspace, data: EvalData, *, source: str = "session") -> int:
@@ -471,9 +469,8 @@ def round_summary(ws: Workspace, round_id: int, *,
     if prog["undecided"]:
         out["estimate_error"] = ("label the calibration sample and certify, which decides the "
                                  "rows the machine keeps")
-    elif rnd["settings"].get("design") == "stream":  # stream_rounds.is_stream (it imports us)
-        out["estimate_error"] = ("a labelling stream, read as a confidence sequence: open "
-                                 "the round on the Evaluate page")
+    elif rnd["settings"].get("design") == "stream":  # is_stream; stream_rounds imports us
+        out["estimate_error"] = "a labelling stream: open the round on the Evaluate page"
     elif design.inclusion is not None and not prog["labelled"]:
         out["estimate_error"] = (f"none of the {prog['to_label']:,} rows to label has a human "
                                  "label yet")
