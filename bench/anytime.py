@@ -41,37 +41,36 @@ from core.evaluation.stream import draw_stream, stream_weights  # noqa: E402
 SHARED = ROOT.parent / "shared" / "data"
 
 
-def load_sets() -> list[dict]:
-    from core.demo import make_demo
+def _misinfo_set(name: str, rows: pd.DataFrame) -> dict:
+    return {"name": name, "machine": rows["Yhat (GPT4o)"], "gold": rows["Y"],
+            "q": rows["confidence"], "group": rows["topic"]}
 
-    out = []
+
+def load_sets() -> list[dict]:
+    """The tables with gold: misinfo, the release, the demo, and two cuts of misinfo (a rare
+    class: every real headline and 59 misinformation ones, 5 %; a small file: 500 rows)."""
+    from core.demo import make_demo
+    from core.evaluation.design import coded_classes
+
     m = pd.read_csv(SHARED / "pac-labels" / "misinfo.csv")
-    out.append({"name": "misinfo (GPT-4o, verbal)", "machine": m["Yhat (GPT4o)"], "gold": m["Y"],
-                "q": m["confidence"], "group": m["topic"]})
     h = pd.read_csv(SHARED / "hmceval" / "ilp_data_trustscore_f2.tsv", sep="\t")
-    out.append({"name": "HMCEval release (trust score)", "machine": h["machine_predict"],
-                "gold": h["target"], "q": h["machine_confidence"],
-                "effort": h["human_effort_predicted_avg"], "group": h["turn"].clip(upper=4)})
     d = make_demo()
-    out.append({"name": "demo", "machine": d["machine_label"], "gold": d["human_label"],
-                "q": d["confidence_ts"]})
-    # a rare class: misinfo cut down to 5 % misinformation (every real headline, 59 misinfo)
     rng = np.random.default_rng(0)
-    real = np.flatnonzero(m["Y"].to_numpy() == "real")
-    mis = rng.choice(np.flatnonzero(m["Y"].to_numpy() == "misinfo"), size=59, replace=False)
-    r = m.iloc[np.sort(np.r_[real, mis])]
-    out.append({"name": "misinfo, 5 % misinformation (rare class)", "machine": r["Yhat (GPT4o)"],
-                "gold": r["Y"], "q": r["confidence"], "group": r["topic"]})
-    # a small file, as a 500-row pairwise judge: 500 random headlines
-    sm = m.iloc[np.sort(rng.choice(len(m), size=500, replace=False))]
-    out.append({"name": "misinfo, 500 rows (small file)", "machine": sm["Yhat (GPT4o)"],
-                "gold": sm["Y"], "q": sm["confidence"], "group": sm["topic"]})
+    y = m["Y"].to_numpy()
+    rare = np.r_[np.flatnonzero(y == "real"),
+                 rng.choice(np.flatnonzero(y == "misinfo"), size=59, replace=False)]
+    small = rng.choice(len(m), size=500, replace=False)
+    out = [_misinfo_set("misinfo (GPT-4o, verbal)", m),
+           {"name": "HMCEval release (trust score)", "machine": h["machine_predict"],
+            "gold": h["target"], "q": h["machine_confidence"],
+            "effort": h["human_effort_predicted_avg"], "group": h["turn"].clip(upper=4)},
+           {"name": "demo", "machine": d["machine_label"], "gold": d["human_label"],
+            "q": d["confidence_ts"]},
+           _misinfo_set("misinfo, 5 % misinformation (rare class)", m.iloc[np.sort(rare)]),
+           _misinfo_set("misinfo, 500 rows (small file)", m.iloc[np.sort(small)])]
     for s in out:
-        classes = sorted(set(s["gold"]) | set(s["machine"]), key=str)
-        idx = {c: i for i, c in enumerate(classes)}
-        s["classes"] = classes
-        s["mach"] = np.array([idx[v] for v in s["machine"]])
-        s["gld"] = np.array([idx[v] for v in s["gold"]])
+        s["classes"], s["mach"] = coded_classes(s["machine"].to_numpy(object), set(s["gold"]))
+        _, s["gld"] = coded_classes(s["gold"].to_numpy(object), s["classes"])
         s["q"] = np.clip(np.asarray(s["q"], dtype=float), 0, 1)
     return out
 

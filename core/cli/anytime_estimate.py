@@ -79,6 +79,8 @@ def _table_stream(args: argparse.Namespace, design, path: str) -> dict:
 
 
 def _print(path: str, res: dict) -> None:
+    from core.cli.common import print_accuracy
+
     def fmt(v):
         return "n/a" if v is None else f"{v:.4f}"
 
@@ -88,15 +90,7 @@ def _print(path: str, res: dict) -> None:
     for label, s in res["class_shares"].items():
         print(f"  share of {label!s:>10}: {fmt(s['estimate'])}  [{fmt(s['ci_low'])}, "
               f"{fmt(s['ci_high'])}]")
-    a = res["accuracy"]
-    print(f"  accuracy of final labels: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
-          f"{fmt(a['ci_high'])}]")
-    for col, values in res.get("by_group", {}).items():
-        print(f"  accuracy of final labels by {col}:")
-        for value, g in values.items():
-            a = g["accuracy"]
-            print(f"    {value!s:>12}: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
-                  f"{fmt(a['ci_high'])}]  ({g['M']:,} rows, {g['n_labelled']:,} labelled)")
+    print_accuracy(res, fmt)
     if res.get("stop"):
         st = res["stop"]
         print(f"  stop: {'yes' if st['reached'] else 'not yet'} ({st['reason']})")
@@ -109,8 +103,7 @@ def _print(path: str, res: dict) -> None:
 
 def run_anytime(args: argparse.Namespace) -> int:
     """hmceval estimate --anytime PATH... or --round ID."""
-    from core.cli.common import load_round, print_json
-    from core.cli.rounds import open_round, round_lock, take_table_labels
+    from core.cli.rounds import each_table, open_round, print_results, round_lock, take_table_labels
     from core.errors import DataError
     from core.workspace.stream_rounds import anytime_round
 
@@ -128,23 +121,16 @@ def run_anytime(args: argparse.Namespace) -> int:
     elif not args.paths:
         raise DataError("give one or more stream tables (PATH...) or --round ID")
     else:
-        for path in args.paths:
-            design = load_round(path, args.col)
-            ref = open_round(args, path)
-            if ref is None:
-                results.append(_table_stream(args, design, path))
-                continue
+        def on_round(ref, design, path):
             ws, rid = ref
             with round_lock(ws, rid):
                 take_table_labels(ws, rid, design, path)
-                results.append(anytime_round(ws, rid, groups=args.group,
-                                             confidence=args.confidence,
-                                             trace_every=args.trace_every,
-                                             target_half_width=args.target_half_width,
-                                             decide=args.decide, method=args.sequence))
-    if args.json:
-        print_json(results[0] if len(results) == 1 else results)
-    else:
-        for path, res in zip(args.paths, results):
-            _print(path, res)
+                return anytime_round(ws, rid, groups=args.group, confidence=args.confidence,
+                                     trace_every=args.trace_every,
+                                     target_half_width=args.target_half_width,
+                                     decide=args.decide, method=args.sequence)
+
+        results = each_table(args, args.paths, on_round,
+                             lambda design, path: _table_stream(args, design, path))
+    print_results(args, results, _print)
     return 0

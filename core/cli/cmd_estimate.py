@@ -63,6 +63,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _print_text(path: str, res: dict) -> None:
+    from core.cli.common import print_accuracy
+
     def fmt(v):
         return "n/a" if v is None else f"{v:.4f}"
 
@@ -76,23 +78,14 @@ def _print_text(path: str, res: dict) -> None:
     for label, s in res["class_shares"].items():
         print(f"  share of {label!s:>10}: {fmt(s['estimate'])}  [{fmt(s['ci_low'])}, "
               f"{fmt(s['ci_high'])}] ({level})  machine only {fmt(s['machine_only'])}")
-    a = res["accuracy"]
-    print(f"  accuracy of final labels: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
-          f"{fmt(a['ci_high'])}] ({level})")
-    for col, values in res.get("by_group", {}).items():
-        print(f"  accuracy of final labels by {col}:")
-        for value, g in values.items():
-            a = g["accuracy"]
-            print(f"    {value!s:>12}: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
-                  f"{fmt(a['ci_high'])}]  ({g['M']:,} rows, {g['n_labelled']:,} labelled)")
+    print_accuracy(res, fmt, f" ({level})")
     for note in res["notes"]:
         print(f"  note: {note}")
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.common import check_fraction, load_round, print_json
-
-    from core.cli.rounds import open_round
+    from core.cli.common import check_fraction
+    from core.cli.rounds import each_table, open_round, print_results
     from core.errors import DataError
 
     check_fraction(args.confidence, "--confidence")
@@ -114,18 +107,11 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("give one or more round tables (PATH...) or --round ID")
     else:
         results = []
-    for path in args.paths if args.round_id is None else []:
-        design = load_round(path, args.col)
-        ref = open_round(args, path)
-        if ref is not None:  # the workspace round the table belongs to
-            results.append(_estimate_round(args, ref, design, path))
-        else:
-            results.append(_table_estimate(args, design))
-    if args.json:
-        print_json(results[0] if len(results) == 1 else results)
-    else:
-        for path, res in zip(args.paths, results):
-            _print_text(path, res)
+    if args.round_id is None:  # each table: its workspace round's estimate, or its own
+        results = each_table(args, args.paths,
+                             lambda ref, design, path: _estimate_round(args, ref, design, path),
+                             lambda design, path: _table_estimate(args, design))
+    print_results(args, results, _print_text)
     return 0
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from core.cli.bounds import MAX_GRID_POINTS, MAX_SWEEP_POINTS, parse_range
 

@@ -308,3 +308,16 @@ def note_nothing_routed(lam: float, upper: float | None, unit: str) -> None:
           f"assignment on this table stops changing at lambda {upper:.4g}; use a smaller --lam "
           "(hmceval assign --json prints lambda_range)", file=sys.stderr)
 
+
+def print_accuracy(res: dict, fmt, suffix: str = "") -> None:
+    """The final labels' accuracy and its breakdown by group, as ``hmceval estimate`` prints
+    them (``fmt`` formats one number; ``suffix`` follows the overall interval)."""
+    a = res["accuracy"]
+    print(f"  accuracy of final labels: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
+          f"{fmt(a['ci_high'])}]{suffix}")
+    for col, values in res.get("by_group", {}).items():
+        print(f"  accuracy of final labels by {col}:")
+        for value, g in values.items():
+            a = g["accuracy"]
+            print(f"    {value!s:>12}: {fmt(a['estimate'])}  [{fmt(a['ci_low'])}, "
+                  f"{fmt(a['ci_high'])}]  ({g['M']:,} rows, {g['n_labelled']:,} labelled)")

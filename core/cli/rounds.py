@@ -241,3 +241,29 @@ def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True,
 def round_note(ws, round_id: int) -> str:
     """``round #ID in the workspace DIR`` (what the commands print)."""
     return f"round #{int(round_id)} in the workspace {ws.root}"
+
+
+def each_table(args: argparse.Namespace, paths: list, on_round, on_table) -> list:
+    """Read every round table of ``paths`` and give ``on_round(ref, design, path)`` for a table
+    of a workspace round (its sidecar names one), else ``on_table(design, path)``: the results
+    of ``hmceval estimate``, one per table."""
+    from core.cli.common import load_round
+
+    out = []
+    for path in paths:
+        design = load_round(path, args.col)
+        ref = open_round(args, path)
+        out.append(on_round(ref, design, path) if ref is not None else on_table(design, path))
+    return out
+
+
+def print_results(args: argparse.Namespace, results: list, print_text) -> None:
+    """One JSON object per result (``--json``: a list when several), else
+    ``print_text(path, result)`` for each path."""
+    from core.cli.common import print_json
+
+    if args.json:
+        print_json(results[0] if len(results) == 1 else results)
+    else:
+        for path, res in zip(args.paths, results):
+            print_text(path, res)

@@ -51,6 +51,7 @@ __all__ = [
     "annotator_table",
     "add_audit",
     "EarlierLabels",
+    "coded_classes",
 ]
 
 #: The four selection values, in the order a round fills them.
@@ -499,3 +500,30 @@ def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed
     rank = np.full(len(sel), np.nan)
     rank[order] = np.arange(1, len(order) + 1)
     return sel, rank
+
+
+def coded_classes(machine_labels, other_labels=()) -> tuple[list, np.ndarray]:
+    """The classes of a round and the machine's class codes.
+
+    Parameters
+    ----------
+    machine_labels : array of shape (M,)
+    other_labels : iterable
+        Further labels that name classes (humans' labels, the data's classes).
+
+    Returns
+    -------
+    classes : list
+        Every label of either, sorted (by their text where they do not compare).
+    machine : int array of shape (M,)
+        The code (index in ``classes``) of each machine label.
+    """
+    present = set(np.asarray(machine_labels, dtype=object).tolist()) | set(other_labels)
+    try:
+        classes = sorted(present)
+    except TypeError:
+        classes = sorted(present, key=str)
+    index = {v: i for i, v in enumerate(classes)}
+    machine = np.fromiter((index[v] for v in machine_labels), dtype=np.int64,
+                          count=len(machine_labels))
+    return classes, machine

@@ -231,19 +231,14 @@ def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.nd
         Group columns of the table.
     """
     from core.evaluation.anytime import anytime_estimate
+    from core.evaluation.design import coded_classes
     from core.evaluation.weighted_design import group_values
 
     order = np.asarray(order, dtype=np.int64)
     has = np.asarray(design.has_label, dtype=bool)
-    present = set(design.machine_label.tolist()) | {
-        v for v, ok in zip(design.human_label, has) if ok}
-    try:
-        classes = sorted(present)
-    except TypeError:
-        classes = sorted(present, key=str)
+    classes, machine = coded_classes(design.machine_label,
+                                     (v for v, ok in zip(design.human_label, has) if ok))
     index = {v: i for i, v in enumerate(classes)}
-    machine = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
-                          count=design.M)
     human = np.array([index[design.human_label[i]] if has[i] else -1 for i in order],
                      dtype=np.int64)
     inp = design.inputs()

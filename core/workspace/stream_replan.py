@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
+from core.evaluation.design import coded_classes
 from core.evaluation.expectations import MIN_CALIBRATION_LABELS, calibrated_probabilities
 from core.evaluation.stream import replan_stream, stream_weights
 from core.workspace.store import Workspace
@@ -57,14 +58,9 @@ def replan_stream_round(ws: Workspace, round_id: int, *, seed: int | None = None
                         f"order: at least {MIN_CALIBRATION_LABELS} are needed, {n} given")
     if n >= len(plan.order):
         raise DataError(f"all {n:,} rows of the queue are labelled: nothing left to re-plan")
-    present = set(design.data.labels) | {design.human_label[i] for i in plan.order[:n]}
-    try:
-        classes = sorted(present)
-    except TypeError:
-        classes = sorted(present, key=str)
+    classes, machine = coded_classes(design.machine_label, set(design.data.labels) | {
+        design.human_label[i] for i in plan.order[:n]})
     index = {v: i for i, v in enumerate(classes)}
-    machine = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
-                          count=design.M)
     human = np.array([index[design.human_label[i]] for i in plan.order[:n]], dtype=np.int64)
     inp = design.inputs()
     prob = calibrated_probabilities(machine, np.asarray(inp.a, float), len(classes),

@@ -20,20 +20,25 @@ def _click(page, name: str) -> None:
     _wait_idle(page)
 
 
-def _open_expander(page, title: str, button: str) -> None:
-    """Open an expander until ``button`` inside it shows: a click that lands while the page is
-    still redrawing can be lost (seen on a loaded machine)."""
-    fill = page.get_by_role("button", name=button).first
-    for _ in range(4):
-        if fill.is_visible():
+def _click_until_shown(page, target, shows, *, tries: int = 4, timeout: int = 15_000) -> None:
+    """Click ``target`` (a locator) until ``shows`` (a locator) is visible: a click that lands
+    while the page is still redrawing can be lost (seen on a loaded machine)."""
+    for _ in range(tries):
+        if shows.is_visible():
             return
-        page.get_by_text(title).first.click()
+        target.click()
         try:
-            fill.wait_for(state="visible", timeout=15_000)
+            shows.wait_for(state="visible", timeout=timeout)
             return
         except Exception:  # playwright's TimeoutError
             _wait_idle(page)
-    fill.wait_for(state="visible")
+    shows.wait_for(state="visible")
+
+
+def _open_expander(page, title: str, button: str) -> None:
+    """Open an expander until ``button`` inside it shows."""
+    _click_until_shown(page, page.get_by_text(title).first,
+                       page.get_by_role("button", name=button).first)
 
 
 def _open_evaluate(page, url: str) -> None:

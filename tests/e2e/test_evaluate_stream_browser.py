@@ -9,24 +9,16 @@ import re
 import pytest
 
 from tests.e2e.servers import streamlit_server
-from tests.e2e.test_evaluate_browser import _open_evaluate, _open_expander, _wait_idle
+from tests.e2e.test_evaluate_browser import (_click_until_shown, _open_evaluate, _open_expander,
+                                             _wait_idle)
 
 pytestmark = pytest.mark.e2e
 
 
 def _choose(page, option: str, shows) -> None:
-    """Click a radio option until what it brings (``shows``, a locator) is visible: a click
-    that lands while the page is still redrawing can be lost (seen on a loaded machine)."""
-    for _ in range(5):
-        if shows.is_visible():
-            return
-        page.get_by_text(option, exact=True).first.click()
-        try:
-            shows.wait_for(state="visible", timeout=20_000)
-            return
-        except Exception:  # playwright's TimeoutError
-            _wait_idle(page)
-    shows.wait_for(state="visible")
+    """Click a radio option until what it brings (``shows``, a locator) is visible."""
+    _click_until_shown(page, page.get_by_text(option, exact=True).first, shows, tries=5,
+                       timeout=20_000)
 
 
 def _click_until(page, button: str, shows, *, unless) -> None:
