@@ -350,6 +350,12 @@ def _mostly_label_values(s: pd.Series) -> bool:
     return 2 * len(present) > len(s) and _label_values(present)
 
 
+def _unique_values(s: pd.Series) -> bool:
+    """A sample id's values: none missing, every one different (``item_key``, ``doc_uuid``; a
+    ``dialogue_key`` repeated over a dialogue's turns is not one)."""
+    return len(s) > 0 and not s.isna().any() and bool(s.is_unique)
+
+
 # role -> (the name kinds that may fill it, the values check) for the second tier
 _FUZZY: dict[str, tuple[frozenset, Any]] = {
     "machine_label": (frozenset({"prediction"}), _mostly_label_values),
@@ -358,6 +364,7 @@ _FUZZY: dict[str, tuple[frozenset, Any]] = {
     "human_label_2": (frozenset({"label_2"}), lambda s: True),
     "human_effort": (frozenset({"effort"}), _non_negative),
     "predicted_effort": (frozenset({"predicted_effort"}), _non_negative),
+    "sample_id": (frozenset({"row_id"}), lambda s: _unique_values(s)),
 }
 
 
@@ -485,8 +492,9 @@ def detect_columns(df: pd.DataFrame) -> Detection:
     -----
     For each role in :data:`ROLES` order, the first tier is the role's aliases (in their
     priority order); the second, used only when no alias matches, is the columns whose name kind
-    fits the role (:data:`_FUZZY`: machine label, confidence, gold labels, efforts) and whose
-    values fit it, in column order. Two or more candidates in the deciding tier give an
+    fits the role (:data:`_FUZZY`: machine label, confidence, gold labels, efforts, and the
+    sample id: an id-like name with every value different, as ``item_key``) and whose values
+    fit it, in column order. Two or more candidates in the deciding tier give an
     :class:`Ask` (the first is still chosen, unless its name is the role's own name, which is
     taken as settled); a required role with no candidate gives an :class:`Ask` listing the
     columns whose values could hold it.
