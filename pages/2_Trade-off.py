@@ -15,8 +15,8 @@ from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_f
 from core.assignment import assignment_table, per_class_report
 from core.assignment import lambda_grid
 from core.serialize import dumps
-from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, format_effort, pct,
-                          per_unit, setting_number, tradeoff_summary)
+from core.format import format_effort, pct, setting_number
+from core.summary import beyond_lambda_range, data_effort_unit, effort_unit, per_unit, tradeoff_summary
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
                            fmt, get_data, get_params, init_state, lambda_below_pivot, next_step,
                            range_help, show_error, synced)

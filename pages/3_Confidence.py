@@ -13,7 +13,7 @@ from core.figures.confidence import reliability_figure, risk_coverage_figure, ro
 from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.assignment import lambda_grid
-from core.summary import setting_number
+from core.format import setting_number
 from pages._common import (data_lambda_range, fmt, get_data, get_params, init_state, next_step,
                            code, md, set_data, show_error, synced)
 

@@ -20,7 +20,8 @@ from core.errors import DataError
 from core.evaluation.active import target_note
 from core.evaluation.design import EarlierLabels
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
-from core.summary import data_effort_unit, hours_per_unit
+from core.format import hours_per_unit
+from core.summary import data_effort_unit
 from core.workspace import rounds as R
 from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
                                           group_table, suggested_share)

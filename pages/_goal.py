@@ -20,7 +20,7 @@ import streamlit as st
 from core.assignment import SAEInputs, goal_effort_unit, goal_grid, goal_setting, recommend
 from core.errors import DataError
 from core.figures.tradeoff import goal_figure
-from core.summary import format_effort, hours_per_unit, pct, setting_number
+from core.format import format_effort, hours_per_unit, pct, setting_number
 from pages._common import range_help
 
 

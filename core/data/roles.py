@@ -350,12 +350,6 @@ def _mostly_label_values(s: pd.Series) -> bool:
     return 2 * len(present) > len(s) and _label_values(present)
 
 
-def _unique_values(s: pd.Series) -> bool:
-    """A sample id's values: none missing, every one different (``item_key``, ``doc_uuid``; a
-    ``dialogue_key`` repeated over a dialogue's turns is not one)."""
-    return len(s) > 0 and not s.isna().any() and bool(s.is_unique)
-
-
 # role -> (the name kinds that may fill it, the values check) for the second tier
 _FUZZY: dict[str, tuple[frozenset, Any]] = {
     "machine_label": (frozenset({"prediction"}), _mostly_label_values),
@@ -364,7 +358,8 @@ _FUZZY: dict[str, tuple[frozenset, Any]] = {
     "human_label_2": (frozenset({"label_2"}), lambda s: True),
     "human_effort": (frozenset({"effort"}), _non_negative),
     "predicted_effort": (frozenset({"predicted_effort"}), _non_negative),
-    "sample_id": (frozenset({"row_id"}), lambda s: _unique_values(s)),
+    # a sample id: every value present and different (not a key repeated over turns)
+    "sample_id": (frozenset({"row_id"}), lambda s: len(s) > 0 and s.notna().all() and s.is_unique),
 }
 
 
