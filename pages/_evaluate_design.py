@@ -20,7 +20,7 @@ from core.errors import DataError
 from core.evaluation.active import target_note
 from core.evaluation.design import EarlierLabels
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
-from core.format import hours_per_unit
+from core.format import count, hours_per_unit, pct, plain_number
 from core.summary import data_effort_unit
 from core.workspace import rounds as R
 from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
@@ -40,12 +40,12 @@ def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None
     basis = str(table["basis"].iloc[0])
     for row in table.itertuples():
         chance = 2 * (row.delta * (1 - row.delta) / rounds) ** 0.5
-        st.markdown(f"- **{row.guarantee}** (level {row.level:.1%}): the machine would keep a "
-                    f"median {row.median_kept:,} of the other {rest:,} rows, "
-                    f"{row.median_saving:.1%} of the table saved; something was certified in "
-                    f"{row.certified_rate:.0%} of the simulated rounds, and the guarantee "
-                    f"failed in {row.violation_rate:.1%} (allowed: {row.delta:.0%}; with "
-                    f"{rounds} rounds, ± {chance:.0%} is chance).")
+        st.markdown(f"- **{row.guarantee}** (level {pct(row.level)}): the machine would keep a "
+                    f"median {count(row.median_kept)} of the other {count(rest)} rows, "
+                    f"{pct(row.median_saving)} of the table saved; something was certified in "
+                    f"{pct(row.certified_rate, 0)} of the simulated rounds, and the guarantee "
+                    f"failed in {pct(row.violation_rate)} (allowed: {pct(row.delta, 0)}; with "
+                    f"{rounds} rounds, ± {pct(chance, 0)} is chance).")
     shown = pd.DataFrame({
         "Guarantee": table["guarantee"],
         "Level": table["level"].map("{:.1%}".format),
@@ -83,7 +83,7 @@ def _earlier_choice(data: EvalData) -> tuple[int | None, EarlierLabels | None]:
     earlier = earlier_rounds(ws, data) if ws is not None else []
     if not earlier:
         return None, None
-    names = {r["id"]: f"Round #{r['id']} ({r['labels']:,} labels)" for r in earlier}
+    names = {r["id"]: f"Round #{r['id']} ({count(r['labels'])} labels)" for r in earlier}
     chosen = st.selectbox(
         "Plan on the labels of", [None] + list(names), index=1, key="_ev_calibrate_on",
         format_func=lambda r: "no earlier round: the confidences as reported" if r is None
@@ -136,7 +136,7 @@ def _budget(data: EvalData, ev_widget: Callable, default_labels: int,
             ev_widget(st.number_input, f"Budget ({shown} of predicted effort)", "effort_budget",
                       scale=per_hour or 1, min_value=0.001, max_value=total * (per_hour or 1),
                       format="%.3f",
-                      help=f"Labelling every row would take {total * (per_hour or 1):,.1f} "
+                      help=f"Labelling every row would take {plain_number(total * (per_hour or 1))} "
                            f"{shown}.")
             budget = {"effort_budget": float(ss["evaluate"]["effort_budget"])}
         else:
@@ -175,11 +175,11 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
     s, frontier = got["summary"], got["frontier"]
     ref = frontier.set_index("design")
     st.markdown(
-        f"**Humans will label about {s['expected_labels']:,.0f} of {data.M:,} samples"
-        + (f" ({s['n_routed']:,} for sure, the others drawn at random with known "
+        f"**Humans will label about {count(s['expected_labels'])} of {count(data.M)} samples"
+        + (f" ({count(s['n_routed'])} for sure, the others drawn at random with known "
            "probabilities)" if s["n_routed"] else " (drawn at random with known probabilities)")
-        + f": expected accuracy of the final labels {s['expected_accuracy']:.1%}, a class share "
-        f"to ± {s['expected_half_width']:.2%} ({worth_text(s['random_equivalent'])}).**")
+        + f": expected accuracy of the final labels {pct(s['expected_accuracy'])}, a class share "
+        f"to ± {pct(s['expected_half_width'])} ({worth_text(s['random_equivalent'])}).**")
     lines = []
     for kind, name in (("routing", "Routing the same budget to the least confident rows"),
                        ("random", "Labelling at random")):
@@ -187,13 +187,13 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
             r = ref.loc[kind]
             r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
             half = r["expected_half_width"]
-            width = (f"± {half:.2%} ({worth_text(r['random_equivalent'])})" if pd.notna(half)
+            width = (f"± {pct(half)} ({worth_text(r['random_equivalent'])})" if pd.notna(half)
                      else "no interval (the rows it keeps get no label: an audit is needed)")
-            lines.append(f"{name}: accuracy {r['expected_accuracy']:.1%}, {width}.")
+            lines.append(f"{name}: accuracy {pct(r['expected_accuracy'])}, {width}.")
     st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
                "probabilities; the intervals after labelling use the labels themselves.")
     if earlier is not None:
-        st.caption(f"Planned on the {len(earlier.rows):,} labels of round #{rid}: the "
+        st.caption(f"Planned on the {count(len(earlier.rows))} labels of round #{rid}: the "
                    "expectations below rest on the confidences recalibrated on them, and those "
                    "rows are carried into this round.")
     if which == "active":
@@ -213,12 +213,12 @@ def show_round_design(record: dict[str, Any] | None) -> None:
     if not record:
         return
     with st.expander(f"The design of this round: {DESIGN_LABELS.get(record['design'], record['design'])}"):
-        st.markdown(f"Planned for about {record['expected_labels']:,.0f} labels: expected "
-                    f"accuracy of the final labels {record['expected_accuracy']:.1%}, a class "
-                    f"share to ± {record['expected_half_width']:.2%} "
+        st.markdown(f"Planned for about {count(record['expected_labels'])} labels: expected "
+                    f"accuracy of the final labels {pct(record['expected_accuracy'])}, a class "
+                    f"share to ± {pct(record['expected_half_width'])} "
                     f"({worth_text(record['random_equivalent'])}); "
-                    f"{record['n_routed']:,} rows labelled for sure."
-                    + (f" Planned on the {record['calibrated_on']['labels']:,} labels of "
+                    f"{count(record['n_routed'])} rows labelled for sure."
+                    + (f" Planned on the {count(record['calibrated_on']['labels'])} labels of "
                        f"{record['calibrated_on']['source']} (the confidences recalibrated on "
                        "them; those rows carried into this round, labelled)."
                        if record.get("calibrated_on") else ""))
@@ -249,7 +249,7 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
     st.subheader("Accuracy of the final labels by group")
     table = group_table(summary["group_accuracy"], summary["worse_groups"])
     st.plotly_chart(group_accuracy_figure(table), width="stretch", key="_ev_group_accuracy")
-    shown = table.assign(interval=[f"[{lo:.1%}, {hi:.1%}]" if pd.notna(lo) else "—"
+    shown = table.assign(interval=[f"[{pct(lo)}, {pct(hi)}]" if pd.notna(lo) else "—"
                                    for lo, hi in zip(table["ci_low"], table["ci_high"])])
     st.dataframe(shown[["column", "group", "rows", "accuracy", "interval", "worth_random",
                         "machine_accuracy", "human_share", "effort", "worse"]],
@@ -275,18 +275,18 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
         if key not in st.session_state:
             st.session_state[key] = round(100 * share, 1)
         c1, c2 = st.columns([1, 2])
-        pct = c1.number_input(f"Least human share for {w['column']} = {w['group']} (%)",
+        least = c1.number_input(f"Least human share for {w['column']} = {w['group']} (%)",
                               min_value=0.0, max_value=100.0, step=5.0, key=key,
-                              help=f"It starts at {share:.1%}: the share at which its final "
+                              help=f"It starts at {pct(share)}: the share at which its final "
                                    "labels would be expected as accurate as the rest's, if the "
                                    "machine stays as right on its other rows.")
         c2.caption("One click plans a new round with the active design stratified by "
                    f"'{w['column']}': the same budget split over its groups by size, and at least "
                    f"this share of {w['group']}'s rows labelled (taken from the other groups).")
-        if c2.button(f"Plan a new round: at least {pct:.0f}% of {w['column']} = {w['group']} "
+        if c2.button(f"Plan a new round: at least {least:.0f}% of {w['column']} = {w['group']} "
                      "labelled", key=f"_w_fix_{rnd['id']}_{i}", **writes()):
             try:
-                new = fix_settings(rnd["settings"], w, pct / 100, n_rows=n_labelled)
+                new = fix_settings(rnd["settings"], w, least / 100, n_rows=n_labelled)
                 rid = R.plan_round(ws, data, kind="budget", settings=new)
             except DataError as exc:
                 show_error(exc, context="Minimum human share")
@@ -294,6 +294,6 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                 ss = st.session_state
                 ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
                 ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
-                                   f"stratified by '{w['column']}', at least {pct:.0f}% of "
+                                   f"stratified by '{w['column']}', at least {least:.0f}% of "
                                    f"{w['group']} labelled. Send its queue to annotators.")
                 st.rerun()
