@@ -145,6 +145,11 @@ if ss["fair_compare"] not in compare_options:
     ss["fair_compare"] = "machine"
 group_options = subgroup_choices(data)  # never a mapped or label-like column
 ss["fair_groups"] = [g for g in ss["fair_groups"] if g in group_options]
+if ss.get("_fair_groups_of") != ss.get("data_key"):
+    # another dataset became active: none of its columns chosen yet, its first subgroup is
+    # (the demo's 'system' left an uploaded table with no subgroup at all, issue 33)
+    ss["fair_groups"] = ss["fair_groups"] or group_options[:1]
+    ss["_fair_groups_of"] = ss.get("data_key")
 c1, c2 = st.columns([3, 2])
 with c1:
     synced(st.radio, "Compare", "fair_compare", options=compare_options, format_func=COMPARISONS.get,
