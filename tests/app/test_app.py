@@ -101,3 +101,18 @@ def test_every_figure_reads_on_its_own(run_page, page, tmp_path, monkeypatch):
     assert figures, page
     problems = {i: figure_problems(f) for i, f in enumerate(figures)}
     assert not any(problems.values()), problems
+
+
+def test_the_launcher_starts_without_a_scriptruncontext_warning():
+    """issue 33: ``python app.py`` printed "missing ScriptRunContext! This warning can be
+    ignored" at start-up (the launcher asked for the context without suppressing the warning);
+    a user reads it as an error. An invalid port stops the server right after the launcher ran."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, str(root / "app.py"), "--server.port", "notaport"],
+                         capture_output=True, text=True, timeout=60, cwd=root)
+    assert "is not a valid integer" in run.stderr + run.stdout  # the launcher reached Streamlit
+    assert "ScriptRunContext" not in run.stderr + run.stdout
