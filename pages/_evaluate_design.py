@@ -30,8 +30,6 @@ from pages._common import get_workspace, show_error, writes
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
                  "random": "Random"}
-NOT_BUILT = ("Not built yet: a fix that re-optimises every group at once (the fix below "
-             "raises one group's share).")
 
 
 def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None:
@@ -201,7 +199,6 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
         if note:
             st.warning(note)
         st.plotly_chart(frontier_figure(frontier), width="stretch", key="_ev_frontier_plan")
-    st.caption(NOT_BUILT)
     return settings
 
 
@@ -296,4 +293,32 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                 ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
                                    f"stratified by '{w['column']}', at least {least:.0f}% of "
                                    f"{w['group']} labelled. Send its queue to annotators.")
+                st.rerun()
+    _fix_together(ws, data, rnd, summary["worse_groups"], n_labelled)
+
+
+def _fix_together(ws, data: EvalData, rnd: dict[str, Any], worse: list[dict[str, Any]],
+                  n_labelled: int) -> None:
+    """One round raising every worse group of a column at once, each to the least share set
+    above (shown when a column has two worse groups or more)."""
+    for column in dict.fromkeys(str(w["column"]) for w in worse):
+        same = [(i, w) for i, w in enumerate(worse) if str(w["column"]) == column]
+        if len(same) < 2:
+            continue
+        shares = [float(st.session_state[f"_w_fix_share_{rnd['id']}_{i}"]) / 100 for i, _ in same]
+        said = ", ".join(f"{w['group']} {pct(s, 0)}" for (_, w), s in zip(same, shares))
+        if st.button(f"Plan a new round raising every worse group of {column} at once ({said})",
+                     key=f"_w_fix_all_{rnd['id']}_{column}", **writes()):
+            try:
+                new = fix_settings(rnd["settings"], [w for _, w in same], shares,
+                                   n_rows=n_labelled)
+                rid = R.plan_round(ws, data, kind="budget", settings=new)
+            except DataError as exc:
+                show_error(exc, context="Minimum human share")
+            else:
+                ss = st.session_state
+                ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
+                ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
+                                   f"stratified by '{column}', {said} labelled at least. Send "
+                                   "its queue to annotators.")
                 st.rerun()

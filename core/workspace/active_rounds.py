@@ -280,18 +280,28 @@ def suggested_share(worse: dict[str, Any]) -> float:
     return round(float(min(1.0, max(h, now))), 4)
 
 
-def fix_settings(settings: dict[str, Any], worse: dict[str, Any], share: float,
-                 *, n_rows: int | None = None) -> dict[str, Any]:
+def fix_settings(settings: dict[str, Any], worse: dict[str, Any] | list[dict[str, Any]],
+                 share: float | list[float], *, n_rows: int | None = None) -> dict[str, Any]:
     """The settings of a new active round stratified by the worse group's column, with a least
     human share ``share`` for that group (the other groups split the rest of the budget by
-    size).
+    size). Several worse groups of one column (``worse`` and ``share`` as lists) are raised
+    at once, each to its own least share.
 
     ``settings`` are the settings of the round that showed the problem: its budget is kept
     when it had one (an active or random round); a routing round's budget becomes labels:
     ``n_rows`` (the rows it labelled).
     """
-    if not 0 <= share <= 1:
-        raise DataError(f"the minimum human share must be in [0, 1], got {share}")
+    groups = worse if isinstance(worse, list) else [worse]
+    shares = share if isinstance(share, list) else [share]
+    if not groups or len(groups) != len(shares):
+        raise DataError("give one least share for each worse group")
+    columns = {str(w["column"]) for w in groups}
+    if len(columns) != 1:
+        raise DataError("a round is stratified by one column: the worse groups are in "
+                        + ", ".join(sorted(columns)))
+    for s in shares:
+        if not 0 <= s <= 1:
+            raise DataError(f"the minimum human share must be in [0, 1], got {s}")
     if is_weighted(settings):
         budget = budget_of(settings)
     else:
@@ -300,4 +310,5 @@ def fix_settings(settings: dict[str, Any], worse: dict[str, Any], share: float,
         budget = {"labels": float(n_rows)}
     return {"design": "active", **budget, "seed": int(settings.get("seed", 0)),
             "lam": float(settings.get("lam", 0.0)) if is_weighted(settings) else 0.0,
-            "stratify": str(worse["column"]), "min_share": {str(worse["group"]): float(share)}}
+            "stratify": columns.pop(),
+            "min_share": {str(w["group"]): float(s) for w, s in zip(groups, shares)}}

@@ -52,7 +52,9 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     assert len(conflict) == 1 and "points below routing" in conflict[0]
     assert any(c.value.startswith("Routing the same budget to the least confident rows")
                for c in at.caption)
-    assert any(c.value.startswith("Not built yet") for c in at.caption)
+    # issue 33: no "Not built yet" on every plan (the one-click fix, after the labels, raises
+    # every worse group of a column at once now)
+    assert not any("Not built yet" in c.value for c in at.caption)
     click(at, "Plan the round")
     assert any("Round #1 planned and saved" in s.value for s in at.success)
     # the round is active: its probabilities are stored, the design shown with it
@@ -205,3 +207,42 @@ def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspac
     # choosing no earlier round plans on the confidences as reported
     at.selectbox(key="_ev_calibrate_on").select_index(0).run()
     assert not any(c.value.startswith("Planned on the") for c in at.caption)
+
+
+def test_two_worse_groups_of_one_column_are_fixed_in_one_round(run_page, fresh_workspace):
+    """issue 33: besides a fix per group, one click raises every worse group of the column at
+    once, each to its least share."""
+    import numpy as np
+
+    from core.data import prepare
+    from pages._common import fingerprint
+
+    frame = judge_table()
+    fr = (frame["language"] == "fr").to_numpy()
+    wrong = fr & (np.random.default_rng(1).random(len(frame)) < 0.7)  # fr judged badly too
+    frame.loc[wrong, "human_label"] = np.where(frame.loc[wrong, "machine_label"] == "yes",
+                                               "no", "yes")
+    data = prepare(frame, name="judge")
+    at = run_page(PAGE, state={"data": data, "data_key": fingerprint(data.raw, data.roles),
+                               "data_source": "test"})
+    at.radio(key="_w_ev_design").set_value("active").run()
+    at.number_input(key="_w_ev_labels").set_value(900).run()
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    # the warnings in the order of the fix widgets: _0 for the first, _1 for the second
+    warned = [w.value.split(":")[0].split(" = ")[1] for w in at.warning
+              if w.value.startswith("language = ")]
+    assert sorted(warned) == ["fr", "ja"]
+    at.number_input(key="_w_fix_share_1_0").set_value(40.0).run()
+    at.number_input(key="_w_fix_share_1_1").set_value(30.0).run()
+    together = [b.label for b in at.button if b.label.startswith("Plan a new round raising")]
+    assert together == [f"Plan a new round raising every worse group of language at once "
+                        f"({warned[0]} 40%, {warned[1]} 30%)"]
+    click(at, together[0])
+    assert not at.error, [e.value for e in at.error]
+    from core.workspace import Workspace
+
+    rnd = Workspace(str(fresh_workspace)).round(2)
+    assert rnd["settings"]["stratify"] == "language"
+    assert rnd["settings"]["min_share"] == {warned[0]: 0.4, warned[1]: 0.3}
+    assert rnd["settings"]["labels"] == 900

@@ -266,3 +266,24 @@ def test_a_round_planned_on_an_earlier_rounds_labels(ws):
     with pytest.raises(DataError, match="not planned on an earlier round's labels yet"):
         R.plan_round(ws, data, kind="budget", settings={
             "design": "active", "labels": 50, "calibrate_on": pilot, "stratify": "language"})
+
+
+def test_fix_settings_raise_several_groups_of_one_column_at_once():
+    """issue 33: the page said 'Not built yet: a fix that re-optimises every group at once'.
+    Several worse groups of one column are raised in one round, each to its own least share;
+    groups of two columns cannot share one stratification and are refused."""
+    active = {"design": "active", "labels": 400, "seed": 3, "lam": 0.0}
+    ja = {"column": "language", "group": "ja"}
+    ko = {"column": "language", "group": "ko"}
+    fix = fix_settings(active, [ja, ko], [0.5, 0.25])
+    assert fix == {"design": "active", "labels": 400.0, "seed": 3, "lam": 0.0,
+                   "stratify": "language", "min_share": {"ja": 0.5, "ko": 0.25}}
+    # a routing round: its labelled rows become the labels budget
+    routing = {"design": "routing", "share": 0.2, "lam": 4.6, "audit": 50}
+    assert fix_settings(routing, [ja, ko], [0.5, 0.25], n_rows=120)["labels"] == 120.0
+    with pytest.raises(DataError, match="stratified by one column"):
+        fix_settings(active, [ja, {"column": "topic", "group": "law"}], [0.5, 0.5])
+    with pytest.raises(DataError, match="one least share for each"):
+        fix_settings(active, [ja, ko], [0.5])
+    with pytest.raises(DataError, match=r"\[0, 1\]"):
+        fix_settings(active, [ja, ko], [0.5, 1.5])
