@@ -22,8 +22,8 @@ from core.format import count, pct, setting_number
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from core.summary import data_effort_unit, per_unit, tradeoff_summary
-from pages._evaluate_design import (design_choice, guarantee_preview_table, show_round_design,
-                                    weighted_settings)
+from pages._evaluate_design import (design_choice, guarantee_preview_table, guarantee_warning,
+                                    show_round_design, weighted_settings)
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
@@ -242,6 +242,7 @@ else:
                 "alpha": float(e["alpha"]), "overall_error": float(e["epsilon"]),
                 "delta": float(e["delta"]), "lam": float(e["cert_lam"]),
                 "audit": int(e["audit"]), "seed": int(e["seed"])}
+    guarantee_warning(data, settings, ss.get("_ev_previews"))
     if st.button("What would each guarantee keep on similar data?"):
         try:
             with st.spinner(f"Simulating {PREVIEW_ROUNDS} calibration samples for each "

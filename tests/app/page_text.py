@@ -28,6 +28,17 @@ _SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")
 _CODE = re.compile(r"`[^`]*`|\b(?:19|20)\d\d\b|\bv?\d+\.\d+\.\d+\b|#\d+|\w+\.[A-Za-z][A-Za-z0-9]{1,3}\b")
 
 
+def table_cells(at: AppTest) -> list[str]:
+    """The text of every visible cell of the page's tables, as the browser draws it
+    (:func:`tests.app.conftest.shown_cells`: a missing value is the table's placeholder)."""
+    from tests.app.conftest import shown_cells
+
+    out: list[str] = []
+    for el in at.dataframe:
+        out += [str(v) for v in shown_cells(el).to_numpy().ravel()]
+    return out
+
+
 def page_text(at: AppTest) -> list[str]:
     """Every text of the page a reader sees, one string per element."""
     out: list[str] = []
