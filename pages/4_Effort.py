@@ -403,12 +403,15 @@ mode = (f"{first.params['n_splits']}-fold shuffled cross-validation" if first.mo
         else f"train/test split on `{first.params['split_column']}` "
              f"({count(first.folds['n_train'].iloc[0])} / {count(first.folds['n_test'].iloc[0])})")
 st.caption(f"{mode}; normalised time (min-max over all {count(len(table))} dialogues); mean over folds. "
-           "Paper Table 4 on the HMCEval release: D MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; "
-           "D+W 0.004, 0.059, 0.033, 0.763.")
+           "Lower errors (MSE, RMSE, MAE: squared, root-squared and absolute error of the "
+           "predicted time) and a higher R² (share of the time's variation explained) are better.",
+           help="For comparison, the HMCEval paper (its Table 4, on its own release): dialogue "
+                "features (D) MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; with worker features "
+                "(D+W) 0.004, 0.059, 0.033, 0.763.")
 metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"],
                                "MAE": r.metrics["mae"], "R²": r.metrics["r2"]}
                         for name, r in results.items()})
-st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.4f")
+st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.3f")
                                       for name in metrics.columns}, placeholder="—")
 # the settings each model was fitted with, read from the results (not from the widgets)
 settings = effort_settings(results)
