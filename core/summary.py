@@ -15,7 +15,8 @@ from core.data import effort_unit as unit_of_name
 from core.format import lam as lam_text, pct
 
 __all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit",
-           "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range"]
+           "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range",
+           "certificate_totals"]
 
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
@@ -222,3 +223,38 @@ def beyond_lambda_range(n_beyond: int, mode: str) -> str:
     return (f"only the {n_beyond:,} sample{'' if one else 's'} whose effort is not above the "
             f"machine's (e.g. 0) go{'es' if one else ''} to humans")
 
+
+
+def certificate_totals(cert: dict[str, Any]) -> str | None:
+    """Who labels what in a certified guarantee round, in the counts the result shows: the
+    guarantee's sentence names the rows the machine keeps and the routed rows, not the audit
+    drawn from the kept rows (humans label those too), so its "go to humans" was less than the
+    result's "labelled by humans" (issue 33).
+
+    Parameters
+    ----------
+    cert : dict
+        The round's stored ``certify`` result (:func:`core.workspace.rounds.certify_round`):
+        ``n_calibration``, ``n_human`` (routed), ``n_machine`` (kept), ``audit``.
+
+    Returns
+    -------
+    str or None
+        None without an audit (the sentence's counts are the result's) or without the counts.
+
+    >>> certificate_totals({"n_calibration": 1000, "n_human": 956, "n_machine": 1601,
+    ...                     "audit": 200})[:48]
+    'Humans label 2,156 rows in all: the 1,000 calibr'
+    """
+    try:
+        n_cal, routed = int(cert["n_calibration"]), int(cert["n_human"])
+        kept, audit = int(cert["n_machine"]), int(cert.get("audit") or 0)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if audit <= 0:
+        return None
+    audit = min(audit, kept)
+    return (f"Humans label {n_cal + routed + audit:,} rows in all: the {n_cal:,} calibration "
+            f"rows, the {routed:,} routed and an audit of {audit:,} of the {kept:,} rows the "
+            f"machine keeps (to measure the result); the machine's labels stand for the other "
+            f"{kept - audit:,}.")

@@ -110,16 +110,33 @@ with tab_cmp:
                     "top_accuracy": f"top-{pct(ss['mce_top'], 0)} accuracy ↑", "aurc": "AURC ↓", "ece": "ECE ↓",
                     "mean": "mean confidence"})
                 table.insert(1, "active", table["confidence column"] == active)
+                top = f"top-{pct(ss['mce_top'], 0)} accuracy ↑"
+                plain = {  # a plain header, the technical name in its tooltip (issue 33)
+                    "AUC ↑": ("tells right from wrong ↑", "AUC (area under the ROC curve): the "
+                              "probability that a right machine label gets a higher confidence "
+                              "than a wrong one; 0.5 is chance, 1 perfect."),
+                    top: (f"accuracy of the most confident {pct(ss['mce_top'], 0)} ↑",
+                          f"{top[:-2]}: accuracy of the machine on the samples it is most "
+                          "confident about."),
+                    "AURC ↓": ("error when keeping the most confident ↓", "AURC (area under "
+                               "the risk-coverage curve): the error rate when only the most "
+                               "confident samples are kept, averaged over every share kept."),
+                    "ECE ↓": ("confidence off by ↓", "ECE (expected calibration error): how far "
+                              "the confidence is from the accuracy, averaged over the bins."),
+                }
                 st.dataframe(table, hide_index=True, width="stretch",
-                             column_config={k: st.column_config.NumberColumn(format="%.4f")
-                                            for k in table.columns[2:]}, placeholder="—")
-                st.caption(f"Machine accuracy on all samples: {pct(cmp.accuracy)}. AUC: probability that a "
-                           "correct machine label gets a higher confidence than a wrong one (undefined when the machine "
-                           "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "
+                             column_config={k: st.column_config.NumberColumn(
+                                 plain.get(k, (k,))[0], help=plain.get(k, (k, None))[1],
+                                 format="%.3f") for k in table.columns[2:]}, placeholder="—")
+                st.caption(f"Machine accuracy on all samples: {pct(cmp.accuracy)}. Tells right from wrong (AUC): "
+                           "the probability that a correct machine label gets a higher confidence than a wrong one "
+                           "(undefined when the machine is always right or always wrong). Most confident (top-k): "
+                           "ties kept in row order. Error when keeping the most confident (AURC): mean error "
                            "rate when only the most confident samples are kept, averaged over every share kept. "
-                           "ECE (calibration error): |accuracy − confidence| averaged over the bins; it is only "
-                           "meaningful for probability-like confidences (MCP, TCP), not for a min-max "
-                           "normalised trust score.")
+                           "Confidence off by (ECE, calibration error): |accuracy − confidence| averaged over the "
+                           "bins; it is only meaningful for probability-like confidences (the classifier's own "
+                           "probability, MCP, or the learned confidence, TCP), not for a min-max normalised "
+                           "trust score.")
                 best = cmp.table.dropna(subset=["auc"])
                 if len(best) > 1:
                     b_auc = best.loc[best["auc"].idxmax(), "confidence"]

@@ -582,7 +582,7 @@ def sidebar() -> None:
 
 def _setting_text(name: str, value: Any) -> str:
     if name == "lam":
-        return f"λ = {float(value)!r}"
+        return f"λ = {setting_number(value)}"
     if name == "share":
         return f"N / M = {setting_number(100 * float(value))}%"
     if name == "mode":
@@ -599,6 +599,8 @@ def _setting_text(name: str, value: Any) -> str:
 def round_settings_note(round_id: int, used: dict, params: Params) -> None:
     """Say, beside a round's results, which settings the round was planned with when they
     differ from the current ones (the plan shown above follows the current settings)."""
+    if "alpha" in used or "overall_error" in used or used.get("design") in ("active", "random"):
+        return  # its λ is the ranking's or the design's own, not the Trade-off page's
     diff = settings_differences(used, settings_of(params.scenario))
     if not diff:
         return

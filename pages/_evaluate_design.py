@@ -28,6 +28,13 @@ from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_se
                                           group_table, suggested_share)
 from pages._common import get_workspace, show_error, writes
 
+#: "worth N random labels" and PPI++ in plain words (issue 33)
+WORTH_HELP = ("Worth N random labels: labelling N rows picked at random would give an interval "
+              "as narrow as this one (the usual estimate from random labels, PPI++).")
+PPI_WORDS = ("PPI++ (prediction-powered inference): the usual estimate from labels picked at "
+             "random, corrected with the machine's labels; the yardstick every design here is "
+             "compared with.")
+
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
                  "random": "Random"}
@@ -224,7 +231,8 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
         + (f" ({count(s['n_routed'])} for sure, the others drawn at random with known "
            "probabilities)" if s["n_routed"] else " (drawn at random with known probabilities)")
         + f": expected accuracy of the final labels {pct(s['expected_accuracy'])}, a class share "
-        f"to ± {pct(s['expected_half_width'])} ({worth_text(s['random_equivalent'])}).**")
+        f"to ± {pct(s['expected_half_width'])} ({worth_text(s['random_equivalent'])}).**",
+        help=WORTH_HELP)
     lines = []
     for kind, name in (("routing", "Routing the same budget to the least confident rows"),
                        ("random", "Labelling at random")):
@@ -245,6 +253,7 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
         note = target_note(frontier, calibrated_on=None if earlier is None else earlier.source)
         if note:
             st.warning(note)
+            st.caption(PPI_WORDS)
         st.plotly_chart(frontier_figure(frontier), width="stretch", key="_ev_frontier_plan")
     return settings
 
@@ -326,7 +335,9 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                                    "machine stays as right on its other rows.")
         c2.caption("One click plans a new round with the active design stratified by "
                    f"'{w['column']}': the same budget split over its groups by size, and at least "
-                   f"this share of {w['group']}'s rows labelled (taken from the other groups).")
+                   f"this share of {w['group']}'s rows labelled (taken from the other groups). It "
+                   "starts without this round's labels: a stratified round is not planned on "
+                   "earlier labels, so none are carried into it.")
         if c2.button(f"Plan a new round: at least {least:.0f}% of {w['column']} = {w['group']} "
                      "labelled", key=f"_w_fix_{rnd['id']}_{i}", **writes()):
             try:

@@ -188,8 +188,11 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                     if level["overall_error"] is not None
                     else f"α = {setting_number(level['alpha'])} (error on the rows the machine keeps)")
             st.caption(f"{count(cal['labelled'])} of {count(cal['rows'])} calibration rows labelled; "
-                       f"{said}, δ = {setting_number(s['delta'])}, λ = {setting_number(s['lam'])} (fixed when the round "
-                       "was planned).")
+                       f"{said}, δ = {setting_number(s['delta'])} (allowed failure "
+                       f"probability), λ = {setting_number(s['lam'])} ("
+                       + ("rows ranked by confidence alone" if not s["lam"] else
+                          "confidence weighed against effort")
+                       + "; fixed when the round was planned).")
             look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
             try:
                 look = _certify_look(look_key, rid, 0)

@@ -17,12 +17,12 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, worth_text
 from core.format import count, pct
-from core.summary import round_sentence
+from core.summary import certificate_totals, round_sentence
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
 from pages._common import next_step, show_error
 from pages._evaluate_annotators import annotators_section
-from pages._evaluate_design import group_section
+from pages._evaluate_design import WORTH_HELP, group_section
 
 
 def _report_pdf_button(col, state_key: str, rid: int, report) -> None:
@@ -96,6 +96,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
     cert = ws.latest_result(rid, "certify")
     if cert:
         st.success(cert["guarantee"])
+        if totals := certificate_totals(cert):
+            st.caption(totals)
         for note in cert.get("notes") or []:
             st.caption(note)
 
@@ -132,7 +134,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
         col.metric(f"Share of '{c}'", f"{pct(s['estimate'])}", help=f"95% interval {interval}; "
                    f"machine labels alone: {pct(s['machine_only'])}")
         col.caption(f"95% interval {interval}" + (f" · {worth_text(s['random_equivalent'])}"
-                                                 if s.get("random_equivalent") else ""))
+                                                 if s.get("random_equivalent") else ""),
+                    help=WORTH_HELP if s.get("random_equivalent") else None)
     acc = est["accuracy"]
     if acc["estimate"] is not None:
         cols[-1].metric("Accuracy of the final labels", f"{pct(acc['estimate'])}")
@@ -155,7 +158,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    f"this round's ± {pct(rs['half_width'])}): routing buys correct final labels, not "
                    "a tighter estimate of a share. Raise the audit for a tighter share.")
     with st.expander("Technical figures (intervals, audit, comparison with random labelling)"):
-        parts = [f"{est.get(f'n_{w}', 0):,} {w}" for w in ("calibration", "routed", "audit")
+        parts = [f"{count(est.get(f'n_{w}', 0))} {w}" for w in ("calibration", "routed", "audit")
                  if w != "calibration" or est.get("n_calibration")]
         st.caption(f"{count(est['n_labelled'])} rows labelled by humans: {', '.join(parts)}; "
                    f"the machine's labels stand for the other {count(est.get('n_machine', 0))}; "
@@ -205,7 +208,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                     table, baseline="PPI++ with as many random labels" if weighted
                     else "plain normal interval"), width="stretch")
                 st.dataframe(table, hide_index=True, width="stretch",
-                             column_config={c: st.column_config.NumberColumn(format="%.4f")
+                             column_config={c: st.column_config.NumberColumn(format="%.3f")
                                             for c in table.columns if c != "quantity"}, placeholder="—")
                 st.caption(("Each round draws new rows to label with the round's inclusion "
                             "probabilities" if weighted else "Each round draws a new audit")

@@ -135,6 +135,19 @@ def test_guarantee_round_certifies(run_page, fresh_workspace):
     click(at, "Fill labels from gold")
     assert [m.label for m in at.metric][-1] == "Accuracy of the final labels"
     assert not at.error
+    # issue 33: the counts of the round agree wherever they appear: the guarantee's totals
+    # (calibration + routed + audit) are the result's "labelled by humans"
+    import re
+
+    captions = " ".join(c.value for c in at.caption)
+    total = re.search(r"Humans label ([\d,]+) rows in all: the ([\d,]+) calibration rows, the "
+                      r"([\d,]+) routed and an audit of ([\d,]+) of", captions)
+    labelled = re.search(r"([\d,]+) rows labelled by humans: ([\d,]+) calibration, ([\d,]+) "
+                         r"routed, ([\d,]+) audit", captions)
+    assert total and labelled, captions
+    assert total.groups() == labelled.groups()
+    n = [int(g.replace(",", "")) for g in total.groups()]
+    assert n[0] == n[1] + n[2] + n[3] and n[3] == 100
 
 
 def test_overall_error_guarantee_round_plans_previews_and_certifies(run_page, fresh_workspace):

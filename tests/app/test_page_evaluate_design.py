@@ -42,8 +42,14 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     # the budget starts at the routing round's labels: N (1,778 of the demo's 3,557) + audit 200
     assert at.number_input(key="_w_ev_labels").value == 1978
     at.number_input(key="_w_ev_labels").set_value(400).run()
-    plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label about 400")]
-    assert plan and "random labels" in plan[0], [m.value for m in at.markdown]
+    plan = [m for m in at.markdown if m.value.startswith("**Humans will label about 400")]
+    assert plan and "random labels" in plan[0].value, [m.value for m in at.markdown]
+    # issue 33: the jargon in plain words, "worth N random labels" in a tooltip, PPI++ beside
+    # the warning that names it
+    assert plan[0].proto.help.startswith("Worth N random labels: labelling N rows picked at "
+                                         "random would give an interval as narrow")
+    assert any(c.value.startswith("PPI++ (prediction-powered inference): the usual estimate")
+               for c in at.caption)
     assert "Designs for this budget (expected)" in _frontier_titles(at)
     # at 400 of 3,557 labels the demo's two promises conflict: the page says so, and what the
     # recommended design gives up; at the routing round's 1,978 labels it does not
@@ -97,6 +103,8 @@ def test_worse_group_is_named_and_one_click_plans_the_fix(run_page, fresh_worksp
     table = next(d.value for d in at.dataframe if "worth_random" in d.value.columns)
     assert list(table["group"]) == ["de", "en", "fr", "ja"]
     assert list(table["worse"]) == [False, False, False, True]
+    # the fix says it starts without this round's labels (issue 33: "carried" beside "0 of")
+    assert any(c.value.endswith("so none are carried into it.") for c in at.caption)
     # the fix: at least 50 % of ja labelled, same budget, stratified by language
     at.number_input(key="_w_fix_share_1_0").set_value(50.0).run()
     click(at, "Plan a new round: at least 50% of language = ja labelled")

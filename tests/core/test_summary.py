@@ -168,3 +168,22 @@ def test_sae_subtitle_writes_small_lambdas_plainly():
 
     assert sae_subtitle(pd.DataFrame({"lambda": [0.0, 4.645e-05]})) == (
         "stars: current · lines: λ from 0 to 0.00004645")
+
+
+def test_certificate_totals_count_the_audit_as_the_result_does():
+    """issue 33: the guarantee sentence said 956 go to humans where the result said 2,156
+    labelled (1,000 calibration + 956 routed + 200 audit). Counted by hand from the demo's
+    certified round."""
+    from core.summary import certificate_totals
+
+    cert = {"n_calibration": 1000, "n_human": 956, "n_machine": 1601, "audit": 200}
+    assert certificate_totals(cert) == (
+        "Humans label 2,156 rows in all: the 1,000 calibration rows, the 956 routed and an "
+        "audit of 200 of the 1,601 rows the machine keeps (to measure the result); the "
+        "machine's labels stand for the other 1,401.")
+    # no audit: the sentence's counts are the result's already
+    assert certificate_totals({**cert, "audit": 0}) is None
+    # an audit larger than the kept rows takes them all
+    assert certificate_totals({**cert, "n_machine": 150}).startswith(
+        "Humans label 2,106 rows in all")
+    assert certificate_totals({"guarantee": "…"}) is None
