@@ -25,7 +25,7 @@ from core.summary import data_effort_unit
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
-                                          group_table, suggested_share)
+                                          fix_shortfall, group_table, suggested_share)
 from pages._common import get_workspace, show_error, writes
 
 #: "worth N random labels" and PPI++ in plain words (issue 33)
@@ -317,7 +317,13 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                                 "human_share": st.column_config.NumberColumn(
                                     "human share", format="percent"),
                                 "effort": st.column_config.NumberColumn(
-                                    "effort per row", format="%.3g")})
+                                    f"effort per row ({data_effort_unit(data)})",
+                                    format="%.1f" if hours_per_unit(data_effort_unit(data))
+                                    else "%.3f"),
+                                "worse": st.column_config.CheckboxColumn(
+                                    "significantly worse", width="medium",
+                                    help="Its final labels are significantly worse than the "
+                                         "rest's (one-sided test, Bonferroni over the groups).")})
     if not summary["worse_groups"]:
         st.caption("No group's final labels are significantly worse than the rest's.")
         return
@@ -338,6 +344,12 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                    f"this share of {w['group']}'s rows labelled (taken from the other groups). It "
                    "starts without this round's labels: a stratified round is not planned on "
                    "earlier labels, so none are carried into it.")
+        rows = {str(w["group"]): int(table.loc[(table["column"] == w["column"])
+                                               & (table["group"] == str(w["group"])),
+                                               "rows"].iloc[0])}
+        if short := fix_shortfall(rnd["settings"], rows, {str(w["group"]): least / 100},
+                                  n_rows=n_labelled):
+            c2.warning(short)
         if c2.button(f"Plan a new round: at least {least:.0f}% of {w['column']} = {w['group']} "
                      "labelled", key=f"_w_fix_{rnd['id']}_{i}", **writes()):
             try:

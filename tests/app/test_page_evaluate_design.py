@@ -105,8 +105,21 @@ def test_worse_group_is_named_and_one_click_plans_the_fix(run_page, fresh_worksp
     assert list(table["worse"]) == [False, False, False, True]
     # the fix says it starts without this round's labels (issue 33: "carried" beside "0 of")
     assert any(c.value.endswith("so none are carried into it.") for c in at.caption)
+    # the suggested share asks more of ja's 500 rows than the 400 labels: said before the
+    # click (issue 33: the click failed with "need a budget of 615.8")
+    suggested = at.number_input(key="_w_fix_share_1_0").value
+    short = [w.value for w in at.warning if "it would be refused" in w.value]
+    assert suggested > 80 and len(short) == 1, (suggested, short)  # 0.8 x 500 = 400
+    # the table's effort has its unit, the flag column its words
+    import json
+
+    table_el = next(d for d in at.dataframe if "worth_random" in d.value.columns)
+    config = json.loads(table_el.proto.columns)
+    assert config["effort"]["label"] == "effort per row (seconds)"
+    assert config["worse"]["label"] == "significantly worse"
     # the fix: at least 50 % of ja labelled, same budget, stratified by language
     at.number_input(key="_w_fix_share_1_0").set_value(50.0).run()
+    assert not [w for w in at.warning if "it would be refused" in w.value]
     click(at, "Plan a new round: at least 50% of language = ja labelled")
     assert any(s.value.startswith("Round #2 planned and saved: the active design stratified "
                                   "by 'language'") for s in at.success)

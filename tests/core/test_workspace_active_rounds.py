@@ -287,3 +287,25 @@ def test_fix_settings_raise_several_groups_of_one_column_at_once():
         fix_settings(active, [ja, ko], [0.5])
     with pytest.raises(DataError, match=r"\[0, 1\]"):
         fix_settings(active, [ja, ko], [0.5, 1.5])
+
+
+def test_fix_shortfall_says_before_the_click_that_the_budget_is_too_small():
+    """issue 33: the page suggested 82 % of ja's 500 rows with a 400-label round; the click
+    then failed ('need a budget of 615.8'). Counted by hand: 0.82 x 500 = 410 > 400."""
+    from core.workspace.active_rounds import fix_shortfall
+
+    active = {"design": "active", "labels": 400, "seed": 0}
+    said = fix_shortfall(active, {"ja": 500}, {"ja": 0.82})
+    assert said == ("At least 82% of ja (410 of its 500 rows) needs more labels than the new "
+                    "round's budget of 400: it would be refused. Lower the share, or plan a "
+                    "round with a larger budget above.")
+    assert fix_shortfall(active, {"ja": 500}, {"ja": 0.8}) is None  # 400 labels: enough
+    # two groups add up: 0.5 x 500 + 0.4 x 400 = 410 > 400
+    assert fix_shortfall(active, {"ja": 500, "fr": 400}, {"ja": 0.5, "fr": 0.4}) is not None
+    # a routing round's budget is the rows it labelled
+    routing = {"design": "routing", "share": 0.2, "lam": 4.6, "audit": 50}
+    assert fix_shortfall(routing, {"ja": 500}, {"ja": 0.82}, n_rows=450) is None
+    assert fix_shortfall(routing, {"ja": 500}, {"ja": 0.82}, n_rows=300).endswith("above.")
+    # a budget in effort is not compared with labels
+    assert fix_shortfall({"design": "active", "effort_budget": 10.0}, {"ja": 500},
+                         {"ja": 0.82}) is None
