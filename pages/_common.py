@@ -472,7 +472,12 @@ def range_help(help: str | None, lo: float | None, hi: float | None) -> str | No
     value, so the range must be readable before typing."""
     if lo is None and hi is None:
         return help
-    if hi is None:
+    # a bound of 10^15 or more stands for none (written out it read "-1e+15", issue 33)
+    lo = None if lo is not None and lo <= -1e15 else lo
+    hi = None if hi is not None and hi >= 1e15 else hi
+    if lo is None and hi is None:
+        allowed = "Allowed: any number."
+    elif hi is None:
         allowed = f"Allowed: {_bound(lo)} or more."
     elif lo is None:
         allowed = f"Allowed: up to {_bound(hi)}."

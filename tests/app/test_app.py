@@ -70,7 +70,9 @@ def test_number_boxes_state_their_allowed_range(run_page):
     assert range_help(None, 0, 5673) == "Allowed: 0 to 5,673."
     assert range_help("Seed.", 0, 2**31 - 1) == "Seed. Allowed: 0 to 2,147,483,647."
     assert range_help("λ.", 0.0, None) == "λ. Allowed: 0 or more."
-    assert range_help(None, -1e15, 1e15) == "Allowed: -1e+15 to 1e+15."
+    assert range_help(None, -1e15, 1e15) == "Allowed: any number."  # not -1e+15 (issue 33)
+    assert range_help(None, 0.0, 1e15) == "Allowed: 0 or more."
+    assert range_help(None, 1234.5678, 5e14) == "Allowed: 1,235 to 500,000,000,000,000."
     assert range_help(None, 0.001, 0.5) == "Allowed: 0.001 to 0.5."
     assert range_help("x", None, None) == "x"
     for page in ("2_Trade-off.py", "2a_Evaluate.py", "4_Effort.py", "5_Fairness.py"):
