@@ -8,6 +8,7 @@ report and the plain-language sentences.
 | an effort (hours when it is a time) | :func:`format_effort` | ``20.1 h``, ``45 min`` |
 | λ and other settings | :func:`lam` | ``4.6``, ``0.001471`` |
 | a probability, confidence or score | :func:`prob` | ``0.779``, ``-0.05`` |
+| a p-value | :func:`pvalue` | ``0.032``, ``< 0.001`` |
 | any other quantity | :func:`plain_number` | ``72,340``, ``12.5``, ``0.0465`` |
 
 Every function writes at most 4 significant digits (a count's digits aside, which are exact and
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["MISSING", "missing", "pct", "count", "format_effort", "hours_per_unit", "lam",
-           "prob", "plain_number", "setting_number"]
+           "prob", "pvalue", "plain_number", "setting_number"]
 
 #: What a missing or undefined value reads as.
 MISSING = "n/a"
@@ -172,3 +173,15 @@ def prob(x: float | None) -> str:
         return plain_number(v)
     text = f"{v:.3f}"
     return "0.000" if text == "-0.000" else text
+
+
+def pvalue(x: float | None) -> str:
+    """A p-value: three decimals, ``< 0.001`` below (never ``1.2e-05``); missing -> ``"n/a"``.
+
+    >>> pvalue(0.03217), pvalue(1.2e-05), pvalue(0.0005), pvalue(1.0), pvalue(None)
+    ('0.032', '< 0.001', '< 0.001', '1.000', 'n/a')
+    """
+    if missing(x):
+        return MISSING
+    v = float(x)
+    return "< 0.001" if v < 0.001 else f"{v:.3f}"

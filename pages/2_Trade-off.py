@@ -66,7 +66,7 @@ with c2:
         st.caption("λ changes nothing on this data at this N and mode (every ordering of the "
                    "samples is the same whatever λ).")
     synced(st.number_input, f"λ, exact value ({per_unit(unit)})", "lam", wkey="_w_lam_box",
-           min_value=0.0, format="%g",
+           min_value=0.0, format="%.4g",
            step=10.0 ** (math.floor(math.log10(rng.upper)) - 3) if rng.upper > 0 else 0.1,
            help="Any value >= 0; the slider and the command line (--lam) take the same λ.")
 with c3:

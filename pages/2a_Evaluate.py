@@ -220,7 +220,7 @@ else:
         # effort's unit (about 805 on the HMCEval release), so it is named, not imposed
         upper = data_lambda_range().upper
         ev_widget(st.number_input, f"λ of the ranking ({per_unit(data_effort_unit(data))})",
-                  "cert_lam", min_value=0.0, format="%g",
+                  "cert_lam", min_value=0.0, format="%.4g",
                   step=10.0 ** (math.floor(math.log10(upper)) - 2) if upper > 0 else 0.5,
                   help="0 ranks rows by confidence alone; larger values put cheap rows first "
                        "(the same λ as on the Trade-off page, in the same effort unit)."

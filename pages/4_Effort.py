@@ -13,7 +13,7 @@ from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS, HEE_PERMUTATION_REPEATS
 from core import defaults
 from core.errors import DataError
 from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
-from core.format import count, plain_number, prob
+from core.format import count, plain_number, prob, pvalue
 from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
                       ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
                       detect_column, effort_data_problems, effort_samples, estimate_effort,
@@ -438,7 +438,7 @@ with st.expander("Per-fold metrics"):
         "features": "feature set", "n_train": "training dialogues", "n_test": "test dialogues",
         "mse": "MSE", "rmse": "RMSE", "mae": "MAE", "r2": "R²"})
     st.dataframe(folds, hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in ("MSE", "RMSE", "MAE", "R²")}, placeholder="—")
 
 
@@ -459,16 +459,14 @@ shown = pd.DataFrame({
     "column": corr["feature"],
     "Pearson": [("undefined" if not np.isfinite(v) else f"{prob(v)}") + m
                 for v, m in zip(corr["pearson"], corr["pearson_mark"])],
-    "Pearson p": corr["pearson_p"],
+    "Pearson p": corr["pearson_p"].map(pvalue),
     "Spearman": [("undefined" if not np.isfinite(v) else f"{prob(v)}") + m
                  for v, m in zip(corr["spearman"], corr["spearman_mark"])],
-    "Spearman p": corr["spearman_p"],
+    "Spearman p": corr["spearman_p"].map(pvalue),
 })
 st.caption("** p < 0.001, * p < 0.05 (two-sided). Undefined: a constant feature or time has no "
            "correlation.")
-st.dataframe(shown, hide_index=True,
-             column_config={"Pearson p": st.column_config.NumberColumn(format="%.2e"),
-                            "Spearman p": st.column_config.NumberColumn(format="%.2e")}, placeholder="—")
+st.dataframe(shown, hide_index=True, placeholder="—")
 st.plotly_chart(corr_fig, key="eff_corr")
 
 st.subheader("Feature importance")

@@ -397,9 +397,9 @@ for col in groups:
     st.dataframe(summary, hide_index=True, width="stretch", column_config={
         "analysis": st.column_config.TextColumn("Analysis", help="RSMTool's fairness analyses (osa, osd, csd)."),
         "R2 (adjusted)": st.column_config.NumberColumn(
-            "Adjusted R²", format="%.4f",
+            "Adjusted R²", format="%.3f",
             help="share of the error variance the group explains (csd: beyond the reference score). RSMTool: R2"),
-        "p-value": st.column_config.NumberColumn("p-value", format="%.4f",
+        "p-value": st.column_config.NumberColumn("p-value", format="%.3f",
                                                  help="F-test of the group effect. RSMTool: sig"),
         "note": st.column_config.TextColumn("Note", width="large"),
     }, placeholder="—")

@@ -104,3 +104,16 @@ def test_the_checker_finds_what_the_issue_saw(text, problem):
 def test_the_checker_passes_plain_text():
     assert number_problems(["λ = 0.001471, 1,210 of 3,000 labelled (40.3%), ACL 2021, "
                             "None of the 1,500 samples, `col_2023`, ppi_py 0.2.3"]) == []
+
+
+def test_p_values_and_lambda_boxes_are_plain(run_page):
+    """Effort's p-values read 0.032 or < 0.001 (they read 1.04e-05); the λ box shows 4
+    significant digits (its %g showed 0.00255469 beside the slider's 0.002555)."""
+    at = run_page("4_Effort.py", timeout=300)
+    table = next(d.value for d in at.dataframe if "Pearson p" in d.value.columns)
+    for col in ("Pearson p", "Spearman p"):
+        assert all(re.fullmatch(r"< 0\.001|[01]\.\d{3}|n/a", v) for v in table[col]), table[col]
+    assert "< 0.001" in set(table["Pearson p"])  # the demo's time follows its length closely
+    trade = run_page("2_Trade-off.py")
+    box = next(b for b in trade.number_input if b.label.startswith("λ, exact value"))
+    assert box.proto.format == "%.4g"

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, strategies as st
 
-from core.format import count, format_effort, lam, pct, plain_number, prob, setting_number
+from core.format import count, format_effort, lam, pct, plain_number, prob, pvalue, setting_number
 
 MISSING = [None, float("nan"), np.nan, float("inf"), pd.NA, np.float64("nan")]
 
@@ -98,3 +98,10 @@ def test_no_kind_writes_scientific_notation_or_more_than_4_significant_digits(x)
             assert _significant(text) <= 4, (f.__name__, x, text)
     share = pct(min(max(abs(x) / 1e9, 0.0), 1.0))
     assert not re.search(r"\d[eE][+-]?\d", share) and _significant(share.split("%")[0].split()[-1]) <= 4
+
+
+def test_p_values():
+    assert pvalue(0.03217) == "0.032"
+    assert pvalue(1.2e-05) == "< 0.001" and pvalue(0.0009999) == "< 0.001"
+    assert pvalue(0.001) == "0.001" and pvalue(1.0) == "1.000"
+    assert pvalue(None) == "n/a" and pvalue(float("nan")) == "n/a"
