@@ -205,7 +205,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                                        inclusion=inclusion)
                 weighted = inclusion is not None
                 st.plotly_chart(coverage_figure(
-                    table, baseline="PPI++ with as many random labels" if weighted
+                    table, baseline="PPI++ (the usual estimate) with as many random labels" if weighted
                     else "plain normal interval"), width="stretch")
                 st.dataframe(table, hide_index=True, width="stretch",
                              column_config={c: st.column_config.NumberColumn(format="%.3f")

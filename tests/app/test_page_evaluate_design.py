@@ -198,7 +198,7 @@ def test_validity_panel_of_an_active_round_repeats_its_draws(run_page, fresh_wor
 
     names = [t.get("name") for c in at.get("plotly_chart")
              for t in json.loads(c.proto.spec)["data"]]
-    assert "PPI++ with as many random labels (for comparison)" in names
+    assert "PPI++ (the usual estimate) with as many random labels (for comparison)" in names
 
 
 def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspace):
