@@ -59,7 +59,7 @@ def launch(argv: list[str]) -> None:
 if __name__ == "__main__":
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    if get_script_run_ctx() is None:  # run by python, not by a Streamlit script runner
+    if get_script_run_ctx(suppress_warning=True) is None:  # run by python, not by Streamlit
         launch(sys.argv[1:])
         raise SystemExit(0)
 

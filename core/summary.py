@@ -10,13 +10,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 
 from core.data import effort_unit as unit_of_name
+from core.format import lam as lam_text, pct
 
-__all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit", "pct",
+__all__ = ["UNKNOWN_UNIT", "effort_unit", "data_effort_unit", "per_unit",
            "TradeoffSummary", "tradeoff_summary", "round_sentence", "beyond_lambda_range",
-           "hours_per_unit", "format_effort", "plain_number", "setting_number"]
+           "certificate_totals"]
 
 #: What an effort of unknown unit is called.
 UNKNOWN_UNIT = "effort units"
@@ -53,88 +53,9 @@ def data_effort_unit(data: Any) -> str:
     return effort_unit(data.roles.get(data.effort_source))
 
 
-def hours_per_unit(unit: str) -> float | None:
-    """Hours in one unit of effort, for a budget given in hours; None when the unit is not a
-    time (:data:`UNKNOWN_UNIT`).
-
-    >>> hours_per_unit("seconds") * 3600
-    1.0
-    >>> hours_per_unit("effort units") is None
-    True
-    """
-    return {"milliseconds": 1 / 3_600_000, "seconds": 1 / 3600, "minutes": 1 / 60,
-            "hours": 1.0}.get(unit)
-
-
-def plain_number(x: float) -> str:
-    """A number as a reader writes it, never in scientific notation: thousands separated and
-    whole from 100 up (``72,340``), one decimal from 1 (``12.5``), three significant digits
-    below (``0.0465``).
-
-    >>> plain_number(72340.4), plain_number(12.54), plain_number(0.046452)
-    ('72,340', '12.5', '0.0465')
-    """
-    v = float(x)
-    if not math.isfinite(v):
-        return "n/a"
-    if abs(v) >= 100:
-        return f"{v:,.0f}"
-    if abs(v) >= 1 or v == 0:
-        return f"{v:,.1f}".replace(".0", "") if v == round(v) else f"{v:,.1f}"
-    return np.format_float_positional(v, precision=3, unique=True, fractional=False, trim="-")
-
-
-def setting_number(x: float, digits: int = 4) -> str:
-    """A setting such as λ as typed, to ``digits`` significant digits, never in scientific
-    notation (``f"{x:g}"`` wrote 4.6e-05): ``4.6``, ``7.25``, ``0.00004645``, ``12,350``.
-
-    >>> setting_number(4.6), setting_number(4.645e-05), setting_number(12345.6), setting_number(0)
-    ('4.6', '0.00004645', '12,350', '0')
-    """
-    v = float(x)
-    if not math.isfinite(v):
-        return "n/a"
-    text = np.format_float_positional(v, precision=digits, unique=True, fractional=False,
-                                      trim="-")
-    whole, dot, frac = text.partition(".")
-    sign = "-" if whole.startswith("-") else ""
-    return f"{sign}{int(whole.lstrip('-') or 0):,}{dot}{frac}"
-
-
-def format_effort(value: float, unit: str) -> str:
-    """An effort total for a reader: hours (``"20.1 h"``), minutes under an hour (``"45 min"``),
-    seconds under a minute (``"30 s"``) when the unit is a time; otherwise a plain number and
-    the unit (``"1,234 effort units"``). Never scientific notation.
-
-    >>> format_effort(72_340, "seconds"), format_effort(2_700, "seconds"), format_effort(30, "seconds")
-    ('20.1 h', '45 min', '30 s')
-    """
-    v = float(value)
-    per_h = hours_per_unit(unit)
-    if per_h is None:
-        return f"{plain_number(v)} {unit}"
-    if not math.isfinite(v):
-        return "n/a"
-    hours = v * per_h
-    if abs(hours) >= 1 or hours == 0:
-        return f"{hours:,.1f} h" if hours else "0 h"
-    minutes = hours * 60
-    if abs(minutes) >= 1:
-        return f"{minutes:.1f} min" if abs(minutes) < 10 else f"{minutes:.0f} min"
-    seconds = minutes * 60
-    return f"{seconds:.1f} s" if abs(seconds) < 10 else f"{seconds:.0f} s"
-
-
 def per_unit(unit: str) -> str:
     """``"seconds"`` -> ``"per second"``, :data:`UNKNOWN_UNIT` -> ``"per effort unit"``."""
     return "per " + (unit[:-1] if unit.endswith("s") else unit)
-
-
-def pct(x: float | None) -> str:
-    """A share as a percentage: one decimal, e.g. 0.98456 -> ``"98.5%"``; None/NaN -> ``"n/a"``."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
-    return f"{100 * x:.1f}%"
 
 
 def _whole_pct(x: float) -> str:
@@ -240,7 +161,7 @@ def tradeoff_summary(res: dict[str, Any], *, unit: str = UNKNOWN_UNIT,
     if res.get("mode") == "at_most" and n_h < n_b:
         why = ((f"Only {n_h:,} of the {n_b:,} samples the budget allows go" if n_h else
                 f"None of the {n_b:,} samples the budget allows goes") + " to humans: at "
-               f"λ = {setting_number(lam)} ({per_unit(unit)}) the other samples' gain in confidence "
+               f"λ = {lam_text(lam)} ({per_unit(unit)}) the other samples' gain in confidence "
                f"does not pay for their effort (gain = (1 − confidence) − λ × effort ≤ 0), so "
                "they stay with the machine. Lower λ, or choose \"exactly N\", to send more.")
     return TradeoffSummary(headline=headline, why=why)
@@ -302,3 +223,38 @@ def beyond_lambda_range(n_beyond: int, mode: str) -> str:
     return (f"only the {n_beyond:,} sample{'' if one else 's'} whose effort is not above the "
             f"machine's (e.g. 0) go{'es' if one else ''} to humans")
 
+
+
+def certificate_totals(cert: dict[str, Any]) -> str | None:
+    """Who labels what in a certified guarantee round, in the counts the result shows: the
+    guarantee's sentence names the rows the machine keeps and the routed rows, not the audit
+    drawn from the kept rows (humans label those too), so its "go to humans" was less than the
+    result's "labelled by humans" (issue 33).
+
+    Parameters
+    ----------
+    cert : dict
+        The round's stored ``certify`` result (:func:`core.workspace.rounds.certify_round`):
+        ``n_calibration``, ``n_human`` (routed), ``n_machine`` (kept), ``audit``.
+
+    Returns
+    -------
+    str or None
+        None without an audit (the sentence's counts are the result's) or without the counts.
+
+    >>> certificate_totals({"n_calibration": 1000, "n_human": 956, "n_machine": 1601,
+    ...                     "audit": 200})[:48]
+    'Humans label 2,156 rows in all: the 1,000 calibr'
+    """
+    try:
+        n_cal, routed = int(cert["n_calibration"]), int(cert["n_human"])
+        kept, audit = int(cert["n_machine"]), int(cert.get("audit") or 0)
+    except (KeyError, TypeError, ValueError):
+        return None
+    if audit <= 0:
+        return None
+    audit = min(audit, kept)
+    return (f"Humans label {n_cal + routed + audit:,} rows in all: the {n_cal:,} calibration "
+            f"rows, the {routed:,} routed and an audit of {audit:,} of the {kept:,} rows the "
+            f"machine keeps (to measure the result); the machine's labels stand for the other "
+            f"{kept - audit:,}.")

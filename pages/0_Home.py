@@ -7,6 +7,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from core.errors import DataError
+from core.format import count, pct
 from pages._common import (get_data, get_workspace, init_state, load_demo, md, next_step,
                            remember_active, show_error)
 from pages._registry import page_path
@@ -72,7 +73,7 @@ def round_summary_section() -> None:
     datasets = ws.list_datasets()
     names = dict(zip(datasets["id"], datasets["name"]))
     labels = {int(r.id): f"Round {int(r.id)} · {names.get(r.dataset_id, '')} · {r.kind} · "
-                         f"{int(r.n_labelled):,} rows labelled · {str(r.created)[:10]}"
+                         f"{count(int(r.n_labelled))} rows labelled · {str(r.created)[:10]}"
               for r in rounds.itertuples()}
     st.subheader("Latest result")
     rid = st.selectbox("Round", list(labels), format_func=labels.get, key="home_round",
@@ -87,13 +88,13 @@ def round_summary_section() -> None:
     ans, eff = d["answer"], d["effort"]
     c1, c2, c3, c4 = st.columns(4)
     if ans is not None and ans["accuracy"] is not None:
-        c1.metric("Accuracy of the final labels", f"{ans['accuracy']:.1%}",
+        c1.metric("Accuracy of the final labels", f"{pct(ans['accuracy'])}",
                   help=f"{ans['level']} confidence")
         c1.caption(f"{ans['level']} interval: {ans['interval']}" if not ans["one_sided"] else
                    f"{ans['interval']} ({ans['level']} confidence, exact bound)")
     else:
         c1.metric("Accuracy of the final labels", "not yet")
-    c2.metric("Rows labelled by humans", f"{eff['labelled']:,} of {eff['total']:,}")
+    c2.metric("Rows labelled by humans", f"{count(eff['labelled'])} of {count(eff['total'])}")
     if eff["spent"] is not None:
         time_unit = eff["all"] is not None
         c3.metric("Hours spent" if time_unit else "Effort spent", eff["spent"])
@@ -105,7 +106,7 @@ def round_summary_section() -> None:
     if d["groups"] is not None:
         g = d["groups"]
         table = g.assign(group=g["column"] + " = " + g["group"], accuracy=g["accuracy"] * 100,
-                         interval=[f"{lo:.1%} – {hi:.1%}" if lo == lo and hi == hi else ""
+                         interval=[f"{pct(lo)} – {pct(hi)}" if lo == lo and hi == hi else ""
                                    for lo, hi in zip(g["ci_low"], g["ci_high"])],
                          worse=g["worse"].map({True: "worse", False: ""}))
         st.dataframe(table[["group", "rows", "accuracy", "interval", "worse"]], hide_index=True,
@@ -154,7 +155,7 @@ for page, label, what in STEPS:
     c2.markdown(what)
 
 data = get_data()
-st.caption(f"Active dataset: {md(data.name)} · {data.M:,} samples.")
+st.caption(f"Active dataset: {md(data.name)} · {count(data.M)} samples.")
 if st.button("Try it on the demo data", type="primary",
              help="Loads the built-in demo dataset and opens the Trade-off page."):
     load_demo()

@@ -11,6 +11,7 @@ from core.data import REQUIRED_ROLES, ROLE_NAMES, ROLES, Detection, detect_colum
 from core.errors import DataError
 from core.figures.data import histogram, histogram_counts, label_balance
 from core.defaults import AUTO_SAVE_ROWS
+from core.format import count, pct
 from core.summary import data_effort_unit, effort_unit
 from pages._common import (demo_frame, get_data, init_state, md, next_step, remember_active,
                            set_data, show_error, workspace_read_only, writes)
@@ -146,8 +147,8 @@ if save_error:
 _active = get_data()
 if (ss.get("data_source") == "upload" and _active.M > AUTO_SAVE_ROWS
         and ss.get("_saved_key") != ss.get("data_key")):
-    st.info(f"{md(_active.name)} ({_active.M:,} rows) is active for this session only: tables above "
-            f"{AUTO_SAVE_ROWS:,} rows are saved in the workspace on request (it takes a few "
+    st.info(f"{md(_active.name)} ({count(_active.M)} rows) is active for this session only: tables above "
+            f"{count(AUTO_SAVE_ROWS)} rows are saved in the workspace on request (it takes a few "
             "seconds per million rows). Planning a round on the Evaluate page saves it too.")
     if st.button("Save it in the workspace", **writes()):
         with st.spinner("Saving the table in the workspace…"):
@@ -184,7 +185,7 @@ if upload:
         raw = None
     if raw is not None:
         st.subheader(f"Column mapping · {md(upload['name'])}")
-        st.caption(f"{len(raw):,} rows × {raw.shape[1]} columns. Roles were detected from the column "
+        st.caption(f"{count(len(raw))} rows × {raw.shape[1]} columns. Roles were detected from the column "
                    "names and values; change any of them, then apply.")
         det = _detect(digest, upload["name"], upload["bytes"])
         detected = det.roles
@@ -218,7 +219,7 @@ if upload:
             try:
                 data = prepare(raw, roles, name=upload["name"], detection=det)
                 _activate(data, source="upload",
-                          message=f"{md(upload['name'])} is now the active dataset ({data.M:,} samples).")
+                          message=f"{md(upload['name'])} is now the active dataset ({count(data.M)} samples).")
             except DataError as exc:
                 show_error(exc)
                 st.info("The active dataset is unchanged; fix the mapping or the file and try again.")
@@ -230,11 +231,11 @@ for note in data.notices:
     st.info(md(note))
 f = data.frame
 # headline figures that apply to this data only (no "n/a" card, issue 25)
-cards = [("Samples", f"{data.M:,}", None), ("Classes", f"{len(data.labels):,}", None)]
+cards = [("Samples", f"{count(data.M)}", None), ("Classes", f"{count(len(data.labels))}", None)]
 if data.roles.get("dialogue_id") or data.roles.get("turn"):
-    cards.append(("Dialogues", f"{f['dialogue_id'].nunique():,}", None))
+    cards.append(("Dialogues", f"{count(f['dialogue_id'].nunique())}", None))
 if data.has_gold:
-    cards.append(("Machine accuracy", f"{(f['machine_label'] == f['human_label']).mean():.1%}",
+    cards.append(("Machine accuracy", f"{pct((f['machine_label'] == f['human_label']).mean())}",
                   "Share of samples where the machine label equals the gold label."))
 for col, (name, value, why) in zip(st.columns(len(cards)), cards):
     col.metric(name, value, help=why)

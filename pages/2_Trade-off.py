@@ -15,10 +15,10 @@ from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_f
 from core.assignment import assignment_table, per_class_report
 from core.assignment import lambda_grid
 from core.serialize import dumps
-from core.summary import (beyond_lambda_range, data_effort_unit, effort_unit, format_effort, pct,
-                          per_unit, setting_number, tradeoff_summary)
+from core.format import count, format_effort, pct, plain_number, prob, setting_number
+from core.summary import beyond_lambda_range, data_effort_unit, effort_unit, per_unit, tradeoff_summary
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
-                           fmt, get_data, get_params, init_state, lambda_below_pivot, next_step,
+                           get_data, get_params, init_state, lambda_below_pivot, next_step,
                            range_help, show_error, synced)
 
 init_state()
@@ -66,7 +66,7 @@ with c2:
         st.caption("λ changes nothing on this data at this N and mode (every ordering of the "
                    "samples is the same whatever λ).")
     synced(st.number_input, f"λ, exact value ({per_unit(unit)})", "lam", wkey="_w_lam_box",
-           min_value=0.0, format="%g",
+           min_value=0.0, format="%.4g",
            step=10.0 ** (math.floor(math.log10(rng.upper)) - 3) if rng.upper > 0 else 0.1,
            help="Any value >= 0; the slider and the command line (--lam) take the same λ.")
 with c3:
@@ -143,7 +143,7 @@ if said.why:
     st.info(said.why)
     below = lambda_below_pivot(rng)  # all N allowed samples go to humans there
     if below is not None and below != params.lam:
-        st.button(f"Use λ = {setting_number(below)} (all N = {params.n_human:,} go to humans below "
+        st.button(f"Use λ = {setting_number(below)} (all N = {count(params.n_human)} go to humans below "
                   f"{setting_number(rng.pivot)})", key="_lam_to_pivot", on_click=ss.__setitem__,
                   args=("lam", float(below)))
 k = st.columns(4)
@@ -156,7 +156,7 @@ for col, key, name in zip(k, ("accuracy", "f1", "precision", "recall"),
                    delta=f"{100 * (res[key] - mo[key]):+.1f} points vs machine only",
                    help=f"Machine only: {pct(mo[key])}; all human: 100% (humans are the gold).")
 e = st.columns(4)
-e[0].metric("Humans", f"{res['n_human']:,} of {M:,}",
+e[0].metric("Humans", f"{count(res['n_human'])} of {count(M)}",
             help="Samples assigned to a human (at most N in 'at most' mode).")
 e[1].metric("Human ratio", pct(res["human_ratio"]),
             delta=f"{100 * (res['human_ratio'] - 1):+.1f} points vs all human", delta_color="inverse",
@@ -179,10 +179,10 @@ else:
                      f"{format_effort(he.sum(), gt_unit)} to label everything.")
 with st.expander("Technical figures (the optimiser's objective, expected reliability, λ range)"):
     t = st.columns(3)
-    t[0].metric("Expected reliability", fmt(res["expected_reliability"]),
+    t[0].metric("Expected reliability", prob(res["expected_reliability"]),
                 help="Mean confidence of what the machine keeps, with human confidence b_i for "
                      "the rest.")
-    t[1].metric("Objective", f"{res['objective']:,.4f}",
+    t[1].metric("Objective", f"{plain_number(res['objective'])}",
                 help="Σ confidence − λ × Σ effort over the assignment (its maximum; the paper's "
                      "Eq. 3).")
     t[2].metric("Predicted time cost", pct(res["time_cost_predicted"]),
@@ -193,10 +193,10 @@ with st.expander("Technical figures (the optimiser's objective, expected reliabi
         lines.append(f"λ changes the assignment between 0 and {setting_number(rng.upper, 6)} "
                      f"(from there on {beyond_lambda_range(rng.n_beyond, params.mode)}).")
     if rng.pivot is not None and 0 < rng.pivot < math.inf:
-        lines.append(f"All N = {params.n_human:,} allowed samples go to humans while λ < "
+        lines.append(f"All N = {count(params.n_human)} allowed samples go to humans while λ < "
                      f"{setting_number(rng.pivot, 6)}; fewer from there on.")
     elif rng.pivot == 0 and params.n_human > 0:
-        lines.append(f"Fewer than N = {params.n_human:,} samples have a positive gain even at "
+        lines.append(f"Fewer than N = {count(params.n_human)} samples have a positive gain even at "
                      "λ = 0 (their machine confidence is already that of a human).")
     st.caption(" ".join(lines))
 
@@ -239,10 +239,10 @@ else:
     by_lam = current_sweep(lam_grid, n_values=[params.n_human])
     a, b = st.columns(2)
     a.plotly_chart(curves_figure(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
-                                 title=f"Reliability at N = {params.n_human:,}", y_title="score (%)",
+                                 title=f"Reliability at N = {count(params.n_human)}", y_title="score (%)",
                                  x_title=lam_title), width="stretch")
     b.plotly_chart(curves_figure(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
-                                 title=f"Effort at N = {params.n_human:,}", y_title=eff_title,
+                                 title=f"Effort at N = {count(params.n_human)}", y_title=eff_title,
                                  x_title=lam_title), width="stretch")
     st.caption(f"λ from {setting_number(lam_grid[lam_grid > 0].min(), 3)} to {setting_number(lam_grid.max())} on a log "
                "scale (a log scale cannot show λ = 0).")
@@ -260,7 +260,7 @@ if data.has_gold and data.has_effort:
                                     log_lambda=True,
                                     x_title="Time cost (% of the effort of labelling everything)"),
                     width="stretch")
-    st.caption(f"{len(grid):,} grid points (λ 0–{setting_number(grid_lams.max())}, log-like steps × N/M "
+    st.caption(f"{count(len(grid))} grid points (λ 0–{setting_number(grid_lams.max())}, log-like steps × N/M "
                "0–100% step 5%); the black line is the best accuracy reachable at each time cost.")
 else:
     st.info("The frontier needs gold labels and ground-truth effort.")

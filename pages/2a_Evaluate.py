@@ -19,11 +19,12 @@ from core.evaluation.blind import showable_columns
 from core.evaluation.design import annotator_table
 from core.evaluation.planner import (audit_size_for_half_width, default_audit,
                                      expected_half_width)
+from core.format import count, pct, setting_number
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from core.summary import data_effort_unit, per_unit, tradeoff_summary
-from pages._evaluate_design import (design_choice, guarantee_preview_table, show_round_design,
-                                    weighted_settings)
+from pages._evaluate_design import (design_choice, guarantee_preview_table, guarantee_warning,
+                                    show_round_design, weighted_settings)
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._evaluate_stream import MODE_HELP, round_kinds, stream_settings
@@ -179,19 +180,19 @@ elif kind == "budget":
         st.info(said.why)
     if kept and audit:
         hw = expected_half_width(data.M, kept, audit, pilot, n_classes=len(data.labels))
-        st.info(f"The machine keeps {kept:,} of {data.M:,} rows; humans label "
-                f"{data.M - kept:,} routed rows and {audit:,} audit rows. Expected interval on a "
-                f"class share: ± {hw:.2%} (assuming the machine disagrees with humans on "
-                f"{pilot:.1%} of its rows, the mean of 1 − confidence there).")
+        st.info(f"The machine keeps {count(kept)} of {count(data.M)} rows; humans label "
+                f"{count(data.M - kept)} routed rows and {count(audit)} audit rows. Expected interval on a "
+                f"class share: ± {pct(hw)} (assuming the machine disagrees with humans on "
+                f"{pct(pilot)} of its rows, the mean of 1 − confidence there).")
     elif kept:
         st.warning("Without an audit the result has no confidence interval.")
     if kept:
         need = audit_size_for_half_width(data.M, kept, pilot, float(ss["evaluate"]["target_half_width"]),
                                          n_classes=len(data.labels))
-        st.caption(f"Audit needed for ± {ss['evaluate']['target_half_width']:.1%}: "
-                   f"{need:,} rows." if need is not None else "")
+        st.caption(f"Audit needed for ± {pct(ss['evaluate']['target_half_width'])}: "
+                   f"{count(need)} rows." if need is not None else "")
     if audit and audit == ss.get("_ev_audit_auto"):
-        st.caption(f"Audit {audit:,}: a fifth of the {kept:,} rows the machine keeps, at most "
+        st.caption(f"Audit {count(audit)}: a fifth of the {count(kept)} rows the machine keeps, at most "
                    "200 (set your own above).")
     settings = {"lam": params.lam, "share": params.share, "mode": params.mode,
                 "audit": audit, "seed": int(ss["evaluate"]["seed"])}
@@ -225,11 +226,11 @@ else:
         # effort's unit (about 805 on the HMCEval release), so it is named, not imposed
         upper = data_lambda_range().upper
         ev_widget(st.number_input, f"λ of the ranking ({per_unit(data_effort_unit(data))})",
-                  "cert_lam", min_value=0.0, format="%g",
+                  "cert_lam", min_value=0.0, format="%.4g",
                   step=10.0 ** (math.floor(math.log10(upper)) - 2) if upper > 0 else 0.5,
                   help="0 ranks rows by confidence alone; larger values put cheap rows first "
                        "(the same λ as on the Trade-off page, in the same effort unit)."
-                       + (f" On this data λ changes who goes to humans up to about {upper:.4g}."
+                       + (f" On this data λ changes who goes to humans up to about {setting_number(upper)}."
                           if upper > 0 else ""))
     with c3:
         ev_widget(st.number_input, "Planned audit (after certifying)", "audit", min_value=0,
@@ -239,14 +240,15 @@ else:
         ev_widget(st.number_input, "Seed", "seed", min_value=0, max_value=2**31 - 1, step=1)
     e = ss["evaluate"]
     n_cal, n_audit = min(int(e["calibration"]), data.M), int(e["audit"])
-    st.markdown(f"**Humans will label the {n_cal:,} calibration samples first, then the rows "
+    st.markdown(f"**Humans will label the {count(n_cal)} calibration samples first, then the rows "
                 f"the certificate does not let the machine keep, plus an audit of up to "
-                f"{n_audit:,} of those it keeps: at least {min(n_cal + n_audit, data.M):,} of "
-                f"{data.M:,} samples.**")
+                f"{count(n_audit)} of those it keeps: at least {count(min(n_cal + n_audit, data.M))} of "
+                f"{count(data.M)} samples.**")
     settings = {"calibration": int(e["calibration"]), "guarantee": which,
                 "alpha": float(e["alpha"]), "overall_error": float(e["epsilon"]),
                 "delta": float(e["delta"]), "lam": float(e["cert_lam"]),
                 "audit": int(e["audit"]), "seed": int(e["seed"])}
+    guarantee_warning(data, settings, ss.get("_ev_previews"))
     if st.button("What would each guarantee keep on similar data?"):
         try:
             with st.spinner(f"Simulating {PREVIEW_ROUNDS} calibration samples for each "
@@ -282,7 +284,7 @@ if rounds.empty:
         names = ws.list_datasets().set_index("id")["name"]
         latest = elsewhere.iloc[0]
         n_other = len(elsewhere)
-        st.info(f"No round for this dataset yet: plan one above. The workspace has {n_other:,} "
+        st.info(f"No round for this dataset yet: plan one above. The workspace has {count(n_other)} "
                 f"round{'' if n_other == 1 else 's'} on other datasets (the latest, #{int(latest['id'])}, on "
                 f"#{int(latest['dataset_id'])} {names.get(latest['dataset_id'], '')}): make that dataset "
                 "active under Saved datasets in the sidebar to see them.")
@@ -307,7 +309,7 @@ kinds = round_kinds(ws, rounds)  # a stream is a budget round whose settings say
 labels_of = {r.id: f"#{r.id} · {kinds[r.id]} · planned {_when(r.created)}" for r in rounds.itertuples()}
 rid = ev_widget(st.selectbox, "Round", "round_id", options=ids, format_func=labels_of.get)
 chosen = rounds.loc[rounds["id"] == rid].iloc[0]
-st.caption(f"Round #{rid}: {int(chosen['n_labelled']):,} of {int(chosen['n_to_label']):,} "
+st.caption(f"Round #{rid}: {count(int(chosen['n_labelled']))} of {count(int(chosen['n_to_label']))} "
            "labelled")
 show_round_design(ws.latest_result(rid, "design"))
 @st.cache_resource(show_spinner=False, max_entries=4)
@@ -338,13 +340,13 @@ with st.expander("Save this scenario (dataset, mapping, N, λ, mode, constraints
 # ------------------------------------------------------------------------------------ 2. export
 st.header("2 · Send the queue to annotators")
 to_label = int(np.isfinite(rnd["queue_rank"]).sum())
-done = f" ({prog['labelled']:,} labelled already)" if prog["labelled"] else ""
+done = f" ({count(prog['labelled'])} labelled already)" if prog["labelled"] else ""
 order = ("calibration first, in random order, then the audit, in random order, then routed rows "
          "by priority" if prog["calibration"]["rows"] else
          "the audit first, in random order, then routed rows by priority")
 if is_stream(rnd["settings"]):
     order = "a random draw with known chances: label from the top, in order, until told to stop"
-st.caption(f"{to_label:,} rows to label{done}, in queue order ({order}). The CSV and the Label "
+st.caption(f"{count(to_label)} rows to label{done}, in queue order ({order}). The CSV and the Label "
            "Studio tasks have one row per sample to label: the sample id, the queue position, the "
            "text columns and the columns chosen below; never a label, a confidence, an effort or "
            "the selection, whatever its name.")
@@ -376,7 +378,7 @@ c1.download_button("Queue (CSV)" if not n_done else "Rows still to label (CSV)",
                        done=design.has_label if n_done else None)).encode()),
                    file_name=f"hmceval_round{rid}_queue{'_remaining' if n_done else ''}.csv",
                    mime="text/csv", on_click="ignore",
-                   help=(f"Leaves out the {n_done:,} rows of the queue already labelled." if n_done else None))
+                   help=(f"Leaves out the {count(n_done)} rows of the queue already labelled." if n_done else None))
 c2.download_button("Label Studio tasks (JSON)",
                    lambda: _exported("labelstudio", lambda: labelstudio.task_json(
                        labelstudio.tasks(design, rnd["queue_rank"], show=show,

@@ -13,8 +13,8 @@ from core.figures.confidence import reliability_figure, risk_coverage_figure, ro
 from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 from core.mce.models import MODELS_ENV, available_models, models_root
 from core.assignment import lambda_grid
-from core.summary import setting_number
-from pages._common import (data_lambda_range, fmt, get_data, get_params, init_state, next_step,
+from core.format import count, pct, setting_number
+from pages._common import (data_lambda_range, get_data, get_params, init_state, next_step,
                            code, md, set_data, show_error, synced)
 
 init_state()
@@ -76,7 +76,7 @@ with tab_cmp:
     data = get_data()
     columns = list(data.confidence_columns)
     active = data.roles.get("machine_confidence")
-    st.caption(f"Dataset **{md(data.name)}** · {data.M:,} samples · confidence columns found: "
+    st.caption(f"Dataset **{md(data.name)}** · {count(data.M)} samples · confidence columns found: "
                + (", ".join(f"`{c}`" for c in columns) or "none")
                + f" · active machine confidence: `{active}`")
     if not data.has_gold:
@@ -107,24 +107,41 @@ with tab_cmp:
                 st.subheader("Confidence quality")
                 table = cmp.table.rename(columns={
                     "confidence": "confidence column", "auc": "AUC ↑",
-                    "top_accuracy": f"top-{ss['mce_top']:.0%} accuracy ↑", "aurc": "AURC ↓", "ece": "ECE ↓",
+                    "top_accuracy": f"top-{pct(ss['mce_top'], 0)} accuracy ↑", "aurc": "AURC ↓", "ece": "ECE ↓",
                     "mean": "mean confidence"})
                 table.insert(1, "active", table["confidence column"] == active)
+                top = f"top-{pct(ss['mce_top'], 0)} accuracy ↑"
+                plain = {  # a plain header, the technical name in its tooltip (issue 33)
+                    "AUC ↑": ("tells right from wrong ↑", "AUC (area under the ROC curve): the "
+                              "probability that a right machine label gets a higher confidence "
+                              "than a wrong one; 0.5 is chance, 1 perfect."),
+                    top: (f"accuracy of the most confident {pct(ss['mce_top'], 0)} ↑",
+                          f"{top[:-2]}: accuracy of the machine on the samples it is most "
+                          "confident about."),
+                    "AURC ↓": ("error when keeping the most confident ↓", "AURC (area under "
+                               "the risk-coverage curve): the error rate when only the most "
+                               "confident samples are kept, averaged over every share kept."),
+                    "ECE ↓": ("confidence off by ↓", "ECE (expected calibration error): how far "
+                              "the confidence is from the accuracy, averaged over the bins."),
+                }
                 st.dataframe(table, hide_index=True, width="stretch",
-                             column_config={k: st.column_config.NumberColumn(format="%.4f")
-                                            for k in table.columns[2:]}, placeholder="—")
-                st.caption(f"Machine accuracy on all samples: {fmt(cmp.accuracy)}. AUC: probability that a "
-                           "correct machine label gets a higher confidence than a wrong one (undefined when the machine "
-                           "is always right or always wrong). Top-k: ties kept in row order. AURC: mean error "
+                             column_config={k: st.column_config.NumberColumn(
+                                 plain.get(k, (k,))[0], help=plain.get(k, (k, None))[1],
+                                 format="%.3f") for k in table.columns[2:]}, placeholder="—")
+                st.caption(f"Machine accuracy on all samples: {pct(cmp.accuracy)}. Tells right from wrong (AUC): "
+                           "the probability that a correct machine label gets a higher confidence than a wrong one "
+                           "(undefined when the machine is always right or always wrong). Most confident (top-k): "
+                           "ties kept in row order. Error when keeping the most confident (AURC): mean error "
                            "rate when only the most confident samples are kept, averaged over every share kept. "
-                           "ECE (calibration error): |accuracy − confidence| averaged over the bins; it is only "
-                           "meaningful for probability-like confidences (MCP, TCP), not for a min-max "
-                           "normalised trust score.")
+                           "Confidence off by (ECE, calibration error): |accuracy − confidence| averaged over the "
+                           "bins; it is only meaningful for probability-like confidences (the classifier's own "
+                           "probability, MCP, or the learned confidence, TCP), not for a min-max normalised "
+                           "trust score.")
                 best = cmp.table.dropna(subset=["auc"])
                 if len(best) > 1:
                     b_auc = best.loc[best["auc"].idxmax(), "confidence"]
                     b_top = best.loc[best["top_accuracy"].idxmax(), "confidence"]
-                    st.caption(f"Best AUC: {code(b_auc)} · best top-{ss['mce_top']:.0%} accuracy: {code(b_top)} "
+                    st.caption(f"Best AUC: {code(b_auc)} · best top-{pct(ss['mce_top'], 0)} accuracy: {code(b_top)} "
                                "(the paper found MCP best on AUC and the trust score best on top-50%).")
                 use = st.selectbox("Use as the machine confidence of the active dataset", chosen,
                                    index=chosen.index(active) if active in chosen else 0,
@@ -266,9 +283,9 @@ with tab_train:
             tcp_epochs = h4.number_input("TCP max epochs", 1, 500, 30, key="mce_tcp_epochs")
         n_train = len(frames["train"])
         n_epochs = int(epochs)
-        st.caption(f"{n_train:,} training rows × {n_epochs} epoch{'' if n_epochs == 1 else 's'}, "
-                   f"{len(frames['eval']):,} rows to score"
-                   + (f", {len(frames['val']):,} validation rows" if "val" in frames else
+        st.caption(f"{count(n_train)} training rows × {n_epochs} epoch{'' if n_epochs == 1 else 's'}, "
+                   f"{count(len(frames['eval']))} rows to score"
+                   + (f", {count(len(frames['val']))} validation rows" if "val" in frames else
                       " (TCP holds out 10% of the training rows for early stopping)") + ".")
         b1, b2 = st.columns([1, 1])
         start = b1.button("Train and score", type="primary", key="mce_start", disabled=not encoders)
@@ -315,12 +332,12 @@ with tab_train:
                 ss["mce_scored"] = {"name": files["eval"]["name"],
                                     "csv": to_csv_safe(scored).encode()}
                 t = res.timings
-                msg = (f"Scored {len(scored):,} rows; they are now the active dataset (machine confidence: "
+                msg = (f"Scored {count(len(scored))} rows; they are now the active dataset (machine confidence: "
                        f"trust score). Fine-tuning {t['train_seconds']:.0f} s, scoring "
                        f"{t['score_samples'] / max(t['score_seconds'], 1e-9):.1f} samples/s.")
                 if has_gold:
                     acc = float((scored["machine_label"] == scored[label_col]).mean())
-                    msg += f" Classifier accuracy on the scored table: {acc:.4f}."
+                    msg += f" Classifier accuracy on the scored table: {pct(acc)}."
                 # rerun so that the sidebar (drawn before this page) names the scored table
                 ss["mce_flash"] = msg
                 st.rerun()

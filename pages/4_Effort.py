@@ -13,6 +13,7 @@ from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS, HEE_PERMUTATION_REPEATS
 from core import defaults
 from core.errors import DataError
 from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
+from core.format import count, plain_number, prob, pvalue
 from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
                       ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
                       detect_column, effort_data_problems, effort_samples, estimate_effort,
@@ -164,7 +165,7 @@ notices: list[str] = []
 data = get_data()
 
 if ss["eff_source"] == "active":
-    st.caption(f"**{md(data.name)}** · {data.M:,} samples. Features are computed from the turn texts; "
+    st.caption(f"**{md(data.name)}** · {count(data.M)} samples. Features are computed from the turn texts; "
                "the target is the dialogue's ground-truth effort (the samples' human effort summed "
                "per dialogue, in the dataset's units).")
     problems = effort_data_problems(data)
@@ -220,7 +221,7 @@ else:
         except DataError as exc:
             show_error(exc, context=upload["name"])
     if raw is not None:
-        st.caption(f"**{md(upload['name'])}** · {len(raw):,} rows × {raw.shape[1]} columns")
+        st.caption(f"**{md(upload['name'])}** · {count(len(raw))} rows × {raw.shape[1]} columns")
         synced(st.radio, "One row per", "eff_kind", options=["dialogue", "turn"], horizontal=True,
                format_func={"dialogue": "dialogue (feature columns)", "turn": "turn (texts)"}.get)
         cols_all = list(raw.columns)
@@ -321,7 +322,7 @@ with st.expander("Model settings"):
                     "max_features).")
     with s2:
         synced(st.number_input, "Seed (folds and forest)", "eff_seed", min_value=0, max_value=SEED_MAX, step=1,
-               help=f"0 to {SEED_MAX:,}")
+               help=f"0 to {count(SEED_MAX)}")
     with s3:
         synced(st.number_input, "Permutation-importance repeats (0 = off)", "eff_perm",
                min_value=0, max_value=20, step=1)
@@ -366,7 +367,7 @@ if not specs:
 
 if len(table) > defaults.EFFORT_AUTO_FIT_ROWS and ss.get("_eff_fit_for") != table_key:
     # a large table is fitted when asked: a visit must not block the page for minutes
-    st.info(f"{len(table):,} dialogues: fitting the forests ({' and '.join(specs)}, "
+    st.info(f"{count(len(table))} dialogues: fitting the forests ({' and '.join(specs)}, "
             f"{'cross-validated' if ss['eff_eval'] == 'cv' else 'train/test split'}) takes minutes "
             f"on a small machine (about 18 s for 18,000 dialogues on 2 cores), so it starts when you "
             "ask.")
@@ -400,14 +401,17 @@ st.subheader("Metrics")
 first = next(iter(results.values()))
 mode = (f"{first.params['n_splits']}-fold shuffled cross-validation" if first.mode == "cv"
         else f"train/test split on `{first.params['split_column']}` "
-             f"({first.folds['n_train'].iloc[0]:,} / {first.folds['n_test'].iloc[0]:,})")
-st.caption(f"{mode}; normalised time (min-max over all {len(table):,} dialogues); mean over folds. "
-           "Paper Table 4 on the HMCEval release: D MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; "
-           "D+W 0.004, 0.059, 0.033, 0.763.")
+             f"({count(first.folds['n_train'].iloc[0])} / {count(first.folds['n_test'].iloc[0])})")
+st.caption(f"{mode}; normalised time (min-max over all {count(len(table))} dialogues); mean over folds. "
+           "Lower errors (MSE, RMSE, MAE: squared, root-squared and absolute error of the "
+           "predicted time) and a higher R² (share of the time's variation explained) are better.",
+           help="For comparison, the HMCEval paper (its Table 4, on its own release): dialogue "
+                "features (D) MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; with worker features "
+                "(D+W) 0.004, 0.059, 0.033, 0.763.")
 metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"],
                                "MAE": r.metrics["mae"], "R²": r.metrics["r2"]}
                         for name, r in results.items()})
-st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.4f")
+st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.3f")
                                       for name in metrics.columns}, placeholder="—")
 # the settings each model was fitted with, read from the results (not from the widgets)
 settings = effort_settings(results)
@@ -434,7 +438,7 @@ with st.expander("Per-fold metrics"):
         "features": "feature set", "n_train": "training dialogues", "n_test": "test dialogues",
         "mse": "MSE", "rmse": "RMSE", "mae": "MAE", "r2": "R²"})
     st.dataframe(folds, hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.4f")
+                 column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in ("MSE", "RMSE", "MAE", "R²")}, placeholder="—")
 
 
@@ -453,18 +457,16 @@ st.subheader("Correlation with the real time")
 shown = pd.DataFrame({
     "feature": corr["label"],
     "column": corr["feature"],
-    "Pearson": [("undefined" if not np.isfinite(v) else f"{v:.3f}") + m
+    "Pearson": [("undefined" if not np.isfinite(v) else f"{prob(v)}") + m
                 for v, m in zip(corr["pearson"], corr["pearson_mark"])],
-    "Pearson p": corr["pearson_p"],
-    "Spearman": [("undefined" if not np.isfinite(v) else f"{v:.3f}") + m
+    "Pearson p": corr["pearson_p"].map(pvalue),
+    "Spearman": [("undefined" if not np.isfinite(v) else f"{prob(v)}") + m
                  for v, m in zip(corr["spearman"], corr["spearman_mark"])],
-    "Spearman p": corr["spearman_p"],
+    "Spearman p": corr["spearman_p"].map(pvalue),
 })
 st.caption("** p < 0.001, * p < 0.05 (two-sided). Undefined: a constant feature or time has no "
            "correlation.")
-st.dataframe(shown, hide_index=True,
-             column_config={"Pearson p": st.column_config.NumberColumn(format="%.2e"),
-                            "Spearman p": st.column_config.NumberColumn(format="%.2e")}, placeholder="—")
+st.dataframe(shown, hide_index=True, placeholder="—")
 st.plotly_chart(corr_fig, key="eff_corr")
 
 st.subheader("Feature importance")
@@ -507,8 +509,8 @@ if st.button(f"Send the {ss['eff_send_set']} predicted effort to the active data
     else:
         set_data(new, source="effort")
         st.success(f"The active dataset now uses the {ss['eff_send_set']} predicted effort "
-                   f"(column predicted_effort_hee, {new.M:,} samples, total "
-                   f"{float(effort.sum()):.3f}). Open the Trade-off page to use it.")
+                   f"(column predicted_effort_hee, {count(new.M)} samples, total "
+                   f"{plain_number(float(effort.sum()))}). Open the Trade-off page to use it.")
 
 next_step("2_Trade-off.py", "Trade-off",
           "Optimise the assignment with the predicted effort sent to the active dataset.")

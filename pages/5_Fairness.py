@@ -13,6 +13,7 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
 from core.errors import DataError
+from core.format import count, pct, setting_number
 from core.rsm import (ANALYSES, COLUMN_DESCRIPTIONS, COMPARISONS, EXCLUSION_REASONS, GOLD, PERCENT_COLUMNS,
                       SECOND, SYSTEM, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, agreement_report,
                       comparison_frame, estimates_frame, subgroup_choices, subgroup_rows)
@@ -57,11 +58,11 @@ def column_config(columns) -> dict:
             elif c in ("N", "N raters", "N_single", "N_multiple"):
                 out[c] = st.column_config.NumberColumn(label, help=help_, format="%d")
             else:
-                out[c] = st.column_config.NumberColumn(label, help=help_, format="%.4f")
+                out[c] = st.column_config.NumberColumn(label, help=help_, format="%.3f")
         elif c in RATES:
-            label, meaning, pct = RATES[c]
-            out[c] = st.column_config.NumberColumn(label + (" (%)" if pct else ""), help=meaning + ".",
-                                                   format="%.1f%%" if pct else ("%d" if c in ("N", "n_human") else "%.4f"))
+            label, meaning, percent = RATES[c]
+            out[c] = st.column_config.NumberColumn(label + (" (%)" if percent else ""), help=meaning + ".",
+                                                   format="%.1f%%" if percent else ("%d" if c in ("N", "n_human") else "%.3f"))
     return out
 
 
@@ -144,6 +145,11 @@ if ss["fair_compare"] not in compare_options:
     ss["fair_compare"] = "machine"
 group_options = subgroup_choices(data)  # never a mapped or label-like column
 ss["fair_groups"] = [g for g in ss["fair_groups"] if g in group_options]
+if ss.get("_fair_groups_of") != ss.get("data_key"):
+    # another dataset became active: none of its columns chosen yet, its first subgroup is
+    # (the demo's 'system' left an uploaded table with no subgroup at all, issue 33)
+    ss["fair_groups"] = ss["fair_groups"] or group_options[:1]
+    ss["_fair_groups_of"] = ss.get("data_key")
 c1, c2 = st.columns([3, 2])
 with c1:
     synced(st.radio, "Compare", "fair_compare", options=compare_options, format_func=COMPARISONS.get,
@@ -181,7 +187,7 @@ with st.expander("Which responses are evaluated (RSMTool's options)"):
             synced(st.number_input, "Highest score point", "fair_trim_max", min_value=-1e15, max_value=1e15)
         with t3:
             synced(st.number_input, "Tolerance", "fair_trim_tol", min_value=0.0, max_value=1e15, format="%.4f",
-                   help=f"RSMTool's trim_tolerance (default {TRIM_TOLERANCE:g}).")
+                   help=f"RSMTool's trim_tolerance (default {setting_number(TRIM_TOLERANCE)}).")
     if ss["fair_flag_col"] not in other_columns:
         ss["fair_flag_col"] = None
     synced(st.selectbox, "Keep only responses whose flag column has one of these values (RSMTool's flag_column)",
@@ -265,17 +271,17 @@ what = {"machine": "the machine evaluator's labels", "collaborative": f"the coll
         "raters": f"the second rater ({code(second_source)})"}[compare]
 ref = "the first human rater (gold labels)" if compare == "raters" else "the gold labels"
 resp = report["responses"]
-st.markdown(f"**Evaluated:** {what} · **reference:** {ref} · **N = {resp['N']:,}**"
-            + (f" (the {info['n_dropped']:,} samples without a second rating are left out)"
+st.markdown(f"**Evaluated:** {what} · **reference:** {ref} · **N = {count(resp['N'])}**"
+            + (f" (the {count(info['n_dropped'])} samples without a second rating are left out)"
                if info["n_dropped"] else ""))
 dropped = {k: v for k, v in resp["excluded"].items() if v}
 if dropped:
-    st.info(f"{resp['N']:,} of {resp['N_total']:,} responses evaluated; excluded as RSMTool excludes them: "
-            + "; ".join(f"{n:,} because {EXCLUSION_REASONS[k]}" for k, n in dropped.items()) + ".")
+    st.info(f"{count(resp['N'])} of {count(resp['N_total'])} responses evaluated; excluded as RSMTool excludes them: "
+            + "; ".join(f"{count(n)} because {EXCLUSION_REASONS[k]}" for k, n in dropped.items()) + ".")
 h2_set = resp.get("human2_set_missing") or {}
 if any(h2_set.values()):
-    st.caption(f"Second ratings counted as absent: {h2_set['non_numeric']:,} not a label, "
-               f"{h2_set['zero']:,} zero (exclude_zero_scores).")
+    st.caption(f"Second ratings counted as absent: {count(h2_set['non_numeric'])} not a label, "
+               f"{count(h2_set['zero'])} zero (exclude_zero_scores).")
 if info["mapping"]:
     st.caption("Text labels are coded in their sorted order for the numeric statistics: "
                + ", ".join(f"{code(k)} = {v}" for k, v in info["mapping"].items())
@@ -350,18 +356,18 @@ for col in groups:
     dsm = {k: v["DSM"] for k, v in rows.items()}
     flags = dsm_flags(dsm)
     st.plotly_chart(dsm_figure(dsm, counts={k: v["N"] for k, v in rows.items()},
-                               title=f"Standardised gap to the gold by {col} (band ±{DSM_BAND:g})"),
+                               title=f"Standardised gap to the gold by {col} (band ±{setting_number(DSM_BAND)})"),
                     width="stretch",
                     key=f"dsm_{col}")
     flagged = [str(k) for k, v in flags.items() if v == "flag"]
     missing = [str(k) for k, v in flags.items() if v in ("missing", "nan")]
     if flagged:
         st.warning(f"Labels systematically higher or lower than the gold (standardised gap "
-                   f"beyond ±{DSM_BAND:g}) for: {md(', '.join(map(str, flagged)))}.",
+                   f"beyond ±{setting_number(DSM_BAND)}) for: {md(', '.join(map(str, flagged)))}.",
                    icon=":material/flag:")
     else:
         st.success(f"No subgroup's labels are systematically higher or lower than the gold: "
-                   f"every standardised gap is within ±{DSM_BAND:g}.")
+                   f"every standardised gap is within ±{setting_number(DSM_BAND)}.")
     st.caption("Standardised gap: how much higher (positive) or lower (negative) the labels "
                "under test are than the gold labels in the group, in standard deviations of the "
                "whole set.", help="RSMTool's DSM, difference of standardised means "
@@ -371,7 +377,7 @@ for col in groups:
                    "not vary there (a standard deviation of 0 or undefined).")
 
     table = rows_frame(rows, ("DSM",) + GROUP_AGREEMENT, col)
-    table.insert(0, "flag", [{"flag": f"⚑ gap beyond ±{DSM_BAND:g}", "ok": "", "missing": "no gap",
+    table.insert(0, "flag", [{"flag": f"⚑ gap beyond ±{setting_number(DSM_BAND)}", "ok": "", "missing": "no gap",
                               "nan": "gap undefined"}[flags[k]] for k in rows])
     show_table(table, f"the agreement by {col}", f"eval_by_{col}")
     with st.expander(f"Errors and score distributions by {md(col)}"):
@@ -391,9 +397,9 @@ for col in groups:
     st.dataframe(summary, hide_index=True, width="stretch", column_config={
         "analysis": st.column_config.TextColumn("Analysis", help="RSMTool's fairness analyses (osa, osd, csd)."),
         "R2 (adjusted)": st.column_config.NumberColumn(
-            "Adjusted R²", format="%.4f",
+            "Adjusted R²", format="%.3f",
             help="share of the error variance the group explains (csd: beyond the reference score). RSMTool: R2"),
-        "p-value": st.column_config.NumberColumn("p-value", format="%.4f",
+        "p-value": st.column_config.NumberColumn("p-value", format="%.3f",
                                                  help="F-test of the group effect. RSMTool: sig"),
         "note": st.column_config.TextColumn("Note", width="large"),
     }, placeholder="—")
@@ -444,13 +450,13 @@ for col in groups:
             shown.index.name = col
             shown = shown.astype({c: float for c in ("human_ratio", "time_cost", "accuracy", "f1", "machine_accuracy")
                                   if shown[c].notna().any()})
-            for c, (_, _, pct) in RATES.items():  # shares as percentages (0-100) with a % sign
-                if pct and shown[c].notna().any():
+            for c, (_, _, percent) in RATES.items():  # shares as percentages (0-100) with a % sign
+                if percent and shown[c].notna().any():
                     shown[c] = 100 * shown[c]
             show_table(shown, f"the collaborative result by {col}", f"assignment_by_{col}")
             hr = rates["human_ratio"].astype(float)
-            st.caption(f"Human ratio ranges from {100 * hr.min():.1f}% to {100 * hr.max():.1f}% across "
-                       f"groups (overall {100 * overall['human_ratio']:.1f}%): the assignment "
+            st.caption(f"Human ratio ranges from {pct(hr.min())} to {pct(hr.max())} across "
+                       f"groups (overall {pct(overall['human_ratio'])}): the assignment "
                        "follows the machine's confidence and the predicted effort, so groups where "
                        "the machine is less confident go to humans more often.")
 

@@ -9,6 +9,7 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.turns import turn_figure
 from core.assignment import turn_base_for
+from core.format import pct, prob
 from core.scenario import turns_of
 from pages._common import (column_config, current_assignment, get_data, get_params, init_state, next_step,
                            show_error)
@@ -85,7 +86,7 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
 
 order = [c for c in COLUMNS if c in table]
 shares = [c for c in order if table[c].dtype.kind == "f" and c != "mean_confidence"]
-st.dataframe(table.style.format("{:.1%}", subset=shares).format("{:.3f}", subset=["mean_confidence"]),
+st.dataframe(table.style.format(pct, subset=shares).format(prob, subset=["mean_confidence"]),
              hide_index=True, width="stretch", column_order=order, column_config=column_config(table, order, COLUMNS),
              placeholder=MISSING)
 st.caption(f"Shares in % ({MISSING}: unavailable, e.g. reliability without gold labels, time cost without "
@@ -99,7 +100,7 @@ if ci:
     st.markdown("**95% bootstrap intervals** (percentile, samples resampled within the turn)")
 
     def _interval(lo: float, hi: float) -> str:
-        return MISSING if lo != lo or hi != hi else f"{lo:.1%} – {hi:.1%}"
+        return MISSING if lo != lo or hi != hi else f"{pct(lo)} – {pct(hi)}"
 
     intervals = pd.DataFrame({"turn": table["turn"],
                               **{k: [_interval(lo, hi) for lo, hi in zip(table[f"{k}_lo"], table[f"{k}_hi"])]

@@ -26,8 +26,9 @@ from core.figures.scorekeeping import (
     main_score_figure,
     score_text,
 )
+from core.format import plain_number
 from core.serialize import dumps
-from pages._common import code, column_config, fmt, init_state, next_step, range_help, show_error, synced
+from pages._common import code, column_config, init_state, next_step, range_help, show_error, synced
 
 # Canonical state of this page (st.session_state):
 #   sk_source   "demo" or "upload": which episodes are shown
@@ -64,12 +65,12 @@ with st.expander("Scoring rules (clembench's PrivateSharedScorer)"):
         "- Per round: request counts, `Accuracy` of the probe answers against the ground truth, "
         "and from round 1 on `Slot Filled?`.\n"
         "- `Middle-Accuracy` is the accuracy of round int((n + 1) / 2) − 1 for n slots (round 2 "
-        "for 5 slots): **absent** when the episode ended before that round, **NaN** when it was "
-        "aborted later (the tables show — and *aborted*).\n"
+        "for 5 slots): **absent** when the episode ended before that round, **no score** when it "
+        "was aborted later (the tables show — and *aborted*; clembench's files leave it empty).\n"
         "- Episode: `Accuracy` over all scored probes, `Kappa` (scikit-learn's "
         "`cohen_kappa_score`), `Truncated Kappa` = max(0, kappa) (Python's `max`, so an undefined "
         "kappa also gives 0), `Slot-Filling-Accuracy`, and `Main Score` = 100 · 2·sf·tk / (sf + tk) "
-        "(0 when sf + tk = 0); all NaN when the episode was aborted.\n"
+        "(0 when sf + tk = 0); no score at all when the episode was aborted.\n"
         "- Across episodes: `% Played` = 100 · share of episodes not aborted, `Quality Score` = mean "
         "`Main Score` over played episodes, clemscore = % Played / 100 · Quality Score (unrounded; "
         "clembench's results table rounds each to 2 decimals)."
@@ -165,8 +166,9 @@ COLUMNS = {  # column -> (header, tooltip, width in px)
     "% Played": ("% Played", "% Played: 100 × played / episodes", 85),
     "Quality Score": ("Quality Score", "Quality Score: mean Main Score over the played episodes", 110),
     "clemscore": ("clemscore", "clemscore: % Played / 100 × Quality Score", 90),
-    "status": ("Status", "status: played, aborted (clembench gives no scores: NaN), or undefined "
-               "(a score is NaN in a played episode, e.g. Kappa when the answers use one class); "
+    "status": ("Status", "status: played, aborted (clembench gives no scores), or undefined "
+               "(a score cannot be computed in a played episode, e.g. Kappa when the answers use "
+               "one class); "
                "for a model: all played, some aborted, all aborted", 80),
     "episode": ("Episode", "episode: the episode's folder below the run root", 255),
     "Main Score": ("Main Score", "Main Score: 100 · 2·sf·tk / (sf + tk), sf = Slot-Filling-Accuracy, "
@@ -232,17 +234,17 @@ st.subheader("Aggregate")
 m1, m2, m3, m4 = st.columns(4)
 m1.metric("Episodes played", f"{agg['played']} of {agg['episodes']}",
           help="Episodes not aborted, of all episodes shown.")
-m2.metric("% Played", fmt(agg["% Played"], 2))
+m2.metric("% Played", plain_number(agg["% Played"]))
 
 
 def _aggregate_text(value: float) -> str:
     # no played episode: clembench's Quality Score and clemscore are NaN
-    return ABSENT_TEXT if value != value else f"{value:.2f}"
+    return ABSENT_TEXT if value != value else plain_number(value)
 
 
 m3.metric("Quality Score", _aggregate_text(agg["Quality Score"]),
           help="Mean Main Score over the episodes that were not aborted (— when every episode was "
-               "aborted: clembench records NaN).")
+               "aborted: clembench records no number).")
 m4.metric("clemscore", _aggregate_text(agg["clemscore"]), help="% Played / 100 × Quality Score.")
 if not agg["played"]:
     st.caption("Every episode was aborted: an aborted episode has no Main Score, so there is no "

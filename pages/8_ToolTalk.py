@@ -9,6 +9,7 @@ import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.figures.tooltalk import ACTION_MARK, action_figure, conversation_figure, tool_figure
+from core.format import count, prob
 from core.serialize import dumps
 from core.demo.tooltalk import DEMO_PERTURBATIONS, demo_conversations
 from core.tooltalk import (
@@ -25,7 +26,7 @@ from core.tooltalk import (
     tooltalk_report,
 )
 from core.tooltalk.tables import ground_truth_table, prediction_table
-from pages._common import fmt, init_state, next_step, show_error
+from pages._common import init_state, next_step, show_error
 
 # Canonical state of this page (st.session_state):
 #   tt_source       "demo" or "upload": which conversations are shown
@@ -185,17 +186,17 @@ bad = incorrect_actions(scores, omit=OMIT)
 st.subheader("Aggregate (counts pooled over conversations)")
 c = st.columns(6)
 c[0].metric("Conversations", f"{agg['num_conversations']}")
-c[1].metric("Success rate", fmt(agg["success_rate"], 3), help="Share of conversations with recall 1 and no "
+c[1].metric("Success rate", prob(agg["success_rate"]), help="Share of conversations with recall 1 and no "
                                                                  "incorrect action.")
-c[2].metric("Precision", fmt(agg["precision"], 3), help="Pooled matches / predictions; 0 when "
+c[2].metric("Precision", prob(agg["precision"]), help="Pooled matches / predictions; 0 when "
             "nothing was predicted (ToolTalk's convention).")
-c[3].metric("Recall", fmt(agg["recall"], 3), help="Pooled matches / ground-truth calls.")
-c[4].metric("Incorrect-action rate", fmt(agg["bad_action_rate"], 3), help="Pooled bad actions / actions.")
-c[5].metric("Action precision", fmt(agg["action_precision"], 3), help="Pooled valid actions / actions; "
+c[3].metric("Recall", prob(agg["recall"]), help="Pooled matches / ground-truth calls.")
+c[4].metric("Incorrect-action rate", prob(agg["bad_action_rate"]), help="Pooled bad actions / actions.")
+c[5].metric("Action precision", prob(agg["action_precision"]), help="Pooled valid actions / actions; "
             "1 when no action was predicted (none was wrong: ToolTalk's convention).")
 st.caption(f"{agg['predictions']} predicted calls, {agg['ground_truths']} ground-truth calls, {agg['matches']} "
            f"matches, {agg['actions']} predicted actions ({agg['bad_actions']} incorrect); mean soft success "
-           f"{fmt(agg['soft_success_rate'], 3)}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
+           f"{prob(agg['soft_success_rate'])}. Text similarity: {SIMILARITIES[ss['tt_similarity']]}.")
 if agg["predictions"] == 0 or agg["actions"] == 0:
     st.caption("As in ToolTalk's scorer, precision is 0 when nothing was predicted and action "
                "precision is 1 when no action was predicted (no action, so none was wrong); the "
@@ -292,8 +293,8 @@ def _show(df: pd.DataFrame, order: list[str], *, widths: dict | None = None) -> 
         config[col] = KINDS[kind](label, help=help_, width=px[col])
     floats = [c for c in df.columns if df[c].dtype.kind == "f"]
     whole = [c for c in floats if c in ("ground truth #",)]
-    styled = (df.style.format("{:.3f}", subset=[c for c in floats if c not in whole], na_rep=MISSING)
-              .format("{:.0f}", subset=whole, na_rep=MISSING)
+    styled = (df.style.format(prob, subset=[c for c in floats if c not in whole], na_rep=MISSING)
+              .format(count, subset=whole, na_rep=MISSING)
               .format(None, subset=[c for c in df.columns if df[c].dtype.kind == "O"], na_rep=MISSING))
     st.dataframe(styled, hide_index=True, width="stretch", column_order=order, column_config=config,
                  row_height=(rh := _row_height(df, px)), height=min(len(df), MAX_ROWS) * rh + 38,

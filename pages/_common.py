@@ -50,6 +50,7 @@ from core.demo import make_demo
 from core.errors import DataError
 from core.assignment import (Assignment, Constraints, LambdaRange, SAEInputs, lambda_grid,
                              lambda_range, sweep)
+from core.format import count, setting_number
 from core.scenario import (SETTING_KEYS, Scenario, assignment_report, constraints_of, data_key,
                            default_settings, scenario_for, settings_differences, settings_of)
 from core.scenario import assignment as scenario_assignment
@@ -86,7 +87,7 @@ class Params:
     @property
     def label(self) -> str:
         mode = "at most" if self.mode == "at_most" else "exactly"
-        return (f"λ = {self.lam:g}, N = {self.n_human:,} ({mode}, {100 * self.share:.1f}% of the "
+        return (f"λ = {setting_number(self.lam)}, N = {count(self.n_human)} ({mode}, {100 * self.share:.1f}% of the "
                 "samples)")
 
 
@@ -251,9 +252,9 @@ def _fit_lambda_to_data() -> None:
     new = 0.0 if new is None else float(new)
     ss["lam"] = new
     unit = per_unit(data_effort_unit(get_data()))
-    ss["_lam_note"] = (f"λ was {lam:g}: on this dataset (λ from 0 to {full.upper:.4g}, {unit}) "
+    ss["_lam_note"] = (f"λ was {setting_number(lam)}: on this dataset (λ from 0 to {setting_number(full.upper)}, {unit}) "
                        f"that weighs effort so heavily that no sample would go to humans. It is "
-                       f"now {new:g}"
+                       f"now {setting_number(new)}"
                        + (": the largest λ on the slider at which humans still get all N "
                           "samples the budget allows." if new > 0 else "."))
 
@@ -461,8 +462,8 @@ def synced(widget, label: str, state_key: str, *, wkey: str | None = None, **kwa
 
 def _bound(x: float) -> str:
     if float(x).is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}"
-    return f"{x:g}"
+        return f"{count(int(x))}"
+    return f"{setting_number(x)}"
 
 
 def range_help(help: str | None, lo: float | None, hi: float | None) -> str | None:
@@ -471,7 +472,12 @@ def range_help(help: str | None, lo: float | None, hi: float | None) -> str | No
     value, so the range must be readable before typing."""
     if lo is None and hi is None:
         return help
-    if hi is None:
+    # a bound of 10^15 or more stands for none (written out it read "-1e+15", issue 33)
+    lo = None if lo is not None and lo <= -1e15 else lo
+    hi = None if hi is not None and hi >= 1e15 else hi
+    if lo is None and hi is None:
+        allowed = "Allowed: any number."
+    elif hi is None:
         allowed = f"Allowed: {_bound(lo)} or more."
     elif lo is None:
         allowed = f"Allowed: up to {_bound(hi)}."
@@ -565,7 +571,7 @@ def sidebar() -> None:
     p = get_params()
     with st.sidebar:
         st.markdown("**Active dataset**")
-        st.caption(f"{md(data.name)} · {data.M:,} samples · {len(data.labels)} classes")
+        st.caption(f"{md(data.name)} · {count(data.M)} samples · {len(data.labels)} classes")
         if st.session_state.get("_resumed") and st.session_state.get("data_source") == "workspace":
             st.caption(st.session_state["_resumed"])
         if st.session_state.get("_resume_error"):
@@ -581,15 +587,15 @@ def sidebar() -> None:
 
 def _setting_text(name: str, value: Any) -> str:
     if name == "lam":
-        return f"λ = {float(value)!r}"
+        return f"λ = {setting_number(value)}"
     if name == "share":
-        return f"N / M = {100 * float(value):.4g}%"
+        return f"N / M = {setting_number(100 * float(value))}%"
     if name == "mode":
         return "at most N" if value == "at_most" else "exactly N"
     spec = value or {}
     parts = []
     if spec.get("effort_budget_share") is not None:
-        parts.append(f"effort budget {100 * float(spec['effort_budget_share']):.4g}%")
+        parts.append(f"effort budget {setting_number(100 * float(spec['effort_budget_share']))}%")
     if spec.get("group_bounds"):
         parts.append(f"share bounds on {md(spec.get('group_column'))}")
     return "constraints: " + (", ".join(parts) if parts else "none")
@@ -598,6 +604,8 @@ def _setting_text(name: str, value: Any) -> str:
 def round_settings_note(round_id: int, used: dict, params: Params) -> None:
     """Say, beside a round's results, which settings the round was planned with when they
     differ from the current ones (the plan shown above follows the current settings)."""
+    if "alpha" in used or "overall_error" in used or used.get("design") in ("active", "random"):
+        return  # its λ is the ranking's or the design's own, not the Trade-off page's
     diff = settings_differences(used, settings_of(params.scenario))
     if not diff:
         return
@@ -605,15 +613,6 @@ def round_settings_note(round_id: int, used: dict, params: Params) -> None:
     now = ", ".join(_setting_text(n, b) for n, _, b in diff)
     st.info(f"Round #{round_id} was planned with {was}; the current settings are {now}. Its "
             "queue, labels and results below are the round's, at its own settings.")
-
-
-def fmt(value: float | None, digits: int = 4) -> str:
-    """Format a metric; ``None`` (unavailable) and NaN are shown as such, never as 0."""
-    if value is None:
-        return "n/a"
-    if isinstance(value, float) and np.isnan(value):
-        return "NaN"
-    return f"{value:.{digits}f}"
 
 
 # ------------------------------------------------------------------------------- workspace
@@ -748,7 +747,7 @@ def workspace_sidebar() -> None:
             st.caption("No saved scenario yet: save one on the Evaluate page.")
         if len(datasets):
             with st.expander(f"Saved datasets ({len(datasets)})"):
-                options = [f"#{r.id} {r.name} ({r.n_rows:,} rows)" for r in datasets.itertuples()]
+                options = [f"#{r.id} {r.name} ({count(r.n_rows)} rows)" for r in datasets.itertuples()]
                 st.selectbox("Dataset", options, key="_w_open_choice")
                 st.button("Make active", key="_w_open", on_click=_open_clicked,
                           args=("_w_open_choice",), width="stretch")

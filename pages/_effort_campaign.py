@@ -19,6 +19,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import DataError
+from core.format import count, plain_number
 from core.hee.campaign import CAMPAIGN_COLUMN, MIN_TIMED, refit_campaign_effort
 from pages._common import get_data, get_workspace, set_data, show_error
 
@@ -76,7 +77,7 @@ def campaign_section() -> None:
         return
     timed = times.loc[times["seconds"].notna(), "sample_id"]
     n_samples = int(timed.nunique())
-    st.caption(f"Round #{rid}: {int(len(timed)):,} labels with a time on {n_samples:,} samples. "
+    st.caption(f"Round #{rid}: {count(int(len(timed)))} labels with a time on {count(n_samples)} samples. "
                "Each sample's time is the median over its annotators; a random forest (the "
                "HEE model's settings) learns it from what every sample has (the current "
                "effort, the machine's confidence and class, turns, text length) and predicts "
@@ -104,7 +105,7 @@ def campaign_section() -> None:
         c: st.column_config.NumberColumn(format="%.2f" if c != "Spearman" else "%.3f")
         for c in ("MAE (s)", "RMSE (s)", "Spearman")})
     better = h["refit"]["mae"] < h["prior"]["mae"]
-    st.caption(f"Held out: {h['n_folds']}-fold cross-validation over the {h['n_timed']:,} timed "
+    st.caption(f"Held out: {h['n_folds']}-fold cross-validation over the {count(h['n_timed'])} timed "
                "samples; the current effort is mapped to seconds by least squares on each "
                "training fold. " + ("The refit predicts the held-out times better."
                                     if better else "The refit does not predict the held-out "
@@ -121,6 +122,6 @@ def campaign_section() -> None:
         else:
             set_data(new, source="effort")
             st.success(f"The active dataset now uses the refitted effort (column "
-                       f"{CAMPAIGN_COLUMN}, {new.M:,} samples, total "
-                       f"{float(res.predicted.sum()) / 3600:,.1f} h). The next round planned on "
+                       f"{CAMPAIGN_COLUMN}, {count(new.M)} samples, total "
+                       f"{plain_number(float(res.predicted.sum()) / 3600)} h). The next round planned on "
                        "the Trade-off or Evaluate page uses it.")

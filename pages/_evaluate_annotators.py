@@ -16,6 +16,7 @@ import streamlit as st
 
 from core.errors import DataError
 from core.evaluation.aggregate import AGGREGATES
+from core.format import count, pct, prob
 from core.workspace.round_annotators import round_annotators, several_annotators
 from pages._common import md, show_error, synced
 
@@ -27,10 +28,6 @@ _AGG_NAMES = {"majority": "majority vote (ties left for adjudication)",
 def _report(root: str, round_id: int, version: tuple, aggregate: str, _ws) -> dict | None:
     # keyed on the round's version: a new import (or plan change) computes it again
     return round_annotators(_ws, round_id, aggregate=aggregate)
-
-
-def _num(v: float | None, fmt: str = ".3f") -> str:
-    return "n/a" if v is None else format(v, fmt)
 
 
 def annotators_section(ws, rid: int) -> None:
@@ -53,20 +50,20 @@ def annotators_section(ws, rid: int) -> None:
                 "(majority on this page).")
     a = rep["krippendorff_alpha"]
     c1, c2, c3 = st.columns(3)
-    c1.metric("Krippendorff's alpha", _num(a["estimate"]),
+    c1.metric("Krippendorff's alpha", prob(a["estimate"]),
               help=f"{a['level']} level; 1 is perfect agreement, 0 what chance gives.")
-    c2.metric("Fleiss' kappa", _num(rep["fleiss_kappa"]))
+    c2.metric("Fleiss' kappa", prob(rep["fleiss_kappa"]))
     c3.metric("Observed agreement", "n/a" if rep["percent_agreement"] is None
-              else f"{rep['percent_agreement']:.1%}")
+              else f"{pct(rep['percent_agreement'])}")
     interval = ("" if a["ci_low"] is None else
-                f"; {a['confidence']:.0%} bootstrap interval of alpha {a['ci_low']:.3f} to "
-                f"{a['ci_high']:.3f}")
-    st.caption(f"{rep['n_labels']:,} labels by {rep['n_annotators']} annotators on "
-               f"{rep['n_rows']:,} rows, {rep['n_multi']:,} labelled twice or more{interval}. "
+                f"; {pct(a['confidence'], 0)} bootstrap interval of alpha {prob(a['ci_low'])} to "
+                f"{prob(a['ci_high'])}")
+    st.caption(f"{count(rep['n_labels'])} labels by {rep['n_annotators']} annotators on "
+               f"{count(rep['n_rows'])} rows, {count(rep['n_multi'])} labelled twice or more{interval}. "
                f"Compared with the {_AGG_NAMES[rep['aggregate']]}"
-               + (f"; gold rows: {rep['n_gold']:,}" if rep["n_gold"] else "") + ".")
+               + (f"; gold rows: {count(rep['n_gold'])}" if rep["n_gold"] else "") + ".")
     if rep["adjudication"]:
-        st.caption(f"{len(rep['adjudication']):,} rows tie under this aggregate: "
+        st.caption(f"{count(len(rep['adjudication']))} rows tie under this aggregate: "
                    + md(", ".join(rep["adjudication"][:10]))
                    + (" …" if len(rep["adjudication"]) > 10 else ""))
     per = pd.DataFrame([{

@@ -20,17 +20,24 @@ from core.errors import DataError
 from core.evaluation.active import target_note
 from core.evaluation.design import EarlierLabels
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
-from core.summary import data_effort_unit, hours_per_unit
+from core.format import count, hours_per_unit, pct, plain_number
+from core.summary import data_effort_unit
+from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
-                                          group_table, suggested_share)
+                                          fix_shortfall, group_table, suggested_share)
 from pages._common import get_workspace, show_error, writes
+
+#: "worth N random labels" and PPI++ in plain words (issue 33)
+WORTH_HELP = ("Worth N random labels: labelling N rows picked at random would give an interval "
+              "as narrow as this one (the usual estimate from random labels, PPI++).")
+PPI_WORDS = ("PPI++ (prediction-powered inference): the usual estimate from labels picked at "
+             "random, corrected with the machine's labels; the yardstick every design here is "
+             "compared with.")
 
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
                  "random": "Random"}
-NOT_BUILT = ("Not built yet: a fix that re-optimises every group at once (the fix below "
-             "raises one group's share).")
 
 
 def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None:
@@ -39,12 +46,12 @@ def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None
     basis = str(table["basis"].iloc[0])
     for row in table.itertuples():
         chance = 2 * (row.delta * (1 - row.delta) / rounds) ** 0.5
-        st.markdown(f"- **{row.guarantee}** (level {row.level:.1%}): the machine would keep a "
-                    f"median {row.median_kept:,} of the other {rest:,} rows, "
-                    f"{row.median_saving:.1%} of the table saved; something was certified in "
-                    f"{row.certified_rate:.0%} of the simulated rounds, and the guarantee "
-                    f"failed in {row.violation_rate:.1%} (allowed: {row.delta:.0%}; with "
-                    f"{rounds} rounds, ± {chance:.0%} is chance).")
+        st.markdown(f"- **{row.guarantee}** (level {pct(row.level)}): the machine would keep a "
+                    f"median {count(row.median_kept)} of the other {count(rest)} rows, "
+                    f"{pct(row.median_saving)} of the table saved; something was certified in "
+                    f"{pct(row.certified_rate, 0)} of the simulated rounds, and the guarantee "
+                    f"failed in {pct(row.violation_rate)} (allowed: {pct(row.delta, 0)}; with "
+                    f"{rounds} rounds, ± {pct(chance, 0)} is chance).")
     shown = pd.DataFrame({
         "Guarantee": table["guarantee"],
         "Level": table["level"].map("{:.1%}".format),
@@ -55,6 +62,52 @@ def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None
         "Allowed to fail": table["delta"].map("{:.1%}".format)})
     st.dataframe(shown, hide_index=True)
     st.caption(f"{rounds} simulated calibration samples per guarantee; truth: {basis}.")
+
+
+#: simulated calibration samples behind the warning shown before a guarantee round is planned,
+#: on tables of at most QUICK_ROWS rows (0.25 s at 3,000 rows, 12 s at 10^5: larger tables get
+#: it from the full preview, on request)
+QUICK_ROUNDS, QUICK_ROWS = 40, 10_000
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _quick_previews(data_key: str, _data: EvalData, settings_json: str) -> pd.DataFrame:
+    return G.guarantee_previews(_data, json.loads(settings_json), rounds=QUICK_ROUNDS)
+
+
+def guarantee_warning(data: EvalData, settings: dict[str, Any],
+                      preview: tuple[str, pd.DataFrame] | None = None) -> None:
+    """Before a guarantee round is planned: a warning, with the alternatives, when the chosen
+    guarantee is expected to certify no row on similar data (its calibration labels would then
+    save nothing: humans label every row). ``preview``: the full preview (settings JSON,
+    table) when it was asked for."""
+    key = json.dumps(settings, sort_keys=True)
+    rounds = QUICK_ROUNDS
+    if preview is not None and preview[0] == key:
+        table, rounds = preview[1], None
+    elif data.M <= QUICK_ROWS:
+        try:
+            table = _quick_previews(st.session_state.get("data_key", data.name), data, key)
+        except DataError:
+            return  # the settings' own error is shown where they are planned
+    else:
+        return
+    order = list(G.GUARANTEES)
+    mine = table.iloc[order.index(settings["guarantee"])]
+    if mine["median_kept"] > 0:
+        return
+    other = table.iloc[1 - order.index(settings["guarantee"])]
+    level = "α" if settings["guarantee"] == "kept" else "ε"
+    text = (f"**Expected to buy nothing.** On similar data this guarantee lets the machine keep "
+            f"no row in {pct(1 - mine['certified_rate'], 0)} of the simulated "
+            f"rounds{'' if rounds is None else f' ({rounds})'}: the {count(settings['calibration'])} calibration labels would save no "
+            "labelling, humans would label every row. ")
+    if other["median_kept"] > 0:
+        text += (f"The other guarantee ({other['guarantee'].split(':')[0].lower()}) keeps a "
+                 f"median {count(other['median_kept'])} rows ({pct(other['median_saving'])} "
+                 "saved). ")
+    st.warning(text + f"Or raise {level}, label a larger calibration sample, or plan a budget "
+               "round (Mode above) instead.")
 
 
 def design_choice(ev_widget: Callable) -> str:
@@ -82,7 +135,7 @@ def _earlier_choice(data: EvalData) -> tuple[int | None, EarlierLabels | None]:
     earlier = earlier_rounds(ws, data) if ws is not None else []
     if not earlier:
         return None, None
-    names = {r["id"]: f"Round #{r['id']} ({r['labels']:,} labels)" for r in earlier}
+    names = {r["id"]: f"Round #{r['id']} ({count(r['labels'])} labels)" for r in earlier}
     chosen = st.selectbox(
         "Plan on the labels of", [None] + list(names), index=1, key="_ev_calibrate_on",
         format_func=lambda r: "no earlier round: the confidences as reported" if r is None
@@ -135,7 +188,7 @@ def _budget(data: EvalData, ev_widget: Callable, default_labels: int,
             ev_widget(st.number_input, f"Budget ({shown} of predicted effort)", "effort_budget",
                       scale=per_hour or 1, min_value=0.001, max_value=total * (per_hour or 1),
                       format="%.3f",
-                      help=f"Labelling every row would take {total * (per_hour or 1):,.1f} "
+                      help=f"Labelling every row would take {plain_number(total * (per_hour or 1))} "
                            f"{shown}.")
             budget = {"effort_budget": float(ss["evaluate"]["effort_budget"])}
         else:
@@ -174,11 +227,12 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
     s, frontier = got["summary"], got["frontier"]
     ref = frontier.set_index("design")
     st.markdown(
-        f"**Humans will label about {s['expected_labels']:,.0f} of {data.M:,} samples"
-        + (f" ({s['n_routed']:,} for sure, the others drawn at random with known "
+        f"**Humans will label about {count(s['expected_labels'])} of {count(data.M)} samples"
+        + (f" ({count(s['n_routed'])} for sure, the others drawn at random with known "
            "probabilities)" if s["n_routed"] else " (drawn at random with known probabilities)")
-        + f": expected accuracy of the final labels {s['expected_accuracy']:.1%}, a class share "
-        f"to ± {s['expected_half_width']:.2%} ({worth_text(s['random_equivalent'])}).**")
+        + f": expected accuracy of the final labels {pct(s['expected_accuracy'])}, a class share "
+        f"to ± {pct(s['expected_half_width'])} ({worth_text(s['random_equivalent'])}).**",
+        help=WORTH_HELP)
     lines = []
     for kind, name in (("routing", "Routing the same budget to the least confident rows"),
                        ("random", "Labelling at random")):
@@ -186,21 +240,21 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
             r = ref.loc[kind]
             r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
             half = r["expected_half_width"]
-            width = (f"± {half:.2%} ({worth_text(r['random_equivalent'])})" if pd.notna(half)
+            width = (f"± {pct(half)} ({worth_text(r['random_equivalent'])})" if pd.notna(half)
                      else "no interval (the rows it keeps get no label: an audit is needed)")
-            lines.append(f"{name}: accuracy {r['expected_accuracy']:.1%}, {width}.")
+            lines.append(f"{name}: accuracy {pct(r['expected_accuracy'])}, {width}.")
     st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
                "probabilities; the intervals after labelling use the labels themselves.")
     if earlier is not None:
-        st.caption(f"Planned on the {len(earlier.rows):,} labels of round #{rid}: the "
+        st.caption(f"Planned on the {count(len(earlier.rows))} labels of round #{rid}: the "
                    "expectations below rest on the confidences recalibrated on them, and those "
                    "rows are carried into this round.")
     if which == "active":
         note = target_note(frontier, calibrated_on=None if earlier is None else earlier.source)
         if note:
             st.warning(note)
+            st.caption(PPI_WORDS)
         st.plotly_chart(frontier_figure(frontier), width="stretch", key="_ev_frontier_plan")
-    st.caption(NOT_BUILT)
     return settings
 
 
@@ -212,12 +266,12 @@ def show_round_design(record: dict[str, Any] | None) -> None:
     if not record:
         return
     with st.expander(f"The design of this round: {DESIGN_LABELS.get(record['design'], record['design'])}"):
-        st.markdown(f"Planned for about {record['expected_labels']:,.0f} labels: expected "
-                    f"accuracy of the final labels {record['expected_accuracy']:.1%}, a class "
-                    f"share to ± {record['expected_half_width']:.2%} "
+        st.markdown(f"Planned for about {count(record['expected_labels'])} labels: expected "
+                    f"accuracy of the final labels {pct(record['expected_accuracy'])}, a class "
+                    f"share to ± {pct(record['expected_half_width'])} "
                     f"({worth_text(record['random_equivalent'])}); "
-                    f"{record['n_routed']:,} rows labelled for sure."
-                    + (f" Planned on the {record['calibrated_on']['labels']:,} labels of "
+                    f"{count(record['n_routed'])} rows labelled for sure."
+                    + (f" Planned on the {count(record['calibrated_on']['labels'])} labels of "
                        f"{record['calibrated_on']['source']} (the confidences recalibrated on "
                        "them; those rows carried into this round, labelled)."
                        if record.get("calibrated_on") else ""))
@@ -248,7 +302,7 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
     st.subheader("Accuracy of the final labels by group")
     table = group_table(summary["group_accuracy"], summary["worse_groups"])
     st.plotly_chart(group_accuracy_figure(table), width="stretch", key="_ev_group_accuracy")
-    shown = table.assign(interval=[f"[{lo:.1%}, {hi:.1%}]" if pd.notna(lo) else "—"
+    shown = table.assign(interval=[f"[{pct(lo)}, {pct(hi)}]" if pd.notna(lo) else "—"
                                    for lo, hi in zip(table["ci_low"], table["ci_high"])])
     st.dataframe(shown[["column", "group", "rows", "accuracy", "interval", "worth_random",
                         "machine_accuracy", "human_share", "effort", "worse"]],
@@ -263,7 +317,13 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                                 "human_share": st.column_config.NumberColumn(
                                     "human share", format="percent"),
                                 "effort": st.column_config.NumberColumn(
-                                    "effort per row", format="%.3g")})
+                                    f"effort per row ({data_effort_unit(data)})",
+                                    format="%.1f" if hours_per_unit(data_effort_unit(data))
+                                    else "%.3f"),
+                                "worse": st.column_config.CheckboxColumn(
+                                    "significantly worse", width="medium",
+                                    help="Its final labels are significantly worse than the "
+                                         "rest's (one-sided test, Bonferroni over the groups).")})
     if not summary["worse_groups"]:
         st.caption("No group's final labels are significantly worse than the rest's.")
         return
@@ -274,18 +334,26 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
         if key not in st.session_state:
             st.session_state[key] = round(100 * share, 1)
         c1, c2 = st.columns([1, 2])
-        pct = c1.number_input(f"Least human share for {w['column']} = {w['group']} (%)",
+        least = c1.number_input(f"Least human share for {w['column']} = {w['group']} (%)",
                               min_value=0.0, max_value=100.0, step=5.0, key=key,
-                              help=f"It starts at {share:.1%}: the share at which its final "
+                              help=f"It starts at {pct(share)}: the share at which its final "
                                    "labels would be expected as accurate as the rest's, if the "
                                    "machine stays as right on its other rows.")
         c2.caption("One click plans a new round with the active design stratified by "
                    f"'{w['column']}': the same budget split over its groups by size, and at least "
-                   f"this share of {w['group']}'s rows labelled (taken from the other groups).")
-        if c2.button(f"Plan a new round: at least {pct:.0f}% of {w['column']} = {w['group']} "
+                   f"this share of {w['group']}'s rows labelled (taken from the other groups). It "
+                   "starts without this round's labels: a stratified round is not planned on "
+                   "earlier labels, so none are carried into it.")
+        rows = {str(w["group"]): int(table.loc[(table["column"] == w["column"])
+                                               & (table["group"] == str(w["group"])),
+                                               "rows"].iloc[0])}
+        if short := fix_shortfall(rnd["settings"], rows, {str(w["group"]): least / 100},
+                                  n_rows=n_labelled):
+            c2.warning(short)
+        if c2.button(f"Plan a new round: at least {least:.0f}% of {w['column']} = {w['group']} "
                      "labelled", key=f"_w_fix_{rnd['id']}_{i}", **writes()):
             try:
-                new = fix_settings(rnd["settings"], w, pct / 100, n_rows=n_labelled)
+                new = fix_settings(rnd["settings"], w, least / 100, n_rows=n_labelled)
                 rid = R.plan_round(ws, data, kind="budget", settings=new)
             except DataError as exc:
                 show_error(exc, context="Minimum human share")
@@ -293,6 +361,34 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
                 ss = st.session_state
                 ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
                 ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
-                                   f"stratified by '{w['column']}', at least {pct:.0f}% of "
+                                   f"stratified by '{w['column']}', at least {least:.0f}% of "
                                    f"{w['group']} labelled. Send its queue to annotators.")
+                st.rerun()
+    _fix_together(ws, data, rnd, summary["worse_groups"], n_labelled)
+
+
+def _fix_together(ws, data: EvalData, rnd: dict[str, Any], worse: list[dict[str, Any]],
+                  n_labelled: int) -> None:
+    """One round raising every worse group of a column at once, each to the least share set
+    above (shown when a column has two worse groups or more)."""
+    for column in dict.fromkeys(str(w["column"]) for w in worse):
+        same = [(i, w) for i, w in enumerate(worse) if str(w["column"]) == column]
+        if len(same) < 2:
+            continue
+        shares = [float(st.session_state[f"_w_fix_share_{rnd['id']}_{i}"]) / 100 for i, _ in same]
+        said = ", ".join(f"{w['group']} {pct(s, 0)}" for (_, w), s in zip(same, shares))
+        if st.button(f"Plan a new round raising every worse group of {column} at once ({said})",
+                     key=f"_w_fix_all_{rnd['id']}_{column}", **writes()):
+            try:
+                new = fix_settings(rnd["settings"], [w for _, w in same], shares,
+                                   n_rows=n_labelled)
+                rid = R.plan_round(ws, data, kind="budget", settings=new)
+            except DataError as exc:
+                show_error(exc, context="Minimum human share")
+            else:
+                ss = st.session_state
+                ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
+                ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
+                                   f"stratified by '{column}', {said} labelled at least. Send "
+                                   "its queue to annotators.")
                 st.rerun()

@@ -15,6 +15,7 @@ from core.errors import DataError
 from core.evaluation import labelstudio
 from core.figures.evaluation import progress_figure
 from core.workspace.stream_rounds import is_stream
+from core.format import count, setting_number
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
 from pages._common import range_help, show_error, writes
@@ -25,7 +26,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
     ss = st.session_state
     st.header("3 · Take the labels back")
     st.progress(prog["labelled"] / prog["to_label"] if prog["to_label"] else 0.0,
-                text=f"{prog['labelled']:,} of {prog['to_label']:,} labelled")
+                text=f"{count(prog['labelled'])} of {count(prog['to_label'])} labelled")
     if prog["to_label"]:
         st.plotly_chart(progress_figure(prog, stream=is_stream(rnd["settings"])), width="stretch")
 
@@ -42,7 +43,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             st.error(rep["error"])
             st.info("Nothing was imported; the round's labels are unchanged.")
             return
-        st.success(f"{rep['n_labels']:,} rows labelled from {rep['file']}.")
+        st.success(f"{count(rep['n_labels'])} rows labelled from {rep['file']}.")
         for note in rep["notices"]:
             st.caption(note)
         if rep["adjudication"]:
@@ -127,8 +128,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             else:
                 ws.record_event(rid, "pushed", {"url": url, "project": pushed.project.id,
                                                 "tasks": pushed.n_sent})
-                st.success(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} "
-                           f"('{title}'); {pushed.n_existing:,} were there already.")
+                st.success(f"{count(pushed.n_sent)} tasks sent to project #{pushed.project.id} "
+                           f"('{title}'); {count(pushed.n_existing)} were there already.")
         if c2.button("Pull the labels", **writes()):
             from core.evaluation.imports import labels_from_labelstudio
             from core.evaluation.ls_client import LabelStudioClient
@@ -183,14 +184,17 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
             missing = [k for k in ("alpha", "delta", "lam") if k not in rnd["settings"]]
             s = {**given, **rnd["settings"]} if missing else rnd["settings"]
             level = G.guarantee_level(s)
-            said = (f"ε = {level['overall_error']:g} (overall error of the final labels)"
+            said = (f"ε = {setting_number(level['overall_error'])} (overall error of the final labels)"
                     if level["overall_error"] is not None
-                    else f"α = {level['alpha']:g} (error on the rows the machine keeps)")
-            st.caption(f"{cal['labelled']:,} of {cal['rows']:,} calibration rows labelled; "
-                       f"{said}, δ = {s['delta']:g}, λ = {s['lam']:g} " + (
-                           "(fixed when the round was planned)." if not missing else
-                           "(this round was planned without them, by hmceval queue "
-                           "--calibration: the plan section's values)."))
+                    else f"α = {setting_number(level['alpha'])} (error on the rows the machine keeps)")
+            st.caption(f"{count(cal['labelled'])} of {count(cal['rows'])} calibration rows labelled; "
+                       f"{said}, δ = {setting_number(s['delta'])} (allowed failure "
+                       f"probability), λ = {setting_number(s['lam'])} ("
+                       + ("rows ranked by confidence alone" if not s["lam"] else
+                          "confidence weighed against effort")
+                       + ("; fixed when the round was planned)." if not missing else
+                          "; this round was planned without them, by hmceval queue "
+                          "--calibration: the plan section's values)."))
             look_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{s}"
             try:
                 args = (level["alpha"], level["overall_error"], float(s["delta"]),
@@ -210,17 +214,17 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 audit = int(st.number_input("Audit after certifying", min_value=0, max_value=kept,
                                             step=10, key=akey, help=range_help(why, 0, kept)))
                 if planned > kept:
-                    st.info(f"The plan asked for an audit of {planned:,}, but certifying now the "
-                            f"machine keeps {kept:,} rows: the audit can take at most {kept:,} "
-                            f"(set to {min(planned, kept):,}; change it above).")
+                    st.info(f"The plan asked for an audit of {count(planned)}, but certifying now the "
+                            f"machine keeps {count(kept)} rows: the audit can take at most {count(kept)} "
+                            f"(set to {count(min(planned, kept))}; change it above).")
                 look = _certify_look(look_key, rid, audit, *args)
                 if kept:
-                    st.markdown(f"Certifying now, the machine keeps {kept:,} rows. " +
+                    st.markdown(f"Certifying now, the machine keeps {count(kept)} rows. " +
                                 R.outlook_sentence(look, [("calibration", look["n_calibration"]),
                                                           ("routed", look["n_routed"]),
                                                           ("audit", audit)]))
                 else:
-                    st.markdown(f"With these labels nothing can be certified: the {look['n_routed']:,} "
+                    st.markdown(f"With these labels nothing can be certified: the {count(look['n_routed'])} "
                                 "other rows all go to humans (no audit is needed).")
                 if st.button("Certify and route the other rows", type="primary", **writes()):
                     try:

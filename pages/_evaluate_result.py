@@ -16,12 +16,13 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, worth_text
-from core.summary import round_sentence
+from core.format import count, pct
+from core.summary import certificate_totals, round_sentence
 from core.workspace import rounds as R
 from core.workspace.report import round_report_html
 from pages._common import next_step, show_error
 from pages._evaluate_annotators import annotators_section
-from pages._evaluate_design import group_section
+from pages._evaluate_design import WORTH_HELP, group_section
 from pages._evaluate_stream import stream_result
 from core.workspace.stream_rounds import is_stream
 
@@ -56,7 +57,7 @@ def _against_truth(ws, rid: int, state_key: str, classes: list) -> None:
     if not double:
         return
     if not st.toggle("Against the truth: correct for the annotators' error, measured on the "
-                     f"{len(double['rows']):,} double-labelled rows", key=f"_ev_truth_{rid}"):
+                     f"{count(len(double['rows']))} double-labelled rows", key=f"_ev_truth_{rid}"):
         return
 
     @st.cache_data(show_spinner="Measuring the annotators' error…", max_entries=4)
@@ -75,13 +76,13 @@ def _against_truth(ws, rid: int, state_key: str, classes: list) -> None:
                  **{k: corr["accuracy"][k] for k in ("estimate", "ci_low", "ci_high")}})
     table = pd.DataFrame(rows)
     for k in ("estimate", "ci_low", "ci_high"):
-        table[k] = table[k].map(lambda v: "" if v is None else f"{v:.1%}")
+        table[k] = table[k].map(lambda v: "" if v is None else f"{pct(v)}")
     st.dataframe(table.rename(columns={"ci_low": "95% low", "ci_high": "95% high"}),
                  hide_index=True)
     eta = corr.get("annotator_error") or {}
     if eta.get("eta") is not None:
-        st.caption(f"Annotators' error rate: {eta['eta']:.1%}"
-                   + (f" (95% interval {eta['ci_low']:.1%} to {eta['ci_high']:.1%})"
+        st.caption(f"Annotators' error rate: {pct(eta['eta'])}"
+                   + (f" (95% interval {pct(eta['ci_low'])} to {pct(eta['ci_high'])})"
                       if eta.get("ci_low") is not None else "")
                    + f"; relative to: {corr['relative_to']}.")
     for note in corr.get("notes") or []:
@@ -121,6 +122,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
     cert = ws.latest_result(rid, "certify")
     if cert:
         st.success(cert["guarantee"])
+        if totals := certificate_totals(cert):
+            st.caption(totals)
         for note in cert.get("notes") or []:
             st.caption(note)
     state_key = f"{ws.root}:{rid}:{rnd['plan_file']}:{prog['labelled']}:{len(imports)}"
@@ -154,17 +157,18 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
     cols = st.columns(len(classes) + 1)
     for col, c in zip(cols, classes):
         s = est["class_shares"][c]
-        interval = (f"[{s['ci_low']:.1%}, {s['ci_high']:.1%}]" if s["ci_low"] is not None
+        interval = (f"[{pct(s['ci_low'])}, {pct(s['ci_high'])}]" if s["ci_low"] is not None
                     else "no interval: audit needed")
-        col.metric(f"Share of '{c}'", f"{s['estimate']:.1%}", help=f"95% interval {interval}; "
-                   f"machine labels alone: {s['machine_only']:.1%}")
+        col.metric(f"Share of '{c}'", f"{pct(s['estimate'])}", help=f"95% interval {interval}; "
+                   f"machine labels alone: {pct(s['machine_only'])}")
         col.caption(f"95% interval {interval}" + (f" · {worth_text(s['random_equivalent'])}"
-                                                 if s.get("random_equivalent") else ""))
+                                                 if s.get("random_equivalent") else ""),
+                    help=WORTH_HELP if s.get("random_equivalent") else None)
     acc = est["accuracy"]
     if acc["estimate"] is not None:
-        cols[-1].metric("Accuracy of the final labels", f"{acc['estimate']:.1%}")
-        cols[-1].caption(f"at least {acc['ci_low']:.1%} (95%, exact)" if est["design"] == "routing"
-                         else f"95% interval [{acc['ci_low']:.1%}, {acc['ci_high']:.1%}]")
+        cols[-1].metric("Accuracy of the final labels", f"{pct(acc['estimate'])}")
+        cols[-1].caption(f"at least {pct(acc['ci_low'])} (95%, exact)" if est["design"] == "routing"
+                         else f"95% interval [{pct(acc['ci_low'])}, {pct(acc['ci_high'])}]")
     for note in est["notes"]:
         if note not in summary.get("group_notes", []):  # those are shown with their fix, below
             st.warning(note)
@@ -177,21 +181,21 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                "final table (human where a human labelled, else the machine's).")
     if (rs["random_half_width"] is not None and rs["half_width"] is not None
             and rs["random_half_width"] < rs["half_width"]):
-        st.warning(f"For the share of '{first}', labelling the same {est['n_labelled']:,} rows at "
-                   f"random would give a tighter interval (± {rs['random_half_width']:.2%} against "
-                   f"this round's ± {rs['half_width']:.2%}): routing buys correct final labels, not "
+        st.warning(f"For the share of '{first}', labelling the same {count(est['n_labelled'])} rows at "
+                   f"random would give a tighter interval (± {pct(rs['random_half_width'])} against "
+                   f"this round's ± {pct(rs['half_width'])}): routing buys correct final labels, not "
                    "a tighter estimate of a share. Raise the audit for a tighter share.")
     with st.expander("Technical figures (intervals, audit, comparison with random labelling)"):
-        parts = [f"{est.get(f'n_{w}', 0):,} {w}" for w in ("calibration", "routed", "audit")
+        parts = [f"{count(est.get(f'n_{w}', 0))} {w}" for w in ("calibration", "routed", "audit")
                  if w != "calibration" or est.get("n_calibration")]
-        st.caption(f"{est['n_labelled']:,} rows labelled by humans: {', '.join(parts)}; "
-                   f"the machine's labels stand for the other {est.get('n_machine', 0):,}; "
-                   f"{est.get('audit_errors', 0):,} machine errors found in the audit.")
+        st.caption(f"{count(est['n_labelled'])} rows labelled by humans: {', '.join(parts)}; "
+                   f"the machine's labels stand for the other {count(est.get('n_machine', 0))}; "
+                   f"{count(est.get('audit_errors', 0))} machine errors found in the audit.")
         if None not in (rs["random_equivalent"], rs["half_width"], rs["random_half_width"]):
-            st.markdown(f"Labelling **{est['n_labelled']:,} rows at random** would give the share of "
-                        f"'{first}' to ± {rs['random_half_width']:.2%}; this round gives ± "
-                        f"{rs['half_width']:.2%}, which random labelling reaches with "
-                        f"{rs['random_equivalent']:,} rows.")
+            st.markdown(f"Labelling **{count(est['n_labelled'])} rows at random** would give the share of "
+                        f"'{first}' to ± {pct(rs['random_half_width'])}; this round gives ± "
+                        f"{pct(rs['half_width'])}, which random labelling reaches with "
+                        f"{count(rs['random_equivalent'])} rows.")
     pick = st.selectbox("Class for the forest plot", classes, index=len(classes) - 1)
     st.plotly_chart(forest_figure(forest_rows(est, pick), label=pick), width="stretch")
     group_section(ws, data, rnd, summary, est["n_labelled"])
@@ -210,10 +214,10 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                                        inclusion=inclusion)
                 weighted = inclusion is not None
                 st.plotly_chart(coverage_figure(
-                    table, baseline="PPI++ with as many random labels" if weighted
+                    table, baseline="PPI++ (the usual estimate) with as many random labels" if weighted
                     else "plain normal interval"), width="stretch")
                 st.dataframe(table, hide_index=True, width="stretch",
-                             column_config={c: st.column_config.NumberColumn(format="%.4f")
+                             column_config={c: st.column_config.NumberColumn(format="%.3f")
                                             for c in table.columns if c != "quantity"}, placeholder="—")
                 st.caption(("Each round draws new rows to label with the round's inclusion "
                             "probabilities" if weighted else "Each round draws a new audit")

@@ -20,7 +20,7 @@ import streamlit as st
 from core.assignment import SAEInputs, goal_effort_unit, goal_grid, goal_setting, recommend
 from core.errors import DataError
 from core.figures.tradeoff import goal_figure
-from core.summary import format_effort, hours_per_unit, pct, setting_number
+from core.format import count, format_effort, hours_per_unit, pct, setting_number
 from pages._common import range_help
 
 
@@ -62,9 +62,9 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
     # so moving N or lambda stays as fast as without it
     if not st.toggle("Find the best settings for a target accuracy or a budget in hours",
                      value=inp.M <= GOAL_AUTO_ROWS, key="_goal_on",
-                     help=f"On by itself up to {GOAL_AUTO_ROWS:,} rows; on a larger table "
+                     help=f"On by itself up to {count(GOAL_AUTO_ROWS)} rows; on a larger table "
                           "the search takes a few seconds, each time the mode changes."):
-        st.caption(f"Off: this table has {inp.M:,} rows; switch it on to search every setting "
+        st.caption(f"Off: this table has {count(inp.M)} rows; switch it on to search every setting "
                    "for the cheapest one that meets a goal.")
         return
     with st.spinner("Finding the best settings for this data…"):
@@ -105,7 +105,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
                "Searched: every budget N and every λ at which the assignment changes, without "
                "the extra constraints.")
     m = inp.M
-    st.button(f"Use this setting (N = {goal.N:,}, λ = {setting_number(goal.lam)})", key="_goal_take",
+    st.button(f"Use this setting (N = {count(goal.N)}, λ = {setting_number(goal.lam)})", key="_goal_take",
               on_click=_take, args=(goal.N, goal.lam, m), disabled=goal.n_human == res["n_human"]
               and goal.N == res["N"] and goal.lam == res["lambda"])
 

@@ -36,8 +36,8 @@ import pandas as pd
 from core.assignment.model import Mode, SAEInputs
 from core.assignment.sweeps import sweep
 from core.errors import DataError
-from core.summary import (UNKNOWN_UNIT, data_effort_unit, effort_unit, format_effort,
-                          hours_per_unit, pct)
+from core.format import format_effort, hours_per_unit, pct
+from core.summary import UNKNOWN_UNIT, data_effort_unit, effort_unit
 
 __all__ = ["GoalResult", "goal_grid", "goal_setting", "pick_goal", "recommend", "GOAL_KEYS",
            "goal_effort_unit",

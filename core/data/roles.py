@@ -358,6 +358,8 @@ _FUZZY: dict[str, tuple[frozenset, Any]] = {
     "human_label_2": (frozenset({"label_2"}), lambda s: True),
     "human_effort": (frozenset({"effort"}), _non_negative),
     "predicted_effort": (frozenset({"predicted_effort"}), _non_negative),
+    # a sample id: every value present and different (not a key repeated over turns)
+    "sample_id": (frozenset({"row_id"}), lambda s: len(s) > 0 and s.notna().all() and s.is_unique),
 }
 
 
@@ -485,8 +487,9 @@ def detect_columns(df: pd.DataFrame) -> Detection:
     -----
     For each role in :data:`ROLES` order, the first tier is the role's aliases (in their
     priority order); the second, used only when no alias matches, is the columns whose name kind
-    fits the role (:data:`_FUZZY`: machine label, confidence, gold labels, efforts) and whose
-    values fit it, in column order. Two or more candidates in the deciding tier give an
+    fits the role (:data:`_FUZZY`: machine label, confidence, gold labels, efforts, and the
+    sample id: an id-like name with every value different, as ``item_key``) and whose values
+    fit it, in column order. Two or more candidates in the deciding tier give an
     :class:`Ask` (the first is still chosen, unless its name is the role's own name, which is
     taken as settled); a required role with no candidate gives an :class:`Ask` listing the
     columns whose values could hold it.

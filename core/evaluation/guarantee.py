@@ -386,11 +386,11 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0,
     rest = m - n_cal
     share = n_machine / rest if rest else None
     if n_cal < res.n_required:
-        notes.append(f"{n_cal} calibration rows are fewer than the {res.n_required} needed for "
+        notes.append(f"{n_cal:,} calibration rows are fewer than the {res.n_required:,} needed for "
                      f"any bound to reach alpha = {alpha:g} at delta = {delta:g}: nothing can "
                      "be certified; label a larger calibration sample")
     if res.threshold is None:
-        sentence = (f"Nothing could be certified: on the {n_cal} calibration rows no tested "
+        sentence = (f"Nothing could be certified: on the {n_cal:,} calibration rows no tested "
                     f"threshold of the score reached an error bound of at most {alpha:.1%} with "
                     f"{1 - delta:.0%} confidence, so every one of the {rest:,} other rows goes "
                     "to humans.")

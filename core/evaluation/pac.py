@@ -483,7 +483,7 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
     n_human = m - n_cal - n_machine
     effort = float(inp.l[selection == "routed"].sum())
     if res.max_calibration_errors == -1:
-        notes.append(f"with {n_cal} calibration rows of {m} even a kept set with no calibration "
+        notes.append(f"with {n_cal:,} calibration rows of {m:,} even a kept set with no calibration "
                      f"error could hide more than {epsilon:.1%} of M errors at delta = "
                      f"{delta:g}: label a larger calibration sample")
     if n_machine == 0:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
+from core.format import plain_number
 from core.evaluation.active import ActiveDesign, design_frontier, machine_probabilities
 from core.evaluation.design import SELECTIONS, Design, QueuePlan
 from core.evaluation.labels import label_key
@@ -81,8 +82,9 @@ def stratum_budgets(sizes: dict[Hashable, float], budget: float, *,
                             f"({sizes[g]:g})")
     need = sum(minimum.values())
     if need > budget * (1 + 1e-12):
-        raise DataError(f"the minimum human shares need a budget of {need:,.4g}, more than the "
-                        f"{budget:,.4g} given; lower the minimum or raise the budget")
+        raise DataError(f"the minimum human shares need a budget of {plain_number(need)}, more "
+                        f"than the {plain_number(budget)} given; lower the minimum or raise the "
+                        "budget")
     fixed: dict[Hashable, float] = {}
     while True:
         free = [g for g in sizes if g not in fixed]

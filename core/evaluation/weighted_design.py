@@ -188,7 +188,7 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
 def worse_group_sentence(w: dict[str, Any]) -> str:
     """One sentence naming a worse group and its cause in numbers (the machine's accuracy is
     the design-weighted estimate over the group's rows, from its labelled rows)."""
-    from core.summary import pct
+    from core.format import pct
 
     parts = [f"{w['column']} = {w['group']}: final labels {pct(w['accuracy'])} accurate "
              f"against {pct(w['rest_accuracy'])} for the rest (significantly worse)"]

@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from core.figures.tradeoff import TEMPLATE, zoomed_range
-from core.summary import setting_number
+from core.format import setting_number
 
 __all__ = ["roc_figure", "risk_coverage_figure", "reliability_figure", "sae_estimators_figure", "color_of",
            "title"]

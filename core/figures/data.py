@@ -23,7 +23,9 @@ __all__ = ["BINS", "Binned", "histogram_counts", "histogram", "label_balance"]
 #: Default number of bins.
 BINS = 40
 _COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
-_LEGEND = {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 1, "xanchor": "right"}
+# below the x axis, left-aligned: above the plot, right-aligned, it lay under the chart's
+# toolbar (issue 33)
+_LEGEND = {"orientation": "h", "y": -0.3, "yanchor": "top", "x": 0, "xanchor": "left"}
 
 
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
@@ -138,8 +140,10 @@ def histogram(binned: Binned, *, title: str, x_title: str, y_title: str = "numbe
             + "%{customdata[0]:.4g} to %{customdata[1]:.4g}: %{y:,} " + y_title
             + "<extra></extra>"})
     return _figure(traces, {"title": {"text": title}, "xaxis": {"title": {"text": x_title}},
-                            "yaxis": {"title": {"text": y_title}}, "height": 300,
-                            "margin": {"t": 40, "b": 10}, "bargap": 0, "barmode": "stack",
+                            "yaxis": {"title": {"text": y_title}, "tickformat": ","},
+                            "height": 300,
+                            "margin": {"t": 40, "b": 10 + 40 * split}, "bargap": 0,
+                            "barmode": "stack",
                             "showlegend": split, "legend": _LEGEND})
 
 def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
@@ -164,8 +168,9 @@ def label_balance(frame: pd.DataFrame, columns: Sequence[str], *,
         counts = counts.groupby(level=0).sum().sort_index()
         traces.append({"type": "bar", "x": [plain_text(v) for v in counts.index],
                        "y": counts.to_numpy(), "name": (names or {}).get(col, plain_text(col)),
-                       "marker": {"color": _COLORS[i % len(_COLORS)]}})
+                       "marker": {"color": _COLORS[i % len(_COLORS)]},
+                       "hovertemplate": "%{fullData.name}, %{x}: %{y:,} samples<extra></extra>"})
     return _figure(traces, {"title": {"text": "Labels"}, "barmode": "group",
                             "xaxis": {"title": {"text": "label"}, "type": "category"},
-                            "yaxis": {"title": {"text": "number of samples"}}, "height": 300,
-                            "margin": {"t": 40, "b": 10}, "legend": _LEGEND})
+                            "yaxis": {"title": {"text": "number of samples"}, "tickformat": ","},
+                            "height": 300, "margin": {"t": 40, "b": 50}, "legend": _LEGEND})

@@ -18,6 +18,7 @@ carries, ``hmceval queue --calibrate-on ID``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -30,7 +31,7 @@ from core.evaluation.planner import srs_size_for_half_width
 
 __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
            "design_record", "earlier_labels", "earlier_rounds", "find_dataset_id",
-           "group_table", "suggested_share", "fix_settings"]
+           "group_table", "suggested_share", "fix_settings", "fix_shortfall"]
 
 #: The designs of a budget round planned with inclusion probabilities.
 WEIGHTED_DESIGNS: tuple[str, ...] = ("active", "random")
@@ -280,18 +281,28 @@ def suggested_share(worse: dict[str, Any]) -> float:
     return round(float(min(1.0, max(h, now))), 4)
 
 
-def fix_settings(settings: dict[str, Any], worse: dict[str, Any], share: float,
-                 *, n_rows: int | None = None) -> dict[str, Any]:
+def fix_settings(settings: dict[str, Any], worse: dict[str, Any] | list[dict[str, Any]],
+                 share: float | list[float], *, n_rows: int | None = None) -> dict[str, Any]:
     """The settings of a new active round stratified by the worse group's column, with a least
     human share ``share`` for that group (the other groups split the rest of the budget by
-    size).
+    size). Several worse groups of one column (``worse`` and ``share`` as lists) are raised
+    at once, each to its own least share.
 
     ``settings`` are the settings of the round that showed the problem: its budget is kept
     when it had one (an active or random round); a routing round's budget becomes labels:
     ``n_rows`` (the rows it labelled).
     """
-    if not 0 <= share <= 1:
-        raise DataError(f"the minimum human share must be in [0, 1], got {share}")
+    groups = worse if isinstance(worse, list) else [worse]
+    shares = share if isinstance(share, list) else [share]
+    if not groups or len(groups) != len(shares):
+        raise DataError("give one least share for each worse group")
+    columns = {str(w["column"]) for w in groups}
+    if len(columns) != 1:
+        raise DataError("a round is stratified by one column: the worse groups are in "
+                        + ", ".join(sorted(columns)))
+    for s in shares:
+        if not 0 <= s <= 1:
+            raise DataError(f"the minimum human share must be in [0, 1], got {s}")
     if is_weighted(settings):
         budget = budget_of(settings)
     else:
@@ -300,4 +311,43 @@ def fix_settings(settings: dict[str, Any], worse: dict[str, Any], share: float,
         budget = {"labels": float(n_rows)}
     return {"design": "active", **budget, "seed": int(settings.get("seed", 0)),
             "lam": float(settings.get("lam", 0.0)) if is_weighted(settings) else 0.0,
-            "stratify": str(worse["column"]), "min_share": {str(worse["group"]): float(share)}}
+            "stratify": columns.pop(),
+            "min_share": {str(w["group"]): float(s) for w, s in zip(groups, shares)}}
+
+
+def fix_shortfall(settings: dict[str, Any], rows: dict[str, int], shares: dict[str, float],
+                  *, n_rows: int | None = None) -> str | None:
+    """Before the one-click fix is clicked: why the round it would plan is refused, when the
+    least shares ask more labels than its budget (the page's suggested share of a badly judged
+    group often does: issue 33 saw 82 % of 500 rows asked of a 400-label budget).
+
+    Parameters
+    ----------
+    settings : dict
+        The settings of the round that showed the problem (its labels budget is the fix's; a
+        routing round's is ``n_rows``, the rows it labelled).
+    rows : dict
+        group -> its number of rows.
+    shares : dict
+        group -> the least human share asked for it.
+
+    Returns
+    -------
+    str or None
+        The sentence, or None when the budget suffices or is in effort (not comparable).
+
+    >>> fix_shortfall({"design": "active", "labels": 400}, {"ja": 500}, {"ja": 0.82})[:60]
+    'At least 82% of ja (410 of its 500 rows) needs more labels t'
+    """
+    budget = (budget_of(settings).get("labels") if is_weighted(settings)
+              else (float(n_rows) if n_rows else None))
+    if not budget:
+        return None
+    need = {g: math.ceil(shares[g] * rows[g] - 1e-9) for g in shares}
+    if sum(need.values()) <= budget:
+        return None
+    asked = ", ".join(f"{100 * shares[g]:.0f}% of {g} ({need[g]:,} of its {rows[g]:,} rows)"
+                      for g in shares)
+    return (f"At least {asked} needs more labels than the new round's budget of "
+            f"{int(budget):,}: it would be refused. Lower the share, or plan a round with a "
+            "larger budget above.")

@@ -15,10 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.summary import effort_unit, format_effort, hours_per_unit
+from core.format import format_effort, hours_per_unit, pct
+from core.summary import effort_unit
 from core.workspace.active_rounds import group_table
 
-__all__ = ["QUESTION", "Line", "round_digest", "pct"]
+__all__ = ["QUESTION", "Line", "round_digest"]
 
 #: the question every round answers, in a manager's words
 QUESTION = ("how accurate are the final labels (humans where they labelled, the machine "
@@ -38,12 +39,6 @@ class Line:
     def text(self) -> str:
         """The line as plain text (no emphasis)."""
         return "".join(p for p, _ in self.parts)
-
-
-def pct(v: float | None, digits: int = 1) -> str:
-    """A share as a percentage with one decimal (``0.9876`` -> ``"98.8%"``), ``"n/a"`` for
-    None."""
-    return "n/a" if v is None else f"{v * 100:.{digits}f}%"
 
 
 def _answer(est: dict[str, Any] | None, error: str | None) -> tuple[dict[str, Any] | None,

@@ -20,7 +20,7 @@ import pandas as pd
 from core.figures.evaluation import (forest_figure, forest_rows, frontier_figure,
                                      group_accuracy_figure, progress_figure, worth_text)
 from core.workspace.active_rounds import group_table, is_weighted
-from core.workspace.digest import pct as _pct
+from core.format import pct as _pct
 from core.workspace.digest import round_digest
 from core.workspace.fonts import CJK_FAMILY, cjk_font_face
 from core.workspace.rounds import round_summary

@@ -70,7 +70,9 @@ def test_number_boxes_state_their_allowed_range(run_page):
     assert range_help(None, 0, 5673) == "Allowed: 0 to 5,673."
     assert range_help("Seed.", 0, 2**31 - 1) == "Seed. Allowed: 0 to 2,147,483,647."
     assert range_help("λ.", 0.0, None) == "λ. Allowed: 0 or more."
-    assert range_help(None, -1e15, 1e15) == "Allowed: -1e+15 to 1e+15."
+    assert range_help(None, -1e15, 1e15) == "Allowed: any number."  # not -1e+15 (issue 33)
+    assert range_help(None, 0.0, 1e15) == "Allowed: 0 or more."
+    assert range_help(None, 1234.5678, 5e14) == "Allowed: 1,235 to 500,000,000,000,000."
     assert range_help(None, 0.001, 0.5) == "Allowed: 0.001 to 0.5."
     assert range_help("x", None, None) == "x"
     for page in ("2_Trade-off.py", "2a_Evaluate.py", "4_Effort.py", "5_Fairness.py"):
@@ -101,3 +103,18 @@ def test_every_figure_reads_on_its_own(run_page, page, tmp_path, monkeypatch):
     assert figures, page
     problems = {i: figure_problems(f) for i, f in enumerate(figures)}
     assert not any(problems.values()), problems
+
+
+def test_the_launcher_starts_without_a_scriptruncontext_warning():
+    """issue 33: ``python app.py`` printed "missing ScriptRunContext! This warning can be
+    ignored" at start-up (the launcher asked for the context without suppressing the warning);
+    a user reads it as an error. An invalid port stops the server right after the launcher ran."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    run = subprocess.run([sys.executable, str(root / "app.py"), "--server.port", "notaport"],
+                         capture_output=True, text=True, timeout=60, cwd=root)
+    assert "is not a valid integer" in run.stderr + run.stdout  # the launcher reached Streamlit
+    assert "ScriptRunContext" not in run.stderr + run.stdout

@@ -298,3 +298,20 @@ def test_figure4_lines_span_the_datas_lambda_range(run_page, hmceval_tsv):
     lines = [t for t in spec["data"] if t.get("mode") == "lines" and t.get("x") is not None]
     lows = [float(np.nanmin(values(t["x"]))) for t in lines]
     assert lines and all(low == 0 for low in lows), lows
+
+
+def test_quality_headers_are_plain_with_the_technical_name_in_the_tooltip(run_page):
+    """issue 33: AUC, AURC, ECE and top-k shown as plain words; the abbreviation and its
+    definition are in the header's tooltip; scores to 3 decimals."""
+    import json
+
+    at = run_page(PAGE)
+    el = next(d for d in at.dataframe if "AUC ↑" in d.value.columns)
+    config = json.loads(el.proto.columns)
+    shown = {k: (config[k]["label"], config[k]["help"].split(" ")[0]) for k in
+             ("AUC ↑", "AURC ↓", "ECE ↓", "top-50% accuracy ↑")}
+    assert shown == {"AUC ↑": ("tells right from wrong ↑", "AUC"),
+                     "AURC ↓": ("error when keeping the most confident ↓", "AURC"),
+                     "ECE ↓": ("confidence off by ↓", "ECE"),
+                     "top-50% accuracy ↑": ("accuracy of the most confident 50% ↑", "top-50%")}
+    assert {config[k]["type_config"]["format"] for k in shown} == {"%.3f"}

@@ -135,6 +135,19 @@ def test_guarantee_round_certifies(run_page, fresh_workspace):
     click(at, "Fill labels from gold")
     assert [m.label for m in at.metric][-1] == "Accuracy of the final labels"
     assert not at.error
+    # issue 33: the counts of the round agree wherever they appear: the guarantee's totals
+    # (calibration + routed + audit) are the result's "labelled by humans"
+    import re
+
+    captions = " ".join(c.value for c in at.caption)
+    total = re.search(r"Humans label ([\d,]+) rows in all: the ([\d,]+) calibration rows, the "
+                      r"([\d,]+) routed and an audit of ([\d,]+) of", captions)
+    labelled = re.search(r"([\d,]+) rows labelled by humans: ([\d,]+) calibration, ([\d,]+) "
+                         r"routed, ([\d,]+) audit", captions)
+    assert total and labelled, captions
+    assert total.groups() == labelled.groups()
+    n = [int(g.replace(",", "")) for g in total.groups()]
+    assert n[0] == n[1] + n[2] + n[3] and n[3] == 100
 
 
 def test_overall_error_guarantee_round_plans_previews_and_certifies(run_page, fresh_workspace):
@@ -668,3 +681,29 @@ def test_a_visit_stores_nothing(run_page, fresh_workspace):
     click(at, "Plan the round")
     assert len(Workspace(str(fresh_workspace)).list_datasets()) == 1
     assert at.selectbox(key="_w_ev_round_id").value == 1
+
+
+def test_a_guarantee_expected_to_certify_nothing_is_said_before_planning(run_page,
+                                                                          fresh_workspace):
+    """issue 33, item 5: on a judge table whose machine is wrong on a fifth of the rows, the
+    default guarantee (α = 5 %) certifies nothing, so its 1,000 calibration labels buy
+    nothing; that showed only in a preview behind a button. It is a warning before planning,
+    with the other guarantee as the alternative. On the demo (α = 5 % certifies rows) none."""
+    from core.data import prepare
+    from pages._common import fingerprint
+    from tests.judge_table import judge_table
+
+    data = prepare(judge_table(750), name="judge.csv")
+    at = run_page(PAGE, state={"data": data, "data_key": fingerprint(data.raw, data.roles),
+                               "data_source": "upload"})
+    at.radio(key="_w_ev_kind").set_value("guarantee").run()
+    said = [w.value for w in at.warning if w.value.startswith("**Expected to buy nothing.**")]
+    assert len(said) == 1, [w.value for w in at.warning]
+    assert "the 1,000 calibration labels would save no labelling" in said[0]
+    assert "The other guarantee (whole dataset) keeps a median" in said[0]
+    # the overall-error guarantee keeps rows here: no warning once it is chosen
+    at.radio(key="_w_ev_guarantee").set_value("overall").run()
+    assert not [w for w in at.warning if w.value.startswith("**Expected to buy nothing.**")]
+    demo = run_page(PAGE)
+    demo.radio(key="_w_ev_kind").set_value("guarantee").run()
+    assert not [w for w in demo.warning if w.value.startswith("**Expected to buy nothing.**")]

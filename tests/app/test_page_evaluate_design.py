@@ -42,8 +42,14 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     # the budget starts at the routing round's labels: N (1,778 of the demo's 3,557) + audit 200
     assert at.number_input(key="_w_ev_labels").value == 1978
     at.number_input(key="_w_ev_labels").set_value(400).run()
-    plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label about 400")]
-    assert plan and "random labels" in plan[0], [m.value for m in at.markdown]
+    plan = [m for m in at.markdown if m.value.startswith("**Humans will label about 400")]
+    assert plan and "random labels" in plan[0].value, [m.value for m in at.markdown]
+    # issue 33: the jargon in plain words, "worth N random labels" in a tooltip, PPI++ beside
+    # the warning that names it
+    assert plan[0].proto.help.startswith("Worth N random labels: labelling N rows picked at "
+                                         "random would give an interval as narrow")
+    assert any(c.value.startswith("PPI++ (prediction-powered inference): the usual estimate")
+               for c in at.caption)
     assert "Designs for this budget (expected)" in _frontier_titles(at)
     # at 400 of 3,557 labels the demo's two promises conflict: the page says so, and what the
     # recommended design gives up; at the routing round's 1,978 labels it does not
@@ -52,7 +58,9 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     assert len(conflict) == 1 and "points below routing" in conflict[0]
     assert any(c.value.startswith("Routing the same budget to the least confident rows")
                for c in at.caption)
-    assert any(c.value.startswith("Not built yet") for c in at.caption)
+    # issue 33: no "Not built yet" on every plan (the one-click fix, after the labels, raises
+    # every worse group of a column at once now)
+    assert not any("Not built yet" in c.value for c in at.caption)
     click(at, "Plan the round")
     assert any("Round #1 planned and saved" in s.value for s in at.success)
     # the round is active: its probabilities are stored, the design shown with it
@@ -95,8 +103,23 @@ def test_worse_group_is_named_and_one_click_plans_the_fix(run_page, fresh_worksp
     table = next(d.value for d in at.dataframe if "worth_random" in d.value.columns)
     assert list(table["group"]) == ["de", "en", "fr", "ja"]
     assert list(table["worse"]) == [False, False, False, True]
+    # the fix says it starts without this round's labels (issue 33: "carried" beside "0 of")
+    assert any(c.value.endswith("so none are carried into it.") for c in at.caption)
+    # the suggested share asks more of ja's 500 rows than the 400 labels: said before the
+    # click (issue 33: the click failed with "need a budget of 615.8")
+    suggested = at.number_input(key="_w_fix_share_1_0").value
+    short = [w.value for w in at.warning if "it would be refused" in w.value]
+    assert suggested > 80 and len(short) == 1, (suggested, short)  # 0.8 x 500 = 400
+    # the table's effort has its unit, the flag column its words
+    import json
+
+    table_el = next(d for d in at.dataframe if "worth_random" in d.value.columns)
+    config = json.loads(table_el.proto.columns)
+    assert config["effort"]["label"] == "effort per row (seconds)"
+    assert config["worse"]["label"] == "significantly worse"
     # the fix: at least 50 % of ja labelled, same budget, stratified by language
     at.number_input(key="_w_fix_share_1_0").set_value(50.0).run()
+    assert not [w for w in at.warning if "it would be refused" in w.value]
     click(at, "Plan a new round: at least 50% of language = ja labelled")
     assert any(s.value.startswith("Round #2 planned and saved: the active design stratified "
                                   "by 'language'") for s in at.success)
@@ -175,7 +198,7 @@ def test_validity_panel_of_an_active_round_repeats_its_draws(run_page, fresh_wor
 
     names = [t.get("name") for c in at.get("plotly_chart")
              for t in json.loads(c.proto.spec)["data"]]
-    assert "PPI++ with as many random labels (for comparison)" in names
+    assert "PPI++ (the usual estimate) with as many random labels (for comparison)" in names
 
 
 def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspace):
@@ -205,3 +228,42 @@ def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspac
     # choosing no earlier round plans on the confidences as reported
     at.selectbox(key="_ev_calibrate_on").select_index(0).run()
     assert not any(c.value.startswith("Planned on the") for c in at.caption)
+
+
+def test_two_worse_groups_of_one_column_are_fixed_in_one_round(run_page, fresh_workspace):
+    """issue 33: besides a fix per group, one click raises every worse group of the column at
+    once, each to its least share."""
+    import numpy as np
+
+    from core.data import prepare
+    from pages._common import fingerprint
+
+    frame = judge_table()
+    fr = (frame["language"] == "fr").to_numpy()
+    wrong = fr & (np.random.default_rng(1).random(len(frame)) < 0.7)  # fr judged badly too
+    frame.loc[wrong, "human_label"] = np.where(frame.loc[wrong, "machine_label"] == "yes",
+                                               "no", "yes")
+    data = prepare(frame, name="judge")
+    at = run_page(PAGE, state={"data": data, "data_key": fingerprint(data.raw, data.roles),
+                               "data_source": "test"})
+    at.radio(key="_w_ev_design").set_value("active").run()
+    at.number_input(key="_w_ev_labels").set_value(900).run()
+    click(at, "Plan the round")
+    click(at, "Fill labels from gold")
+    # the warnings in the order of the fix widgets: _0 for the first, _1 for the second
+    warned = [w.value.split(":")[0].split(" = ")[1] for w in at.warning
+              if w.value.startswith("language = ")]
+    assert sorted(warned) == ["fr", "ja"]
+    at.number_input(key="_w_fix_share_1_0").set_value(40.0).run()
+    at.number_input(key="_w_fix_share_1_1").set_value(30.0).run()
+    together = [b.label for b in at.button if b.label.startswith("Plan a new round raising")]
+    assert together == [f"Plan a new round raising every worse group of language at once "
+                        f"({warned[0]} 40%, {warned[1]} 30%)"]
+    click(at, together[0])
+    assert not at.error, [e.value for e in at.error]
+    from core.workspace import Workspace
+
+    rnd = Workspace(str(fresh_workspace)).round(2)
+    assert rnd["settings"]["stratify"] == "language"
+    assert rnd["settings"]["min_share"] == {warned[0]: 0.4, warned[1]: 0.3}
+    assert rnd["settings"]["labels"] == 900

@@ -344,3 +344,28 @@ def test_unordered_labels_get_no_dsm_and_no_flag(run_page):
     got = by_group[0]
     assert want in got["exact_agr"].round(10).tolist() or \
         np.isclose(got["exact_agr"].astype(float), want).any()
+
+
+def test_subgroups_follow_the_active_dataset(run_page):
+    """issue 33: after the demo, an uploaded judge table showed no subgroup on Fairness (the
+    demo's 'system' was dropped and nothing took its place), hiding the group the judge
+    handles worst. Its own first subgroup is chosen when it becomes active; a choice made on it
+    is kept across reruns."""
+    from tests.judge_table import judge_table
+
+    at = run_page(PAGE)
+    assert at.session_state["fair_groups"] == ["system"]
+    frame = judge_table(100).rename(columns={"sample_id": "item_key",
+                                             "human_label": "human_verdict"})
+    for key, value in _state(frame).items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception and not at.error
+    assert at.session_state["fair_groups"] == ["language"]
+    assert at.multiselect(key="_w_fair_groups").value == ["language"]
+    # DSM by language: one chart for the subgroup, one for the collaborative rates
+    assert len(at.get("plotly_chart")) == 2
+    # emptied by the user on this dataset: stays empty
+    at.multiselect(key="_w_fair_groups").set_value([]).run()
+    at.run()
+    assert at.session_state["fair_groups"] == []

@@ -347,3 +347,23 @@ def test_assign_json_on_one_row_is_strict_json(tmp_path, capsys):
     res = json.loads(out, parse_constant=refuse)
     assert res["N"] == 0 and res["lambda_range"]["pivot"] is None
     assert res["lambda_range"]["n_beyond"] == 0
+
+
+def test_every_assign_option_is_in_the_readme_command_line_section():
+    """issue 33: README's command-line section lacked --target-accuracy and
+    --effort-budget-hours. Every long option of ``hmceval assign`` is named there."""
+    import argparse
+    from pathlib import Path
+
+    from core.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    actions = [a.option_strings for a in sub.choices["assign"]._actions
+               if a.option_strings and "--help" not in a.option_strings]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Command line"):readme.index("## Running a real evaluation")]
+    assert ["--target-accuracy"] in actions and ["--effort-budget-hours"] in actions
+    # an option is named by any of its spellings (-o or --output)
+    assert [o for o in actions if not any(f"{s} " in section or f"{s}]" in section
+                                          for s in o)] == []

@@ -379,3 +379,27 @@ def test_a_persons_verdict_is_the_gold_label():
     assert d.roles["human_effort"] == "review_seconds" and d.units["human_effort"] == "seconds"
     assert d.roles["subgroups"] == ["language"]
     assert not d.asks
+
+
+def test_an_id_named_column_with_distinct_values_is_the_sample_id():
+    """issue 33: a judge table's ``item_key`` was not detected, so returned labels joined by row
+    number only. An id-like name (an id word with a row word, or alone) whose values are all
+    different is the sample id; one repeated over a dialogue's turns is not, nor a plain
+    number column."""
+    df = user_table().drop(columns=["dialogue_id"])
+    df.insert(0, "item_key", [f"k{i:03d}" for i in range(N)])
+    df["conversation_key"] = [i // 3 for i in range(N)]  # repeated: not one row each
+    df["n_words"] = list(range(N))  # distinct, but not named as an id
+    d = detect_columns(df)
+    assert d.roles["sample_id"] == "item_key"
+    assert "item_key" not in d.subgroup_options
+    assert not [a for a in d.asks if a.role == "sample_id"]
+    # a repeated key alone is no sample id
+    assert detect_columns(df.drop(columns=["item_key"])).roles["sample_id"] is None
+    # one missing key: not an id either
+    df.loc[4, "item_key"] = None
+    assert detect_columns(df).roles["sample_id"] is None
+    # an alias still wins over a look-alike
+    df["item_key"] = [f"k{i}" for i in range(N)]
+    df["response_id"] = [f"r{i}" for i in range(N)]
+    assert detect_columns(df).roles["sample_id"] == "response_id"

@@ -79,3 +79,23 @@ def test_figures_are_valid_plotly_with_the_small_white_template():
     assert [list(t.y) for t in hist.data] == [[1, 0], [1, 1]]
     assert hist.layout.barmode == "stack" and hist.layout.showlegend is True
     assert labels.layout.xaxis.type == "category" and list(labels.data[0].y) == [1, 2]
+
+
+def test_legends_stay_clear_of_the_toolbar_and_counts_are_separated():
+    """issue 33: on the Data page the legends lay over the chart's toolbar (top right) and a
+    count read "1210". Legends sit below the x axis, left-aligned; counts carry separators on
+    the axis and in the hover."""
+    import pandas as pd
+
+    from core.figures.data import histogram, histogram_counts, label_balance
+
+    frame = pd.DataFrame({"gold": ["a"] * 1210 + ["b"] * 3, "pred": ["a"] * 1200 + ["b"] * 13})
+    bars = label_balance(frame, ["gold", "pred"])
+    hist = histogram(histogram_counts([0.1, 0.5, 0.9, 0.95], split=[True, False, True, True]),
+                     title="Machine confidence", x_title="confidence")
+    for fig in (bars, hist):
+        legend = fig.layout.legend
+        assert legend.y < 0 and legend.yanchor == "top" and legend.xanchor == "left"
+        assert fig.layout.yaxis.tickformat == ","
+    assert all("%{y:,}" in t.hovertemplate for t in bars.data)
+    assert "%{y:,}" in hist.data[0].hovertemplate

@@ -6,8 +6,9 @@ import pandas as pd
 import pytest
 
 from core.data import prepare
-from core.summary import (UNKNOWN_UNIT, data_effort_unit, effort_unit, pct, per_unit,
-                          round_sentence, tradeoff_summary)
+from core.format import pct
+from core.summary import (UNKNOWN_UNIT, data_effort_unit, effort_unit, per_unit, round_sentence,
+                          tradeoff_summary)
 
 
 @pytest.mark.parametrize("name, unit", [
@@ -118,7 +119,7 @@ def test_beyond_lambda_range_in_words():
 
 
 def test_hours_per_unit_by_hand():
-    from core.summary import hours_per_unit
+    from core.format import hours_per_unit
 
     # 7,200 seconds, 120 minutes and 7,200,000 ms are 2 hours
     assert 7200 * hours_per_unit("seconds") == pytest.approx(2.0)
@@ -129,7 +130,7 @@ def test_hours_per_unit_by_hand():
 
 
 def test_effort_totals_in_hours_minutes_seconds_never_scientific():
-    from core.summary import format_effort, plain_number
+    from core.format import format_effort, plain_number
 
     # 72,340 s = 20.094 h; 2,700 s = 45 min; 90 s = 1.5 min; 65 s = 1.083 min
     assert format_effort(72_340, "seconds") == "20.1 h"
@@ -147,7 +148,7 @@ def test_effort_totals_in_hours_minutes_seconds_never_scientific():
 def test_setting_number_never_scientific():
     """λ and other settings as a reader types them: significant digits kept, no e-notation
     (hand-written expectations; f"{x:g}" gives 4.6e-05 and 1.235e+04)."""
-    from core.summary import setting_number
+    from core.format import setting_number
 
     assert setting_number(4.6) == "4.6" and setting_number(7.25) == "7.25"
     assert setting_number(4.6e-05) == "0.000046"
@@ -155,7 +156,7 @@ def test_setting_number_never_scientific():
     assert setting_number(12345.6) == "12,350" and setting_number(1234567) == "1,235,000"
     assert setting_number(0.0) == "0" and setting_number(50) == "50"
     assert setting_number(-0.5) == "-0.5" and setting_number(float("nan")) == "n/a"
-    assert setting_number(1 / 3, digits=6) == "0.333333"
+    assert setting_number(1 / 3, digits=6) == "0.3333"  # never more than 4 significant digits
 
 
 def test_sae_subtitle_writes_small_lambdas_plainly():
@@ -167,3 +168,22 @@ def test_sae_subtitle_writes_small_lambdas_plainly():
 
     assert sae_subtitle(pd.DataFrame({"lambda": [0.0, 4.645e-05]})) == (
         "stars: current · lines: λ from 0 to 0.00004645")
+
+
+def test_certificate_totals_count_the_audit_as_the_result_does():
+    """issue 33: the guarantee sentence said 956 go to humans where the result said 2,156
+    labelled (1,000 calibration + 956 routed + 200 audit). Counted by hand from the demo's
+    certified round."""
+    from core.summary import certificate_totals
+
+    cert = {"n_calibration": 1000, "n_human": 956, "n_machine": 1601, "audit": 200}
+    assert certificate_totals(cert) == (
+        "Humans label 2,156 rows in all: the 1,000 calibration rows, the 956 routed and an "
+        "audit of 200 of the 1,601 rows the machine keeps (to measure the result); the "
+        "machine's labels stand for the other 1,401.")
+    # no audit: the sentence's counts are the result's already
+    assert certificate_totals({**cert, "audit": 0}) is None
+    # an audit larger than the kept rows takes them all
+    assert certificate_totals({**cert, "n_machine": 150}).startswith(
+        "Humans label 2,106 rows in all")
+    assert certificate_totals({"guarantee": "…"}) is None

@@ -266,3 +266,46 @@ def test_a_round_planned_on_an_earlier_rounds_labels(ws):
     with pytest.raises(DataError, match="not planned on an earlier round's labels yet"):
         R.plan_round(ws, data, kind="budget", settings={
             "design": "active", "labels": 50, "calibrate_on": pilot, "stratify": "language"})
+
+
+def test_fix_settings_raise_several_groups_of_one_column_at_once():
+    """issue 33: the page said 'Not built yet: a fix that re-optimises every group at once'.
+    Several worse groups of one column are raised in one round, each to its own least share;
+    groups of two columns cannot share one stratification and are refused."""
+    active = {"design": "active", "labels": 400, "seed": 3, "lam": 0.0}
+    ja = {"column": "language", "group": "ja"}
+    ko = {"column": "language", "group": "ko"}
+    fix = fix_settings(active, [ja, ko], [0.5, 0.25])
+    assert fix == {"design": "active", "labels": 400.0, "seed": 3, "lam": 0.0,
+                   "stratify": "language", "min_share": {"ja": 0.5, "ko": 0.25}}
+    # a routing round: its labelled rows become the labels budget
+    routing = {"design": "routing", "share": 0.2, "lam": 4.6, "audit": 50}
+    assert fix_settings(routing, [ja, ko], [0.5, 0.25], n_rows=120)["labels"] == 120.0
+    with pytest.raises(DataError, match="stratified by one column"):
+        fix_settings(active, [ja, {"column": "topic", "group": "law"}], [0.5, 0.5])
+    with pytest.raises(DataError, match="one least share for each"):
+        fix_settings(active, [ja, ko], [0.5])
+    with pytest.raises(DataError, match=r"\[0, 1\]"):
+        fix_settings(active, [ja, ko], [0.5, 1.5])
+
+
+def test_fix_shortfall_says_before_the_click_that_the_budget_is_too_small():
+    """issue 33: the page suggested 82 % of ja's 500 rows with a 400-label round; the click
+    then failed ('need a budget of 615.8'). Counted by hand: 0.82 x 500 = 410 > 400."""
+    from core.workspace.active_rounds import fix_shortfall
+
+    active = {"design": "active", "labels": 400, "seed": 0}
+    said = fix_shortfall(active, {"ja": 500}, {"ja": 0.82})
+    assert said == ("At least 82% of ja (410 of its 500 rows) needs more labels than the new "
+                    "round's budget of 400: it would be refused. Lower the share, or plan a "
+                    "round with a larger budget above.")
+    assert fix_shortfall(active, {"ja": 500}, {"ja": 0.8}) is None  # 400 labels: enough
+    # two groups add up: 0.5 x 500 + 0.4 x 400 = 410 > 400
+    assert fix_shortfall(active, {"ja": 500, "fr": 400}, {"ja": 0.5, "fr": 0.4}) is not None
+    # a routing round's budget is the rows it labelled
+    routing = {"design": "routing", "share": 0.2, "lam": 4.6, "audit": 50}
+    assert fix_shortfall(routing, {"ja": 500}, {"ja": 0.82}, n_rows=450) is None
+    assert fix_shortfall(routing, {"ja": 500}, {"ja": 0.82}, n_rows=300).endswith("above.")
+    # a budget in effort is not compared with labels
+    assert fix_shortfall({"design": "active", "effort_budget": 10.0}, {"ja": 500},
+                         {"ja": 0.82}) is None
