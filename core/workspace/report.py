@@ -142,7 +142,7 @@ def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> st
         text += (f" Planned: about {record['expected_labels']:,.0f} of {n_rows:,} responses "
                  f"labelled ({record['n_routed']:,} for sure), final labels expected "
                  f"{_pct(record['expected_accuracy'])} accurate, a class share expected to "
-                 f"± {_pct(record['expected_half_width'], 2)} "
+                 f"± {_pct(record['expected_half_width'])} "
                  f"({worth_text(record['random_equivalent'])}).")
     carried = record.get("calibrated_on")
     if carried:

@@ -41,6 +41,10 @@ def test_report_opens_with_the_summary_and_ends_with_the_appendix(tmp_path):
     assert f"font-family: {FONT_STACK}" in page
     assert "Noto Sans CJK JP" in body  # the figures' layouts carry it too
     assert "@font-face" not in page  # no CJK text: no font embedded
+    # the plan's half-width as the Evaluate page writes it: one decimal (issue 33: the report
+    # said ± 3.12% where the page said ± 3.1%)
+    text = _text(body)
+    assert re.search(r"a class share expected to ± \d+\.\d% \(", text), text
 
 
 def test_a_report_with_japanese_group_names_embeds_their_glyphs(tmp_path):
