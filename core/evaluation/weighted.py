@@ -12,15 +12,18 @@ the estimator is
     theta = ( sum_i m_i + sum_i xi_i (y_i - m_i) / pi_i ) / M,
 
 unbiased whenever m_i does not depend on xi_i, since E[xi_i / pi_i | the other rows] = 1. The
-control is the PPI++ idea ("power tuning": the machine's probabilities, with coefficients
-estimated from the labels), in its most flexible form: rows are grouped in cells (the
-machine's class crossed with bins of its confidence, :func:`control_cells`) and m_i is the
-cell's share of class c among the labelled rows, weighted by 1 / pi (a post-stratified, or
-generalised regression, estimator), shrunk towards the machine's own probability by
-:data:`PRIOR_ROWS` pseudo-rows. It is **cross-fitted**: the rows are split in :data:`FOLDS`
-folds by position (fixed before any draw) and each row's control is fitted on the labelled rows
-of the other folds, so that it does not depend on whether the row itself was drawn (exact
-unbiasedness) and no residual is shrunk by its own weight in the fit. The variance under the
+control is chosen among candidates (:mod:`core.evaluation.controls`): the classical mean (a
+constant), PPI++'s one coefficient on the machine's probability, the post-stratified control
+(rows grouped in cells: the machine's class crossed with bins of its confidence, each cell's
+share calibrated on its labels and shrunk towards the machine's own probability), and, when
+the table has group columns or further judges' confidence columns, the cells plus those as
+covariates. Each is fitted by weighted least squares with the weight the variance gives a
+row, **leave-one-out** (a labelled row's control from the other labels, an unlabelled row's
+from all of them: exactly unbiased, no label set aside), and the candidate whose interval is
+narrowest is kept. The leave-one-out residuals carry each candidate's overfitting, so with
+few labels the one-coefficient control or the mean wins, with many the cells. On plain random
+labelling PPI++'s own interval is a candidate too, so no interval is wider than PPI++'s or
+the classical mean's on the same labels. The variance under the
 design is sum_i (1 / pi_i - 1) r_i^2 / M^2 with r_i = y_i - m_i, estimated without bias by
 
     v = sum_i xi_i (1 - pi_i) r_i^2 / pi_i^2 / M^2.
@@ -29,14 +32,17 @@ Where rare events (a rare class, the machine's rare errors among confident rows)
 among few labels, v rests on a few large terms and collapses exactly when none is drawn; it
 is then moderated towards the variance the fitted control implies,
 sum_i (1 / pi_i - 1) m_i (1 - m_i) / M^2, with :data:`PRIOR_DF` pseudo degrees of freedom
-against its own Satterthwaite degrees of freedom (sum a)^2 / sum a^2. The interval is
+against its own Satterthwaite degrees of freedom (sum a)^2 / sum a^2 (every candidate
+towards the same prior, the post-stratified control's, so none is chosen for a variance that
+merely vanished on this draw). The interval is
 theta -/+ z sqrt(v), clipped to what the labels make certain. Subgroups use the controls
 fitted on the whole table (a group's rows are still a Poisson sample of it).
 
 **Plain random labelling** (every pi_i equal and below 1, no routed row): given the number of
-labels, a Poisson sample with equal probabilities is a simple random sample, and the interval
-is exactly PPI++'s (``ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, lam=None)``: power-tuned
-lambda clipped to [0, 1], normal interval on the unlabelled and the rectifier variances).
+labels, a Poisson sample with equal probabilities is a simple random sample; PPI++'s interval
+(``ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, lam=None)``: power-tuned lambda clipped to
+[0, 1], normal interval on the unlabelled and the rectifier variances) is kept when it is
+narrower than the candidates' (method ``"ppi++"``).
 
 **Accuracy of the final labels.** The unknown part is the number of unlabelled rows the machine
 got right, sum_i (1 - xi_i) k_i with k_i = 1[machine = true]. Writing k_i = m_i + r_i with m_i
@@ -270,18 +276,29 @@ def _conservative(known: float, n_unl: int, m: int) -> tuple[float, float]:
 
 
 def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
-                   pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int
-                   ) -> dict[str, Any]:
+                   pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
+                   covariates: np.ndarray | None = None) -> dict[str, Any]:
     """The controls of a whole table, fitted once (groups reuse them).
+
+    Parameters
+    ----------
+    machine, human, labelled, pi, confidence_scores, n_classes
+        As :func:`weighted_estimates`.
+    covariates : array of shape (M, p), optional
+        Group indicators and further judges' confidences (the ``"covariates"`` candidate of
+        :mod:`core.evaluation.controls`).
 
     Returns
     -------
     dict
-        ``cells`` (int array of shape (M,)), ``n_cells``, and per outcome an array of shape
-        (M,) of control values (cross-fitted: each row's from the labelled rows of the other
-        folds): ``share_<c>`` for each class, ``accuracy``.
+        ``cells`` (int array of shape (M,), from the design), ``n_cells``; per outcome
+        (``share_<c>`` for each class, ``accuracy``) the post-stratified control of shape (M,)
+        and ``candidates_<outcome>``, every candidate control as columns of an array of shape
+        (M, J), leave-one-out (each labelled row's from the other labelled rows); and
+        ``candidate_names``, the J names.
     """
     from core.evaluation.active import machine_probabilities
+    from core.evaluation.controls import candidate_controls, design_cells
 
     machine = np.asarray(machine, dtype=np.int64)
     human = np.asarray(human, dtype=np.int64)
@@ -289,33 +306,44 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(confidence_scores, dtype=float)
     f = machine_probabilities(machine, q, n_classes)
-    cells = control_cells(machine, q, lab & (pi < 1))
+    cells = design_cells(machine, q, pi)
     n_cells = int(cells.max()) + 1 if len(cells) else 0
-    size = np.maximum(np.bincount(cells, minlength=n_cells), 1)
     out: dict[str, Any] = {"cells": cells, "n_cells": n_cells}
     outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
     outcomes["accuracy"] = ((human == machine).astype(float), np.clip(q, 0, 1))
-    # cross-fitting: every row's control is fitted on the labelled rows of the other folds
-    # (folds by row position, fixed before any draw). It does not depend on whether the row
-    # itself was drawn, so E[xi_i / pi_i | the other rows] = 1 makes the estimator exactly
-    # unbiased, and no residual is shrunk by its own weight in the fit
-    fold = np.arange(len(cells)) % FOLDS
     for key, (y, prior) in outcomes.items():
-        fallback = np.bincount(cells, weights=prior, minlength=n_cells) / size
-        value = np.zeros(len(cells))
-        for j in range(FOLDS):
-            use = lab & (fold != j)
-            fit = fit_control(y[use], cells[use], pi[use], n_cells, fallback)[cells]
-            mine = fold == j
-            value[mine] = fit[mine]
-        out[key] = value
+        cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates)
+        out[key] = cand["cells"]
+        out[f"candidates_{key}"] = np.column_stack(list(cand.values()))
+        out["candidate_names"] = list(cand)
     return out
+
+
+def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: np.ndarray,
+                names: list[str], confidence: float, prior_df: float
+                ) -> tuple[float, float, float, str]:
+    """(total, variance, df, name) of the candidate control whose interval is narrowest.
+
+    Every candidate's variance is moderated towards one prior, the variance the
+    post-stratified control implies (``"cells"``: calibrated per cell, shrunk to the machine's
+    probability), so that a candidate whose residuals happen to vanish on this draw (a rare
+    class absent from the labels) is not chosen for it."""
+    prior = _model_variance(candidates[:, names.index("cells")], pi)
+    best = None
+    for j, name in enumerate(names):
+        ctrl = candidates[:, j]
+        total, var, _, df = weighted_total(y_lab, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
+                                           model_variance=prior, prior_df=prior_df)
+        half = _quantile(confidence, df) * math.sqrt(var)
+        if best is None or half < best[0]:
+            best = (half, total, var, df, name)
+    return best[1], best[2], best[3], best[4]
 
 
 def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
                        pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
-                       confidence: float = 0.95, controls: dict[str, Any] | None = None
-                       ) -> dict[str, Any]:
+                       confidence: float = 0.95, controls: dict[str, Any] | None = None,
+                       covariates: np.ndarray | None = None) -> dict[str, Any]:
     """Class shares and final accuracy with intervals, for one table or one group.
 
     Parameters
@@ -336,6 +364,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     controls : dict, optional
         :func:`table_controls` of these rows (for a group: the whole table's, restricted to
         the group's rows); fitted on these rows when absent.
+    covariates : array of shape (M, p), optional
+        Group indicators and further judges' confidences for the ``"covariates"`` candidate
+        (used when ``controls`` is absent).
 
     Returns
     -------
@@ -345,7 +376,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         ``ci_low``, ``ci_high``, ``half_width``, ``machine_only``, ``random_half_width``,
         ``random_equivalent``, ``conservative``), ``accuracy`` (``estimate``, ``ci_low``,
         ``ci_high``, ``variance``, ``conservative``), ``machine_accuracy`` (the machine's
-        accuracy on the table, estimated with the weights), ``notes``.
+        accuracy on the table, estimated with the weights), ``controls`` (outcome -> the
+        candidate kept: ``"mean"``, ``"ppi"``, ``"cells"``, ``"covariates"`` or ``"ppi++"``),
+        ``notes``.
     """
     from core.evaluation.active import machine_probabilities
 
@@ -366,8 +399,11 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     conservative = n_unl > 0 and n_free < MIN_LABELS
     own = controls is None
     if own and m:
-        controls = table_controls(machine, human, lab, pi, q, n_classes=k)
+        controls = table_controls(machine, human, lab, pi, q, n_classes=k,
+                                  covariates=covariates)
     f = machine_probabilities(machine, q, k) if random_design else None
+    names = list(controls["candidate_names"]) if m else []
+    chosen: dict[str, str] = {}
     notes: list[str] = []
     shares = []
     for c in range(k):
@@ -382,15 +418,19 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         elif conservative:
             lo, hi = _conservative(known, n_unl, m)
             est = (known + ctrl[~lab].sum()) / m
-        elif random_design:
-            est, lo, hi = ppi_mean_interval(y, f[lab, c], f[~lab, c], confidence=confidence)
         else:
-            total, var, _, df = weighted_total(y, ctrl[lab], pi[lab],
-                                               float(ctrl[~lab].sum()),
-                                               model_variance=_model_variance(ctrl, pi))
+            total, var, df, name = _best_total(y, lab, pi, controls[f"candidates_share_{c}"],
+                                               names, confidence, PRIOR_DF)
             est = total / m
             half = _quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
+            if random_design:
+                # plain random labelling: PPI++ itself is a candidate, kept when narrower
+                p_est, p_lo, p_hi = ppi_mean_interval(y, f[lab, c], f[~lab, c],
+                                                      confidence=confidence)
+                if p_hi - p_lo <= hi - lo:
+                    est, lo, hi, name = p_est, p_lo, p_hi, "ppi++"
+            chosen[f"share_{c}"] = name
         floor_, ceil_ = known / m, (known + n_unl) / m
         est = min(max(est, floor_), ceil_)
         lo, hi = max(min(lo, est), floor_), min(max(hi, est), ceil_)
@@ -416,12 +456,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
                "conservative": False}
     else:
-        ctrl = controls["accuracy"]
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
-        total_k, var, _, df = weighted_total(right, ctrl[lab], pi[lab],
-                                             float(ctrl[~lab].sum()),
-                                             model_variance=_model_variance(ctrl, pi),
-                                             prior_df=math.inf)
+        total_k, var, df, chosen["accuracy"] = _best_total(
+            right, lab, pi, controls["candidates_accuracy"], names, confidence, math.inf)
         unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
         est = (n_lab + unl_right) / m
         if conservative:
@@ -443,7 +480,10 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         w = 1 / pi[lab]
         machine_acc = float((w * right).sum() / w.sum())
     return {"M": m, "n_labelled": n_lab, "n_free": n_free,
-            "method": "ppi++" if random_design else "weighted",
+            "method": ("ppi++" if random_design and chosen and all(
+                v == "ppi++" for key, v in chosen.items() if key != "accuracy")
+                else "weighted"),
+            "controls": chosen,
             "class_shares": shares, "accuracy": acc, "machine_accuracy": machine_acc,
             "notes": notes}
 
