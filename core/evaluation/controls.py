@@ -13,7 +13,8 @@ w_i = (1 - pi_i) / pi_i^2 that the variance estimate gives a row's squared resid
 fit minimises the estimated variance itself; rows labelled for sure weigh nothing, they add no
 variance):
 
-* ``"mean"``: a constant (the classical mean, inverse-probability weighted);
+* ``"ht"``: no control at all (m_i = 0: the classical Horvitz-Thompson estimator);
+* ``"mean"``: a constant (the classical mean, inverse-probability weighted: Hajek's);
 * ``"ppi"``: a + b f_i, f_i the machine's probability (PPI++'s one coefficient, with an
   intercept);
 * ``"cells"``: the machine's probability plus one effect per cell (machine class x confidence
@@ -47,7 +48,7 @@ __all__ = ["CANDIDATES", "PRIOR_ROWS", "variance_weights", "loo_fit", "design_ce
            "candidate_controls"]
 
 #: The candidate controls, in order of flexibility ("covariates" only with covariates).
-CANDIDATES: tuple[str, ...] = ("mean", "ppi", "cells", "covariates")
+CANDIDATES: tuple[str, ...] = ("ht", "mean", "ppi", "cells", "covariates")
 #: Rows of the expected weight in each ridge (the shrinkage of a cell or group effect to 0).
 PRIOR_ROWS = 5.0
 
@@ -90,20 +91,27 @@ def loo_fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *
     x = np.asarray(x, dtype=float)
     lab = np.asarray(labelled, dtype=bool)
     o = np.zeros(len(y)) if offset is None else np.asarray(offset, dtype=float)
-    xl, wl = x[lab], np.asarray(w, dtype=float)[lab]
+    w = np.asarray(w, dtype=float)
+    xl, wl = x[lab], w[lab]
     yl = np.where(lab, y, 0.0)[lab] - o[lab]
-    a = (xl * wl[:, None]).T @ xl
-    scale = float(np.trace(a)) / max(a.shape[0], 1) or 1.0
-    pen = np.full(x.shape[1], 1e-9 * scale) if ridge is None else \
-        np.maximum(np.asarray(ridge, dtype=float), 1e-9 * scale)
-    a = a + np.diag(pen)
+    # the numerical guard rests on the design (every row's weight), not on the draw
+    guard = 1e-9 * (1.0 + float(np.mean(w * (x ** 2).sum(axis=1)))) if len(w) else 1e-9
+    pen = np.full(x.shape[1], guard) if ridge is None else \
+        np.maximum(np.asarray(ridge, dtype=float), guard)
+    a = (xl * wl[:, None]).T @ xl + np.diag(pen)
+    xwy = (xl * wl[:, None]).T @ yl
     ainv = np.linalg.pinv(a)
-    b = ainv @ (xl * wl[:, None]).T @ yl
-    pred = o + x @ b
+    pred = o + x @ (ainv @ xwy)
     if lab.any():
         h = wl * np.einsum("ij,jk,ik->i", xl, ainv, xl)
         r = y[lab] - pred[lab]
-        loo = y[lab] - r / np.maximum(1 - h, 1e-6)
+        loo = y[lab] - r / np.where(1 - h > 1e-3, 1 - h, 1.0)
+        # a row the fit leans on almost alone: refit without it (the closed form is unstable)
+        for j in np.flatnonzero(1 - h <= 1e-3):
+            i = np.flatnonzero(lab)[j]
+            a_i = a - wl[j] * np.outer(xl[j], xl[j])
+            b_i = np.linalg.pinv(a_i) @ (xwy - wl[j] * xl[j] * yl[j])
+            loo[j] = o[i] + x[i] @ b_i
         pred = pred.copy()
         pred[lab] = loo
     return pred
@@ -172,7 +180,7 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
     # the ridge's unit: the expected weight of a labelled row, from the design alone
     unit = float((w[free] * pi[free]).sum() / max(pi[free].sum(), 1e-12)) if free.any() else 1.0
     ones = np.ones((m, 1))
-    out = {"mean": loo_fit(y, ones, w, lab),
+    out = {"ht": np.zeros(m), "mean": loo_fit(y, ones, w, lab),
            "ppi": loo_fit(y, np.column_stack([ones, f]), w, lab)}
     cx = _one_hot(cells)
     out["cells"] = loo_fit(y, cx, w, lab, offset=f, ridge=np.full(cx.shape[1], PRIOR_ROWS * unit))

@@ -87,6 +87,12 @@ FOLDS = 5
 PRIOR_DF = 20.0
 #: Pseudo-rows of the machine's own probability in each cell's fitted control.
 PRIOR_ROWS = 5
+#: The control kept unless another is clearly tighter (:mod:`core.evaluation.controls`).
+DEFAULT_CONTROL = "ppi"
+#: Fewest labelled rows (pi < 1) before other controls than :data:`DEFAULT_CONTROL` (and, on
+#: random labelling, PPI++ itself) are considered: below it a choice costs more coverage than
+#: it gains width.
+FLEX_LABELS = 100
 #: Family-wise false-alarm level of :func:`worse_groups`, per group column.
 ALARM_LEVEL = 0.05
 
@@ -316,13 +322,22 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
         out[key] = cand["cells"]
         out[f"candidates_{key}"] = np.column_stack(list(cand.values()))
         out["candidate_names"] = list(cand)
+    # coefficients each candidate fits (the choice's penalty)
+    extra = 0 if covariates is None else np.asarray(covariates).reshape(len(q), -1).shape[1]
+    out["candidate_sizes"] = [{"ht": 0, "mean": 1, "ppi": 2, "cells": n_cells}.get(
+        name, n_cells + extra) for name in out["candidate_names"]]
     return out
 
 
 def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: np.ndarray,
-                names: list[str], confidence: float, prior_df: float
-                ) -> tuple[float, float, float, str]:
-    """(total, variance, df, name) of the candidate control whose interval is narrowest.
+                names: list[str], confidence: float, prior_df: float,
+                sizes: list[int] | None = None) -> tuple[float, float, float, str]:
+    """(total, variance, df, name) of the candidate control whose interval is narrowest once
+    penalised: a candidate fitting p coefficients on n labelled rows (pi < 1) is scored by its
+    half-width times 1 + p / n (+ 1 / sqrt(2 df), the relative noise of its width, for every
+    candidate but :data:`DEFAULT_CONTROL`), so that another control replaces PPI++'s one
+    coefficient only when it is clearly tighter, not when its variance estimate merely
+    happens to be low on this draw; below :data:`FLEX_LABELS` labels it is PPI++'s.
 
     Every candidate's variance is moderated towards one prior, the variance the
     post-stratified control implies (``"cells"``: calibrated per cell, shrunk to the machine's
@@ -330,13 +345,20 @@ def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: 
     class absent from the labels) is not chosen for it."""
     prior = _model_variance(candidates[:, names.index("cells")], pi)
     best = None
+    n = max(int((lab & (pi < 1)).sum()), 1)
     for j, name in enumerate(names):
+        if n < FLEX_LABELS and name != DEFAULT_CONTROL:
+            continue
         ctrl = candidates[:, j]
         total, var, _, df = weighted_total(y_lab, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
                                            model_variance=prior, prior_df=prior_df)
         half = _quantile(confidence, df) * math.sqrt(var)
-        if best is None or half < best[0]:
-            best = (half, total, var, df, name)
+        # PPI++'s one coefficient is the default; another candidate must beat it by more than
+        # the noise of its own variance estimate (relative sd 1 / sqrt(2 df) of a width)
+        noise = 0.0 if name == DEFAULT_CONTROL else 1 / math.sqrt(2 * max(df, 1.0))
+        score = half * (1 + (sizes[j] if sizes else 0) / n + noise)
+        if best is None or score < best[0]:
+            best = (score, total, var, df, name, half)
     return best[1], best[2], best[3], best[4]
 
 
@@ -403,6 +425,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
                                   covariates=covariates)
     f = machine_probabilities(machine, q, k) if random_design else None
     names = list(controls["candidate_names"]) if m else []
+    sizes = list(controls.get("candidate_sizes", [])) if m else []
     chosen: dict[str, str] = {}
     notes: list[str] = []
     shares = []
@@ -420,15 +443,19 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
             est = (known + ctrl[~lab].sum()) / m
         else:
             total, var, df, name = _best_total(y, lab, pi, controls[f"candidates_share_{c}"],
-                                               names, confidence, PRIOR_DF)
+                                               names, confidence, PRIOR_DF, sizes)
             est = total / m
             half = _quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
             if random_design:
-                # plain random labelling: PPI++ itself is a candidate, kept when narrower
+                # plain random labelling: PPI++ itself is a candidate (two coefficients), kept
+                # when narrower once the chosen control's penalty is set against its own
                 p_est, p_lo, p_hi = ppi_mean_interval(y, f[lab, c], f[~lab, c],
                                                       confidence=confidence)
-                if p_hi - p_lo <= hi - lo:
+                size = dict(zip(names, sizes)).get(name, 0)
+                noise = 0.0 if name == DEFAULT_CONTROL else 1 / math.sqrt(2 * max(df, 1.0))
+                if n_free < FLEX_LABELS or (p_hi - p_lo) * (1 + 2 / max(n_free, 1)) <= \
+                        (hi - lo) * (1 + size / max(n_free, 1) + noise):
                     est, lo, hi, name = p_est, p_lo, p_hi, "ppi++"
             chosen[f"share_{c}"] = name
         floor_, ceil_ = known / m, (known + n_unl) / m
@@ -458,7 +485,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     else:
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
         total_k, var, df, chosen["accuracy"] = _best_total(
-            right, lab, pi, controls["candidates_accuracy"], names, confidence, math.inf)
+            right, lab, pi, controls["candidates_accuracy"], names, confidence, math.inf, sizes)
         unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
         est = (n_lab + unl_right) / m
         if conservative:
