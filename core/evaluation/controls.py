@@ -18,7 +18,8 @@ variance):
 * ``"ppi"``: a + b f_i, f_i the machine's probability (PPI++'s one coefficient, with an
   intercept);
 * ``"cells"``: the machine's probability plus one effect per cell (machine class x confidence
-  bin), each shrunk to 0 by a ridge of :data:`PRIOR_ROWS` rows of the expected weight: the
+  bin), each shrunk to 0 by a ridge of :data:`PRIOR_ROWS` rows of the weight the cell's
+  labels are expected to carry: the
   post-stratified control, close to the calibrated per-cell probabilities when labels are
   many, the machine's own when they are few;
 * ``"covariates"`` (when the table has them): the cells plus one effect per group value
@@ -183,7 +184,11 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
     out = {"ht": np.zeros(m), "mean": loo_fit(y, ones, w, lab),
            "ppi": loo_fit(y, np.column_stack([ones, f]), w, lab)}
     cx = _one_hot(cells)
-    out["cells"] = loo_fit(y, cx, w, lab, offset=f, ridge=np.full(cx.shape[1], PRIOR_ROWS * unit))
+    # each cell's ridge: PRIOR_ROWS rows of the weight its own labels are expected to carry
+    ew = (cx * (w * pi * free)[:, None]).sum(axis=0)
+    en = (cx * (pi * free)[:, None]).sum(axis=0)
+    cell_unit = np.where(en > 0, ew / np.maximum(en, 1e-12), unit)
+    out["cells"] = loo_fit(y, cx, w, lab, offset=f, ridge=PRIOR_ROWS * cell_unit)
     if covariates is not None and np.asarray(covariates).size:
         z = np.asarray(covariates, dtype=float)
         z = z - z.mean(axis=0)
@@ -194,5 +199,6 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
         z = np.where(binary | (sd == 0), z, z / np.where(sd > 0, sd, 1.0))
         x = np.column_stack([cx, z])
         out["covariates"] = loo_fit(y, x, w, lab, offset=f,
-                                    ridge=np.full(x.shape[1], PRIOR_ROWS * unit))
+                                    ridge=np.r_[PRIOR_ROWS * cell_unit,
+                                                np.full(z.shape[1], PRIOR_ROWS * unit)])
     return out

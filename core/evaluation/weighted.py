@@ -334,29 +334,31 @@ def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: 
                 sizes: list[int] | None = None) -> tuple[float, float, float, str]:
     """(total, variance, df, name) of the candidate control whose interval is narrowest once
     penalised: a candidate fitting p coefficients on n labelled rows (pi < 1) is scored by its
-    half-width times 1 + p / n (+ 1 / sqrt(2 df), the relative noise of its width, for every
-    candidate but :data:`DEFAULT_CONTROL`), so that another control replaces PPI++'s one
-    coefficient only when it is clearly tighter, not when its variance estimate merely
-    happens to be low on this draw; below :data:`FLEX_LABELS` labels it is PPI++'s.
+    half-width times 1 + p / n, so that a flexible control is kept only when it is tighter
+    by more than its coefficients cost; below :data:`FLEX_LABELS` labels the control is
+    PPI++'s one coefficient (:data:`DEFAULT_CONTROL`), where a choice would cost coverage.
 
-    Every candidate's variance is moderated towards one prior, the variance the
-    post-stratified control implies (``"cells"``: calibrated per cell, shrunk to the machine's
-    probability), so that a candidate whose residuals happen to vanish on this draw (a rare
-    class absent from the labels) is not chosen for it."""
-    prior = _model_variance(candidates[:, names.index("cells")], pi)
+    Every candidate's variance is moderated towards the variance it would have if the
+    post-stratified control (``"cells"``: calibrated per cell, shrunk to the machine's
+    probability) were the truth's probability P, sum (1 / pi - 1) (P (1 - P) + (P - m)^2),
+    so that a candidate whose residuals happen to vanish on this draw (a rare class absent
+    from the labels) is not chosen for it."""
+    p_cells = np.clip(candidates[:, names.index("cells")], 0.0, 1.0)
+    free = pi < 1
     best = None
     n = max(int((lab & (pi < 1)).sum()), 1)
     for j, name in enumerate(names):
         if n < FLEX_LABELS and name != DEFAULT_CONTROL:
             continue
         ctrl = candidates[:, j]
+        # its variance if the calibrated cells were the truth's probabilities P:
+        # sum (1 / pi - 1) (P (1 - P) + (P - m)^2)
+        prior = float(((1 / pi[free] - 1) * (p_cells[free] * (1 - p_cells[free])
+                                             + (p_cells[free] - ctrl[free]) ** 2)).sum())
         total, var, _, df = weighted_total(y_lab, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
                                            model_variance=prior, prior_df=prior_df)
         half = _quantile(confidence, df) * math.sqrt(var)
-        # PPI++'s one coefficient is the default; another candidate must beat it by more than
-        # the noise of its own variance estimate (relative sd 1 / sqrt(2 df) of a width)
-        noise = 0.0 if name == DEFAULT_CONTROL else 1 / math.sqrt(2 * max(df, 1.0))
-        score = half * (1 + (sizes[j] if sizes else 0) / n + noise)
+        score = half * (1 + (sizes[j] if sizes else 0) / n)
         if best is None or score < best[0]:
             best = (score, total, var, df, name, half)
     return best[1], best[2], best[3], best[4]
@@ -453,9 +455,8 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
                 p_est, p_lo, p_hi = ppi_mean_interval(y, f[lab, c], f[~lab, c],
                                                       confidence=confidence)
                 size = dict(zip(names, sizes)).get(name, 0)
-                noise = 0.0 if name == DEFAULT_CONTROL else 1 / math.sqrt(2 * max(df, 1.0))
                 if n_free < FLEX_LABELS or (p_hi - p_lo) * (1 + 2 / max(n_free, 1)) <= \
-                        (hi - lo) * (1 + size / max(n_free, 1) + noise):
+                        (hi - lo) * (1 + size / max(n_free, 1)):
                     est, lo, hi, name = p_est, p_lo, p_hi, "ppi++"
             chosen[f"share_{c}"] = name
         floor_, ceil_ = known / m, (known + n_unl) / m
