@@ -9,7 +9,11 @@ many times with the truth known and print, per class share:
 * PPI++ (``ppi_py.ppi_mean_ci``, lam=None) with the same number of random labels, the plain
   random-sampling interval, and today's design (routing plus a uniform audit);
 * the coverage of our intervals (share and final accuracy) and the final labels' accuracy
-  against routing the same number of least confident rows.
+  against routing the same number of least confident rows;
+* the Godambe-Joshi bound at our realised accuracy and labels (``bench/_bound.py``: P fitted
+  on all the gold labels, the best pi solved by cvxpy with Clarabel), in labels, and the share
+  of it our interval realises; the plan (expected accuracy, widest half-width, worth against
+  PPI++) against what the rounds realised.
 
 Then the effort budget (HMCEval release, real annotation times): at an equal budget in
 predicted effort, the effort-aware design against the effort-blind one; and the worse-group
@@ -41,6 +45,7 @@ from core.evaluation.weighted import weighted_estimates  # noqa: E402
 from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
 from core.assignment import n_from_share  # noqa: E402
 from _rounds import Rounds, worth  # noqa: E402
+from _bound import bound_worth  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -150,6 +155,24 @@ def compare(s: dict, rounds: int) -> None:
     print(f"final labels' accuracy: ours {np.mean(ours_acc):.4f}, routing the same number of "
           f"least confident rows {acc_route:.4f} (difference {np.mean(ours_acc) - acc_route:+.4f});"
           f" accuracy interval coverage {np.mean(acc_cov):.3f}")
+    # the bound at our realised accuracy and labels, and the plan against what came true
+    acc = float(np.mean(ours_acc))
+    bw = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc)
+    ow = [worth(m, truth[c], oh[c]) for c in range(k)]
+    pw = [worth(m, truth[c], ph[c]) for c in range(k)]
+    frac = [o / b if np.isfinite(b) and b > 0 else float("nan") for o, b in zip(ow, bw)]
+    print(f"bound (Godambe-Joshi, P fitted on all gold, best pi by cvxpy/Clarabel) at our "
+          f"accuracy {acc:.4f}: worth {', '.join(f'{b:.0f}' for b in bw)} labels per class = "
+          f"{min(b / max(p, 1) for b, p in zip(bw, pw)):.2f}x PPI++'s; ours realises "
+          f"{np.nanmin(frac):.2f} of it (worst class)")
+    bw1 = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc_route - 0.01)
+    print(f"bound at routing - 1 point ({acc_route - 0.01:.4f}): "
+          f"{min(b / max(p, 1) for b, p in zip(bw1, pw)):.2f}x PPI++'s labels (worst class; "
+          "nan: out of reach)")
+    print(f"planned vs realised: final accuracy {rec.expected_accuracy:.4f} vs {acc:.4f}; "
+          f"widest half-width {rec.expected_half_width:.4f} vs {float(np.max(oh)):.4f}; worth "
+          f"vs PPI++ {rec.worth_vs_ppi:.2f} vs "
+          f"{min(o / max(p, 1) for o, p in zip(ow, pw)):.2f}")
 
 
 def effort_budget(s: dict, rounds: int) -> None:
