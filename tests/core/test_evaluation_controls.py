@@ -154,66 +154,100 @@ def test_never_wider_than_classical_or_ppi_and_covers(name, labels, design):
         assert np.all(ours <= ppi), (ours / rounds, ppi / rounds)
 
 
+def group_table(mach, q, gold, xi, pi, **extra):
+    df = pd.DataFrame({"machine_label": mach, "machine_confidence": q,
+                       "human_label": pd.array(np.where(xi, gold, -1), dtype="Int64"),
+                       "selection": np.where(pi >= 1, "routed", np.where(xi, "audit", "machine")),
+                       "inclusion_probability": pi, **extra})
+    df.loc[~xi, "human_label"] = pd.NA
+    return df
+
+
 def test_small_groups_cover_per_class():
+    """Groups of 14 % and 6 % of 1,500 rows (about 50 and 20 labels), three classes: each
+    group's class shares cover >= 0.93, through the whole table's candidate controls as
+    ``estimate --group`` uses them."""
+    from core.evaluation.weighted import table_controls
+
     rng = np.random.default_rng(5)
     m = 1500
     mach, gold, q, k = regime("three classes", m, rng)
     group = rng.choice(["a", "b", "c"], m, p=[0.8, 0.14, 0.06])
     rec, _ = design_frontier(mach, q, k, labels=400)
-    rounds = 200
+    pi = rec.pi
+    rounds = 300
     cover = {g: np.zeros(k) for g in ("b", "c")}
+    cov = np.column_stack([group == g for g in ("a", "b", "c")]).astype(float)
     for r in range(rounds):
-        xi = draw(rec.pi, seed=r)
-        df = pd.DataFrame({"machine_label": mach, "machine_confidence": q,
-                           "human_label": pd.array(np.where(xi, gold, -1), dtype="Int64"),
-                           "g": group, "selection": np.where(rec.pi >= 1, "routed",
-                                                             np.where(xi, "audit", "machine")),
-                           "inclusion_probability": rec.pi})
-        df.loc[~xi, "human_label"] = pd.NA
-        res = estimate_weighted_design(load_design(df), groups=["g"])
+        xi = draw(pi, seed=r)
+        human = np.where(xi, gold, -1)
+        ctrl = table_controls(mach, human, xi, pi, q, n_classes=k, covariates=cov)
         for g in cover:
             rows = group == g
+            sub = {key: (v[rows] if isinstance(v, np.ndarray) and v.shape[:1] == rows.shape
+                         else v) for key, v in ctrl.items()}
+            res = weighted_estimates(mach[rows], human[rows], xi[rows], pi[rows], q[rows],
+                                     n_classes=k, controls=sub)
             t = np.bincount(gold[rows], minlength=k) / rows.sum()
-            for c in range(k):
-                s = res["by_group"]["g"][g]["class_shares"][str(c)]
-                cover[g][c] += s["ci_low"] <= t[c] <= s["ci_high"]
+            for c, sh in enumerate(res["class_shares"]):
+                cover[g][c] += sh["ci_low"] <= t[c] <= sh["ci_high"]
     for g, v in cover.items():
         assert (v / rounds).min() >= 0.93, (g, v / rounds)
 
 
-def test_group_and_second_judge_covariates_tighten_when_they_explain_the_errors():
-    """The machine is wrong far more often on group "x" than its confidence says, and a second
-    judge's confidence tracks the truth: the covariates candidate is kept and the interval is
-    narrower than without the covariates, with coverage held."""
-    rng = np.random.default_rng(9)
-    m = 2000
+def covariate_table(seed=9, m=2000):
+    """The machine is wrong far more often on group "x" than its confidence says, and a
+    second judge's confidence tracks the truth."""
+    rng = np.random.default_rng(seed)
     q = rng.beta(5, 1.5, m)
     grp = np.where(rng.random(m) < 0.3, "x", "y")
     gold = rng.integers(0, 2, m)
     right = rng.random(m) < np.where(grp == "x", q - 0.3, q)
     mach = np.where(right, gold, 1 - gold)
     second = np.clip(np.where(gold == 1, 0.75, 0.25) + rng.normal(0, 0.15, m), 0, 1)
+    return mach, gold, q, grp, second
+
+
+def test_group_and_second_judge_covariates_tighten_when_they_explain_the_errors():
+    """The covariates candidate is kept and the interval is narrower than without the
+    covariates, with coverage held."""
+    mach, gold, q, grp, second = covariate_table()
     rec, _ = design_frontier(mach, q, 2, labels=400)
     truth = gold.mean()
-    rounds = 150
+    cov = np.column_stack([grp == "x", grp == "y", second]).astype(float)
+    rounds = 300
     with_cov = without = cover = kept = 0.0
     for r in range(rounds):
         xi = draw(rec.pi, seed=r)
-        df = pd.DataFrame({"machine_label": mach, "machine_confidence": q,
-                           "confidence_second": second, "grp": grp,
-                           "human_label": pd.array(np.where(xi, gold, -1), dtype="Int64"),
-                           "selection": np.where(rec.pi >= 1, "routed",
-                                                 np.where(xi, "audit", "machine")),
-                           "inclusion_probability": rec.pi})
-        df.loc[~xi, "human_label"] = pd.NA
-        a = estimate_weighted_design(load_design(df), groups=["grp"])["class_shares"]["1"]
-        b = weighted_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=2)
-        with_cov += a["half_width"]
+        human = np.where(xi, gold, -1)
+        a = weighted_estimates(mach, human, xi, rec.pi, q, n_classes=2, covariates=cov)
+        b = weighted_estimates(mach, human, xi, rec.pi, q, n_classes=2)
+        with_cov += a["class_shares"][1]["half_width"]
         without += b["class_shares"][1]["half_width"]
-        cover += a["ci_low"] <= truth <= a["ci_high"]
-        cov = np.column_stack([grp == "x", second]).astype(float)
-        kept += weighted_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=2,
-                                   covariates=cov)["controls"]["share_1"] == "covariates"
+        s = a["class_shares"][1]
+        cover += s["ci_low"] <= truth <= s["ci_high"]
+        kept += a["controls"]["share_1"] == "covariates"
     assert with_cov < 0.9 * without
     assert cover / rounds >= 0.93
     assert kept / rounds >= 0.9
+
+
+def test_estimate_uses_group_columns_and_further_judges_as_covariates():
+    """``hmceval estimate --group grp`` on a table with a second confidence column: the
+    group's indicators and the second judge's confidence are the covariates."""
+    mach, gold, q, grp, second = covariate_table()
+    rec, _ = design_frontier(mach, q, 2, labels=400)
+    xi = draw(rec.pi, seed=0)
+    df = group_table(mach, q, gold, xi, rec.pi, confidence_second=second, grp=grp)
+    design = load_design(df)
+    assert list(design.data.confidence_columns) == ["machine_confidence", "confidence_second"]
+    res = estimate_weighted_design(design, groups=["grp"])["class_shares"]["1"]
+    cov = np.column_stack([grp == "x", grp == "y", second]).astype(float)
+    own = weighted_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=2,
+                             covariates=cov)["class_shares"][1]
+    assert (res["ci_low"], res["ci_high"]) == pytest.approx((own["ci_low"], own["ci_high"]),
+                                                           abs=1e-9)
+    from core.evaluation.weighted_design import design_covariates
+
+    assert np.array_equal(design_covariates(design, ["grp"]), cov)
+    assert np.array_equal(design_covariates(design, None), second[:, None])
