@@ -46,10 +46,11 @@ narrower than the candidates' (method ``"ppi++"``).
 
 **Accuracy of the final labels.** The unknown part is the number of unlabelled rows the machine
 got right, sum_i (1 - xi_i) k_i with k_i = 1[machine = true]. Writing k_i = m_i + r_i with m_i
-the cross-fitted control of k (the cells' share of rows the machine got right, shrunk towards
-its confidence q_i), it is estimated by sum_unlabelled m_i + sum_i xi_i (1 / pi_i - 1) r_i, whose
+the leave-one-out control of k, chosen among the same candidates (for the cells: the share
+of rows the machine got right, shrunk towards its confidence q_i), it is estimated by sum_unlabelled m_i + sum_i xi_i (1 / pi_i - 1) r_i, whose
 error sum_i r_i (xi_i / pi_i - 1) has the same variance as above. The errors are the rare
-events here, so the control's own variance is a floor of v (not only a moderating prior): the
+events here, so the variance the calibrated cells imply for the control is a floor of v
+(not only a moderating prior): the
 accuracy of the final labels is never made to look surer than the control allows.
 
 **Too few labels.** Where fewer than :data:`MIN_LABELS` rows with pi_i < 1 are labelled (a
@@ -81,7 +82,8 @@ __all__ = ["MIN_LABELS", "ALARM_LEVEL", "control_cells", "fit_control", "weighte
 
 #: Fewest labelled rows (with pi < 1) for a normal interval; fewer gives the conservative one.
 MIN_LABELS = 20
-#: Folds of the cross-fitted control.
+#: Folds of the former cross-fitted control (kept for callers; the controls are now fitted
+#: leave-one-out, :mod:`core.evaluation.controls`).
 FOLDS = 5
 #: Pseudo degrees of freedom of the model variance when it moderates an empirical one.
 PRIOR_DF = 20.0
