@@ -91,3 +91,19 @@ def bound_worth(mach: np.ndarray, gold: np.ndarray, q: np.ndarray, k: int, label
         half = z_value(0.95) * np.sqrt(var) / m
         out.append(float(worth(m, truth[c], half)) if half > 0 else float("inf"))
     return out
+
+
+def ideal_worth(mach: np.ndarray, gold: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray
+                ) -> list[float]:
+    """Per class, the worth in random labels of the ideal estimator's interval on a given
+    design: variance sum (1 / pi - 1) P (1 - P) / M^2 with the fitted P."""
+    p = fitted_probabilities(mach, gold, q, k)
+    m = len(q)
+    truth = np.bincount(gold, minlength=k) / m
+    pi = np.asarray(pi, dtype=float)
+    out = []
+    for c in range(k):
+        var = float(((1 / pi - 1) * p[:, c] * (1 - p[:, c])).sum())
+        half = z_value(0.95) * np.sqrt(var) / m
+        out.append(float(worth(m, truth[c], half)) if half > 0 else float("inf"))
+    return out

@@ -45,7 +45,7 @@ from core.evaluation.weighted import weighted_estimates  # noqa: E402
 from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
 from core.assignment import n_from_share  # noqa: E402
 from _rounds import Rounds, worth  # noqa: E402
-from _bound import bound_worth  # noqa: E402
+from _bound import bound_worth, ideal_worth  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -165,6 +165,11 @@ def compare(s: dict, rounds: int) -> None:
           f"accuracy {acc:.4f}: worth {', '.join(f'{b:.0f}' for b in bw)} labels per class = "
           f"{min(b / max(p, 1) for b, p in zip(bw, pw)):.2f}x PPI++'s; ours realises "
           f"{np.nanmin(frac):.2f} of it (worst class)")
+    ideal = ideal_worth(mach, gold, q, k, pi)
+    print(f"the ideal estimator (Horvitz-Thompson difference, P fitted on all gold as control) on "
+          f"our pi: worth {', '.join(f'{b:.0f}' for b in ideal)} labels per class; ours "
+          f"realises {min(o / b for o, b in zip(ow, ideal)):.2f} of it (worst class): the rest "
+          "of the gap to the bound is the design's")
     bw1 = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc_route - 0.01)
     print(f"bound at routing - 1 point ({acc_route - 0.01:.4f}): "
           f"{min(b / max(p, 1) for b, p in zip(bw1, pw)):.2f}x PPI++'s labels (worst class; "
