@@ -32,12 +32,11 @@ sample. The floor pi_min (:data:`DEFAULT_FLOOR`, 0.35 of the uniform rate, by de
 every weight bounded, so that no single surprise among the confident rows can blow up the
 variance; it binds only on rows not labelled for sure (a routed row has pi = 1).
 
-**Towards routing.** The floor costs budget that routing would spend on the least confident
-rows, so beyond the largest mu the frontier lowers it (:data:`TAIL_FLOORS` of the default)
-down to the least validity needs: :data:`FLOOR_LABELS` labels expected among the rows not
-labelled for sure, so that the estimators keep a normal interval. The frontier's most
-accurate end is then routing less those few labels, and ``width_ratio`` spans the whole
-frontier, from the tightest design (mu = 0) to that end.
+**Towards routing.** Beyond the largest mu the frontier lowers the floor (:data:`TAIL_FLOORS`
+of the default) down to what validity needs: :data:`FLOOR_LABELS` labels expected among the
+rows not labelled for sure (a normal interval). Its most accurate end is routing less those
+labels, and ``width_ratio`` spans the whole frontier; designs below the default floor are
+recommended only for a ratio above 1 (their expected widths trust the confidences most).
 
 **The frontier.** :func:`design_frontier` solves the problem on a grid of mu and reports, for
 each design, the expected accuracy of the final labels (sum_i pi_i + (1 - pi_i) q_i over M, from
@@ -77,12 +76,10 @@ __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "FLOOR_LABELS", "DE
 DESIGNS: tuple[str, ...] = ("active", "routing", "random")
 #: Name of the per-row inclusion probability column in a round's table.
 PROBABILITY_COLUMN = "inclusion_probability"
-#: The floor pi_min as a share of the uniform rate (budget / total cost), on the rows not
-#: labelled for sure, along the frontier up to its most accurate end.
+#: The floor pi_min as a share of the uniform rate (budget / total cost), rows not routed.
 DEFAULT_FLOOR = 0.35
-#: The least the floor may fall to near routing: enough labels expected among the rows not
-#: labelled for sure for a normal interval with margin (twice the estimators' 20,
-#: :data:`core.evaluation.weighted.MIN_LABELS`), pi_min = FLOOR_LABELS / rows.
+#: The least the floor falls to near routing, pi_min = FLOOR_LABELS / rows: labels expected
+#: for a normal interval with margin (twice :data:`core.evaluation.weighted.MIN_LABELS`).
 FLOOR_LABELS = 40
 #: Shares of the default floor on the frontier's stretch towards routing.
 TAIL_FLOORS: tuple[float, ...] = (0.5, 0.25, 0.1)
@@ -478,14 +475,17 @@ def _frontier(ctx: dict[str, Any], width_ratio: float, n_grid: int
             break
         mus.append(mus[-1] * 10.0)
         rows.append(ctx["solve"](mus[-1]))
-    # towards routing: the floor lowered down to what validity needs, at the largest mu
-    floor = ctx["floor"]
+    floor = ctx["floor"]  # towards routing: lowered to what validity needs, at the largest mu
     least = min(floor, FLOOR_LABELS / max(int(ctx["free"].sum()), 1))
     tail = sorted({max(least, floor * t) for t in TAIL_FLOORS} | {least}, reverse=True)
+    n_main = len(rows)
     rows += [ctx["solve"](mus[-1], floor=x) for x in tail if x < floor * (1 - 1e-9)]
     route, random = ctx["route"], ctx["random"]
     widest = width_ratio * ctx["ppi_half"]
-    ok = [d for d in rows if d.expected_half_width <= widest * (1 + 1e-9)]
+    # below the default floor only when the interval may be wider than PPI++'s (ratio > 1):
+    # the floor is the margin against confidences the expectations trust too much
+    ok = [d for i, d in enumerate(rows) if d.expected_half_width <= widest * (1 + 1e-9)
+          and (i < n_main or width_ratio > 1)]
     if ok:
         best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))
     else:  # no design is as tight as asked: the tightest one

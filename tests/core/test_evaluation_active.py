@@ -310,3 +310,25 @@ def test_the_most_accurate_design_keeps_coverage():
         acc_cover += res["accuracy"]["ci_low"] <= acc <= res["accuracy"]["ci_high"]
     assert (cover / rounds).min() >= 0.93, cover / rounds
     assert acc_cover / rounds >= 0.93
+
+
+def test_default_ratio_keeps_the_default_floor():
+    """Designs below the default floor are recommended only for a ratio above 1. Recalibrated
+    probabilities that call 800 rows certain (reported at 0.9) make every floor look free: the
+    low-floor designs are expected tighter than 0.95 x PPI++'s width (eligible by width), yet
+    at 0.95 the recommended design keeps pi >= 0.35 of the uniform rate; at 1e6 it goes
+    below."""
+    q = np.r_[np.full(200, 0.6), np.full(800, 0.9)]
+    codes = np.zeros(1000, dtype=int)
+    p0 = np.r_[np.full(200, 0.6), np.ones(800)]
+    probs = np.column_stack([p0, 1 - p0])
+    rate = 200 / 1000
+    rec, table = design_frontier(codes, q, 2, labels=200, probabilities=probs,
+                                 reference_gain=1 - q)
+    active = table[table["design"] == "active"]
+    tail = active[active["mu"] == active["mu"].max()].iloc[1:]
+    assert len(tail) and (tail["worth_vs_ppi"] >= 1 / 0.95 ** 2).any()
+    assert rec.pi.min() >= DEFAULT_FLOOR * rate * (1 - 1e-9)
+    far, _ = design_frontier(codes, q, 2, labels=200, probabilities=probs,
+                             reference_gain=1 - q, width_ratio=1e6)
+    assert far.pi.min() == pytest.approx(40 / 1000)  # FLOOR_LABELS over the 1,000 rows
