@@ -331,6 +331,12 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     return out
 
 
+def _candidates(controls: dict[str, Any], key: str) -> np.ndarray:
+    """The candidate controls of one outcome as columns (the one control when no candidates)."""
+    got = controls.get(f"candidates_{key}")
+    return np.asarray(controls[key], dtype=float)[:, None] if got is None else got
+
+
 def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: np.ndarray,
                 names: list[str], confidence: float, prior_df: float,
                 sizes: list[int] | None = None) -> tuple[float, float, float, str]:
@@ -428,7 +434,8 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         controls = table_controls(machine, human, lab, pi, q, n_classes=k,
                                   covariates=covariates)
     f = machine_probabilities(machine, q, k) if random_design else None
-    names = list(controls["candidate_names"]) if m else []
+    # controls without candidates (fitted elsewhere): their one control, as "cells"
+    names = list(controls.get("candidate_names", ["cells"])) if m else []
     sizes = list(controls.get("candidate_sizes", [])) if m else []
     chosen: dict[str, str] = {}
     notes: list[str] = []
@@ -446,7 +453,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
             lo, hi = _conservative(known, n_unl, m)
             est = (known + ctrl[~lab].sum()) / m
         else:
-            total, var, df, name = _best_total(y, lab, pi, controls[f"candidates_share_{c}"],
+            total, var, df, name = _best_total(y, lab, pi, _candidates(controls, f"share_{c}"),
                                                names, confidence, PRIOR_DF, sizes)
             est = total / m
             half = _quantile(confidence, df) * math.sqrt(var) / m
@@ -488,7 +495,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     else:
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
         total_k, var, df, chosen["accuracy"] = _best_total(
-            right, lab, pi, controls["candidates_accuracy"], names, confidence, math.inf, sizes)
+            right, lab, pi, _candidates(controls, "accuracy"), names, confidence, math.inf, sizes)
         unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
         est = (n_lab + unl_right) / m
         if conservative:

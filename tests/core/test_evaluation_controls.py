@@ -251,3 +251,23 @@ def test_estimate_uses_group_columns_and_further_judges_as_covariates():
 
     assert np.array_equal(design_covariates(design, ["grp"]), cov)
     assert np.array_equal(design_covariates(design, None), second[:, None])
+
+
+def test_controls_without_candidates_are_used_as_given():
+    """A controls dict holding only one control per outcome (as before the candidates): the
+    estimate is the difference estimator with exactly that control, by hand."""
+    rng = np.random.default_rng(2)
+    m = 400
+    q = rng.uniform(0.6, 1, m)
+    gold = rng.integers(0, 2, m)
+    mach = np.where(rng.random(m) < q, gold, 1 - gold)
+    pi = np.full(m, 0.4)
+    pi[:50] = 1.0
+    xi = draw(pi, seed=1)
+    ctrl = {"share_0": np.full(m, 0.5), "share_1": np.full(m, 0.5),
+            "accuracy": np.full(m, 0.8)}
+    res = weighted_estimates(mach, np.where(xi, gold, -1), xi, pi, q, n_classes=2,
+                             controls=ctrl)
+    y = (gold == 1).astype(float)
+    by_hand = (0.5 * m + ((y[xi] - 0.5) / pi[xi]).sum()) / m
+    assert res["class_shares"][1]["estimate"] == pytest.approx(by_hand, abs=1e-12)
