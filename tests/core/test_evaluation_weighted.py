@@ -137,8 +137,8 @@ def test_coverage_across_regimes(name):
         acc = (np.where(xi, gold, mach) == gold).mean()
         acc_cover += res["accuracy"]["ci_low"] <= acc <= res["accuracy"]["ci_high"]
     # nominal 0.95; 400 rounds: a Monte-Carlo standard error of 0.011 (bench/design.py runs 500+)
-    assert (share_cover / rounds).min() >= 0.925, share_cover / rounds
-    assert acc_cover / rounds >= 0.925
+    assert (share_cover / rounds).min() >= 0.93, share_cover / rounds
+    assert acc_cover / rounds >= 0.93, acc_cover / rounds
 
 
 def test_small_group_coverage_and_conservative_fallback():
