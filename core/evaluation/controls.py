@@ -78,7 +78,8 @@ def loo_fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *
     offset : array of shape (M,), optional
         o_i (default 0).
     ridge : array of shape (p,), optional
-        Penalty per coefficient (default 1e-9 times the mean diagonal, a numerical guard).
+        Penalty per coefficient (at least a numerical guard: 1e-9 times 1 + the mean over all
+        rows of w_i |x_i|^2, from the design, not the draw).
 
     Returns
     -------
