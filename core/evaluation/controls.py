@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["CANDIDATES", "PRIOR_ROWS", "variance_weights", "loo_fit", "design_cells",
+__all__ = ["CANDIDATES", "PRIOR_ROWS", "variance_weights", "loo_fit", "loo_fit_dof", "design_cells",
            "candidate_controls"]
 
 #: The candidate controls, in order of flexibility ("covariates" only with covariates).
@@ -65,6 +65,18 @@ def loo_fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *
             offset: np.ndarray | None = None, ridge: np.ndarray | None = None) -> np.ndarray:
     """Weighted ridge regression on the labelled rows; each row's leave-one-out prediction.
 
+    :func:`loo_fit_dof` with its effective degrees of freedom dropped.
+    """
+    return loo_fit_dof(y, x, w, labelled, offset=offset, ridge=ridge)[0]
+
+
+def loo_fit_dof(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *,
+                offset: np.ndarray | None = None, ridge: np.ndarray | None = None
+                ) -> tuple[np.ndarray, float]:
+    """Weighted ridge regression on the labelled rows; each row's leave-one-out prediction,
+    and the fit's effective degrees of freedom sum_lab h_ii (the trace of its hat matrix:
+    the number of coefficients without a ridge, fewer with one).
+
     Minimises sum_lab w_i (y_i - o_i - x_i b)^2 + sum_j ridge_j b_j^2.
 
     Parameters
@@ -83,7 +95,7 @@ def loo_fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *
 
     Returns
     -------
-    ndarray of shape (M,)
+    (ndarray of shape (M,), float)
         For an unlabelled row, o_i + x_i b with b fitted on all labelled rows; for a labelled
         one, the same fit without the row: y_i - r_i / (1 - h_ii), h_ii = w_i x_i A^-1 x_i,
         A = X'WX + diag(ridge). Rows with w_i = 0 do not move the fit (their own prediction is
@@ -104,8 +116,10 @@ def loo_fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *
     xwy = (xl * wl[:, None]).T @ yl
     ainv = np.linalg.pinv(a)
     pred = o + x @ (ainv @ xwy)
+    dof = 0.0
     if lab.any():
         h = wl * np.einsum("ij,jk,ik->i", xl, ainv, xl)
+        dof = float(h.sum())
         r = y[lab] - pred[lab]
         loo = y[lab] - r / np.where(1 - h > 1e-3, 1 - h, 1.0)
         # a row the fit leans on almost alone: refit without it (the closed form is unstable)
@@ -116,7 +130,7 @@ def loo_fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarray, *
             loo[j] = o[i] + x[i] @ b_i
         pred = pred.copy()
         pred[lab] = loo
-    return pred
+    return pred, dof
 
 
 def design_cells(machine: np.ndarray, confidence_scores: np.ndarray, pi: np.ndarray, *,
@@ -150,8 +164,8 @@ def _one_hot(codes: np.ndarray) -> np.ndarray:
 
 
 def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: np.ndarray,
-                       cells: np.ndarray, *, covariates: np.ndarray | None = None
-                       ) -> dict[str, np.ndarray]:
+                       cells: np.ndarray, *, covariates: np.ndarray | None = None,
+                       sizes: dict[str, float] | None = None) -> dict[str, np.ndarray]:
     """Every candidate control of one outcome, leave-one-out (see the module doc).
 
     Parameters
@@ -167,6 +181,9 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
         :func:`design_cells`.
     covariates : array of shape (M, p), optional
         Group indicators and further judges' confidences; adds the ``"covariates"`` candidate.
+    sizes : dict, optional
+        Filled with each candidate's effective degrees of freedom (:func:`loo_fit_dof`; 0 for
+        ``"ht"``), when given.
 
     Returns
     -------
@@ -182,14 +199,14 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
     # the ridge's unit: the expected weight of a labelled row, from the design alone
     unit = float((w[free] * pi[free]).sum() / max(pi[free].sum(), 1e-12)) if free.any() else 1.0
     ones = np.ones((m, 1))
-    out = {"ht": np.zeros(m), "mean": loo_fit(y, ones, w, lab),
-           "ppi": loo_fit(y, np.column_stack([ones, f]), w, lab)}
+    fits = {"ht": (np.zeros(m), 0.0), "mean": loo_fit_dof(y, ones, w, lab),
+            "ppi": loo_fit_dof(y, np.column_stack([ones, f]), w, lab)}
     cx = _one_hot(cells)
     # each cell's ridge: PRIOR_ROWS rows of the weight its own labels are expected to carry
     ew = (cx * (w * pi * free)[:, None]).sum(axis=0)
     en = (cx * (pi * free)[:, None]).sum(axis=0)
     cell_unit = np.where(en > 0, ew / np.maximum(en, 1e-12), unit)
-    out["cells"] = loo_fit(y, cx, w, lab, offset=f, ridge=PRIOR_ROWS * cell_unit)
+    fits["cells"] = loo_fit_dof(y, cx, w, lab, offset=f, ridge=PRIOR_ROWS * cell_unit)
     if covariates is not None and np.asarray(covariates).size:
         z = np.asarray(covariates, dtype=float)
         z = z - z.mean(axis=0)
@@ -199,7 +216,9 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
         sd = z.std(axis=0)
         z = np.where(binary | (sd == 0), z, z / np.where(sd > 0, sd, 1.0))
         x = np.column_stack([cx, z])
-        out["covariates"] = loo_fit(y, x, w, lab, offset=f,
-                                    ridge=np.r_[PRIOR_ROWS * cell_unit,
-                                                np.full(z.shape[1], PRIOR_ROWS * unit)])
-    return out
+        fits["covariates"] = loo_fit_dof(y, x, w, lab, offset=f,
+                                         ridge=np.r_[PRIOR_ROWS * cell_unit,
+                                                     np.full(z.shape[1], PRIOR_ROWS * unit)])
+    if sizes is not None:
+        sizes.update({name: dof for name, (_, dof) in fits.items()})
+    return {name: pred for name, (pred, _) in fits.items()}

@@ -319,15 +319,15 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     out: dict[str, Any] = {"cells": cells, "n_cells": n_cells}
     outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
     outcomes["accuracy"] = ((human == machine).astype(float), np.clip(q, 0, 1))
+    sizes: dict[str, float] = {}
     for key, (y, prior) in outcomes.items():
-        cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates)
+        cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates, sizes=sizes)
         out[key] = cand["cells"]
         out[f"candidates_{key}"] = np.column_stack(list(cand.values()))
         out["candidate_names"] = list(cand)
-    # coefficients each candidate fits (the choice's penalty)
-    extra = 0 if covariates is None else np.asarray(covariates).reshape(len(q), -1).shape[1]
-    out["candidate_sizes"] = [{"ht": 0, "mean": 1, "ppi": 2, "cells": n_cells}.get(
-        name, n_cells + extra) for name in out["candidate_names"]]
+    # each candidate's effective degrees of freedom (the choice's penalty; the hat matrix
+    # does not depend on the outcome)
+    out["candidate_sizes"] = [sizes[name] for name in out["candidate_names"]]
     return out
 
 
@@ -341,9 +341,10 @@ def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: 
                 names: list[str], confidence: float, prior_df: float,
                 sizes: list[int] | None = None) -> tuple[float, float, float, str]:
     """(total, variance, df, name) of the candidate control whose interval is narrowest once
-    penalised: a candidate fitting p coefficients on n labelled rows (pi < 1) is scored by its
-    half-width times 1 + p / n, so that a flexible control is kept only when it is tighter
-    by more than its coefficients cost; below :data:`FLEX_LABELS` labels the control is
+    penalised: a candidate with p effective degrees of freedom (the trace of its fit's hat
+    matrix: its coefficients, fewer where the ridge shrinks them) on n labelled rows (pi < 1)
+    is scored by its half-width times 1 + p / n, so that a flexible control is kept only when
+    it is tighter by more than its coefficients cost; below :data:`FLEX_LABELS` labels the control is
     PPI++'s one coefficient (:data:`DEFAULT_CONTROL`), where a choice would cost coverage.
 
     Every candidate's variance is moderated towards the variance it would have if the

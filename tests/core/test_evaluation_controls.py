@@ -271,3 +271,20 @@ def test_controls_without_candidates_are_used_as_given():
     y = (gold == 1).astype(float)
     by_hand = (0.5 * m + ((y[xi] - 0.5) / pi[xi]).sum()) / m
     assert res["class_shares"][1]["estimate"] == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_effective_degrees_of_freedom_are_the_coefficients_without_a_ridge():
+    """The trace of a weighted least-squares hat matrix is its number of coefficients; a ridge
+    of lambda on one indicator column with weights summing to S there gives S / (S + lambda)."""
+    from core.evaluation.controls import loo_fit_dof
+
+    rng = np.random.default_rng(4)
+    m = 60
+    x = np.column_stack([np.ones(m), rng.uniform(0, 1, m), rng.normal(size=m)])
+    w = rng.uniform(0.5, 2, m)
+    lab = np.ones(m, dtype=bool)
+    y = rng.random(m)
+    assert loo_fit_dof(y, x, w, lab)[1] == pytest.approx(3.0, abs=1e-6)
+    one = np.ones((m, 1))
+    s = float(w.sum())
+    assert loo_fit_dof(y, one, w, lab, ridge=np.array([s]))[1] == pytest.approx(0.5, abs=1e-9)
