@@ -322,6 +322,51 @@ def pilots(sets: list[dict], rounds: int, n_pilot: int) -> None:
               f"{100 * r['dacc']:+.2f} pt | {r['cov']:.3f} |")
 
 
+def covariates(rounds: int) -> None:
+    """misinfo's group columns (topic, source) as covariates, as ``hmceval estimate --group
+    topic --group source`` uses them: the share's interval with and without, coverage."""
+    from ppi_py import ppi_mean_ci
+
+    m = pd.read_csv(SHARED / "pac-labels" / "misinfo.csv")
+    classes = sorted(set(m["Y"]) | set(m["Yhat (GPT4o)"]))
+    idx = {c: i for i, c in enumerate(classes)}
+    mach, gold = m["Yhat (GPT4o)"].map(idx).to_numpy(), m["Y"].map(idx).to_numpy()
+    q = m["confidence"].to_numpy(float)
+    cov = np.column_stack([pd.get_dummies(m[c]).to_numpy(float) for c in ("topic", "source")])
+    n_rows = len(q)
+    truth = np.bincount(gold, minlength=2) / n_rows
+    f = machine_probabilities(mach, q, 2)
+    rng = np.random.default_rng(5)
+    print(f"\n## misinfo with its group columns (topic, source: {cov.shape[1]} indicators) as "
+          f"covariates, {rounds} rounds: the share of misinfo")
+    print("| labels | with covariates: half-width = worth (coverage) | without | PPI++ | "
+          "with / PPI++ worth | covariates kept |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for budget in (292, n_rows // 2):
+        pi = design_frontier(mach, q, 2, labels=budget)[0].pi
+        hw, cv, kept = np.zeros(2), np.zeros(2), 0
+        ppi_h = []
+        for r in range(rounds):
+            xi = draw(pi, seed=50_000 + r)
+            h = np.where(xi, gold, -1)
+            for j, extra in enumerate((cov, None)):
+                x = weighted_estimates(mach, h, xi, pi, q, n_classes=2, covariates=extra)
+                s = x["class_shares"][0]
+                hw[j] += s["half_width"] / rounds
+                cv[j] += (s["ci_low"] <= truth[0] <= s["ci_high"]) / rounds
+                kept += j == 0 and x["controls"]["share_0"] == "covariates"
+            lab = np.zeros(n_rows, dtype=bool)
+            lab[rng.choice(n_rows, int(xi.sum()), replace=False)] = True
+            lo, hi = ppi_mean_ci((gold[lab] == 0).astype(float), f[lab, 0], f[~lab, 0],
+                                 alpha=0.05)
+            ppi_h.append((hi[0] - lo[0]) / 2)
+        p, ph = truth[0], float(np.mean(ppi_h))
+        w = [worth(n_rows, p, x) for x in hw]
+        print(f"| {budget} | {hw[0]:.4f} = {w[0]} ({cv[0]:.3f}) | {hw[1]:.4f} = {w[1]} "
+              f"({cv[1]:.3f}) | {ph:.4f} = {worth(n_rows, p, ph)} | "
+              f"{w[0] / max(worth(n_rows, p, ph), 1):.2f} | {kept / rounds:.2f} |")
+
+
 def frontier_span(s: dict, rounds: int) -> None:
     """How far ``--width-ratio`` moves the final labels: realised accuracy less routing's, at
     the recommended ratio and up to the frontier's most accurate end (draws only)."""
@@ -364,6 +409,7 @@ def main() -> None:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
                max(100, rounds // 2), args.pilot)
     frontier_span(sets[0], 100)
+    covariates(rounds)
     if args.only is None:
         effort_budget(sets[3], rounds)
         groups(max(100, rounds // 5))
