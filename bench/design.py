@@ -9,7 +9,11 @@ many times with the truth known and print, per class share:
 * PPI++ (``ppi_py.ppi_mean_ci``, lam=None) with the same number of random labels, the plain
   random-sampling interval, and today's design (routing plus a uniform audit);
 * the coverage of our intervals (share and final accuracy) and the final labels' accuracy
-  against routing the same number of least confident rows.
+  against routing the same number of least confident rows;
+* the Godambe-Joshi bound at our realised accuracy and labels (``bench/_bound.py``: P fitted
+  on all the gold labels, the best pi solved by cvxpy with Clarabel), in labels, and the share
+  of it our interval realises; the plan (expected accuracy, widest half-width, worth against
+  PPI++) against what the rounds realised.
 
 Then the effort budget (HMCEval release, real annotation times): at an equal budget in
 predicted effort, the effort-aware design against the effort-blind one; and the worse-group
@@ -41,6 +45,7 @@ from core.evaluation.weighted import weighted_estimates  # noqa: E402
 from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
 from core.assignment import n_from_share  # noqa: E402
 from _rounds import Rounds, worth  # noqa: E402
+from _bound import bound_worth, ideal_worth  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -150,6 +155,29 @@ def compare(s: dict, rounds: int) -> None:
     print(f"final labels' accuracy: ours {np.mean(ours_acc):.4f}, routing the same number of "
           f"least confident rows {acc_route:.4f} (difference {np.mean(ours_acc) - acc_route:+.4f});"
           f" accuracy interval coverage {np.mean(acc_cov):.3f}")
+    # the bound at our realised accuracy and labels, and the plan against what came true
+    acc = float(np.mean(ours_acc))
+    bw = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc)
+    ow = [worth(m, truth[c], oh[c]) for c in range(k)]
+    pw = [worth(m, truth[c], ph[c]) for c in range(k)]
+    frac = [o / b if np.isfinite(b) and b > 0 else float("nan") for o, b in zip(ow, bw)]
+    print(f"bound (Godambe-Joshi, P fitted on all gold, best pi by cvxpy/Clarabel) at our "
+          f"accuracy {acc:.4f}: worth {', '.join(f'{b:.0f}' for b in bw)} labels per class = "
+          f"{min(b / max(p, 1) for b, p in zip(bw, pw)):.2f}x PPI++'s; ours realises "
+          f"{np.nanmin(frac):.2f} of it (worst class)")
+    ideal = ideal_worth(mach, gold, q, k, pi)
+    print(f"the ideal estimator (Horvitz-Thompson difference, P fitted on all gold as control) on "
+          f"our pi: worth {', '.join(f'{b:.0f}' for b in ideal)} labels per class; ours "
+          f"realises {min(o / b for o, b in zip(ow, ideal)):.2f} of it (worst class): the rest "
+          "of the gap to the bound is the design's")
+    bw1 = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc_route - 0.01)
+    print(f"bound at routing - 1 point ({acc_route - 0.01:.4f}): "
+          f"{min(b / max(p, 1) for b, p in zip(bw1, pw)):.2f}x PPI++'s labels (worst class; "
+          "nan: out of reach)")
+    print(f"planned vs realised: final accuracy {rec.expected_accuracy:.4f} vs {acc:.4f}; "
+          f"widest half-width {rec.expected_half_width:.4f} vs {float(np.max(oh)):.4f}; worth "
+          f"vs PPI++ {rec.worth_vs_ppi:.2f} vs "
+          f"{min(o / max(p, 1) for o, p in zip(ow, pw)):.2f}")
 
 
 def effort_budget(s: dict, rounds: int) -> None:
@@ -294,6 +322,74 @@ def pilots(sets: list[dict], rounds: int, n_pilot: int) -> None:
               f"{100 * r['dacc']:+.2f} pt | {r['cov']:.3f} |")
 
 
+def covariates(rounds: int) -> None:
+    """misinfo's group columns (topic, source) as covariates, as ``hmceval estimate --group
+    topic --group source`` uses them: the share's interval with and without, coverage."""
+    from ppi_py import ppi_mean_ci
+
+    m = pd.read_csv(SHARED / "pac-labels" / "misinfo.csv")
+    classes = sorted(set(m["Y"]) | set(m["Yhat (GPT4o)"]))
+    idx = {c: i for i, c in enumerate(classes)}
+    mach, gold = m["Yhat (GPT4o)"].map(idx).to_numpy(), m["Y"].map(idx).to_numpy()
+    q = m["confidence"].to_numpy(float)
+    cov = np.column_stack([pd.get_dummies(m[c]).to_numpy(float) for c in ("topic", "source")])
+    n_rows = len(q)
+    truth = np.bincount(gold, minlength=2) / n_rows
+    f = machine_probabilities(mach, q, 2)
+    rng = np.random.default_rng(5)
+    print(f"\n## misinfo with its group columns (topic, source: {cov.shape[1]} indicators) as "
+          f"covariates, {rounds} rounds: the share of misinfo")
+    print("| labels | with covariates: half-width = worth (coverage) | without | PPI++ | "
+          "with / PPI++ worth | covariates kept |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for budget in (292, n_rows // 2):
+        pi = design_frontier(mach, q, 2, labels=budget)[0].pi
+        hw, cv, kept = np.zeros(2), np.zeros(2), 0
+        ppi_h = []
+        for r in range(rounds):
+            xi = draw(pi, seed=50_000 + r)
+            h = np.where(xi, gold, -1)
+            for j, extra in enumerate((cov, None)):
+                x = weighted_estimates(mach, h, xi, pi, q, n_classes=2, covariates=extra)
+                s = x["class_shares"][0]
+                hw[j] += s["half_width"] / rounds
+                cv[j] += (s["ci_low"] <= truth[0] <= s["ci_high"]) / rounds
+                kept += j == 0 and x["controls"]["share_0"] == "covariates"
+            lab = np.zeros(n_rows, dtype=bool)
+            lab[rng.choice(n_rows, int(xi.sum()), replace=False)] = True
+            lo, hi = ppi_mean_ci((gold[lab] == 0).astype(float), f[lab, 0], f[~lab, 0],
+                                 alpha=0.05)
+            ppi_h.append((hi[0] - lo[0]) / 2)
+        p, ph = truth[0], float(np.mean(ppi_h))
+        w = [worth(n_rows, p, x) for x in hw]
+        print(f"| {budget} | {hw[0]:.4f} = {w[0]} ({cv[0]:.3f}) | {hw[1]:.4f} = {w[1]} "
+              f"({cv[1]:.3f}) | {ph:.4f} = {worth(n_rows, p, ph)} | "
+              f"{w[0] / max(worth(n_rows, p, ph), 1):.2f} | {kept / rounds:.2f} |")
+
+
+def frontier_span(s: dict, rounds: int) -> None:
+    """How far ``--width-ratio`` moves the final labels: realised accuracy less routing's, at
+    the recommended ratio and up to the frontier's most accurate end (draws only)."""
+    mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
+    m = len(q)
+    cells = []
+    for budget in (s["labels"], m // 2):
+        order = np.argsort(-(1 - q), kind="stable")[:budget]
+        acc_route = ((mach == gold).sum() + (mach[order] != gold[order]).sum()) / m
+        out = []
+        for ratio in (0.95, 1.5, 3.0, 100.0):
+            rec, _ = design_frontier(mach, q, k, labels=budget, width_ratio=ratio)
+            real = np.mean([(np.where(draw(rec.pi, seed=40_000 + r), gold, mach) == gold).mean()
+                            for r in range(rounds)])
+            out.append(f"{100 * (real - acc_route):+.2f} pt")
+        cells.append(f"| {s['name']}, {budget} labels | " + " | ".join(out) + " |")
+    print(f"\n## --width-ratio along the frontier: realised final accuracy - routing the same "
+          f"number of least confident rows, {rounds} draws")
+    print("| data, labels | 0.95 (default) | 1.5 | 3 | 100 |")
+    print("| --- | --- | --- | --- | --- |")
+    print("\n".join(cells))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=500)
@@ -312,6 +408,8 @@ def main() -> None:
     if args.pilot:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
                max(100, rounds // 2), args.pilot)
+    frontier_span(sets[0], 100)
+    covariates(rounds)
     if args.only is None:
         effort_budget(sets[3], rounds)
         groups(max(100, rounds // 5))

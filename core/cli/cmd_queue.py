@@ -44,7 +44,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--width-ratio", type=float, default=None, metavar="R",
                    help="active design: recommend the most accurate design whose interval is "
                         "expected at most R times as wide as PPI++'s with the same number of "
-                        "random labels (default 0.95)")
+                        "random labels (default 0.95); a large R reaches the frontier's most "
+                        "accurate end, routing less the 40 labels a valid interval needs")
     p.add_argument("--calibrate-on", type=int, default=None, metavar="ID",
                    help="active/random design: plan on the labels of round ID of the workspace "
                         "(the same table, e.g. a small pilot round): the confidences are "

@@ -28,8 +28,15 @@ found by bisection on nu. With mu = 0 it is the square-root rule of cost-optimal
 generalised to a per-row cost: pi_i grows with the uncertainty and shrinks with the effort
 (as 1 / sqrt(c_i)). As mu grows, the rows most likely wrong get pi_i = 1 (they are *routed*,
 labelled for sure, as routing does), and in the limit the design is routing plus a floor
-sample. The floor pi_min (a quarter of the uniform rate by default) keeps every weight
-bounded, so that no single surprise among the confident rows can blow up the variance.
+sample. The floor pi_min (:data:`DEFAULT_FLOOR`, 0.35 of the uniform rate, by default) keeps
+every weight bounded, so that no single surprise among the confident rows can blow up the
+variance; it binds only on rows not labelled for sure (a routed row has pi = 1).
+
+**Towards routing.** Beyond the largest mu the frontier lowers the floor (:data:`TAIL_FLOORS`
+of the default) down to what validity needs: :data:`FLOOR_LABELS` labels expected among the
+rows not labelled for sure (a normal interval). Its most accurate end is routing less those
+labels, and ``width_ratio`` spans the whole frontier; designs below the default floor are
+recommended only for a ratio above 1 (their expected widths trust the confidences most).
 
 **The frontier.** :func:`design_frontier` solves the problem on a grid of mu and reports, for
 each design, the expected accuracy of the final labels (sum_i pi_i + (1 - pi_i) q_i over M, from
@@ -61,7 +68,7 @@ from core.errors import DataError, describe_rows
 from core.evaluation.expectations import ppi_expected_half_width
 from core.evaluation.planner import srs_size_for_half_width, z_value
 
-__all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATIO",
+__all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "FLOOR_LABELS", "DEFAULT_WIDTH_RATIO",
            "ACCURACY_TOLERANCE", "target_note", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
            "ActiveDesign", "routing_design", "design_frontier", "active_design"]
 
@@ -69,8 +76,13 @@ __all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "DEFAULT_WIDTH_RATI
 DESIGNS: tuple[str, ...] = ("active", "routing", "random")
 #: Name of the per-row inclusion probability column in a round's table.
 PROBABILITY_COLUMN = "inclusion_probability"
-#: The floor pi_min as a share of the uniform rate (budget / total cost).
+#: The floor pi_min as a share of the uniform rate (budget / total cost), rows not routed.
 DEFAULT_FLOOR = 0.35
+#: The least the floor falls to near routing, pi_min = FLOOR_LABELS / rows: labels expected
+#: for a normal interval with margin (twice :data:`core.evaluation.weighted.MIN_LABELS`).
+FLOOR_LABELS = 40
+#: Shares of the default floor on the frontier's stretch towards routing.
+TAIL_FLOORS: tuple[float, ...] = (0.5, 0.25, 0.1)
 #: The recommended design's expected half-width, at most this times PPI++'s (same labels).
 DEFAULT_WIDTH_RATIO = 0.95
 #: How far below routing's final accuracy (same budget) a design may fall and still keep the
@@ -397,8 +409,10 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
     gain : array of shape (M,), optional
         The value of a label for the final labels (default 1 - q_i: the chance the machine is
         wrong); routing sends the largest first.
-    floor : float, default=0.25
-        pi_min as a share of the uniform rate budget / sum_i c_i.
+    floor : float, default=:data:`DEFAULT_FLOOR` (0.35)
+        pi_min as a share of the uniform rate budget / sum_i c_i, on the rows not labelled
+        for sure; the frontier's stretch towards routing lowers it down to
+        :data:`FLOOR_LABELS` expected labels.
     width_ratio : float, default=0.95
         The recommended design is the most accurate one whose expected half-width is at most
         this times that of PPI++ with the same number of random labels (plain random
@@ -455,9 +469,23 @@ def _frontier(ctx: dict[str, Any], width_ratio: float, n_grid: int
         float(np.mean(np.abs(ctx["g"][free]))), 1e-9)
     mus = [0.0] + list(scale * np.logspace(-2, 2.5, max(int(n_grid), 2) - 1))
     rows = [ctx["solve"](mu) for mu in mus]
+    # the grid is not capped: while the largest mu still moves the design, go on
+    for _ in range(6):
+        if len(rows) < 2 or abs(rows[-1].expected_accuracy - rows[-2].expected_accuracy) < 1e-6:
+            break
+        mus.append(mus[-1] * 10.0)
+        rows.append(ctx["solve"](mus[-1]))
+    floor = ctx["floor"]  # towards routing: lowered to what validity needs, at the largest mu
+    least = min(floor, FLOOR_LABELS / max(int(ctx["free"].sum()), 1))
+    tail = sorted({max(least, floor * t) for t in TAIL_FLOORS} | {least}, reverse=True)
+    n_main = len(rows)
+    rows += [ctx["solve"](mus[-1], floor=x) for x in tail if x < floor * (1 - 1e-9)]
     route, random = ctx["route"], ctx["random"]
     widest = width_ratio * ctx["ppi_half"]
-    ok = [d for d in rows if d.expected_half_width <= widest * (1 + 1e-9)]
+    # below the default floor only when the interval may be wider than PPI++'s (ratio > 1):
+    # the floor is the margin against confidences the expectations trust too much
+    ok = [d for i, d in enumerate(rows) if d.expected_half_width <= widest * (1 + 1e-9)
+          and (i < n_main or width_ratio > 1)]
     if ok:
         best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))
     else:  # no design is as tight as asked: the tightest one
@@ -524,13 +552,13 @@ def _context(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, 
                                        confidence=confidence_level)
     route, random = _compared(route, route, ppi_half), _compared(random, route, ppi_half)
 
-    def solve(mu: float) -> ActiveDesign:
+    def solve(mu: float, floor: float | None = None) -> ActiveDesign:
         pi = inclusion_probabilities(s2[free], cost, budget, gain=g[free], mu=float(mu),
-                                     floor=fl)
+                                     floor=fl if floor is None else float(floor))
         return _compared(describe(pi, float(mu), "active"), route, ppi_half)
 
     return {"free": free, "rate": rate, "s2": s2, "g": g, "unit": unit, "route": route,
-            "random": random, "ppi_half": ppi_half, "solve": solve}
+            "random": random, "ppi_half": ppi_half, "solve": solve, "floor": fl}
 
 
 def active_design(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,

@@ -12,15 +12,18 @@ the estimator is
     theta = ( sum_i m_i + sum_i xi_i (y_i - m_i) / pi_i ) / M,
 
 unbiased whenever m_i does not depend on xi_i, since E[xi_i / pi_i | the other rows] = 1. The
-control is the PPI++ idea ("power tuning": the machine's probabilities, with coefficients
-estimated from the labels), in its most flexible form: rows are grouped in cells (the
-machine's class crossed with bins of its confidence, :func:`control_cells`) and m_i is the
-cell's share of class c among the labelled rows, weighted by 1 / pi (a post-stratified, or
-generalised regression, estimator), shrunk towards the machine's own probability by
-:data:`PRIOR_ROWS` pseudo-rows. It is **cross-fitted**: the rows are split in :data:`FOLDS`
-folds by position (fixed before any draw) and each row's control is fitted on the labelled rows
-of the other folds, so that it does not depend on whether the row itself was drawn (exact
-unbiasedness) and no residual is shrunk by its own weight in the fit. The variance under the
+control is chosen among candidates (:mod:`core.evaluation.controls`): the classical mean (a
+constant), PPI++'s one coefficient on the machine's probability, the post-stratified control
+(rows grouped in cells: the machine's class crossed with bins of its confidence, each cell's
+share calibrated on its labels and shrunk towards the machine's own probability), and, when
+the table has group columns or further judges' confidence columns, the cells plus those as
+covariates. Each is fitted by weighted least squares with the weight the variance gives a
+row, **leave-one-out** (a labelled row's control from the other labels, an unlabelled row's
+from all of them: exactly unbiased, no label set aside), and the candidate whose interval is
+narrowest is kept. The leave-one-out residuals carry each candidate's overfitting, so with
+few labels the one-coefficient control or the mean wins, with many the cells. On plain random
+labelling PPI++'s own interval is a candidate too, so no interval is wider than PPI++'s or
+the classical mean's on the same labels. The variance under the
 design is sum_i (1 / pi_i - 1) r_i^2 / M^2 with r_i = y_i - m_i, estimated without bias by
 
     v = sum_i xi_i (1 - pi_i) r_i^2 / pi_i^2 / M^2.
@@ -29,21 +32,25 @@ Where rare events (a rare class, the machine's rare errors among confident rows)
 among few labels, v rests on a few large terms and collapses exactly when none is drawn; it
 is then moderated towards the variance the fitted control implies,
 sum_i (1 / pi_i - 1) m_i (1 - m_i) / M^2, with :data:`PRIOR_DF` pseudo degrees of freedom
-against its own Satterthwaite degrees of freedom (sum a)^2 / sum a^2. The interval is
+against its own Satterthwaite degrees of freedom (sum a)^2 / sum a^2 (every candidate
+towards the same prior, the post-stratified control's, so none is chosen for a variance that
+merely vanished on this draw). The interval is
 theta -/+ z sqrt(v), clipped to what the labels make certain. Subgroups use the controls
 fitted on the whole table (a group's rows are still a Poisson sample of it).
 
 **Plain random labelling** (every pi_i equal and below 1, no routed row): given the number of
-labels, a Poisson sample with equal probabilities is a simple random sample, and the interval
-is exactly PPI++'s (``ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, lam=None)``: power-tuned
-lambda clipped to [0, 1], normal interval on the unlabelled and the rectifier variances).
+labels, a Poisson sample with equal probabilities is a simple random sample; PPI++'s interval
+(``ppi_py.ppi_mean_ci(Y, Yhat, Yhat_unlabeled, lam=None)``: power-tuned lambda clipped to
+[0, 1], normal interval on the unlabelled and the rectifier variances) is kept when it is
+narrower than the candidates' (method ``"ppi++"``).
 
 **Accuracy of the final labels.** The unknown part is the number of unlabelled rows the machine
 got right, sum_i (1 - xi_i) k_i with k_i = 1[machine = true]. Writing k_i = m_i + r_i with m_i
-the cross-fitted control of k (the cells' share of rows the machine got right, shrunk towards
-its confidence q_i), it is estimated by sum_unlabelled m_i + sum_i xi_i (1 / pi_i - 1) r_i, whose
+the leave-one-out control of k, chosen among the same candidates (for the cells: the share
+of rows the machine got right, shrunk towards its confidence q_i), it is estimated by sum_unlabelled m_i + sum_i xi_i (1 / pi_i - 1) r_i, whose
 error sum_i r_i (xi_i / pi_i - 1) has the same variance as above. The errors are the rare
-events here, so the control's own variance is a floor of v (not only a moderating prior): the
+events here, so the variance the calibrated cells imply for the control is a floor of v
+(not only a moderating prior): the
 accuracy of the final labels is never made to look surer than the control allows.
 
 **Too few labels.** Where fewer than :data:`MIN_LABELS` rows with pi_i < 1 are labelled (a
@@ -75,12 +82,19 @@ __all__ = ["MIN_LABELS", "ALARM_LEVEL", "control_cells", "fit_control", "weighte
 
 #: Fewest labelled rows (with pi < 1) for a normal interval; fewer gives the conservative one.
 MIN_LABELS = 20
-#: Folds of the cross-fitted control.
+#: Folds of the former cross-fitted control (kept for callers; the controls are now fitted
+#: leave-one-out, :mod:`core.evaluation.controls`).
 FOLDS = 5
 #: Pseudo degrees of freedom of the model variance when it moderates an empirical one.
 PRIOR_DF = 20.0
 #: Pseudo-rows of the machine's own probability in each cell's fitted control.
 PRIOR_ROWS = 5
+#: The control kept unless another is clearly tighter (:mod:`core.evaluation.controls`).
+DEFAULT_CONTROL = "ppi"
+#: Fewest labelled rows (pi < 1) before other controls than :data:`DEFAULT_CONTROL` (and, on
+#: random labelling, PPI++ itself) are considered: below it a choice costs more coverage than
+#: it gains width.
+FLEX_LABELS = 100
 #: Family-wise false-alarm level of :func:`worse_groups`, per group column.
 ALARM_LEVEL = 0.05
 
@@ -270,18 +284,29 @@ def _conservative(known: float, n_unl: int, m: int) -> tuple[float, float]:
 
 
 def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
-                   pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int
-                   ) -> dict[str, Any]:
+                   pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
+                   covariates: np.ndarray | None = None) -> dict[str, Any]:
     """The controls of a whole table, fitted once (groups reuse them).
+
+    Parameters
+    ----------
+    machine, human, labelled, pi, confidence_scores, n_classes
+        As :func:`weighted_estimates`.
+    covariates : array of shape (M, p), optional
+        Group indicators and further judges' confidences (the ``"covariates"`` candidate of
+        :mod:`core.evaluation.controls`).
 
     Returns
     -------
     dict
-        ``cells`` (int array of shape (M,)), ``n_cells``, and per outcome an array of shape
-        (M,) of control values (cross-fitted: each row's from the labelled rows of the other
-        folds): ``share_<c>`` for each class, ``accuracy``.
+        ``cells`` (int array of shape (M,), from the design), ``n_cells``; per outcome
+        (``share_<c>`` for each class, ``accuracy``) the post-stratified control of shape (M,)
+        and ``candidates_<outcome>``, every candidate control as columns of an array of shape
+        (M, J), leave-one-out (each labelled row's from the other labelled rows); and
+        ``candidate_names``, the J names.
     """
     from core.evaluation.active import machine_probabilities
+    from core.evaluation.controls import candidate_controls, design_cells
 
     machine = np.asarray(machine, dtype=np.int64)
     human = np.asarray(human, dtype=np.int64)
@@ -289,33 +314,69 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(confidence_scores, dtype=float)
     f = machine_probabilities(machine, q, n_classes)
-    cells = control_cells(machine, q, lab & (pi < 1))
+    cells = design_cells(machine, q, pi)
     n_cells = int(cells.max()) + 1 if len(cells) else 0
-    size = np.maximum(np.bincount(cells, minlength=n_cells), 1)
     out: dict[str, Any] = {"cells": cells, "n_cells": n_cells}
     outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
     outcomes["accuracy"] = ((human == machine).astype(float), np.clip(q, 0, 1))
-    # cross-fitting: every row's control is fitted on the labelled rows of the other folds
-    # (folds by row position, fixed before any draw). It does not depend on whether the row
-    # itself was drawn, so E[xi_i / pi_i | the other rows] = 1 makes the estimator exactly
-    # unbiased, and no residual is shrunk by its own weight in the fit
-    fold = np.arange(len(cells)) % FOLDS
+    sizes: dict[str, float] = {}
     for key, (y, prior) in outcomes.items():
-        fallback = np.bincount(cells, weights=prior, minlength=n_cells) / size
-        value = np.zeros(len(cells))
-        for j in range(FOLDS):
-            use = lab & (fold != j)
-            fit = fit_control(y[use], cells[use], pi[use], n_cells, fallback)[cells]
-            mine = fold == j
-            value[mine] = fit[mine]
-        out[key] = value
+        cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates, sizes=sizes)
+        out[key] = cand["cells"]
+        out[f"candidates_{key}"] = np.column_stack(list(cand.values()))
+        out["candidate_names"] = list(cand)
+    # each candidate's effective degrees of freedom (the choice's penalty; the hat matrix
+    # does not depend on the outcome)
+    out["candidate_sizes"] = [sizes[name] for name in out["candidate_names"]]
     return out
+
+
+def _candidates(controls: dict[str, Any], key: str) -> np.ndarray:
+    """The candidate controls of one outcome as columns (the one control when no candidates)."""
+    got = controls.get(f"candidates_{key}")
+    return np.asarray(controls[key], dtype=float)[:, None] if got is None else got
+
+
+def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: np.ndarray,
+                names: list[str], confidence: float, prior_df: float,
+                sizes: list[int] | None = None) -> tuple[float, float, float, str]:
+    """(total, variance, df, name) of the candidate control whose interval is narrowest once
+    penalised: a candidate with p effective degrees of freedom (the trace of its fit's hat
+    matrix: its coefficients, fewer where the ridge shrinks them) on n labelled rows (pi < 1)
+    is scored by its half-width times 1 + p / n, so that a flexible control is kept only when
+    it is tighter by more than its coefficients cost; below :data:`FLEX_LABELS` labels the control is
+    PPI++'s one coefficient (:data:`DEFAULT_CONTROL`), where a choice would cost coverage.
+
+    Every candidate's variance is moderated towards the variance it would have if the
+    post-stratified control (``"cells"``: calibrated per cell, shrunk to the machine's
+    probability) were the truth's probability P, sum (1 / pi - 1) (P (1 - P) + (P - m)^2),
+    so that a candidate whose residuals happen to vanish on this draw (a rare class absent
+    from the labels) is not chosen for it."""
+    p_cells = np.clip(candidates[:, names.index("cells")], 0.0, 1.0)
+    free = pi < 1
+    best = None
+    n = max(int((lab & (pi < 1)).sum()), 1)
+    for j, name in enumerate(names):
+        if n < FLEX_LABELS and name != DEFAULT_CONTROL:
+            continue
+        ctrl = candidates[:, j]
+        # its variance if the calibrated cells were the truth's probabilities P:
+        # sum (1 / pi - 1) (P (1 - P) + (P - m)^2)
+        prior = float(((1 / pi[free] - 1) * (p_cells[free] * (1 - p_cells[free])
+                                             + (p_cells[free] - ctrl[free]) ** 2)).sum())
+        total, var, _, df = weighted_total(y_lab, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
+                                           model_variance=prior, prior_df=prior_df)
+        half = _quantile(confidence, df) * math.sqrt(var)
+        score = half * (1 + (sizes[j] if sizes else 0) / n)
+        if best is None or score < best[0]:
+            best = (score, total, var, df, name, half)
+    return best[1], best[2], best[3], best[4]
 
 
 def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
                        pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
-                       confidence: float = 0.95, controls: dict[str, Any] | None = None
-                       ) -> dict[str, Any]:
+                       confidence: float = 0.95, controls: dict[str, Any] | None = None,
+                       covariates: np.ndarray | None = None) -> dict[str, Any]:
     """Class shares and final accuracy with intervals, for one table or one group.
 
     Parameters
@@ -336,6 +397,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     controls : dict, optional
         :func:`table_controls` of these rows (for a group: the whole table's, restricted to
         the group's rows); fitted on these rows when absent.
+    covariates : array of shape (M, p), optional
+        Group indicators and further judges' confidences for the ``"covariates"`` candidate
+        (used when ``controls`` is absent).
 
     Returns
     -------
@@ -345,7 +409,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         ``ci_low``, ``ci_high``, ``half_width``, ``machine_only``, ``random_half_width``,
         ``random_equivalent``, ``conservative``), ``accuracy`` (``estimate``, ``ci_low``,
         ``ci_high``, ``variance``, ``conservative``), ``machine_accuracy`` (the machine's
-        accuracy on the table, estimated with the weights), ``notes``.
+        accuracy on the table, estimated with the weights), ``controls`` (outcome -> the
+        candidate kept: ``"mean"``, ``"ppi"``, ``"cells"``, ``"covariates"`` or ``"ppi++"``),
+        ``notes``.
     """
     from core.evaluation.active import machine_probabilities
 
@@ -366,8 +432,13 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     conservative = n_unl > 0 and n_free < MIN_LABELS
     own = controls is None
     if own and m:
-        controls = table_controls(machine, human, lab, pi, q, n_classes=k)
+        controls = table_controls(machine, human, lab, pi, q, n_classes=k,
+                                  covariates=covariates)
     f = machine_probabilities(machine, q, k) if random_design else None
+    # controls without candidates (fitted elsewhere): their one control, as "cells"
+    names = list(controls.get("candidate_names", ["cells"])) if m else []
+    sizes = list(controls.get("candidate_sizes", [])) if m else []
+    chosen: dict[str, str] = {}
     notes: list[str] = []
     shares = []
     for c in range(k):
@@ -382,15 +453,22 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         elif conservative:
             lo, hi = _conservative(known, n_unl, m)
             est = (known + ctrl[~lab].sum()) / m
-        elif random_design:
-            est, lo, hi = ppi_mean_interval(y, f[lab, c], f[~lab, c], confidence=confidence)
         else:
-            total, var, _, df = weighted_total(y, ctrl[lab], pi[lab],
-                                               float(ctrl[~lab].sum()),
-                                               model_variance=_model_variance(ctrl, pi))
+            total, var, df, name = _best_total(y, lab, pi, _candidates(controls, f"share_{c}"),
+                                               names, confidence, PRIOR_DF, sizes)
             est = total / m
             half = _quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
+            if random_design:
+                # plain random labelling: PPI++ itself is a candidate (two coefficients), kept
+                # when narrower once the chosen control's penalty is set against its own
+                p_est, p_lo, p_hi = ppi_mean_interval(y, f[lab, c], f[~lab, c],
+                                                      confidence=confidence)
+                size = dict(zip(names, sizes)).get(name, 0)
+                if n_free < FLEX_LABELS or (p_hi - p_lo) * (1 + 2 / max(n_free, 1)) <= \
+                        (hi - lo) * (1 + size / max(n_free, 1)):
+                    est, lo, hi, name = p_est, p_lo, p_hi, "ppi++"
+            chosen[f"share_{c}"] = name
         floor_, ceil_ = known / m, (known + n_unl) / m
         est = min(max(est, floor_), ceil_)
         lo, hi = max(min(lo, est), floor_), min(max(hi, est), ceil_)
@@ -416,12 +494,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
                "conservative": False}
     else:
-        ctrl = controls["accuracy"]
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
-        total_k, var, _, df = weighted_total(right, ctrl[lab], pi[lab],
-                                             float(ctrl[~lab].sum()),
-                                             model_variance=_model_variance(ctrl, pi),
-                                             prior_df=math.inf)
+        total_k, var, df, chosen["accuracy"] = _best_total(
+            right, lab, pi, _candidates(controls, "accuracy"), names, confidence, math.inf, sizes)
         unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
         est = (n_lab + unl_right) / m
         if conservative:
@@ -443,7 +518,10 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         w = 1 / pi[lab]
         machine_acc = float((w * right).sum() / w.sum())
     return {"M": m, "n_labelled": n_lab, "n_free": n_free,
-            "method": "ppi++" if random_design else "weighted",
+            "method": ("ppi++" if random_design and chosen and all(
+                v == "ppi++" for key, v in chosen.items() if key != "accuracy")
+                else "weighted"),
+            "controls": chosen,
             "class_shares": shares, "accuracy": acc, "machine_accuracy": machine_acc,
             "notes": notes}
 

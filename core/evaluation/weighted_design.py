@@ -16,7 +16,7 @@ import numpy as np
 
 from core.evaluation.weighted import table_controls, weighted_estimates, worse_groups
 
-__all__ = ["group_values", "design_arrays", "group_accuracy", "worse_group_sentence", "estimate_weighted_design",
+__all__ = ["group_values", "design_arrays", "design_covariates", "group_accuracy", "worse_group_sentence", "estimate_weighted_design",
            "ESTIMATE_KEYS"]
 
 #: Keys of one ``hmceval estimate --json`` object (stable contract), in order; the same for every
@@ -119,6 +119,33 @@ def design_arrays(design) -> dict[str, Any]:
             "notes": notes}
 
 
+def design_covariates(design, groups: list[str] | None) -> np.ndarray | None:
+    """The covariates of the ``"covariates"`` control (:mod:`core.evaluation.controls`).
+
+    One indicator per value of each group column, and every further judge's confidence
+    column the table has (``EvalData.confidence_columns`` after the one in use; missing
+    values as the column's mean). Array of shape (M, p), or None when there is none.
+    """
+    import pandas as pd
+
+    parts = []
+    for col in groups or []:
+        values, uniq = group_values(design, col)
+        if len(uniq) > 1:
+            codes = pd.Categorical(values.astype(str), categories=[str(u) for u in uniq]).codes
+            parts.append(np.eye(len(uniq))[codes])
+    raw = design.data.raw
+    for col in list(getattr(design.data, "confidence_columns", []))[1:]:
+        if col not in raw.columns:
+            continue
+        v = pd.to_numeric(raw[col], errors="coerce").to_numpy(dtype=float)
+        ok = np.isfinite(v)
+        if ok.sum() < 2 or np.ptp(v[ok]) == 0:
+            continue
+        parts.append(np.where(ok, v, v[ok].mean())[:, None])
+    return np.column_stack(parts) if parts else None
+
+
 def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
                    ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], list[str]]:
     """Each group's final-label accuracy with its interval, and the groups worse than the rest.
@@ -144,7 +171,7 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
     arr = design_arrays(design)
     k = max(len(arr["classes"]), 2)
     ctrl = table_controls(arr["machine"], arr["human"], arr["labelled"], arr["pi"], arr["q"],
-                          n_classes=k)
+                          n_classes=k, covariates=design_covariates(design, groups))
     roles = design.data.roles
     has_effort = roles.get("predicted_effort") is not None or \
         roles.get("human_effort") is not None
@@ -225,8 +252,9 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
     k = max(len(arr["classes"]), 2)
     keys = [label_key(v, strip=False) for v in arr["classes"]]
     sel = np.asarray(design.selection, dtype=object)
+    cov = design_covariates(design, groups)
     ctrl = table_controls(arr["machine"], arr["human"], arr["labelled"], arr["pi"], arr["q"],
-                          n_classes=k)
+                          n_classes=k, covariates=cov)
     pi = np.asarray(design.inclusion, dtype=float)
     kind = "random" if not (pi >= 1).any() and np.ptp(pi) == 0 else "active"
 
@@ -236,7 +264,8 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
                                   for key, v in ctrl.items()}
         r = weighted_estimates(arr["machine"][mask], arr["human"][mask],
                                arr["labelled"][mask], arr["pi"][mask], arr["q"][mask],
-                               n_classes=k, confidence=confidence, controls=sub)
+                               n_classes=k, confidence=confidence, controls=sub,
+                               covariates=cov if whole else None)
         shares = dict(zip(keys, r["class_shares"]))
         lab, s = arr["labelled"][mask], sel[mask]
         right = arr["human"][mask] == arr["machine"][mask]

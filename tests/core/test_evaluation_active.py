@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.evaluation.active import (ACCURACY_TOLERANCE, DEFAULT_WIDTH_RATIO, active_design,
+from core.evaluation.active import (ACCURACY_TOLERANCE, DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO,
+                                    active_design,
                                     design_frontier, inclusion_probabilities,
                                     machine_probabilities, routing_design, row_uncertainty,
                                     target_note)
@@ -240,3 +241,94 @@ def test_frontier_on_recalibrated_probabilities_hand_worked():
     pd.testing.assert_frame_equal(a, b)
     with pytest.raises(DataError, match=r"\(1000, 2\) array of probabilities"):
         design_frontier(codes, q, 2, labels=200, probabilities=P[:, :1])
+
+
+def test_frontier_reaches_routing_less_the_labels_validity_needs_hand_worked():
+    # 200 rows at 0.6, 800 at 0.98, 200 labels (as above). At the frontier's most accurate
+    # end the floor is down to FLOOR_LABELS = 40 expected labels over the 1,000 rows,
+    # pi_min = 0.04: the 800 sure rows take 32 labels, the 200 unsure ones 168 (pi 0.84):
+    # accuracy (200 (0.84 + 0.16 * 0.6) + 800 (0.04 + 0.96 * 0.98)) / 1000 = 0.97184, against
+    # 0.984 for routing; the default floor (0.35 * 0.2 = 0.07 on the sure rows, 56 labels)
+    # stops at (200 (0.72 + 0.28 * 0.6) + 800 (0.07 + 0.93 * 0.98)) / 1000 = 0.96272
+    from core.evaluation.active import FLOOR_LABELS
+
+    assert FLOOR_LABELS == 40 and DEFAULT_FLOOR == 0.35
+    q = np.r_[np.full(200, 0.6), np.full(800, 0.98)]
+    codes = np.zeros(1000, dtype=int)
+    rec, table = design_frontier(codes, q, 2, labels=200, width_ratio=1e6)
+    assert rec.expected_accuracy == pytest.approx(0.97184, abs=2e-4)
+    assert rec.pi[200:].min() == pytest.approx(0.04, rel=1e-6)
+    # the most accurate design of the default floor is on the frontier too, less accurate
+    active = table[table["design"] == "active"]
+    assert (active["expected_accuracy"] - 0.96272).abs().min() < 2e-4
+    assert active["expected_accuracy"].max() == pytest.approx(rec.expected_accuracy)
+
+
+def test_width_ratio_spans_the_whole_frontier():
+    """From the tightest design to the most accurate one: the recommended design's accuracy
+    rises with the ratio, and the largest ratio gives the frontier's most accurate design."""
+    rng = np.random.default_rng(7)
+    q = rng.beta(5, 1.5, 2000)
+    codes = rng.integers(0, 2, 2000)
+    accs = [design_frontier(codes, q, 2, labels=1000, width_ratio=r)[0].expected_accuracy
+            for r in (0.5, 1.0, 1.5, 3.0, 100.0)]
+    assert all(b >= a - 1e-12 for a, b in zip(accs, accs[1:]))
+    _, table = design_frontier(codes, q, 2, labels=1000)
+    route = table.loc[table["design"] == "routing", "expected_accuracy"].iloc[0]
+    # within FLOOR_LABELS' worth of routing (at most 40 labels of the largest gain)
+    assert route - accs[-1] <= 40 * (1 - q).max() / 2000
+    assert accs[-1] > accs[1] + 1e-3
+
+
+def test_docs_state_the_floor_the_constant_holds():
+    import core.evaluation.active as active
+
+    assert "quarter" not in active.__doc__ and "default=0.25" not in design_frontier.__doc__
+    assert f"{DEFAULT_FLOOR}" in active.__doc__ and f"{DEFAULT_FLOOR}" in design_frontier.__doc__
+
+
+def test_the_most_accurate_design_keeps_coverage():
+    """Near routing (width ratio 1e6): 93 % coverage or more per class and for the final
+    labels' accuracy, by simulation with the truth known (a 10 % class among three)."""
+    from core.evaluation.weighted import weighted_estimates
+
+    rng = np.random.default_rng(21)
+    m = 1500
+    q = rng.beta(5, 1.5, m)
+    gold = rng.choice(3, m, p=[0.6, 0.3, 0.1])
+    mach = np.where(rng.random(m) < q - 0.05, gold, (gold + rng.integers(1, 3, m)) % 3)
+    rec, _ = design_frontier(mach, q, 3, labels=300, width_ratio=1e6)
+    truth = np.bincount(gold, minlength=3) / m
+    rounds = 300
+    cover, acc_cover = np.zeros(3), 0
+    for r in range(rounds):
+        xi = draw(rec.pi, seed=r)
+        res = weighted_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=3)
+        for c, s in enumerate(res["class_shares"]):
+            cover[c] += s["ci_low"] <= truth[c] <= s["ci_high"]
+        acc = (np.where(xi, gold, mach) == gold).mean()
+        acc_cover += res["accuracy"]["ci_low"] <= acc <= res["accuracy"]["ci_high"]
+    assert (cover / rounds).min() >= 0.93, cover / rounds
+    assert acc_cover / rounds >= 0.93
+
+
+def test_default_ratio_keeps_the_default_floor():
+    """Designs below the default floor are recommended only for a ratio above 1. Recalibrated
+    probabilities that call 800 rows certain (reported at 0.9) make every floor look free: the
+    low-floor designs are expected tighter than 0.95 x PPI++'s width (eligible by width), yet
+    at 0.95 the recommended design keeps pi >= 0.35 of the uniform rate; at 1e6 it goes
+    below."""
+    q = np.r_[np.full(200, 0.6), np.full(800, 0.9)]
+    codes = np.zeros(1000, dtype=int)
+    p0 = np.r_[np.full(200, 0.6), np.ones(800)]
+    probs = np.column_stack([p0, 1 - p0])
+    rate = 200 / 1000
+    rec, table = design_frontier(codes, q, 2, labels=200, probabilities=probs,
+                                 reference_gain=1 - q)
+    active = table[table["design"] == "active"]
+    tail = active[active["mu"] == active["mu"].max()].iloc[1:]
+    assert len(tail) and (tail["worth_vs_ppi"] >= 1 / 0.95 ** 2).any()
+    assert rec.pi.min() >= DEFAULT_FLOOR * rate * (1 - 1e-9)
+    far, _ = design_frontier(codes, q, 2, labels=200, probabilities=probs,
+                             reference_gain=1 - q, width_ratio=1e6)
+    assert far.pi.min() == pytest.approx(40 / 1000)  # FLOOR_LABELS over the 1,000 rows

@@ -46,16 +46,23 @@ def random_round(m=1500, n_lab=200, seed=0):
     return table, mach, q, gold, plan.selection == "audit"
 
 
-def test_random_design_estimate_is_ppi_py_on_the_same_numbers():
-    table, mach, q, gold, lab = random_round()
+@pytest.mark.parametrize("n_lab", [40, 200, 600])
+def test_random_design_interval_is_never_wider_than_ppi_py_and_is_ppi_py_when_chosen(n_lab):
+    """Plain random labelling: every class share's interval is at most as wide as ppi_py's on
+    the same labels (PPI++ is one of the candidates), and equal to it where it was kept."""
+    table, mach, q, gold, lab = random_round(n_lab=n_lab, seed=n_lab)
     res = estimate(load_design(table))
-    assert res["design"] == "random" and res["method"] == "ppi++"
+    assert res["design"] == "random" and res["method"] in ("ppi++", "weighted")
+    pi = np.full(len(q), float(load_design(table).inclusion[0]))
+    own = weighted_estimates(mach, np.where(lab, gold, -1), lab, pi, q, n_classes=2)
     f = machine_probabilities(mach, q, 2)
     for c in (0, 1):
         lo, hi = ppi_mean_ci((gold[lab] == c).astype(float), f[lab, c], f[~lab, c], alpha=0.05)
         share = res["class_shares"][str(c)]
-        assert share["ci_low"] == pytest.approx(float(lo[0]), abs=1e-12)
-        assert share["ci_high"] == pytest.approx(float(hi[0]), abs=1e-12)
+        assert share["ci_high"] - share["ci_low"] <= float(hi[0] - lo[0]) + 1e-12
+        if own["controls"][f"share_{c}"] == "ppi++":
+            assert share["ci_low"] == pytest.approx(float(lo[0]), abs=1e-12)
+            assert share["ci_high"] == pytest.approx(float(hi[0]), abs=1e-12)
 
 
 def test_weighted_total_hand_worked():
@@ -130,8 +137,8 @@ def test_coverage_across_regimes(name):
         acc = (np.where(xi, gold, mach) == gold).mean()
         acc_cover += res["accuracy"]["ci_low"] <= acc <= res["accuracy"]["ci_high"]
     # nominal 0.95; 400 rounds: a Monte-Carlo standard error of 0.011 (bench/design.py runs 500+)
-    assert (share_cover / rounds).min() >= 0.925, share_cover / rounds
-    assert acc_cover / rounds >= 0.925
+    assert (share_cover / rounds).min() >= 0.93, share_cover / rounds
+    assert acc_cover / rounds >= 0.93, acc_cover / rounds
 
 
 def test_small_group_coverage_and_conservative_fallback():
