@@ -115,10 +115,10 @@ with tab_cmp:
                     "AUC ↑": ("tells right from wrong ↑", "AUC (area under the ROC curve): the "
                               "probability that a right machine label gets a higher confidence "
                               "than a wrong one; 0.5 is chance, 1 perfect."),
-                    top: (f"accuracy of the most confident {pct(ss['mce_top'], 0)} ↑",
+                    top: (f"accuracy, surest {pct(ss['mce_top'], 0)} ↑",
                           f"{top[:-2]}: accuracy of the machine on the samples it is most "
                           "confident about."),
-                    "AURC ↓": ("error when keeping the most confident ↓", "AURC (area under "
+                    "AURC ↓": ("error, surest kept ↓", "AURC (area under "
                                "the risk-coverage curve): the error rate when only the most "
                                "confident samples are kept, averaged over every share kept."),
                     "ECE ↓": ("confidence off by ↓", "ECE (expected calibration error): how far "

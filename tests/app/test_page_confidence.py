@@ -311,7 +311,7 @@ def test_quality_headers_are_plain_with_the_technical_name_in_the_tooltip(run_pa
     shown = {k: (config[k]["label"], config[k]["help"].split(" ")[0]) for k in
              ("AUC ↑", "AURC ↓", "ECE ↓", "top-50% accuracy ↑")}
     assert shown == {"AUC ↑": ("tells right from wrong ↑", "AUC"),
-                     "AURC ↓": ("error when keeping the most confident ↓", "AURC"),
+                     "AURC ↓": ("error, surest kept ↓", "AURC"),
                      "ECE ↓": ("confidence off by ↓", "ECE"),
-                     "top-50% accuracy ↑": ("accuracy of the most confident 50% ↑", "top-50%")}
+                     "top-50% accuracy ↑": ("accuracy, surest 50% ↑", "top-50%")}
     assert {config[k]["type_config"]["format"] for k in shown} == {"%.3f"}

@@ -17,8 +17,10 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_server(log) as url:
+    root = tmp_path_factory.mktemp("streamlit")
+    # a workspace of its own: another test's active dataset (a table without gold, say) would
+    # otherwise open the app instead of the demo
+    with streamlit_server(root / "server.log", env={"HMCEVAL_WORKSPACE": str(root / "ws")}) as url:
         yield url
 
 
