@@ -1,0 +1,33 @@
+"""One step of a round, all or nothing: its workspace rows and its files together.
+
+``hmceval queue`` stores a round, then writes the round's table, its sidecar and the
+annotators' file; ``hmceval labels`` stores the votes, then writes the table and
+``OUT.labels.csv``. Inside :func:`one_step` every file is written to its temporary first
+(:func:`core.atomic.staged`) and renamed only when the whole step succeeded; when anything
+fails (a full device, the workspace's table file missing) every temporary is removed and the
+rows the step added to the workspace are taken away again (:func:`core.workspace.undo.undo`),
+so files and workspace are both as before, and the command exits 2 with the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["one_step"]
+
+
+@contextmanager
+def one_step(ws) -> Iterator[None]:
+    """The block's workspace rows in ``ws`` and its files, committed together or not at all."""
+    from core.atomic import staged
+    from core.workspace.undo import mark, undo
+
+    before = None if ws.read_only else mark(ws)  # a read-only workspace gets no rows anyway
+    try:
+        with staged():
+            yield
+    except BaseException:
+        if before is not None:
+            undo(ws, before)
+        raise
