@@ -35,7 +35,7 @@ from pathlib import Path
 
 from core.errors import DataError
 
-__all__ = ["apply_ops", "atomic_path", "check_writable", "locked", "lock_path", "note_waiting",
+__all__ = ["apply_ops", "atomic_path", "check_writable", "kill_point", "locked", "lock_path", "note_waiting",
            "refuse_special", "remove", "staged", "temp_prefix", "write_bytes", "write_text"]
 
 
@@ -251,12 +251,23 @@ def apply_ops(ops: list) -> None:
             if kind == "replace" and os.path.exists(tmp):
                 os.replace(tmp, dest)
                 folders.add(os.path.dirname(dest) or ".")
+                kill_point("step-mid-renames")
             elif kind == "unlink" and dest not in done and os.path.lexists(dest):
                 os.unlink(dest)
         except OSError as exc:
             raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
     for folder in folders:
         _fsync_folder(Path(folder))
+
+
+def kill_point(name: str) -> None:
+    """TEST ONLY: when ``$HMCEVAL_TEST_KILL_AT`` is ``name``, the process kills itself here
+    with SIGKILL (``kill -9``: no cleanup runs), so a test can stop a command at a named
+    point of a step (:mod:`core.workspace.journal` lists them). Nothing happens otherwise."""
+    if os.environ.get("HMCEVAL_TEST_KILL_AT") == name:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 _BATCH: ContextVar[_Batch | None] = ContextVar("hmceval_atomic_batch", default=None)

@@ -1,0 +1,119 @@
+"""A step killed outright (SIGKILL at a named point, ``HMCEVAL_TEST_KILL_AT``, test only) is
+repaired at the next command that opens the workspace (:mod:`core.workspace.journal`): killed
+after its rows were committed but before its files were complete, it is taken back (workspace
+rows and files as before); killed once every temporary was written, before or between the
+renames, it is finished (the files the round in the workspace describes). Checked against the
+files' bytes and the workspace's rows read with sqlite3, never against the code's own report."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from core.cli import main
+from core.demo import make_demo
+
+ROOT = Path(__file__).resolve().parents[2]
+TABLES = ("rounds", "labels", "annotations", "label_imports", "results", "events", "datasets")
+
+
+def _rows(ws_dir) -> dict:
+    con = sqlite3.connect(ws_dir / "workspace.sqlite")
+    try:
+        out = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
+        out["meta"] = sorted(con.execute("SELECT key, value FROM meta").fetchall())
+    finally:
+        con.close()
+    out["files"] = sorted(os.listdir(ws_dir / "tables"))
+    return out
+
+
+def _files(folder) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    """A workspace with round 1 planned to out/q.csv; returns (ws, table, out folder, gold)."""
+    ws = tmp_path / "ws"
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(ws))
+    df = make_demo()
+    table = tmp_path / "demo.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(table, index=False)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    assert main(["queue", str(table), "--labels", "80", "--seed", "1",
+                 "-o", str(out_dir / "q.csv")]) == 0
+    gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
+    return ws, table, out_dir, gold
+
+
+def _killed(ws, point: str, *argv) -> None:
+    env = {**os.environ, "HMCEVAL_WORKSPACE": str(ws), "HMCEVAL_TEST_KILL_AT": point,
+           "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "core.cli", *map(str, argv)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == -9, proc.stderr  # killed at the point, by SIGKILL
+
+
+def _next_command(capsys) -> str:
+    assert main(["workspace", "list", "--json"]) == 0
+    return capsys.readouterr().err
+
+
+def test_queue_killed_before_its_files_are_written_is_taken_back(setup, capsys):
+    ws, table, out_dir, _ = setup
+    files, rows = _files(out_dir), _rows(ws)
+    _killed(ws, "step-temp", "queue", table, "--labels", 80, "--seed", 2,
+            "-o", out_dir / "q.csv")
+    assert _rows(ws)["rounds"] == rows["rounds"] + 1  # the hazard: stored, files not written
+    assert _files(out_dir) != files  # its first temporary is there
+    err = _next_command(capsys)
+    assert "taken back" in err
+    assert _rows(ws) == rows and _files(out_dir) == files
+    assert not list((ws / "journal").iterdir())
+
+
+@pytest.mark.parametrize("point", ["step-renames", "step-mid-renames"])
+def test_queue_killed_during_its_renames_is_finished(setup, capsys, point):
+    ws, table, out_dir, _ = setup
+    files, rows = _files(out_dir), _rows(ws)
+    _killed(ws, point, "queue", table, "--labels", 80, "--seed", 2, "-o", out_dir / "q.csv")
+    err = _next_command(capsys)
+    assert "finished" in err
+    assert _rows(ws)["rounds"] == rows["rounds"] + 1
+    con = sqlite3.connect(ws / "workspace.sqlite")
+    rid, plan_file, n_to_label = con.execute(
+        "SELECT id, plan_file, n_to_label FROM rounds ORDER BY id DESC").fetchone()
+    con.close()
+    plan = pd.read_parquet(ws / "tables" / plan_file)
+    written = pd.read_csv(out_dir / "q.csv", keep_default_na=False)
+    assert json.loads((out_dir / "q.csv.round.json").read_text())["round_id"] == rid == 2
+    assert written["selection"].tolist() == plan["selection"].fillna("").tolist()
+    assert len(pd.read_csv(out_dir / "q_to_label.csv")) == n_to_label
+    assert sorted(_files(out_dir)) == sorted(files)  # the same names: no temporary left
+    assert _files(out_dir)["q_to_label.csv"] != files["q_to_label.csv"]
+    assert not list((ws / "journal").iterdir())
+
+
+def test_labels_killed_before_its_files_are_written_commit_no_vote(setup, capsys, tmp_path):
+    ws, _, out_dir, gold = setup
+    ids = pd.read_csv(out_dir / "q_to_label.csv")["sample_id"][:30]
+    gold[gold["sample_id"].isin(ids)].to_csv(tmp_path / "back.csv", index=False)
+    files, rows = _files(out_dir), _rows(ws)
+    _killed(ws, "step-temp", "labels", out_dir / "q.csv", "--from", tmp_path / "back.csv",
+            "-o", out_dir / "q.csv")
+    assert _rows(ws)["labels"] == rows["labels"] + 30  # the hazard: votes committed
+    err = _next_command(capsys)
+    assert "taken back" in err
+    assert _rows(ws) == rows
+    after = _files(out_dir)
+    assert after.pop("q.csv.lock") == b""  # the output's lock file stays (core.atomic.locked)
+    assert after == files
