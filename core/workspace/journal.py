@@ -62,9 +62,12 @@ def _write(path: Path, obj: dict[str, Any]) -> None:
 
 def _lock(path: Path, *, wait: bool) -> int | None:
     """An ``flock`` held on ``path`` (created when missing): its descriptor, or None when
-    another process holds it and ``wait`` is False."""
-    import fcntl
-
+    another process holds it and ``wait`` is False (or, where ``fcntl`` does not exist, when
+    nothing can tell a dead step from a running one: no replay there)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return os.open(path, os.O_RDWR | os.O_CREAT, 0o666) if wait else None
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))

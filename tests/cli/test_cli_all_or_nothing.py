@@ -202,3 +202,28 @@ def test_labels_on_a_bare_table_keep_table_and_votes_together(capsys, tmp_path, 
     code, _, err = run_cli(capsys, "labels", out, "--from", tmp_path / "b.csv", "-o", out)
     assert code == 2 and "the device is full" in err
     assert _files(out_dir) == files
+
+
+@pytest.mark.parametrize("fails", [".q.csv.", ".q_to_label.csv."])
+def test_replan_on_a_full_device_keeps_the_old_plan(capsys, ws_dir, demo_csv, tmp_path,
+                                                    monkeypatch, fails):
+    """--replan replaces a round's plan (an update, not a new row): on a full device the old
+    plan stays, in the workspace (its plan file and count of rows to label) and in the files."""
+    table, gold = demo_csv
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "q.csv"
+    assert run_cli(capsys, "queue", table, "--stream", "--labels", 200, "-o", out)[0] == 0
+    part = pd.read_csv(out_dir / "q_to_label.csv").iloc[:40]
+    gold[gold["sample_id"].isin(part["sample_id"])].to_csv(tmp_path / "l.csv", index=False)
+    assert run_cli(capsys, "labels", out, "--from", tmp_path / "l.csv", "-o", out)[0] == 0
+    files, rows = _files(out_dir), _rows(ws_dir)
+    with monkeypatch.context() as m:
+        _full_device_on(m, fails)
+        code, _, err = run_cli(capsys, "queue", out, "--replan", "--seed", 5, "-o", out)
+    assert code == 2 and "the device is full" in err
+    assert _files(out_dir) == files
+    assert _rows(ws_dir) == rows  # the same plan file, rows to label, results and events
+    code, _, err = run_cli(capsys, "queue", out, "--replan", "--seed", 5, "-o", out)
+    assert code == 0, err
+    assert _rows(ws_dir)["plans"] != rows["plans"]  # the re-plan, once there is room
