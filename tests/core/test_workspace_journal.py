@@ -117,3 +117,28 @@ def test_labels_killed_before_its_files_are_written_commit_no_vote(setup, capsys
     after = _files(out_dir)
     assert after.pop("q.csv.lock") == b""  # the output's lock file stays (core.atomic.locked)
     assert after == files
+
+
+def test_a_running_step_is_left_alone_and_an_ended_one_leaves_no_journal(tmp_path):
+    from core.workspace import Workspace
+    from core.workspace.journal import begin, replay
+    from core.workspace.undo import mark
+
+    ws = Workspace(tmp_path / "ws")
+    journal = begin(ws, mark(ws))
+    assert replay(ws) == []  # its lock is held: the step is alive
+    assert journal.path.is_file()
+    journal.done()
+    assert list((tmp_path / "ws" / "journal").iterdir()) == []
+
+
+def test_an_unreadable_journal_is_reported_and_kept(tmp_path):
+    from core.workspace import Workspace
+    from core.workspace.journal import replay
+
+    ws = Workspace(tmp_path / "ws")
+    (tmp_path / "ws" / "journal").mkdir()
+    bad = tmp_path / "ws" / "journal" / "step-x.json"
+    bad.write_text("{not json")
+    notes = replay(ws)
+    assert len(notes) == 1 and "unreadable" in notes[0] and bad.is_file()
