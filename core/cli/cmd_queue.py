@@ -184,14 +184,17 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     sent = None
     people = annotator_table(design, plan.selection, plan.queue_rank, show=shown(args))
-    if args.format == "csv":
-        from core.cli.common import write_round  # atomic, with the round's sidecar
+    from core.atomic import staged
 
-        write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
-        sent = out.with_name(f"{out.stem}_to_label.csv")
-        to_csv_safe(people, sent)
-    else:
-        write_labelstudio(out, design, plan.queue_rank, show=shown(args))
+    with staged():  # the table, its sidecar and the annotators' file: all or none
+        if args.format == "csv":
+            from core.cli.common import write_round  # atomic, with the round's sidecar
+
+            write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
+            sent = out.with_name(f"{out.stem}_to_label.csv")
+            to_csv_safe(people, sent)
+        else:
+            write_labelstudio(out, design, plan.queue_rank, show=shown(args))
     _note_nothing_routed(args, design, budget, plan.counts)
     _print_plan(args, "budget" if budget else "guarantee", design.M, plan.counts,
                 plan.queue_rank, out, sent, None, None)

@@ -227,3 +227,27 @@ def test_replan_on_a_full_device_keeps_the_old_plan(capsys, ws_dir, demo_csv, tm
     code, _, err = run_cli(capsys, "queue", out, "--replan", "--seed", 5, "-o", out)
     assert code == 0, err
     assert _rows(ws_dir)["plans"] != rows["plans"]  # the re-plan, once there is room
+
+
+@pytest.mark.parametrize("fails", [".q.csv.", ".q_to_label.csv."])
+def test_queue_on_a_table_with_a_selection_writes_all_its_files_or_none(capsys, ws_dir,
+                                                                       tmp_path, monkeypatch,
+                                                                       fails):
+    """A table that already has a selection is planned alone (no workspace round): its files
+    are still written together or not at all."""
+    raw = tmp_path / "raw.csv"
+    pd.DataFrame({"sample_id": [f"s{i}" for i in range(40)],
+                  "machine_label": ["ok", "bad"] * 20,
+                  "machine_confidence": [0.5 + 0.01 * i for i in range(40)],
+                  "selection": ["calibration"] * 10 + [""] * 30}).to_csv(raw, index=False)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "q.csv"
+    assert run_cli(capsys, "queue", raw, "--human-share", 0.2, "--seed", 1, "-o", out)[0] == 0
+    files = _files(out_dir)
+    with monkeypatch.context() as m:
+        _full_device_on(m, fails)
+        code, _, err = run_cli(capsys, "queue", raw, "--human-share", 0.5, "--seed", 2,
+                               "-o", out)
+    assert code == 2 and "the device is full" in err
+    assert _files(out_dir) == files
