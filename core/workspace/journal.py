@@ -143,7 +143,12 @@ def replay(ws) -> list[str]:
                 done.append(f"the workspace journal {path} is unreadable; left as it is")
                 continue
             if state.get("state") == "commit":
-                apply_ops([tuple(op) for op in state["ops"]])
+                try:
+                    apply_ops([tuple(op) for op in state["ops"]])
+                except DataError as exc:  # a destination turned into a folder, say
+                    done.append(f"a step killed before it ended could not be finished "
+                                f"({exc}); its journal {path} is kept for the next start")
+                    continue
                 names = [op[1] for op in state["ops"] if op[0] == "replace"]
                 done.append("a step killed before it ended was finished: wrote "
                             + ", ".join(names))

@@ -142,3 +142,25 @@ def test_an_unreadable_journal_is_reported_and_kept(tmp_path):
     bad.write_text("{not json")
     notes = replay(ws)
     assert len(notes) == 1 and "unreadable" in notes[0] and bad.is_file()
+
+
+def test_a_step_that_cannot_be_finished_is_reported_and_its_journal_kept(tmp_path):
+    import json as _json
+
+    from core.workspace import Workspace
+    from core.workspace.journal import replay
+
+    ws = Workspace(tmp_path / "ws")
+    (tmp_path / "ws" / "journal").mkdir()
+    tmp, dest = tmp_path / ".q.csv.x.tmp.csv", tmp_path / "q.csv"
+    tmp.write_text("new")
+    dest.mkdir()  # a folder where the file goes: the rename fails
+    journal = tmp_path / "ws" / "journal" / "step-y.json"
+    journal.write_text(_json.dumps({"state": "commit",
+                                    "ops": [["replace", str(dest), str(tmp)]]}))
+    notes = replay(ws)
+    assert len(notes) == 1 and "could not be finished" in notes[0] and str(dest) in notes[0]
+    assert journal.is_file() and tmp.read_text() == "new" and dest.is_dir()
+    dest.rmdir()  # once the folder is gone, the next start finishes it
+    assert "finished" in replay(ws)[0]
+    assert dest.read_text() == "new" and not tmp.exists() and not journal.exists()
