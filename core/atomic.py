@@ -223,14 +223,19 @@ class _Batch:
 
     def commit(self) -> None:
         ops = [op for op in self.ops if op[0] != "skip"]
+        journaled = False
         try:
             for kind, dest, _ in ops:  # nothing renamed when one destination turned special
                 refuse_special(Path(dest))
             if self.before_commit is not None:
                 self.before_commit(ops)
+                journaled = True
             apply_ops(ops)
-        finally:
-            self.discard()
+        except BaseException:
+            if not journaled:  # a journal that says "commit" finishes them at the next start
+                self.discard()
+            raise
+        self.discard()
 
 
 def _unlink_quietly(path: Path) -> None:

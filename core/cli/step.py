@@ -35,7 +35,16 @@ def one_step(ws) -> Iterator[None]:
     try:
         with staged(on_temp=journal.temp, before_commit=journal.commit):
             yield
-    except BaseException:
+    except BaseException as exc:
+        if journal.committing:  # every file was written; a rename failed: finish, not undo
+            journal.release()
+            from core.errors import DataError
+
+            if isinstance(exc, DataError):
+                raise DataError(f"{exc}; the workspace holds the step: its files are "
+                                "renamed by the next hmceval command that opens the "
+                                "workspace") from None
+            raise
         undo(ws, before)
         journal.done()
         raise

@@ -106,6 +106,17 @@ class Journal:
         _write(self.path, self.state)
         kill_point("step-renames")
 
+    @property
+    def committing(self) -> bool:
+        """The journal says ``commit``: the step can only be finished, not taken back."""
+        return self.state.get("state") == "commit"
+
+    def release(self) -> None:
+        """Let go of the step, its journal kept: the next start finishes it (:func:`replay`)."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
     def done(self) -> None:
         """The step ended (committed, or taken back in process): no journal left."""
         for path in (self.path, self.lock_file):

@@ -164,3 +164,36 @@ def test_a_step_that_cannot_be_finished_is_reported_and_its_journal_kept(tmp_pat
     dest.rmdir()  # once the folder is gone, the next start finishes it
     assert "finished" in replay(ws)[0]
     assert dest.read_text() == "new" and not tmp.exists() and not journal.exists()
+
+
+def test_a_rename_failing_after_the_commit_is_finished_at_the_next_start(setup, capsys,
+                                                                          monkeypatch):
+    """Every temporary written, the journal says commit, then the second rename fails: the
+    step cannot be taken back (the first file is new), so it is finished at the next start:
+    the workspace and the files both as after."""
+    ws, table, out_dir, _ = setup
+    rows = _rows(ws)
+    real, calls = os.replace, []
+
+    def replace(src, dst):
+        if str(dst).startswith(str(out_dir)):
+            calls.append(dst)
+            if len(calls) == 2:
+                raise OSError(5, "Input/output error")
+        return real(src, dst)
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "replace", replace)
+        code = main(["queue", str(table), "--labels", "80", "--seed", "2",
+                     "-o", str(out_dir / "q.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and "renamed by the next hmceval command" in err
+    assert _rows(ws)["rounds"] == rows["rounds"] + 1
+    assert "finished" in _next_command(capsys)
+    con = sqlite3.connect(ws / "workspace.sqlite")
+    n_to_label = con.execute("SELECT n_to_label FROM rounds WHERE id=2").fetchone()[0]
+    con.close()
+    assert json.loads((out_dir / "q.csv.round.json").read_text())["round_id"] == 2
+    assert len(pd.read_csv(out_dir / "q_to_label.csv")) == n_to_label
+    assert not [p for p in out_dir.iterdir() if p.name.startswith(".")]
+    assert not list((ws / "journal").iterdir())
