@@ -30,12 +30,13 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from core.errors import DataError
 
-__all__ = ["atomic_path", "check_writable", "locked", "lock_path", "note_waiting",
-           "refuse_special", "temp_prefix", "write_bytes", "write_text"]
+__all__ = ["apply_ops", "atomic_path", "check_writable", "kill_point", "locked", "lock_path", "note_waiting",
+           "refuse_special", "remove", "staged", "temp_prefix", "write_bytes", "write_text"]
 
 
 def temp_prefix(path: str | os.PathLike) -> str:
@@ -154,12 +155,16 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     dest = check_writable(path)
     suffix = ".tmp" + "".join(dest.suffixes[-2:])
+    batch = _BATCH.get()
     try:
         fd, name = tempfile.mkstemp(prefix=temp_prefix(dest), suffix=suffix, dir=dest.parent)
     except OSError as exc:
         raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
     os.close(fd)
     tmp = Path(name)
+    if batch is not None:
+        batch.note_temp(tmp)
+    handed = False
     try:
         try:
             yield tmp
@@ -170,16 +175,150 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
                 os.fsync(fh.fileno())
             os.chmod(tmp, _mode_for(dest))
             refuse_special(dest)  # again: something may have been put there meanwhile
+            if batch is not None:  # renamed with the other files of the step (staged)
+                batch.add_replace(tmp, dest)
+                handed = True
+                return
             os.replace(tmp, dest)
         except OSError as exc:
             raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
         _fsync_folder(dest.parent)
     finally:
-        if tmp.exists():
+        if not handed and tmp.exists():
             try:
                 tmp.unlink()
             except OSError:
                 pass
+
+
+class _Batch:
+    """The files of one step (:func:`staged`): each one's temporary, written and fsync-ed,
+    renamed over its destination only when the whole step succeeded."""
+
+    def __init__(self, on_temp: Callable[[Path], None] | None = None,
+                 before_commit: Callable[[list], None] | None = None):
+        self.ops: list[tuple[str, str, str | None]] = []  # ("replace", dest, tmp) / ("unlink", dest, None)
+        self.temps: list[Path] = []
+        self.on_temp = on_temp
+        self.before_commit = before_commit
+
+    def note_temp(self, tmp: Path) -> None:
+        self.temps.append(tmp)
+        if self.on_temp is not None:
+            self.on_temp(tmp)
+
+    def add_replace(self, tmp: Path, dest: Path) -> None:
+        for i, (kind, d, old) in enumerate(self.ops):  # written twice in one step: the last wins
+            if kind == "replace" and d == str(dest):
+                self.ops[i] = ("skip", d, None)
+                _unlink_quietly(Path(old))
+        self.ops.append(("replace", str(dest), str(tmp)))
+
+    def add_unlink(self, dest: Path) -> None:
+        self.ops.append(("unlink", str(dest), None))
+
+    def discard(self) -> None:
+        for tmp in self.temps:
+            _unlink_quietly(tmp)
+
+    def commit(self) -> None:
+        ops = [op for op in self.ops if op[0] != "skip"]
+        journaled = False
+        try:
+            for kind, dest, _ in ops:  # nothing renamed when one destination turned special
+                refuse_special(Path(dest))
+            if self.before_commit is not None:
+                self.before_commit(ops)
+                journaled = True
+            apply_ops(ops)
+        except BaseException:
+            if not journaled:  # a journal that says "commit" finishes them at the next start
+                self.discard()
+            raise
+        self.discard()
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def apply_ops(ops: list) -> None:
+    """Carry out a step's renames and removals (:func:`staged`) in order; a rename whose
+    temporary is gone was done already (a journal replayed after a kill, :mod:`core.journal`),
+    and so was a removal followed by a rename of the same file that was done."""
+    done = {dest for kind, dest, tmp in ops if kind == "replace" and not os.path.exists(tmp)}
+    folders = set()
+    for kind, dest, tmp in ops:
+        try:
+            if kind == "replace" and os.path.exists(tmp):
+                os.replace(tmp, dest)
+                folders.add(os.path.dirname(dest) or ".")
+                kill_point("step-mid-renames")
+            elif kind == "unlink" and dest not in done and os.path.lexists(dest):
+                os.unlink(dest)
+        except OSError as exc:
+            raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
+    for folder in folders:
+        _fsync_folder(Path(folder))
+
+
+def kill_point(name: str) -> None:
+    """TEST ONLY: when ``$HMCEVAL_TEST_KILL_AT`` is ``name``, the process kills itself here
+    with SIGKILL (``kill -9``: no cleanup runs), so a test can stop a command at a named
+    point of a step (:mod:`core.workspace.journal` lists them). Nothing happens otherwise."""
+    if os.environ.get("HMCEVAL_TEST_KILL_AT") == name:
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+_BATCH: ContextVar[_Batch | None] = ContextVar("hmceval_atomic_batch", default=None)
+
+
+@contextmanager
+def staged(*, on_temp: Callable[[Path], None] | None = None,
+           before_commit: Callable[[list], None] | None = None) -> Iterator[None]:
+    """All or nothing for the files of one step: inside the block, every :func:`atomic_path`
+    (so :func:`write_text`, :func:`core.csv_safe.to_csv_safe` ...) writes and fsyncs its
+    temporary but renames nothing, and :func:`remove` removes nothing; when the block ends
+    without an error the renames and removals are done, in the order they were asked for. An
+    error inside the block (a full device, a missing workspace file) removes every temporary
+    and leaves every destination as it was. Nested blocks belong to the outermost one.
+
+    ``on_temp(path)`` is told of each temporary as it is created and ``before_commit(ops)`` of
+    the renames just before they are done (a journal, :mod:`core.journal`)."""
+    if _BATCH.get() is not None:
+        yield
+        return
+    batch = _Batch(on_temp, before_commit)
+    token = _BATCH.set(batch)
+    try:
+        yield
+    except BaseException:
+        _BATCH.reset(token)
+        batch.discard()
+        raise
+    _BATCH.reset(token)
+    batch.commit()
+
+
+def remove(path: str | os.PathLike) -> None:
+    """Remove the file ``path`` if it is there (inside :func:`staged`: when the step commits);
+    a :class:`DataError` naming it when it cannot be removed."""
+    dest = Path(path)
+    batch = _BATCH.get()
+    if batch is not None:
+        batch.add_unlink(dest)
+        return
+    try:
+        dest.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise DataError(f"cannot replace {dest}: {exc.strerror or exc}") from None
 
 
 def write_text(path: str | os.PathLike, text: str, *, encoding: str = "utf-8") -> None:

@@ -104,10 +104,11 @@ def merge_into_round(args: argparse.Namespace, imported, *, aggregate: str = "ma
     table, progress = apply_labels(design, joined)
     progress["new_votes"] = merged.new
     progress["changed_votes"] = len(merged.changed)
-    write_round(design, table, args.output)
-    # then the votes the table was computed from; a failure here exits 2 naming the file, and
-    # importing the same file again (idempotent) completes it
-    write_votes(merged.votes, votes_path(args.output))
+    from core.atomic import staged
+
+    with staged():  # the table, its sidecar and the votes it was computed from: all or none
+        write_round(design, table, args.output)
+        write_votes(merged.votes, votes_path(args.output))
     return design, joined, progress
 
 
@@ -162,8 +163,11 @@ def import_into_round(args: argparse.Namespace, ref, imported, *, file_name: str
     from core.evaluation.votes import votes_path, write_votes
     from core.workspace.rounds import import_joined, round_design, stored_votes
 
+    from core.cli.step import one_step
+
     ws, rid = ref
-    with locked(args.output, on_wait=note_waiting), round_lock(ws, rid):
+    # the votes and the files (the table, its sidecar, OUT.labels.csv) together or not at all
+    with locked(args.output, on_wait=note_waiting), round_lock(ws, rid), one_step(ws):
         if args.path is not None:
             take_table_labels(ws, rid, load_round(args.path, args.col), args.path)
         res = import_joined(ws, rid, imported, file_name=file_name, aggregate=args.aggregate,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from core.cli.step import one_step
 from core.defaults import LAMBDA
 
 DESIGN_CHOICES = ("active", "routing", "random")
@@ -161,8 +162,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             settings = {"calibration": int(args.calibration), "seed": int(args.seed)}
         kind = "budget" if budget else "guarantee"
-        ws, rid = _plan(args, design, kind, settings)
-        out, sent, plan_counts, wd, rank = write_round_files(args, ws, rid)
+        ws = _open_workspace(args, design)
+        with one_step(ws):  # the round and its files, together or not at all
+            ws, rid = _plan(args, design, kind, settings, ws)
+            out, sent, plan_counts, wd, rank = write_round_files(args, ws, rid)
         _note_nothing_routed(args, design, budget, plan_counts)
         _print_plan(args, kind, design.M, plan_counts, rank, out, sent, ws, rid)
         _note_labels_present(design, rank)
@@ -181,14 +184,17 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.output)
     sent = None
     people = annotator_table(design, plan.selection, plan.queue_rank, show=shown(args))
-    if args.format == "csv":
-        from core.cli.common import write_round  # atomic, with the round's sidecar
+    from core.atomic import staged
 
-        write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
-        sent = out.with_name(f"{out.stem}_to_label.csv")
-        to_csv_safe(people, sent)
-    else:
-        write_labelstudio(out, design, plan.queue_rank, show=shown(args))
+    with staged():  # the table, its sidecar and the annotators' file: all or none
+        if args.format == "csv":
+            from core.cli.common import write_round  # atomic, with the round's sidecar
+
+            write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
+            sent = out.with_name(f"{out.stem}_to_label.csv")
+            to_csv_safe(people, sent)
+        else:
+            write_labelstudio(out, design, plan.queue_rank, show=shown(args))
     _note_nothing_routed(args, design, budget, plan.counts)
     _print_plan(args, "budget" if budget else "guarantee", design.M, plan.counts,
                 plan.queue_rank, out, sent, None, None)
@@ -253,20 +259,26 @@ def _note_nothing_routed(args, design, budget: bool, counts: dict) -> None:
             note_nothing_routed(args.lam, rng.upper, data_effort_unit(design.data))
 
 
-def _plan(args: argparse.Namespace, design, kind: str, settings: dict):
-    """Plan the round in the workspace (:func:`core.workspace.rounds.plan_round`, what the
-    Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset, as
-    when the page plans. Returns ``(workspace, round_id)``."""
+def _open_workspace(args: argparse.Namespace, design):
+    """The workspace a new round goes into, after the checks that need no workspace (a column
+    annotators may not see is refused before anything is stored)."""
     from core.cli.cmd_workspace import open_workspace
     from core.cli.common import shown
     from core.evaluation.blind import shown_columns
+
+    shown_columns(design.data, shown(args), selection_column=design.selection_column,
+                  hidden=design.hidden)
+    return open_workspace(args)
+
+
+def _plan(args: argparse.Namespace, design, kind: str, settings: dict, ws):
+    """Plan the round in the workspace ``ws`` (:func:`core.workspace.rounds.plan_round`, what
+    the Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset,
+    as when the page plans. Returns ``(workspace, round_id)``. Call it inside
+    :func:`core.cli.step.one_step` with the writing of the round's files."""
     from core.workspace.active_rounds import find_dataset_id
     from core.workspace.rounds import plan_round
 
-    # a column annotators may not see is refused before the round is stored
-    shown_columns(design.data, shown(args), selection_column=design.selection_column,
-                  hidden=design.hidden)
-    ws = open_workspace(args)
     if getattr(args, "double", 0):  # K rows labelled twice (plan_round draws them)
         settings = {**settings, "double": int(args.double)}
     rid = plan_round(ws, design.data, kind=kind, settings=settings, source="cli")
@@ -312,7 +324,8 @@ def _write_existing(args: argparse.Namespace) -> int:
         raise DataError("give a table to plan a new round, or --round ID to write an existing "
                         "round's table, not both")
     ws, rid = open_round(args, None)
-    out, sent, counts, wd, rank = write_round_files(args, ws, rid)
+    with one_step(ws):  # the table, its sidecar and the annotators' file: all or none
+        out, sent, counts, wd, rank = write_round_files(args, ws, rid)
     rnd = ws.round(rid)
     _print_plan(args, rnd["kind"], wd.M, counts, rank, out, sent, ws, rid,
                 design=rnd["settings"].get("design") or "routing")
@@ -417,8 +430,10 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                    else {}),
                 **({"calibrate_on": int(args.calibrate_on)} if args.calibrate_on is not None
                    else {})}
-    ws, rid = _plan(args, design, "budget", settings)  # the page's round service
-    out, sent, counts, _, rank = write_round_files(args, ws, rid)
+    ws = _open_workspace(args, design)
+    with one_step(ws):  # the round and its files, together or not at all
+        ws, rid = _plan(args, design, "budget", settings, ws)  # the page's round service
+        out, sent, counts, _, rank = write_round_files(args, ws, rid)
     record = ws.latest_result(rid, "design")
     summary = {k: v for k, v in record.items() if k not in ("frontier", "budget_unit", "strata")}
     n_to_label = int(np.isfinite(rank).sum())
@@ -473,8 +488,10 @@ def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int
                         "re-plan)")
     settings = {"design": "active", "calibration": int(args.calibration),
                 "seed": int(args.seed), "lam": float(lam)}
-    ws, rid = _plan(args, design, "guarantee", settings)
-    out, sent, counts, _, rank = write_round_files(args, ws, rid)
+    ws = _open_workspace(args, design)
+    with one_step(ws):  # the round and its files, together or not at all
+        ws, rid = _plan(args, design, "guarantee", settings, ws)
+        out, sent, counts, _, rank = write_round_files(args, ws, rid)
     pi = ws.round(rid)["inclusion"]
     if args.json:
         print_json({"design": "active", "kind": "guarantee", "M": design.M, "counts": counts,

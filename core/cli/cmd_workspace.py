@@ -37,9 +37,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def open_workspace(args):
-    from core.workspace import Workspace
+    """The workspace of ``--workspace`` (else the default), with every step a killed command
+    left half-done finished or taken back first (:func:`core.workspace.journal.replay`; a note
+    on stderr for each)."""
+    import sys
 
-    return Workspace(args.workspace) if getattr(args, "workspace", None) else Workspace()
+    from core.workspace import Workspace
+    from core.workspace.journal import replay
+
+    ws = Workspace(args.workspace) if getattr(args, "workspace", None) else Workspace()
+    for note in replay(ws):
+        print(f"note: {note}", file=sys.stderr)
+    return ws
 
 
 def run(args: argparse.Namespace) -> int:

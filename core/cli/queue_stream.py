@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 
+from core.cli.step import one_step
+
 
 def run_stream(args: argparse.Namespace, write_round_files) -> int:
     """Plan the stream on ``args.path`` in the workspace and write its table (``-o``) and the
@@ -60,9 +62,10 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
                 **({"target_half_width": float(h)} if h is not None else {}),
                 **({"decide": str(args.decide)} if args.decide is not None else {})}
     ws = open_workspace(args)
-    rid = plan_stream_round(ws, design.data, settings, source="cli")
-    ws.remember_active(find_dataset_id(ws, design.data))
-    out, sent, counts, _, rank = write_round_files(args, ws, rid)
+    with one_step(ws):  # the stream's round and its files, together or not at all
+        rid = plan_stream_round(ws, design.data, settings, source="cli")
+        ws.remember_active(find_dataset_id(ws, design.data))
+        out, sent, counts, _, rank = write_round_files(args, ws, rid)
     plan = stream_of(ws, rid)
     expected = None
     if h is not None:
@@ -107,13 +110,13 @@ def run_replan(args: argparse.Namespace, write_round_files) -> int:
         raise DataError(f"{args.path}: --replan re-plans a stream kept in the workspace; this "
                         "table names no round (its sidecar .round.json is missing)")
     ws, rid = ref
-    with round_lock(ws, rid):
+    with round_lock(ws, rid), one_step(ws):  # the new plan and its files, together or not
         if args.path is not None and args.round_id is None:
             from core.cli.common import load_round
 
             take_table_labels(ws, rid, load_round(args.path, args.col), args.path)
         info = replan_stream_round(ws, rid, seed=args.seed if args.seed else None)
-    out, sent, _, _, _ = write_round_files(args, ws, rid)
+        out, sent, _, _, _ = write_round_files(args, ws, rid)
     if args.json:
         print_json({**info, "round_id": rid, "output": str(out),
                     "to_label": None if sent is None else str(sent), "workspace": str(ws.root)})

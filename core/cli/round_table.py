@@ -97,18 +97,15 @@ def write_round_table(table: pd.DataFrame, path: str | os.PathLike, *,
     id_col : the sample id column of ``table`` (``None``: the rows are only counted)
     link : ``{"round_id": int, "workspace": str}``, the round the table is an export of
     """
-    from core.atomic import check_writable, write_text
+    from core.atomic import check_writable, remove, write_text
     from core.csv_safe import to_csv_safe
 
     dest = check_writable(path)
     side = sidecar_path(dest)
     rec = round_record(table, id_col, link)
     same = _read_record(side) == rec
-    if not same and side.exists():
-        try:
-            side.unlink()
-        except OSError as exc:
-            raise DataError(f"cannot replace {side}: {exc.strerror or exc}") from None
+    if not same and os.path.lexists(side):
+        remove(side)  # inside core.atomic.staged: when the step commits, before the table
     to_csv_safe(table, dest)
     if not same:
         write_text(side, json.dumps(rec, indent=1) + "\n")

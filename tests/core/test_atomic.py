@@ -205,3 +205,73 @@ def test_a_symlink_put_at_the_path_while_writing_is_not_replaced(tmp_path):
             dest.symlink_to(target)
     assert dest.is_symlink() and target.read_text() == "kept"
     assert _leftovers(tmp_path, dest) == []
+
+
+# --- staged: the files of one step, all or nothing ------------------------------------------
+
+def test_staged_renames_nothing_until_the_block_ends(tmp_path):
+    a, b, gone = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "old.txt"
+    a.write_text("old a")
+    gone.write_text("stale")
+    with atomic.staged():
+        write_text(a, "new a")
+        write_text(b, "new b")
+        atomic.remove(gone)
+        assert a.read_text() == "old a" and not b.exists() and gone.exists()
+    assert a.read_text() == "new a" and b.read_text() == "new b" and not gone.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+
+
+def test_staged_error_keeps_every_file_and_removes_every_temporary(tmp_path):
+    a, b, kept = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "kept.txt"
+    a.write_text("old a")
+    kept.write_text("kept")
+    with pytest.raises(RuntimeError), atomic.staged():
+        write_text(a, "new a")
+        atomic.remove(kept)
+        write_text(b, "new b")
+        raise RuntimeError("the step failed after its files")
+    assert a.read_text() == "old a" and not b.exists() and kept.read_text() == "kept"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "kept.txt"]
+
+
+def test_staged_full_device_on_the_second_file_keeps_the_first(tmp_path, monkeypatch):
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("old a")
+    real = os.fsync
+
+    def fsync(fd):
+        if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(temp_prefix(b)):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd)
+
+    monkeypatch.setattr(atomic.os, "fsync", fsync)
+    with pytest.raises(DataError, match="b.txt: the device is full"), atomic.staged():
+        write_text(a, "new a")
+        write_text(b, "new b")
+    assert a.read_text() == "old a"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+def test_staged_file_written_twice_keeps_the_last_and_one_file(tmp_path):
+    a = tmp_path / "a.txt"
+    with atomic.staged():
+        write_text(a, "first")
+        with atomic.staged():  # nested: belongs to the outer step
+            write_text(a, "second")
+        assert not a.exists()
+    assert a.read_text() == "second"
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_apply_ops_skips_what_was_done_before_a_kill(tmp_path):
+    """Replaying a journal: a rename whose temporary is gone was done, and the removal before
+    it must not remove the new file."""
+    side, tmp = tmp_path / "t.round.json", tmp_path / ".t.round.json.x.tmp"
+    side.write_text("new sidecar, renamed before the kill")
+    atomic.apply_ops([("unlink", str(side), None), ("replace", str(side), str(tmp))])
+    assert side.read_text() == "new sidecar, renamed before the kill"
+    tmp.write_text("new")
+    side.write_text("old")
+    atomic.apply_ops([("unlink", str(side), None), ("replace", str(side), str(tmp))])
+    assert side.read_text() == "new" and not tmp.exists()
