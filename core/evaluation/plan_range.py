@@ -45,7 +45,7 @@ from core.evaluation.expectations import ppi_expected_half_width
 from core.evaluation.planner import z_value
 
 __all__ = ["OVERCONFIDENCE", "UNDERCONFIDENCE", "miscalibrated", "expectations_under",
-           "calibration_gaps", "expected_range", "range_sentence"]
+           "calibration_gaps", "expected_range", "range_sentence", "planned_vs_realised"]
 
 #: The largest overconfidence (mean confidence less accuracy) the range allows for without labels.
 OVERCONFIDENCE = 0.10
@@ -212,3 +212,55 @@ def range_sentence(rng: dict[str, Any] | None, *, source: str | None = None) -> 
             f"judges) or underconfident by {-under:.0%}, the final accuracy could be from "
             f"{a[0]:.1%} to {a[1]:.1%}{width}; a confidence that is not a probability (a "
             "trust score) can miss by more. Plan on an earlier round's labels to narrow it.")
+
+
+def planned_vs_realised(record: dict[str, Any] | None, estimate: dict[str, Any] | None
+                        ) -> list[dict[str, Any]]:
+    """A round's plan against what its labels realise, one row per expectation.
+
+    Parameters
+    ----------
+    record : dict
+        The round's stored design (:func:`core.workspace.active_rounds.design_record`):
+        ``expected_accuracy``, ``expected_half_width``, ``expected_labels``, optionally
+        ``expected_range`` and ``calibrated_on``.
+    estimate : dict
+        The round's estimate (``accuracy``: {``estimate``}, ``class_shares``: {class:
+        {``half_width``}}, ``n_labelled``).
+
+    Returns
+    -------
+    list of dict
+        ``quantity`` ("final accuracy", "widest class-share half-width", "labels"),
+        ``planned``, ``planned_low``, ``planned_high`` (None without a range), ``realised``,
+        ``in_range`` (None without a range or a realised value), ``difference`` (realised less
+        planned). Empty without a design record of an active or random round or an estimate.
+    """
+    if not record or record.get("design") not in ("active", "random") or not estimate:
+        return []
+    rng = record.get("expected_range") or {}
+    halves = [s.get("half_width") for s in (estimate.get("class_shares") or {}).values()]
+    halves = [h for h in halves if h is not None]
+    carried = (record.get("calibrated_on") or {}).get("labels", 0) or 0
+    realised = {"expected_accuracy": (estimate.get("accuracy") or {}).get("estimate"),
+                "expected_half_width": max(halves) if halves else None,
+                "expected_labels": estimate.get("n_labelled")}
+    names = {"expected_accuracy": "final accuracy",
+             "expected_half_width": "widest class-share half-width",
+             "expected_labels": "labels"}
+    out = []
+    for key, name in names.items():
+        planned = record.get(key)
+        if planned is None:
+            continue
+        planned = float(planned) + (carried if key == "expected_labels" else 0)
+        span = rng.get(key)
+        got = realised[key]
+        out.append({"quantity": name, "planned": planned,
+                    "planned_low": None if not span else float(span[0]),
+                    "planned_high": None if not span else float(span[1]),
+                    "realised": None if got is None else float(got),
+                    "in_range": None if not span or got is None else
+                    bool(span[0] <= got <= span[1]),
+                    "difference": None if got is None else float(got) - planned})
+    return out

@@ -127,3 +127,29 @@ def test_expected_range_contains_the_plan_and_worth():
     assert out["expected_accuracy"][0] < acc < out["expected_accuracy"][1]
     assert out["expected_half_width"][0] <= half <= out["expected_half_width"][1]
     assert out["worth_vs_ppi"][0] > 0
+
+
+def test_planned_vs_realised_hand_worked():
+    from core.evaluation.plan_range import planned_vs_realised
+
+    record = {"design": "active", "expected_accuracy": 0.9, "expected_half_width": 0.03,
+              "expected_labels": 290.0, "calibrated_on": {"source": "round 1", "labels": 10},
+              "expected_range": {"expected_accuracy": [0.8, 0.92],
+                                 "expected_half_width": [0.028, 0.04]}}
+    est = {"accuracy": {"estimate": 0.85}, "n_labelled": 297,
+           "class_shares": {"a": {"half_width": 0.031}, "b": {"half_width": 0.045}}}
+    rows = {r["quantity"]: r for r in planned_vs_realised(record, est)}
+    acc = rows["final accuracy"]
+    assert (acc["planned"], acc["realised"], acc["in_range"]) == (0.9, 0.85, True)
+    assert acc["difference"] == pytest.approx(-0.05)
+    half = rows["widest class-share half-width"]  # the widest class: b
+    assert half["realised"] == 0.045 and half["in_range"] is False
+    assert half["planned_low"] == 0.028 and half["planned_high"] == 0.04
+    lab = rows["labels"]  # 290 new + 10 carried
+    assert lab["planned"] == 300 and lab["realised"] == 297 and lab["in_range"] is None
+    # routing rounds and rounds without an estimate: nothing to compare
+    assert planned_vs_realised({**record, "design": "routing"}, est) == []
+    assert planned_vs_realised(record, None) == []
+    # an old record without a range still compares the points
+    old = {k: v for k, v in record.items() if k != "expected_range"}
+    assert planned_vs_realised(old, est)[0]["planned_low"] is None
