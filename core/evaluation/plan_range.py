@@ -44,13 +44,17 @@ import numpy as np
 from core.evaluation.expectations import ppi_expected_half_width
 from core.evaluation.planner import z_value
 
-__all__ = ["OVERCONFIDENCE", "UNDERCONFIDENCE", "miscalibrated", "expectations_under",
+__all__ = ["OVERCONFIDENCE", "UNDERCONFIDENCE", "BELOW_CHANCE_SHARE", "miscalibrated", "expectations_under",
            "calibration_gaps", "expected_range", "range_sentence", "planned_vs_realised"]
 
 #: The largest overconfidence (mean confidence less accuracy) the range allows for without labels.
 OVERCONFIDENCE = 0.10
 #: The largest underconfidence the range allows for without labels.
 UNDERCONFIDENCE = 0.05
+#: Share of rows whose confidence in its own label is below 1/K beyond which the confidences
+#: are taken not to be probabilities (a trust score: the HMCEval release has 31 %, GPT-4o's
+#: verbal confidence on misinfo 1.4 %); the range is then said to be no guide.
+BELOW_CHANCE_SHARE = 0.10
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -164,6 +168,7 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
     dict
         ``expected_accuracy``, ``expected_half_width``, ``worth_vs_ppi``: [lo, hi];
         ``gaps``: [underconfidence, overconfidence] allowed for (mean chance of being right);
+        ``below_chance``: share of rows whose confidence in its own label is below 1/K;
         ``rests_on``: ``"confidences"`` or ``"recalibrated"``; ``n_labels``.
     """
     f = np.asarray(probabilities, dtype=float)
@@ -187,8 +192,11 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
     def span(x: list[float]) -> list[float] | None:
         return [float(min(x)), float(max(x))] if x else None
 
+    own = np.asarray(control, dtype=float)[np.arange(len(codes)), codes]
+    below = float((own < 1 / f.shape[1] - 1e-9).mean())
     return {"expected_accuracy": span(accs), "expected_half_width": span(halves),
             "worth_vs_ppi": span(worths), "gaps": [float(under), float(over)],
+            "below_chance": below,
             "rests_on": "confidences" if not n_labels else "recalibrated",
             "n_labels": None if not n_labels else float(n_labels)}
 
@@ -207,6 +215,12 @@ def range_sentence(rng: dict[str, Any] | None, *, source: str | None = None) -> 
                 f"allowing for what {rng['n_labels']:.0f} labels leave unknown "
                 f"(±{over:.1%} in the judge's mean chance of being right), the final accuracy "
                 f"could be from {a[0]:.1%} to {a[1]:.1%}{width}.")
+    if rng.get("below_chance", 0) > BELOW_CHANCE_SHARE:
+        return (f"These expectations take the judge's confidences as probabilities, but "
+                f"{rng['below_chance']:.0%} of them are below 1/(number of classes): they are "
+                f"not probabilities (a trust score?), and the plan can miss by more than the "
+                f"range it would have under typical miscalibration ({a[0]:.1%} to {a[1]:.1%} "
+                "final accuracy). Plan on an earlier round's labels first.")
     return (f"These expectations take the judge's confidences as probabilities; no labels "
             f"check them yet. If the judge is overconfident by {over:.0%} (typical of LLM "
             f"judges) or underconfident by {-under:.0%}, the final accuracy could be from "

@@ -153,3 +153,16 @@ def test_planned_vs_realised_hand_worked():
     # an old record without a range still compares the points
     old = {k: v for k, v in record.items() if k != "expected_range"}
     assert planned_vs_realised(old, est)[0]["planned_low"] is None
+
+
+def test_confidences_below_chance_are_said_not_to_be_probabilities():
+    codes = np.zeros(10, int)
+    q = np.array([0.3, 0.4] + [0.9] * 8)  # 2 of 10 below 1/2: a trust score, not a probability
+    f = machine_probabilities(codes, q, 2)
+    out = expected_range(f, codes, np.full(10, 0.5), control=f, n_random=5)
+    assert out["below_chance"] == pytest.approx(0.2)
+    assert "20% of them are below 1/(number of classes)" in range_sentence(out)
+    q[:2] = 0.6
+    f = machine_probabilities(codes, q, 2)
+    out = expected_range(f, codes, np.full(10, 0.5), control=f, n_random=5)
+    assert out["below_chance"] == 0 and "no labels check them yet" in range_sentence(out)
