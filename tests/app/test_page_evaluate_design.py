@@ -58,9 +58,10 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     assert len(conflict) == 1 and "points below routing" in conflict[0]
     assert any(c.value.startswith("Routing the same budget to the least confident rows")
                for c in at.caption)
-    # issue 30: no labels yet, so the plan says what it rests on and the range it could take
-    assert any("no labels check them yet" in c.value and "could be from" in c.value
-               for c in at.caption), [c.value for c in at.caption]
+    # issue 30: no labels yet, so the plan says what it rests on and the range it could take;
+    # the demo's confidence is a trust score, 15 % of it below 1/2: not probabilities
+    assert any("15% of them are below 1/(number of classes)" in c.value
+               and "final accuracy)" in c.value for c in at.caption), [c.value for c in at.caption]
     # issue 33: no "Not built yet" on every plan (the one-click fix, after the labels, raises
     # every worse group of a column at once now)
     assert not any("Not built yet" in c.value for c in at.caption)
