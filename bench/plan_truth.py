@@ -47,7 +47,7 @@ def load_sets() -> list[dict]:
     for share in (0.15, 0.5):
         out.append({"name": f"HMCEval release, {share:.0%}", "machine": h["machine_predict"],
                     "gold": h["target"], "q": h["machine_confidence"],
-                    "labels": int(round(share * len(h)))})
+                    "labels": round(share * len(h))})
     for s in out:
         classes = sorted(set(s["gold"]) | set(s["machine"]), key=str)
         idx = {c: i for i, c in enumerate(classes)}

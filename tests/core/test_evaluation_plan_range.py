@@ -12,9 +12,15 @@ import pytest
 from core.evaluation.active import machine_probabilities
 from core.evaluation.active_plan import plan_design
 from core.evaluation.design import EarlierLabels, load_design
-from core.evaluation.plan_range import (OVERCONFIDENCE, UNDERCONFIDENCE, calibration_gaps,
-                                        expectations_under, expected_range, miscalibrated,
-                                        range_sentence)
+from core.evaluation.plan_range import (
+    OVERCONFIDENCE,
+    UNDERCONFIDENCE,
+    calibration_gaps,
+    expectations_under,
+    expected_range,
+    miscalibrated,
+    range_sentence,
+)
 
 
 def test_expectations_under_hand_worked():
