@@ -19,6 +19,7 @@ from core.data import EvalData
 from core.errors import DataError
 from core.evaluation.active import target_note
 from core.evaluation.design import EarlierLabels
+from core.evaluation.plan_range import range_sentence
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
 from core.format import count, hours_per_unit, pct, plain_number
 from core.summary import data_effort_unit
@@ -125,7 +126,8 @@ def design_choice(ev_widget: Callable) -> str:
 def _preview(data_key: str, _data: EvalData, settings_json: str, n_earlier: int = 0,
              _earlier: EarlierLabels | None = None) -> dict[str, Any]:
     plan, _ = R.design_preview(_data, json.loads(settings_json), _earlier)
-    return {"summary": plan.design.summary(), "frontier": plan.design.frontier}
+    return {"summary": plan.design.summary(), "frontier": plan.design.frontier,
+            "range": plan.expected_range}
 
 
 def _earlier_choice(data: EvalData) -> tuple[int | None, EarlierLabels | None]:
@@ -243,8 +245,9 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
             width = (f"± {pct(half)} ({worth_text(r['random_equivalent'])})" if pd.notna(half)
                      else "no interval (the rows it keeps get no label: an audit is needed)")
             lines.append(f"{name}: accuracy {pct(r['expected_accuracy'])}, {width}.")
-    st.caption(" ".join(lines) + " Expected values, taking the machine's confidences as "
-               "probabilities; the intervals after labelling use the labels themselves.")
+    st.caption(" ".join(lines) + " Expected values; the intervals after labelling use the "
+               "labels themselves. " + range_sentence(got.get("range"), source=None if earlier
+                                                       is None else f"round #{rid}"))
     if earlier is not None:
         st.caption(f"Planned on the {count(len(earlier.rows))} labels of round #{rid}: the "
                    "expectations below rest on the confidences recalibrated on them, and those "

@@ -15,6 +15,7 @@ import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
+from core.evaluation.plan_range import planned_vs_realised
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, worth_text
 from core.format import count, pct
 from core.summary import certificate_totals, round_sentence
@@ -114,6 +115,24 @@ def downloads(ws, rid: int, design, state_key: str, result: dict) -> None:
     _report_pdf_button(c3, state_key, rid, _report)
 
 
+def _plan_against_labels(record: dict | None, est: dict) -> None:
+    """The plan's expectations beside what the labels imported so far realise (issue 30)."""
+    rows = planned_vs_realised(record, est)
+    if not rows:
+        return
+    def show(r: dict, key: str) -> str:
+        v = r[key]
+        return "—" if v is None else count(v) if r["quantity"] == "labels" else pct(v)
+
+    table = pd.DataFrame([{"": r["quantity"], "planned": show(r, "planned"),
+                           "planned range": "—" if r["planned_low"] is None else
+                           f"{show(r, 'planned_low')} – {show(r, 'planned_high')}",
+                           "realised": show(r, "realised")} for r in rows])
+    st.caption("The plan against the labels so far (the realised accuracy and half-width are "
+               "this round's estimates; the range allows for miscalibrated confidences):")
+    st.dataframe(table, hide_index=True, width="content")
+
+
 def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
@@ -173,6 +192,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
         if note not in summary.get("group_notes", []):  # those are shown with their fix, below
             st.warning(note)
     _against_truth(ws, rid, state_key, classes)
+    _plan_against_labels(ws.latest_result(rid, "design"), est)
     st.markdown(f"**{round_sentence(summary)}**")
     first = classes[-1]
     rs = est["class_shares"][first]

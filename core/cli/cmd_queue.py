@@ -465,6 +465,11 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                   "recalibrated on them; those rows carried into this round, labelled)")
         if note and kind == "active":
             print(note)
+        from core.evaluation.plan_range import range_sentence
+
+        said = range_sentence(record.get("expected_range"), source=basis)
+        if said:
+            print(said)
     _note_labels_present(design, rank)
     return 0
 

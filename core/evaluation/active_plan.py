@@ -138,7 +138,27 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
-                     carried=earlier)
+                     carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
+                                                            extra, earlier))
+
+
+def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.ndarray,
+           extra: dict[str, Any], earlier: EarlierLabels | None) -> dict[str, Any]:
+    """The plan's expectations under miscalibrated confidences
+    (:func:`core.evaluation.plan_range.expected_range`): the typical range without earlier
+    labels, the one their number leaves with them (Kish's effective number when weighted)."""
+    from core.evaluation.active import machine_probabilities
+    from core.evaluation.plan_range import expected_range
+
+    own = machine_probabilities(codes, q, k)
+    n_eff = None
+    if earlier is not None:
+        w = np.ones(len(earlier.rows)) if earlier.weights is None else \
+            np.asarray(earlier.weights, dtype=float)
+        n_eff = float(w.sum() ** 2 / (w ** 2).sum())
+    return expected_range(extra.get("probabilities", own), codes, pi, control=own,
+                          n_random=float(pi[~known].sum()) + float(known.sum()),
+                          n_labels=n_eff)
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]

@@ -244,6 +244,9 @@ class QueuePlan:
     carried : EarlierLabels, optional
         Labels of an earlier round the plan rests on: their rows are ``routed`` (pi = 1, not
         queued) and the labels are to be stored with the new round.
+    expected_range : dict, optional
+        The range the design's expectations could take under miscalibrated confidences
+        (:func:`core.evaluation.plan_range.expected_range`; active and random designs).
     """
 
     selection: np.ndarray
@@ -255,6 +258,7 @@ class QueuePlan:
     inclusion: np.ndarray | None = None
     design: ActiveDesign | None = None
     carried: "EarlierLabels | None" = None
+    expected_range: dict | None = None
 
     @property
     def n_to_label(self) -> int:

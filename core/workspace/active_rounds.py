@@ -205,6 +205,7 @@ def design_record(plan: QueuePlan, strata: pd.DataFrame | None = None) -> dict[s
     carried = plan.carried
     out["calibrated_on"] = None if carried is None else {
         "source": carried.source, "labels": int(len(carried.rows))}
+    out["expected_range"] = getattr(plan, "expected_range", None)
     out["strata"] = None if strata is None else strata.to_dict("records")
     return out
 

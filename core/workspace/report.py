@@ -155,6 +155,11 @@ def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> st
                            calibrated_on=(record.get("calibrated_on") or {}).get("source"))
         if note:
             text += " " + note
+    if record.get("expected_range"):  # what the expectations rest on, their range (issue 30)
+        from core.evaluation.plan_range import range_sentence
+
+        text += " " + range_sentence(record["expected_range"],
+                                     source=(carried or {}).get("source"))
     return text
 
 

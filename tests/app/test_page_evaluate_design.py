@@ -58,6 +58,10 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     assert len(conflict) == 1 and "points below routing" in conflict[0]
     assert any(c.value.startswith("Routing the same budget to the least confident rows")
                for c in at.caption)
+    # issue 30: no labels yet, so the plan says what it rests on and the range it could take;
+    # the demo's confidence is a trust score, 15 % of it below 1/2: not probabilities
+    assert any("15% of them are below 1/(number of classes)" in c.value
+               and "final accuracy)" in c.value for c in at.caption), [c.value for c in at.caption]
     # issue 33: no "Not built yet" on every plan (the one-click fix, after the labels, raises
     # every worse group of a column at once now)
     assert not any("Not built yet" in c.value for c in at.caption)
@@ -74,6 +78,11 @@ def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     click(at, "Fill labels from gold")
     labels = [m.label for m in at.metric]
     assert labels == ["Share of '0'", "Share of '1'", "Accuracy of the final labels"]
+    # issue 30: the plan beside what the labels realise
+    assert any(c.value.startswith("The plan against the labels so far") for c in at.caption)
+    frames = [d.value for d in at.dataframe if "planned range" in d.value.columns]
+    assert frames and list(frames[0][""]) == ["final accuracy", "widest class-share half-width",
+                                              "labels"]
     # every interval says what it is worth in random labels: the class shares' worth, as the
     # estimate computes it from the labels
     from core.workspace.rounds import round_summary
@@ -217,6 +226,7 @@ def test_a_round_is_planned_on_an_earlier_rounds_labels(run_page, fresh_workspac
     box = at.selectbox(key="_ev_calibrate_on")
     assert box.value == 1 and box.label == "Plan on the labels of"
     assert any(c.value.startswith(f"Planned on the {n1:,} labels of round #1") for c in at.caption)
+    assert any("recalibrated on the labels of round #1" in c.value for c in at.caption)
     click(at, "Plan the round")
     rnd = ws.round(2)
     assert rnd["settings"]["calibrate_on"] == 1

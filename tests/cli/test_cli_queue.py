@@ -167,6 +167,9 @@ def test_queue_calibrated_on_a_pilot_round(capsys, ws_dir, demo_csv, tmp_path):
     assert code == 0, err
     plan = json.loads(stdout)
     assert plan["expected"]["calibrated_on"] == {"source": "round 1", "labels": n_pilot}
+    # equal weights (a random pilot): the range rests on all the pilot's labels
+    assert plan["expected"]["expected_range"]["rests_on"] == "recalibrated"
+    assert plan["expected"]["expected_range"]["n_labels"] == pytest.approx(n_pilot)
     assert plan["carried"] == n_pilot and plan["counts"]["routed"] >= n_pilot
     assert plan["expected"]["expected_labels"] == pytest.approx(400, rel=1e-6)
     table = pd.read_csv(main_)
@@ -328,3 +331,24 @@ def test_queue_round_warns_when_its_table_carries_gold_on_rows_to_label(capsys, 
     code, stdout, err = run_cli(capsys, "labels", out, "--from", back, "-o", tmp_path / "b.csv")
     assert code == 0, err
     assert "7 labels imported" in stdout
+
+
+def test_active_queue_says_what_its_expectations_rest_on(capsys, misinfo, tmp_path):
+    """No labels to calibrate on: `expected_range` holds the point, spans the typical
+    overconfidence (the low end at least 5 points below it on misinfo, whose judge the range
+    allows to be 10 points overconfident), and the text says so."""
+    code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 289,
+                                "--seed", 1, "--json", "-o", tmp_path / "r.csv")
+    assert code == 0, err
+    e = json.loads(stdout)["expected"]
+    rng = e["expected_range"]
+    lo, hi = rng["expected_accuracy"]
+    assert lo < e["expected_accuracy"] < hi and e["expected_accuracy"] - lo > 0.05
+    hlo, hhi = rng["expected_half_width"]
+    assert hlo <= e["expected_half_width"] <= hhi
+    assert rng["rests_on"] == "confidences" and rng["gaps"] == [-0.05, 0.1]
+    code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 289,
+                                "--seed", 1, "-o", tmp_path / "t.csv")
+    assert code == 0, err
+    assert "take the judge's confidences as probabilities; no labels check them" in stdout
+    assert f"from {lo:.1%} to {hi:.1%}" in stdout

@@ -45,6 +45,10 @@ def test_report_opens_with_the_summary_and_ends_with_the_appendix(tmp_path):
     # said ± 3.12% where the page said ± 3.1%)
     text = _text(body)
     assert re.search(r"a class share expected to ± \d+\.\d% \(", text), text
+    # issue 30: what the plan rests on, and its range, read from the stored design
+    rng = ws.latest_result(rid, "design")["expected_range"]["expected_accuracy"]
+    assert "no labels check them yet" in text or "are not probabilities" in text
+    assert f"{rng[0]:.1%} to {rng[1]:.1%}" in text
 
 
 def test_a_report_with_japanese_group_names_embeds_their_glyphs(tmp_path):
