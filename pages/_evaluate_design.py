@@ -355,19 +355,25 @@ def group_section(ws, data: EvalData, rnd: dict[str, Any], summary: dict[str, An
             c2.warning(short)
         if c2.button(f"Plan a new round: at least {least:.0f}% of {w['column']} = {w['group']} "
                      "labelled", key=f"_w_fix_{rnd['id']}_{i}", **writes()):
-            try:
-                new = fix_settings(rnd["settings"], w, least / 100, n_rows=n_labelled)
-                rid = R.plan_round(ws, data, kind="budget", settings=new)
-            except DataError as exc:
-                show_error(exc, context="Minimum human share")
-            else:
-                ss = st.session_state
-                ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
-                ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
-                                   f"stratified by '{w['column']}', at least {least:.0f}% of "
-                                   f"{w['group']} labelled. Send its queue to annotators.")
-                st.rerun()
+            _plan_fix(ws, data, lambda: fix_settings(rnd["settings"], w, least / 100,
+                                                     n_rows=n_labelled),
+                      f"the active design stratified by '{w['column']}', at least "
+                      f"{least:.0f}% of {w['group']} labelled")
     _fix_together(ws, data, rnd, summary["worse_groups"], n_labelled)
+
+
+def _plan_fix(ws, data: EvalData, settings_of, what: str) -> None:
+    """Plan the round a fix button asks for (``settings_of()`` gives its settings), make it the
+    page's round and say so, or show why it cannot be planned."""
+    try:
+        rid = R.plan_round(ws, data, kind="budget", settings=settings_of())
+    except DataError as exc:
+        show_error(exc, context="Minimum human share")
+    else:
+        ss = st.session_state
+        ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
+        ss["_ev_flash"] = f"Round #{rid} planned and saved: {what}. Send its queue to annotators."
+        st.rerun()
 
 
 def _fix_together(ws, data: EvalData, rnd: dict[str, Any], worse: list[dict[str, Any]],
@@ -382,16 +388,6 @@ def _fix_together(ws, data: EvalData, rnd: dict[str, Any], worse: list[dict[str,
         said = ", ".join(f"{w['group']} {pct(s, 0)}" for (_, w), s in zip(same, shares))
         if st.button(f"Plan a new round raising every worse group of {column} at once ({said})",
                      key=f"_w_fix_all_{rnd['id']}_{column}", **writes()):
-            try:
-                new = fix_settings(rnd["settings"], [w for _, w in same], shares,
-                                   n_rows=n_labelled)
-                rid = R.plan_round(ws, data, kind="budget", settings=new)
-            except DataError as exc:
-                show_error(exc, context="Minimum human share")
-            else:
-                ss = st.session_state
-                ss["evaluate"] = {**ss["evaluate"], "round_id": rid, "design": "active"}
-                ss["_ev_flash"] = (f"Round #{rid} planned and saved: the active design "
-                                   f"stratified by '{column}', {said} labelled at least. Send "
-                                   "its queue to annotators.")
-                st.rerun()
+            _plan_fix(ws, data, lambda: fix_settings(rnd["settings"], [w for _, w in same],
+                                                     shares, n_rows=n_labelled),
+                      f"the active design stratified by '{column}', {said} labelled at least")

@@ -77,18 +77,13 @@ import numpy as np
 
 from core.evaluation.planner import srs_half_width, srs_size_for_half_width, z_value
 
-__all__ = ["MIN_LABELS", "ALARM_LEVEL", "control_cells", "fit_control", "weighted_total", "ppi_mean_interval",
+__all__ = ["MIN_LABELS", "ALARM_LEVEL", "weighted_total", "ppi_mean_interval",
            "table_controls", "weighted_estimates", "worse_groups"]
 
 #: Fewest labelled rows (with pi < 1) for a normal interval; fewer gives the conservative one.
 MIN_LABELS = 20
-#: Folds of the former cross-fitted control (kept for callers; the controls are now fitted
-#: leave-one-out, :mod:`core.evaluation.controls`).
-FOLDS = 5
 #: Pseudo degrees of freedom of the model variance when it moderates an empirical one.
 PRIOR_DF = 20.0
-#: Pseudo-rows of the machine's own probability in each cell's fitted control.
-PRIOR_ROWS = 5
 #: The control kept unless another is clearly tighter (:mod:`core.evaluation.controls`).
 DEFAULT_CONTROL = "ppi"
 #: Fewest labelled rows (pi < 1) before other controls than :data:`DEFAULT_CONTROL` (and, on
@@ -97,85 +92,6 @@ DEFAULT_CONTROL = "ppi"
 FLEX_LABELS = 100
 #: Family-wise false-alarm level of :func:`worse_groups`, per group column.
 ALARM_LEVEL = 0.05
-
-
-def control_cells(machine: np.ndarray, confidence_scores: np.ndarray, fitted: np.ndarray, *,
-                  per_cell: int = 60, max_bins: int = 8) -> np.ndarray:
-    """Cells of the control: the machine's class, crossed with bins of its confidence.
-
-    Parameters
-    ----------
-    machine : int array of shape (M,)
-    confidence_scores : array of shape (M,)
-    fitted : bool array of shape (M,)
-        The rows the control is fitted on (labelled, pi < 1).
-    per_cell : int, default=25
-        Fitted rows per confidence bin (at least): a class with n fitted rows gets
-        min(max_bins, n // per_cell) bins, cut at quantiles of their confidence (ties stay in
-        one bin).
-    max_bins : int, default=8
-
-    Returns
-    -------
-    int array of shape (M,)
-        The cell of every row.
-    """
-    machine = np.asarray(machine, dtype=np.int64)
-    q = np.asarray(confidence_scores, dtype=float)
-    fitted = np.asarray(fitted, dtype=bool)
-    cells = np.zeros(len(machine), dtype=np.int64)
-    offset = 0
-    for c in np.unique(machine):
-        rows = machine == c
-        n_bins = max(1, min(max_bins, int((rows & fitted).sum()) // per_cell))
-        qf = np.sort(q[rows])
-        edges = np.unique(qf[(np.arange(1, n_bins) * len(qf)) // n_bins]) if n_bins > 1 \
-            else np.array([])
-        cells[rows] = offset + np.searchsorted(edges, q[rows], side="right")
-        offset += len(edges) + 1
-    return cells
-
-
-def fit_control(y: np.ndarray, cells: np.ndarray, pi: np.ndarray, n_cells: int,
-                fallback: np.ndarray) -> np.ndarray:
-    """The control of each cell: the 1 / pi weighted mean of y over its labelled rows.
-
-    Parameters
-    ----------
-    y : array of shape (n,)
-        The labelled rows' outcomes.
-    cells : int array of shape (n,)
-        Their cells (:func:`control_cells`).
-    pi : array of shape (n,)
-        Their inclusion probabilities; each row weighs 1 / pi (routed rows, pi = 1, count
-        once; only rows with pi < 1 count towards a cell's minimum).
-    n_cells : int
-    fallback : array of shape (n_cells,)
-        The control of a cell with fewer than :data:`MIN_LABELS` / 2 weighted rows (the
-        machine's own probability averaged over the cell).
-
-    Returns
-    -------
-    ndarray of shape (n_cells,)
-        With indicator controls the least-squares coefficients are the weighted cell means:
-        the estimator is then a post-stratified (generalised regression) estimator. Each
-        mean is shrunk towards ``fallback`` by :data:`PRIOR_ROWS` rows of the cell's mean
-        weight.
-    """
-    y, pi = np.asarray(y, dtype=float), np.asarray(pi, dtype=float)
-    w = 1 / pi
-    sw = np.bincount(cells, weights=w, minlength=n_cells)
-    swy = np.bincount(cells, weights=w * y, minlength=n_cells)
-    count = np.bincount(cells, weights=(pi < 1).astype(float), minlength=n_cells)
-    out = np.asarray(fallback, dtype=float).copy()
-    ok = (count >= MIN_LABELS / 2) & (sw > 0)
-    # shrunk towards the machine's own probability by PRIOR_ROWS rows of the cell's mean
-    # weight: a cell whose few labels show no error keeps a residual, so its variance does not
-    # collapse to zero when errors are merely rare
-    n_lab = np.bincount(cells, minlength=n_cells)
-    kappa = PRIOR_ROWS * sw / np.maximum(n_lab, 1)
-    out[ok] = (swy[ok] + kappa[ok] * out[ok]) / (sw[ok] + kappa[ok])
-    return out
 
 
 def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,

@@ -15,28 +15,8 @@ import pandas as pd
 import pytest
 
 from core import atomic
-from tests.cli.cli_support import run_cli
+from tests.cli.cli_support import folder_files, run_cli, workspace_rows
 
-TABLES = ("rounds", "labels", "annotations", "label_imports", "results", "events", "datasets")
-
-
-def _rows(ws_dir) -> dict:
-    """How many rows each workspace table holds, the meta rows and the rounds' plans, read
-    with sqlite3 itself; and the workspace's table files."""
-    con = sqlite3.connect(ws_dir / "workspace.sqlite")
-    try:
-        out = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
-        out["meta"] = sorted(con.execute("SELECT key, value FROM meta").fetchall())
-        out["plans"] = sorted(con.execute("SELECT id, plan_file, n_to_label FROM rounds"))
-    finally:
-        con.close()
-    out["files"] = sorted(os.listdir(ws_dir / "tables"))
-    return out
-
-
-def _files(folder) -> dict:
-    """Every file of ``folder`` (hidden ones too) with its bytes."""
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 def _full_device_on(monkeypatch, prefix: str) -> None:
@@ -66,24 +46,30 @@ QUEUE_PATHS = {
 }
 
 
-@pytest.mark.parametrize("path", list(QUEUE_PATHS))
-@pytest.mark.parametrize("fails", [".q.csv.", ".q.csv.round.json.", ".q_to_label.csv."])
-def test_queue_on_a_full_device_changes_nothing(capsys, ws_dir, demo_csv, tmp_path,
-                                                monkeypatch, path, fails):
+def _queued(capsys, demo_csv, tmp_path, path: str):
+    """A round planned by ``queue`` along ``path`` into ``out/q.csv``: (table, out folder, out)."""
     table, _ = demo_csv
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     out = out_dir / "q.csv"
     code, _, err = run_cli(capsys, "queue", table, *QUEUE_PATHS[path], "--seed", 1, "-o", out)
     assert code == 0, err
-    files, rows = _files(out_dir), _rows(ws_dir)
+    return table, out_dir, out
+
+
+@pytest.mark.parametrize("path", list(QUEUE_PATHS))
+@pytest.mark.parametrize("fails", [".q.csv.", ".q.csv.round.json.", ".q_to_label.csv."])
+def test_queue_on_a_full_device_changes_nothing(capsys, ws_dir, demo_csv, tmp_path,
+                                                monkeypatch, path, fails):
+    table, out_dir, out = _queued(capsys, demo_csv, tmp_path, path)
+    files, rows = folder_files(out_dir), workspace_rows(ws_dir)
     assert {"q.csv", "q.csv.round.json", "q_to_label.csv"} <= set(files)
     _full_device_on(monkeypatch, fails)
     code, _, err = run_cli(capsys, "queue", table, *QUEUE_PATHS[path], "--seed", 2, "-o", out)
     assert code == 2
     assert "the device is full" in err and fails.strip(".") in err
-    assert _files(out_dir) == files  # byte-identical, no temporary left
-    assert _rows(ws_dir) == rows  # no round, plan, result or event added
+    assert folder_files(out_dir) == files  # byte-identical, no temporary left
+    assert workspace_rows(ws_dir) == rows  # no round, plan, result or event added
 
 
 @pytest.mark.parametrize("fails", [".q.json.", ".q.xml."])
@@ -96,13 +82,13 @@ def test_queue_for_label_studio_on_a_full_device_changes_nothing(capsys, ws_dir,
     args = ["queue", table, "--labels", 80, "--format", "labelstudio", "-o", out]
     code, _, err = run_cli(capsys, *args, "--seed", 1)
     assert code == 0, err
-    files, rows = _files(out_dir), _rows(ws_dir)
+    files, rows = folder_files(out_dir), workspace_rows(ws_dir)
     assert {"q.json", "q.xml"} <= set(files)
     _full_device_on(monkeypatch, fails)
     code, _, err = run_cli(capsys, *args, "--seed", 2)
     assert code == 2 and "the device is full" in err
-    assert _files(out_dir) == files
-    assert _rows(ws_dir) == rows
+    assert folder_files(out_dir) == files
+    assert workspace_rows(ws_dir) == rows
 
 
 def _dataset_file(ws_dir):
@@ -116,19 +102,14 @@ def _dataset_file(ws_dir):
 @pytest.mark.parametrize("path", ["routing", "active", "stream"])
 def test_queue_with_the_workspace_dataset_file_missing_changes_nothing(
         capsys, ws_dir, demo_csv, tmp_path, path):
-    table, _ = demo_csv
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    out = out_dir / "q.csv"
-    code, _, err = run_cli(capsys, "queue", table, *QUEUE_PATHS[path], "--seed", 1, "-o", out)
-    assert code == 0, err
+    table, out_dir, out = _queued(capsys, demo_csv, tmp_path, path)
     missing = _dataset_file(ws_dir)
     missing.unlink()
-    files, rows = _files(out_dir), _rows(ws_dir)
+    files, rows = folder_files(out_dir), workspace_rows(ws_dir)
     code, _, err = run_cli(capsys, "queue", table, *QUEUE_PATHS[path], "--seed", 2, "-o", out)
     assert code == 2 and str(missing) in err and "missing" in err
-    assert _files(out_dir) == files
-    assert _rows(ws_dir) == rows
+    assert folder_files(out_dir) == files
+    assert workspace_rows(ws_dir) == rows
 
 
 def _planned_and_labelled(capsys, demo_csv, tmp_path):
@@ -154,20 +135,20 @@ def _planned_and_labelled(capsys, demo_csv, tmp_path):
 def test_labels_on_a_full_device_commit_no_vote(capsys, ws_dir, demo_csv, tmp_path,
                                                 monkeypatch, fails):
     out_dir, out = _planned_and_labelled(capsys, demo_csv, tmp_path)
-    files, rows = _files(out_dir), _rows(ws_dir)
+    files, rows = folder_files(out_dir), workspace_rows(ws_dir)
     assert "q.csv.labels.csv" in files and rows["labels"] == 20
     with monkeypatch.context() as m:
         _full_device_on(m, fails)
         code, _, err = run_cli(capsys, "labels", out, "--from", tmp_path / "second.csv",
                                "--annotator-col", "annotator", "-o", out)
     assert code == 2 and "the device is full" in err
-    assert _files(out_dir) == files
-    assert _rows(ws_dir) == rows  # no vote, no import, no label
+    assert folder_files(out_dir) == files
+    assert workspace_rows(ws_dir) == rows  # no vote, no import, no label
     # the same import on a device with room goes through, whole
     code, _, err = run_cli(capsys, "labels", out, "--from", tmp_path / "second.csv",
                            "--annotator-col", "annotator", "-o", out)
     assert code == 0, err
-    assert _rows(ws_dir)["labels"] == 60
+    assert workspace_rows(ws_dir)["labels"] == 60
 
 
 def test_labels_with_the_workspace_dataset_file_missing_commit_no_vote(capsys, ws_dir,
@@ -175,12 +156,12 @@ def test_labels_with_the_workspace_dataset_file_missing_commit_no_vote(capsys, w
     out_dir, out = _planned_and_labelled(capsys, demo_csv, tmp_path)
     missing = _dataset_file(ws_dir)
     missing.unlink()
-    files, rows = _files(out_dir), _rows(ws_dir)
+    files, rows = folder_files(out_dir), workspace_rows(ws_dir)
     code, _, err = run_cli(capsys, "labels", out, "--from", tmp_path / "second.csv",
                            "--annotator-col", "annotator", "-o", out)
     assert code == 2 and str(missing) in err
-    assert _files(out_dir) == files
-    assert _rows(ws_dir) == rows
+    assert folder_files(out_dir) == files
+    assert workspace_rows(ws_dir) == rows
 
 
 def test_labels_on_a_bare_table_keep_table_and_votes_together(capsys, tmp_path, monkeypatch):
@@ -197,11 +178,11 @@ def test_labels_on_a_bare_table_keep_table_and_votes_together(capsys, tmp_path, 
                                                                      index=False)
     out = out_dir / "t.csv"
     assert run_cli(capsys, "labels", raw, "--from", tmp_path / "a.csv", "-o", out)[0] == 0
-    files = _files(out_dir)
+    files = folder_files(out_dir)
     _full_device_on(monkeypatch, ".t.csv.labels.csv.")
     code, _, err = run_cli(capsys, "labels", out, "--from", tmp_path / "b.csv", "-o", out)
     assert code == 2 and "the device is full" in err
-    assert _files(out_dir) == files
+    assert folder_files(out_dir) == files
 
 
 @pytest.mark.parametrize("fails", [".q.csv.", ".q_to_label.csv."])
@@ -217,16 +198,16 @@ def test_replan_on_a_full_device_keeps_the_old_plan(capsys, ws_dir, demo_csv, tm
     part = pd.read_csv(out_dir / "q_to_label.csv").iloc[:40]
     gold[gold["sample_id"].isin(part["sample_id"])].to_csv(tmp_path / "l.csv", index=False)
     assert run_cli(capsys, "labels", out, "--from", tmp_path / "l.csv", "-o", out)[0] == 0
-    files, rows = _files(out_dir), _rows(ws_dir)
+    files, rows = folder_files(out_dir), workspace_rows(ws_dir)
     with monkeypatch.context() as m:
         _full_device_on(m, fails)
         code, _, err = run_cli(capsys, "queue", out, "--replan", "--seed", 5, "-o", out)
     assert code == 2 and "the device is full" in err
-    assert _files(out_dir) == files
-    assert _rows(ws_dir) == rows  # the same plan file, rows to label, results and events
+    assert folder_files(out_dir) == files
+    assert workspace_rows(ws_dir) == rows  # the same plan file, rows to label, results and events
     code, _, err = run_cli(capsys, "queue", out, "--replan", "--seed", 5, "-o", out)
     assert code == 0, err
-    assert _rows(ws_dir)["plans"] != rows["plans"]  # the re-plan, once there is room
+    assert workspace_rows(ws_dir)["plans"] != rows["plans"]  # the re-plan, once there is room
 
 
 @pytest.mark.parametrize("fails", [".q.csv.", ".q_to_label.csv."])
@@ -244,10 +225,10 @@ def test_queue_on_a_table_with_a_selection_writes_all_its_files_or_none(capsys, 
     out_dir.mkdir()
     out = out_dir / "q.csv"
     assert run_cli(capsys, "queue", raw, "--human-share", 0.2, "--seed", 1, "-o", out)[0] == 0
-    files = _files(out_dir)
+    files = folder_files(out_dir)
     with monkeypatch.context() as m:
         _full_device_on(m, fails)
         code, _, err = run_cli(capsys, "queue", raw, "--human-share", 0.5, "--seed", 2,
                                "-o", out)
     assert code == 2 and "the device is full" in err
-    assert _files(out_dir) == files
+    assert folder_files(out_dir) == files

@@ -20,6 +20,7 @@ from core.evaluation.planner import z_value
 from core.evaluation.poisson import draw
 from core.evaluation.weighted import weighted_estimates, weighted_total
 from core.evaluation.weighted_design import estimate_weighted_design
+from tests.judge_table import judge_regime
 
 
 def test_loo_fit_of_a_constant_is_the_weighted_mean_of_the_other_rows():
@@ -79,21 +80,9 @@ def test_design_cells_depend_on_the_design_not_the_draw():
 
 
 def regime(name, m, rng):
-    if name == "rare class":
-        gold = (rng.random(m) < 0.03).astype(int)
-        q = rng.beta(8, 1.2, m)
-        mach = np.where(rng.random(m) < q, gold, 1 - gold)
-        return mach, gold, q, 2
-    if name == "ties":
-        q = rng.choice([0.6, 0.7, 0.8, 0.9, 0.95], m, p=[0.1, 0.15, 0.2, 0.4, 0.15])
-    else:
-        q = rng.beta(5, 1.5, m)
-    k = 3 if name == "three classes" else 2
-    gold = rng.choice(k, m, p=[0.6, 0.3, 0.1] if k == 3 else None)
-    wrong = (gold + rng.integers(1, k, m)) % k
     # overconfident by 5 points, as LLM judges are
-    mach = np.where(rng.random(m) < np.maximum(q - 0.05, 1 / k), gold, wrong)
-    return mach, gold, q, k
+    return judge_regime(name, m, rng, ties=((0.6, 0.7, 0.8, 0.9, 0.95),
+                                            (0.1, 0.15, 0.2, 0.4, 0.15)), overconfidence=0.05)
 
 
 def classical(y, xi, pi, m, z):

@@ -20,6 +20,7 @@ from core.evaluation.estimate import estimate
 from core.evaluation.weighted import (MIN_LABELS, ppi_mean_interval, weighted_estimates,
                                       weighted_total)
 from core.evaluation.weighted_design import group_accuracy
+from tests.judge_table import judge_regime
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
@@ -97,25 +98,7 @@ def test_unbiased_and_variance_unbiased_by_enumeration():
 
 
 def regime(name, m, rng):
-    if name == "rare class":
-        gold = (rng.random(m) < 0.03).astype(int)
-        q = rng.beta(8, 1.2, m)
-        mach = np.where(rng.random(m) < q, gold, 1 - gold)
-        return mach, gold, q, 2
-    if name == "ties":
-        q = rng.choice([0.5, 0.7, 0.8, 0.9, 0.95], m, p=[0.05, 0.15, 0.2, 0.45, 0.15])
-    elif name == "miscalibrated":
-        q = rng.uniform(0, 1, m)  # a trust score: ranks, not probabilities
-        right = rng.random(m) < 0.7 + 0.28 * q
-        gold = rng.integers(0, 2, m)
-        return np.where(right, gold, 1 - gold), gold, q, 2
-    else:
-        q = rng.beta(5, 1.5, m)
-    k = 3 if name == "three classes" else 2
-    gold = rng.choice(k, m, p=[0.6, 0.3, 0.1] if k == 3 else None)
-    wrong = (gold + rng.integers(1, k, m)) % k
-    mach = np.where(rng.random(m) < np.maximum(q, 1 / k), gold, wrong)
-    return mach, gold, q, k
+    return judge_regime(name, m, rng)
 
 
 @pytest.mark.parametrize("name", ["calibrated", "rare class", "ties", "miscalibrated",

@@ -53,6 +53,11 @@ def test_efforts_in_hours_minutes_seconds():
     # 12,345.6 hours: whole hours, not 5 significant digits
     assert format_effort(12_345.6, "hours") == "12,346 h"
     assert format_effort(1_234.4, "effort units") == "1,234 effort units"
+    # 65 s = 1.083 min; nothing spent; plain numbers never in scientific notation
+    assert format_effort(65, "seconds") == "1.1 min"
+    assert format_effort(0, "minutes") == "0 h"
+    assert plain_number(72_340.4) == "72,340" and plain_number(0.046452) == "0.0465"
+    assert "e" not in plain_number(1.2e-7) and plain_number(12.54) == "12.5"
 
 
 def test_lambda_at_most_four_significant_digits():

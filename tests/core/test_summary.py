@@ -129,22 +129,6 @@ def test_hours_per_unit_by_hand():
     assert hours_per_unit("effort units") is None
 
 
-def test_effort_totals_in_hours_minutes_seconds_never_scientific():
-    from core.format import format_effort, plain_number
-
-    # 72,340 s = 20.094 h; 2,700 s = 45 min; 90 s = 1.5 min; 65 s = 1.083 min
-    assert format_effort(72_340, "seconds") == "20.1 h"
-    assert format_effort(2_700, "seconds") == "45 min"
-    assert format_effort(90, "seconds") == "1.5 min"
-    assert format_effort(65, "seconds") == "1.1 min"
-    assert format_effort(30, "seconds") == "30 s"
-    assert format_effort(1_500, "minutes") == "25.0 h"
-    assert format_effort(0, "minutes") == "0 h"
-    assert format_effort(1_234.4, "effort units") == "1,234 effort units"
-    assert plain_number(72_340.4) == "72,340" and plain_number(0.046452) == "0.0465"
-    assert "e" not in plain_number(1.2e-7) and plain_number(12.54) == "12.5"
-
-
 def test_setting_number_never_scientific():
     """λ and other settings as a reader types them: significant digits kept, no e-notation
     (hand-written expectations; f"{x:g}" gives 4.6e-05 and 1.235e+04)."""

@@ -19,24 +19,9 @@ import pytest
 
 from core.cli import main
 from core.demo import make_demo
+from tests.cli.cli_support import folder_files, workspace_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLES = ("rounds", "labels", "annotations", "label_imports", "results", "events", "datasets")
-
-
-def _rows(ws_dir) -> dict:
-    con = sqlite3.connect(ws_dir / "workspace.sqlite")
-    try:
-        out = {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in TABLES}
-        out["meta"] = sorted(con.execute("SELECT key, value FROM meta").fetchall())
-    finally:
-        con.close()
-    out["files"] = sorted(os.listdir(ws_dir / "tables"))
-    return out
-
-
-def _files(folder) -> dict:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
 @pytest.fixture
@@ -70,25 +55,25 @@ def _next_command(capsys) -> str:
 
 def test_queue_killed_before_its_files_are_written_is_taken_back(setup, capsys):
     ws, table, out_dir, _ = setup
-    files, rows = _files(out_dir), _rows(ws)
+    files, rows = folder_files(out_dir), workspace_rows(ws)
     _killed(ws, "step-temp", "queue", table, "--labels", 80, "--seed", 2,
             "-o", out_dir / "q.csv")
-    assert _rows(ws)["rounds"] == rows["rounds"] + 1  # the hazard: stored, files not written
-    assert _files(out_dir) != files  # its first temporary is there
+    assert workspace_rows(ws)["rounds"] == rows["rounds"] + 1  # the hazard: stored, files not written
+    assert folder_files(out_dir) != files  # its first temporary is there
     err = _next_command(capsys)
     assert "taken back" in err
-    assert _rows(ws) == rows and _files(out_dir) == files
+    assert workspace_rows(ws) == rows and folder_files(out_dir) == files
     assert not list((ws / "journal").iterdir())
 
 
 @pytest.mark.parametrize("point", ["step-renames", "step-mid-renames"])
 def test_queue_killed_during_its_renames_is_finished(setup, capsys, point):
     ws, table, out_dir, _ = setup
-    files, rows = _files(out_dir), _rows(ws)
+    files, rows = folder_files(out_dir), workspace_rows(ws)
     _killed(ws, point, "queue", table, "--labels", 80, "--seed", 2, "-o", out_dir / "q.csv")
     err = _next_command(capsys)
     assert "finished" in err
-    assert _rows(ws)["rounds"] == rows["rounds"] + 1
+    assert workspace_rows(ws)["rounds"] == rows["rounds"] + 1
     con = sqlite3.connect(ws / "workspace.sqlite")
     rid, plan_file, n_to_label = con.execute(
         "SELECT id, plan_file, n_to_label FROM rounds ORDER BY id DESC").fetchone()
@@ -98,8 +83,8 @@ def test_queue_killed_during_its_renames_is_finished(setup, capsys, point):
     assert json.loads((out_dir / "q.csv.round.json").read_text())["round_id"] == rid == 2
     assert written["selection"].tolist() == plan["selection"].fillna("").tolist()
     assert len(pd.read_csv(out_dir / "q_to_label.csv")) == n_to_label
-    assert sorted(_files(out_dir)) == sorted(files)  # the same names: no temporary left
-    assert _files(out_dir)["q_to_label.csv"] != files["q_to_label.csv"]
+    assert sorted(folder_files(out_dir)) == sorted(files)  # the same names: no temporary left
+    assert folder_files(out_dir)["q_to_label.csv"] != files["q_to_label.csv"]
     assert not list((ws / "journal").iterdir())
 
 
@@ -107,14 +92,14 @@ def test_labels_killed_before_its_files_are_written_commit_no_vote(setup, capsys
     ws, _, out_dir, gold = setup
     ids = pd.read_csv(out_dir / "q_to_label.csv")["sample_id"][:30]
     gold[gold["sample_id"].isin(ids)].to_csv(tmp_path / "back.csv", index=False)
-    files, rows = _files(out_dir), _rows(ws)
+    files, rows = folder_files(out_dir), workspace_rows(ws)
     _killed(ws, "step-temp", "labels", out_dir / "q.csv", "--from", tmp_path / "back.csv",
             "-o", out_dir / "q.csv")
-    assert _rows(ws)["labels"] == rows["labels"] + 30  # the hazard: votes committed
+    assert workspace_rows(ws)["labels"] == rows["labels"] + 30  # the hazard: votes committed
     err = _next_command(capsys)
     assert "taken back" in err
-    assert _rows(ws) == rows
-    after = _files(out_dir)
+    assert workspace_rows(ws) == rows
+    after = folder_files(out_dir)
     assert after.pop("q.csv.lock") == b""  # the output's lock file stays (core.atomic.locked)
     assert after == files
 
@@ -172,7 +157,7 @@ def test_a_rename_failing_after_the_commit_is_finished_at_the_next_start(setup, 
     step cannot be taken back (the first file is new), so it is finished at the next start:
     the workspace and the files both as after."""
     ws, table, out_dir, _ = setup
-    rows = _rows(ws)
+    rows = workspace_rows(ws)
     real, calls = os.replace, []
 
     def replace(src, dst):
@@ -188,7 +173,7 @@ def test_a_rename_failing_after_the_commit_is_finished_at_the_next_start(setup, 
                      "-o", str(out_dir / "q.csv")])
     err = capsys.readouterr().err
     assert code == 2 and "renamed by the next hmceval command" in err
-    assert _rows(ws)["rounds"] == rows["rounds"] + 1
+    assert workspace_rows(ws)["rounds"] == rows["rounds"] + 1
     assert "finished" in _next_command(capsys)
     con = sqlite3.connect(ws / "workspace.sqlite")
     n_to_label = con.execute("SELECT n_to_label FROM rounds WHERE id=2").fetchone()[0]
