@@ -35,6 +35,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from core.evaluation.active import machine_probabilities  # noqa: E402
 from core.evaluation.anytime import anytime_estimate  # noqa: E402
 from core.evaluation.stream import draw_stream, stream_weights  # noqa: E402
 
@@ -75,12 +76,6 @@ def load_sets() -> list[dict]:
     return out
 
 
-def probabilities(mach: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
-    p = np.repeat(((1 - q) / max(k - 1, 1))[:, None], k, axis=1)
-    p[np.arange(len(q)), mach] = q
-    return p
-
-
 def ppi_labels_for(s: dict, target: float, rng, draws: int = 60) -> tuple[int, float]:
     """The fewest uniformly random labels whose mean PPI++ half-width (widest class) is at most
     ``target``, on a grid of 5 % steps (the truth known: the gold of every row)."""
@@ -88,7 +83,7 @@ def ppi_labels_for(s: dict, target: float, rng, draws: int = 60) -> tuple[int, f
 
     mach, gold, q = s["mach"], s["gld"], s["q"]
     m, k = len(q), len(s["classes"])
-    f = probabilities(mach, q, k)
+    f = machine_probabilities(mach, q, k)
 
     def mean_half(n: int) -> float:
         hw = []
@@ -118,7 +113,7 @@ def run_streams(s: dict, design: str, streams: int, length: int, target: float,
     m, k = len(q), len(s["classes"])
     truth = np.bincount(gold, minlength=k) / m
     correct = mach == gold
-    w = stream_weights(probabilities(mach, q, k), s.get("effort"), design=design)
+    w = stream_weights(machine_probabilities(mach, q, k), s.get("effort"), design=design)
     c_dec = int(np.argmin(np.abs(truth - 0.5)))  # decide about the class nearest a half
     missed, reach, prices, secs = 0, [], [], []
     decisions = {"inside": [0, 0, []], "outside": [0, 0, []]}  # wrong, decided, labels

@@ -19,10 +19,9 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
     from core.cli.rounds import round_note
     from core.errors import DataError
     from core.evaluation.anytime import parse_decision
-    from core.evaluation.sequences import labels_for_half_width
     from core.evaluation.stream import DEFAULT_STREAM_DESIGN
     from core.workspace.active_rounds import find_dataset_id
-    from core.workspace.stream_rounds import plan_stream_round, stream_of
+    from core.workspace.stream_rounds import expected_labels, plan_stream_round, stream_of
 
     if args.path is None or args.round_id is not None:
         raise DataError("--stream plans a new stream on a table: give PATH (not --round)")
@@ -43,8 +42,7 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
     h = args.target_half_width
     if h is not None and not (math.isfinite(h) and 0 < h < 0.5):
         raise DataError(f"--target-half-width must be a share in (0, 0.5), got {h}")
-    if args.decide is not None:
-        parse_decision(args.decide)  # refused before anything is stored
+    question = None if args.decide is None else parse_decision(args.decide)  # before storing
     design = load_round(args.path, args.col)
     if (design.selection != "").any():
         raise DataError("--stream plans a round on undecided rows: the table already has a "
@@ -52,10 +50,10 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
     if int(args.labels) > design.M:
         raise DataError(f"--labels {int(args.labels):,} is more than the table's "
                         f"{design.M:,} rows")
-    if args.decide is not None and parse_decision(args.decide).kind == "share":
+    if question is not None and question.kind == "share":
         names = {str(v) for v in design.data.labels}
-        if parse_decision(args.decide).label not in names:
-            raise DataError(f"--decide: class {parse_decision(args.decide).label!r} is not one "
+        if question.label not in names:
+            raise DataError(f"--decide: class {question.label!r} is not one "
                             f"of the table's classes: {', '.join(sorted(names))}")
     settings = {"design": "stream", "labels": int(args.labels), "seed": int(args.seed),
                 "stream_design": args.stream_design or DEFAULT_STREAM_DESIGN,
@@ -67,13 +65,7 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
         ws.remember_active(find_dataset_id(ws, design.data))
         out, sent, counts, _, rank = write_round_files(args, ws, rid)
     plan = stream_of(ws, rid)
-    expected = None
-    if h is not None:
-        q = design.inputs().a
-        k = max(len(design.data.labels), 2)
-        sd = float(np.sqrt(np.mean(q * (1 - q))) if k == 2 else
-                   np.sqrt(np.mean(np.maximum(q * (1 - q), 0))))
-        expected = min(labels_for_half_width(sd, h), int(args.labels))
+    expected = None if h is None else min(expected_labels(design.data, h), int(args.labels))
     out_obj = {"design": "stream", "stream_design": plan.design, "M": design.M,
                "rows_to_label": int(np.isfinite(rank).sum()), "seed": int(args.seed),
                "target_half_width": h, "decide": args.decide,

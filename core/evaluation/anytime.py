@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
+from core.evaluation.planner import z_value
 from core.evaluation.sequences import (SEQUENCE_METHODS, asymptotic_sequence, betting_sequence,
                                        labels_for_half_width)
 
@@ -131,11 +132,11 @@ def _refit_points(n: int) -> list[int]:
 
 
 def _raw_probabilities(machine: np.ndarray, confidence: np.ndarray, k: int) -> np.ndarray:
-    q = np.clip(np.asarray(confidence, dtype=float), 0.0, 1.0)
-    kk = max(k, 2)
-    p = np.repeat(((1 - q) / (kk - 1))[:, None], k, axis=1)
-    p[np.arange(len(q)), machine] = q
-    return p
+    """The confidences as probabilities (:func:`core.evaluation.active.machine_probabilities`),
+    one column per class of the table (one alone when it has one class)."""
+    from core.evaluation.active import machine_probabilities
+
+    return machine_probabilities(machine, confidence, k)[:, :k]
 
 
 def sequence_terms(targets: list[Target], *, machine: np.ndarray, confidence: np.ndarray,
@@ -540,7 +541,7 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     else:
         out["decision"] = None
     # the price of looking at every label: this radius against a fixed-n normal interval's
-    z = float(np.sqrt(2) * _erfinv(1 - alpha))
+    z = z_value(1.0 - alpha)
     fixed = z * np.sqrt(np.cumsum(stds[:, :k] ** 2, axis=0)) / np.arange(1, n + 1)[:, None]
     c = int(np.argmax(half[-1, :k]))
     out["price"] = {"ratio": float(half[-1, c] / fixed[-1, c]) if fixed[-1, c] > 0 else None,
@@ -549,8 +550,3 @@ def anytime_estimate(*, classes: list, machine: np.ndarray, confidence: np.ndarr
     out["notes"] = notes
     return out
 
-
-def _erfinv(x: float) -> float:
-    from scipy.special import erfinv
-
-    return float(erfinv(x))

@@ -16,6 +16,7 @@ import numpy as np
 
 from core.data import EvalData
 from core.errors import DataError
+from core.evaluation.active import machine_probabilities
 from core.evaluation.sequences import labels_for_half_width
 from core.evaluation.stream import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
                                     draw_stream, stream_design_estimate, stream_weights)
@@ -46,10 +47,8 @@ def stream_plan(data: EvalData, settings: dict[str, Any]) -> StreamPlan:
     index = {v: i for i, v in enumerate(labels)}
     machine = np.fromiter((index[v] for v in frame["machine_label"]), dtype=np.int64,
                           count=len(frame))
-    q = np.clip(frame["machine_confidence"].to_numpy(float), 0.0, 1.0)
-    k = max(len(labels), 2)
-    p = np.repeat(((1 - q) / (k - 1))[:, None], len(labels), axis=1)
-    p[np.arange(len(q)), machine] = q
+    p = machine_probabilities(machine, frame["machine_confidence"].to_numpy(float),
+                              len(labels))[:, :len(labels)]
     effort = frame["predicted_effort"].to_numpy(float) if data.effort_source != "uniform" else None
     w = stream_weights(p, effort, design=kind)
     return draw_stream(w, n, seed=int(settings.get("seed", 0)))
