@@ -6,7 +6,8 @@ import argparse
 import math
 
 
-def _check(args: argparse.Namespace) -> None:
+def check_anytime(args: argparse.Namespace) -> None:
+    """The options of a stream's estimate, checked before any work."""
     from core.errors import DataError
     from core.evaluation.anytime import parse_decision
 
@@ -22,29 +23,43 @@ def _check(args: argparse.Namespace) -> None:
         parse_decision(args.decide)
 
 
-def is_stream_input(args: argparse.Namespace) -> bool:
-    """Whether ``hmceval estimate``'s round (``--round``) or first table is a labelling stream:
-    its fixed-n estimators would misread a stream's unequal draws, so it is read with its
-    confidence sequences, ``--anytime`` or not."""
-    from core.cli.common import load_round
-    from core.cli.rounds import open_round
-    from core.evaluation.stream import DRAW_PROBABILITY
+def is_stream_round(ref) -> bool:
+    """Whether the workspace round ``ref`` (``(workspace, round id)``) is a labelling stream."""
     from core.workspace.stream_rounds import is_stream
 
-    if args.round_id is not None and not args.paths:
-        ws, rid = open_round(args, None)
-        return is_stream(ws.round(rid)["settings"])
-    if not args.paths:
-        return False
-    ref = open_round(args, args.paths[0])
-    if ref is not None:
-        return is_stream(ref[0].round(ref[1])["settings"])
-    raw = load_round(args.paths[0], args.col).data.raw
-    return DRAW_PROBABILITY in {str(c).strip().lower() for c in raw.columns}
+    ws, rid = ref
+    return is_stream(ws.round(rid)["settings"])
 
 
-def _table_stream(args: argparse.Namespace, design, path: str) -> dict:
+def is_stream_table(design) -> bool:
+    """Whether a round table of no workspace round is a stream's (it has ``draw_probability``):
+    the fixed-n estimators would misread its unequal draws, so ``hmceval estimate`` reads it
+    with its confidence sequences, ``--anytime`` or not."""
+    from core.evaluation.stream import DRAW_PROBABILITY
+
+    return DRAW_PROBABILITY in {str(c).strip().lower() for c in design.data.raw.columns}
+
+
+def stream_round_result(args: argparse.Namespace, ref, design, path: str | None) -> dict:
+    """The sequences of the stream round ``ref``, after taking in the labels written into its
+    table ``path`` (``design``; None for ``--round ID``)."""
+    from core.cli.rounds import round_lock, take_table_labels
+    from core.workspace.stream_rounds import anytime_round
+
+    check_anytime(args)
+    ws, rid = ref
+    with round_lock(ws, rid):
+        if design is not None:
+            take_table_labels(ws, rid, design, path)
+        return anytime_round(ws, rid, groups=args.group, confidence=args.confidence,
+                             trace_every=args.trace_every,
+                             target_half_width=args.target_half_width, decide=args.decide,
+                             method=args.sequence)
+
+
+def stream_table_result(args: argparse.Namespace, design, path: str) -> dict:
     """The sequences of a stream's table of no workspace round (its own columns)."""
+    check_anytime(args)
     import numpy as np
 
     from core.errors import DataError
@@ -78,7 +93,8 @@ def _table_stream(args: argparse.Namespace, design, path: str) -> dict:
                                   target_half_width=args.target_half_width, decide=args.decide, method=args.sequence)
 
 
-def _print(path: str, res: dict) -> None:
+def print_stream(path: str, res: dict) -> None:
+    """A stream's estimate as ``hmceval estimate`` prints it."""
     from core.cli.common import print_accuracy
 
     def fmt(v):
@@ -102,35 +118,23 @@ def _print(path: str, res: dict) -> None:
 
 
 def run_anytime(args: argparse.Namespace) -> int:
-    """hmceval estimate --anytime PATH... or --round ID."""
-    from core.cli.rounds import each_table, open_round, print_results, round_lock, take_table_labels
+    """hmceval estimate --anytime PATH... or --round ID: every table read as a stream's."""
+    from core.cli.rounds import each_table, open_round, print_results
     from core.errors import DataError
-    from core.workspace.stream_rounds import anytime_round
 
-    _check(args)
-    results = []
+    check_anytime(args)
     if args.round_id is not None:
         if args.paths:
             raise DataError("give round tables (PATH...) or --round ID, not both")
-        ws, rid = open_round(args, None)
-        args.paths = [f"round #{rid}"]
-        results.append(anytime_round(ws, rid, groups=args.group, confidence=args.confidence,
-                                     trace_every=args.trace_every,
-                                     target_half_width=args.target_half_width,
-                                     decide=args.decide, method=args.sequence))
+        ref = open_round(args, None)
+        args.paths = [f"round #{ref[1]}"]
+        results = [stream_round_result(args, ref, None, None)]
     elif not args.paths:
         raise DataError("give one or more stream tables (PATH...) or --round ID")
     else:
-        def on_round(ref, design, path):
-            ws, rid = ref
-            with round_lock(ws, rid):
-                take_table_labels(ws, rid, design, path)
-                return anytime_round(ws, rid, groups=args.group, confidence=args.confidence,
-                                     trace_every=args.trace_every,
-                                     target_half_width=args.target_half_width,
-                                     decide=args.decide, method=args.sequence)
-
-        results = each_table(args, args.paths, on_round,
-                             lambda design, path: _table_stream(args, design, path))
-    print_results(args, results, _print)
+        results = each_table(args, args.paths,
+                             lambda ref, design, path: stream_round_result(args, ref, design,
+                                                                           path),
+                             lambda design, path: stream_table_result(args, design, path))
+    print_results(args, results, print_stream)
     return 0

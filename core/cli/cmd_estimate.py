@@ -90,29 +90,48 @@ def run(args: argparse.Namespace) -> int:
 
     check_fraction(args.confidence, "--confidence")
     _check_annotator_error(args)
-    from core.cli.anytime_estimate import is_stream_input, run_anytime
+    from core.cli.anytime_estimate import (is_stream_round, is_stream_table, print_stream,
+                                           run_anytime, stream_round_result,
+                                           stream_table_result)
 
-    if args.anytime or is_stream_input(args):  # a stream is always read as one
+    if args.anytime:
         return run_anytime(args)
-    for flag, given in (("--target-half-width", args.target_half_width is not None),
-                        ("--decide", args.decide is not None)):
-        if given:
-            raise DataError(f"{flag} goes with --anytime (a stream's confidence sequences)")
+
+    # a stream (its round or its table) is always read with its sequences, each table once
+    def on_round(ref, design, path):
+        if is_stream_round(ref):
+            return stream_round_result(args, ref, design, path)
+        _refuse_stream_options(args)
+        return _estimate_round(args, ref, design, path)
+
+    def on_table(design, path):
+        if is_stream_table(design):
+            return stream_table_result(args, design, path)
+        _refuse_stream_options(args)
+        return _table_estimate(args, design)
+
     if args.round_id is not None:
         if args.paths:
             raise DataError("give round tables (PATH...) or --round ID, not both")
         args.paths = [f"round #{args.round_id}"]
-        results = [_estimate_round(args, open_round(args, None), None, None)]
+        results = [on_round(open_round(args, None), None, None)]
     elif not args.paths:
         raise DataError("give one or more round tables (PATH...) or --round ID")
-    else:
-        results = []
-    if args.round_id is None:  # each table: its workspace round's estimate, or its own
-        results = each_table(args, args.paths,
-                             lambda ref, design, path: _estimate_round(args, ref, design, path),
-                             lambda design, path: _table_estimate(args, design))
-    print_results(args, results, _print_text)
+    else:  # each table: its workspace round's estimate, or its own
+        results = each_table(args, args.paths, on_round, on_table)
+    print_results(args, results,
+                  lambda path, res: (print_stream if res.get("anytime") else _print_text)(path, res))
     return 0
+
+
+def _refuse_stream_options(args: argparse.Namespace) -> None:
+    """--target-half-width and --decide belong to a stream's sequences."""
+    from core.errors import DataError
+
+    for flag, given in (("--target-half-width", args.target_half_width is not None),
+                        ("--decide", args.decide is not None)):
+        if given:
+            raise DataError(f"{flag} goes with --anytime (a stream's confidence sequences)")
 
 
 def _estimate_round(args: argparse.Namespace, ref, design, path: str | None) -> dict:
