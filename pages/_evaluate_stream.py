@@ -22,7 +22,7 @@ from core.evaluation.anytime_words import (SEQUENCE_HELP, decide_expression, que
                                            stream_verdict, trace_looks)
 from core.evaluation.stream import DEFAULT_STREAM_DESIGN
 from core.figures.evaluation import stream_figure
-from core.summary import pct
+from core.format import pct
 from core.workspace.rounds import default_groups
 from core.workspace.stream_rounds import expected_labels, is_stream, stream_view
 from pages._common import md, next_step, show_error

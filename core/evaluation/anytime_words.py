@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.evaluation.anytime import parse_decision
-from core.summary import pct
+from core.format import pct
 
 __all__ = ["SEQUENCE_HELP", "decide_expression", "question_words", "stream_focus",
            "focus_interval", "focus_name", "interval_words", "stream_verdict", "trace_looks"]

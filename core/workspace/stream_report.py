@@ -12,7 +12,7 @@ from core.evaluation.anytime import parse_decision
 from core.evaluation.anytime_words import (SEQUENCE_HELP, question_words, stream_verdict,
                                            trace_looks)
 from core.figures.evaluation import stream_figure
-from core.summary import pct
+from core.format import pct
 from core.workspace.store import Workspace
 from core.workspace.stream_rounds import stream_view
 
