@@ -15,10 +15,17 @@ run many streams with the gold labels as the annotators' and print:
   grid), and their ratio;
 * **decisions**: "share(c) <= x" with x just above and just below the truth: the share of
   streams that decide wrongly (nominal at most 0.05) and the median labels to decide;
+* the labels the plan (``hmceval queue --stream --target-half-width``) expects the target to
+  take, on the judge's confidences, beside the labels the streams took;
 * the price of looking at every label (the sequence's radius against a fixed-n interval's on
   the same labels) and the time per stream.
 
-Usage: ``python bench/anytime.py [--streams 500] [--quick]``. Needs ``ppi-python`` (the test
+``--peeking``: what reading ordinary intervals after every import does, and the betting
+sequence beside the asymptotic one: fixed-n PPI++ (ppi_py) read after every 10 labels of 200
+uniform streams of misinfo, its any-look miscoverage and half-widths, against both sequences.
+
+Usage: ``python bench/anytime.py [--streams 500] [--quick] [--only NAME] [--sequence betting]
+[--peeking]``. Needs ``ppi-python`` (the test
 extras). Prints figures only; the tests assert a smaller version.
 """
 
@@ -37,6 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.evaluation.active import machine_probabilities  # noqa: E402
 from core.evaluation.anytime import anytime_estimate  # noqa: E402
+from core.evaluation.sequences import labels_for_half_width  # noqa: E402
 from core.evaluation.stream import draw_stream, stream_weights  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -161,6 +169,52 @@ def run_streams(s: dict, design: str, streams: int, length: int, target: float,
             "decisions": decisions, "sec": float(np.mean(secs))}
 
 
+def peeking(s: dict, streams: int, length: int) -> None:
+    """What the stream replaces, and its two sequences side by side, on uniform streams of one
+    table: fixed-n PPI++ (ppi_py) read after every 10 labels, against the asymptotic and the
+    betting sequence read as often; time-uniform miscoverage of the widest class share, and
+    the mean half-width at a few label counts."""
+    from ppi_py import ppi_mean_ci
+
+    mach, gold, q = s["mach"], s["gld"], s["q"]
+    m, k = len(q), len(s["classes"])
+    f = machine_probabilities(mach, q, k)
+    c = int(np.argmin(np.abs(np.bincount(gold, minlength=k) / m - 0.5)))
+    truth = float(np.mean(gold == c))
+    looks = list(range(10, length + 1, 10))
+    shown = [n for n in (100, 300, 600) if n <= length]
+    w = stream_weights(f, design="uniform")
+    out = {name: {"miss": 0, "half": []} for name in ("fixed-n PPI++", "asymptotic", "betting")}
+    for r in range(streams):
+        plan = draw_stream(w, length, seed=10_000 + r)
+        bad, half = False, {}
+        for n in looks:
+            lab = plan.order[:n]
+            unl = np.setdiff1d(np.arange(m), lab)
+            lo, hi = ppi_mean_ci((gold[lab] == c).astype(float), f[lab, c], f[unl, c], alpha=0.05)
+            bad |= not lo[0] <= truth <= hi[0]
+            if n in shown:
+                half[n] = (hi[0] - lo[0]) / 2
+        out["fixed-n PPI++"]["miss"] += bad
+        out["fixed-n PPI++"]["half"].append([half[n] for n in shown])
+        for method in ("asymptotic", "betting"):
+            res = anytime_estimate(classes=s["classes"], machine=mach, confidence=q,
+                                   order=plan.order, draw_probability=plan.draw_probability,
+                                   human=gold[plan.order], weights=plan.weights,
+                                   trace_every=10, method=method)
+            ivs = {t["labels"]: t["class_shares"][str(s["classes"][c])] for t in res["trace"]}
+            out[method]["miss"] += any(not iv["ci_low"] <= truth <= iv["ci_high"]
+                                       for iv in ivs.values())
+            out[method]["half"].append([(ivs[n]["ci_high"] - ivs[n]["ci_low"]) / 2
+                                        for n in shown])
+    print(f"\n{s['name']}: {streams} uniform streams of {length:,}, share of "
+          f"{s['classes'][c]!r} looked at every 10 labels; half-width at {shown} labels")
+    for name, rec in out.items():
+        half = ", ".join(f"{h:.4f}" for h in np.mean(rec["half"], axis=0))
+        print(f"  {name:>14}: any-look miscoverage {rec['miss'] / streams:.3f}; mean "
+              f"half-width {half}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--streams", type=int, default=500)
@@ -169,8 +223,14 @@ def main() -> None:
     ap.add_argument("--only", default=None, help="only the tables whose name contains this")
     ap.add_argument("--sequence", choices=("asymptotic", "betting"), default="asymptotic",
                     help="the sequence measured (betting: valid in finite samples, slower)")
+    ap.add_argument("--peeking", action="store_true",
+                    help="only: fixed-n PPI++ read after every 10 labels against the asymptotic "
+                         "and betting sequences, on uniform streams of misinfo (1,176 labels)")
     args = ap.parse_args()
     sets = load_sets()
+    if args.peeking:
+        peeking(sets[0], min(args.streams, 200), 1176)
+        return
     if args.quick:
         args.streams, sets = 60, sets[:1]
     if args.only:
@@ -185,9 +245,13 @@ def main() -> None:
         if not np.isfinite(h_ppi):
             print(f"\n{s['name']}: M = {m:,}: fixed-n PPI++ never reaches {args.target:g} "
                   "within the table; streams of the whole table")
+        # what hmceval queue --stream --target-half-width promises before any label
+        planned = labels_for_half_width(float(np.sqrt(np.mean(s["q"] * (1 - s["q"])))),
+                                        args.target)
         print(f"\n{s['name']}: M = {m:,}, classes {s['classes']}, machine accuracy "
               f"{(s['mach'] == s['gld']).mean():.3f}; fixed-n PPI++ needs {n_ppi:,} random "
-              f"labels for a mean widest half-width of {h_ppi:.4f}; streams of {length:,}")
+              f"labels for a mean widest half-width of {h_ppi:.4f}; streams of {length:,}; "
+              f"the plan (queue --stream) expects the target after {planned:,} labels")
         for design in ("uniform", "weighted"):
             r = run_streams(s, design, args.streams, length, args.target, args.sequence)
             reach = np.asarray(r["reach"], dtype=float)

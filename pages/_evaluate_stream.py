@@ -149,7 +149,7 @@ def _trace_table(res: dict[str, Any], rows: int = 12) -> pd.DataFrame:
 def _group_table(res: dict[str, Any]) -> pd.DataFrame:
     """The final labels' accuracy per group value, with its interval, as a table."""
     rows = [{"column": col, "group": value, "rows": g["M"], "labelled": g["n_labelled"],
-             "accuracy": g["accuracy"]["estimate"],
+             "accuracy": 100 * g["accuracy"]["estimate"],
              "95% interval": f"[{pct(g['accuracy']['ci_low'])}, {pct(g['accuracy']['ci_high'])}]"}
             for col, values in res.get("by_group", {}).items() for value, g in values.items()
             if g.get("accuracy")]
@@ -187,7 +187,9 @@ def stream_result(ws, rid: int, rnd: dict[str, Any], design, state_key: str) -> 
     table = _group_table(res)
     if len(table):
         st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"accuracy": st.column_config.NumberColumn(format="percent")})
+                     column_config={"rows": st.column_config.NumberColumn(format="localized"),
+                                    "labelled": st.column_config.NumberColumn(format="localized"),
+                                    "accuracy": st.column_config.NumberColumn(format="%.1f%%")})
         st.caption("Each group's interval stays valid however often you look at that group; "
                    "reading many groups at once, expect about one in twenty to miss by chance.")
     with st.expander("Every look: the intervals as the labels came in"):

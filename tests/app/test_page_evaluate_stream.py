@@ -140,7 +140,7 @@ def test_stream_plan_import_simulate_and_stop(run_page, fresh_workspace):
     table = next(d.value for d in at.dataframe if "95% interval" in d.value.columns)
     blender = table[(table["column"] == "system") & (table["group"] == "blender")].iloc[0]
     acc = by["system"]["blender"]["accuracy"]
-    assert blender["accuracy"] == acc["estimate"]
+    assert blender["accuracy"] == 100 * acc["estimate"]  # shown as a percentage
     assert blender["95% interval"] == f"[{_pct(acc['ci_low'])}, {_pct(acc['ci_high'])}]"
     assert blender["labelled"] == by["system"]["blender"]["n_labelled"]
     # the round's downloads: the result JSON is the stream's
