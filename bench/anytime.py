@@ -257,9 +257,11 @@ def main() -> None:
             reach = np.asarray(r["reach"], dtype=float)
             med = float(np.nanmedian(reach)) if np.isfinite(reach).any() else float("nan")
             ins, out = r["decisions"]["inside"], r["decisions"]["outside"]
+            ratio = (f"{med / n_ppi:.2f}x PPI++'s" if np.isfinite(h_ppi) else
+                     "PPI++ never gets there")
             print(f"  {design:>8}: time-uniform miscoverage {r['miss']:.3f}; target reached in "
-                  f"{np.isfinite(reach).mean():.0%} of streams, median {med:,.0f} labels = "
-                  f"{med / n_ppi:.2f}x PPI++'s; price {r['price']:.2f}x a fixed-n interval")
+                  f"{np.isfinite(reach).mean():.0%} of streams, median {med:,.0f} labels "
+                  f"({ratio}); price {r['price']:.2f}x a fixed-n interval")
             for name, rec, total in (("truth inside", ins, args.streams),
                                      ("truth outside", out, args.streams)):
                 rate = rec[0] / total
