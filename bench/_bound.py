@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.evaluation.planner import z_value
+from core.evaluation.sampling import z_value
 from _rounds import worth
 
 

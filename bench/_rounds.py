@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.evaluation.planner import srs_size_for_half_width
-from core.evaluation.weighted import weighted_estimates
+from core.evaluation.sampling import srs_size_for_half_width
+from core.evaluation.estimate import weighted_estimates
 
 
 def worth(m: int, p: float, half: float) -> float:

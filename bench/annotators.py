@@ -44,7 +44,7 @@ from _timing import argsort_reference, best_of  # noqa: E402
 from core.assignment import SAEInputs, n_from_share, solve_fast  # noqa: E402
 from core.data import load_table, prepare  # noqa: E402
 from core.demo import make_demo  # noqa: E402
-from core.evaluation.noise import (correct_estimate, error_from_pairs, simulate_noise,  # noqa: E402
+from core.evaluation.annotators import (correct_estimate, error_from_pairs, simulate_noise,  # noqa: E402
                                    symmetric_confusion)
 
 RELEASE = ROOT.parent / "shared" / "data" / "hmceval" / "ilp_data_trustscore_f2.tsv"
@@ -97,11 +97,11 @@ def biased(k: int, miss: float = 0.10) -> np.ndarray:
 def weighted_designs(rounds: int, seed: int) -> None:
     """The same check on rounds planned with inclusion probabilities (the demo, 800 expected
     labels, the random and the active design; ``weighted_estimates``), 200 double rows."""
-    from core.evaluation.poisson import draw
-    from core.evaluation.active_plan import plan_design
-    from core.evaluation.design import load_design
-    from core.evaluation.noise import draw_labels
-    from core.evaluation.weighted import weighted_estimates
+    from core.evaluation.sampling import draw
+    from core.evaluation.sampling import plan_design
+    from core.evaluation.sampling import load_design
+    from core.evaluation.annotators import draw_labels
+    from core.evaluation.estimate import weighted_estimates
 
     design = load_design(make_demo())
     f = design.data.frame

@@ -42,10 +42,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.evaluation.active import machine_probabilities  # noqa: E402
-from core.evaluation.anytime import anytime_estimate  # noqa: E402
-from core.evaluation.sequences import labels_for_half_width  # noqa: E402
-from core.evaluation.stream import draw_stream, stream_weights  # noqa: E402
+from core.evaluation.sampling import machine_probabilities  # noqa: E402
+from core.evaluation.estimate import anytime_estimate  # noqa: E402
+from core.evaluation.estimate import labels_for_half_width  # noqa: E402
+from core.evaluation.sampling import draw_stream, stream_weights  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -59,7 +59,7 @@ def load_sets() -> list[dict]:
     """The tables with gold: misinfo, the release, the demo, and two cuts of misinfo (a rare
     class: every real headline and 59 misinformation ones, 5 %; a small file: 500 rows)."""
     from core.demo import make_demo
-    from core.evaluation.design import coded_classes
+    from core.evaluation.sampling import coded_classes
 
     m = pd.read_csv(SHARED / "pac-labels" / "misinfo.csv")
     h = pd.read_csv(SHARED / "hmceval" / "ilp_data_trustscore_f2.tsv", sep="\t")

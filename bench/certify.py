@@ -40,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.data import load_table, prepare  # noqa: E402
 from core.demo import make_demo  # noqa: E402
-from core.evaluation.simulate import simulate_budget, simulate_certify  # noqa: E402
+from core.evaluation.certify import simulate_budget, simulate_certify  # noqa: E402
 from core.assignment import SAEInputs, n_from_share  # noqa: E402
 
 RELEASE = ROOT.parent / "shared" / "data" / "hmceval" / "ilp_data_trustscore_f2.tsv"
@@ -61,7 +61,7 @@ def former_certify(g, cal, err, alpha, delta):
     """The procedure before issue 21: a 1 % grid of kept shares, fixed sequence from n_req."""
     import numpy as np
 
-    from core.evaluation.guarantee import clopper_pearson_upper, required_calibration, threshold_grid
+    from core.evaluation.certify import clopper_pearson_upper, required_calibration, threshold_grid
 
     n_req = required_calibration(alpha, delta)
     grid = threshold_grid(g)
@@ -104,8 +104,8 @@ def judge_tables():
 def guarantees(rounds: int, seed: int) -> None:
     import numpy as np
 
-    from core.evaluation.guarantee import certify_arrays
-    from core.evaluation.pac import certify_overall_arrays
+    from core.evaluation.certify import certify_arrays
+    from core.evaluation.certify import certify_overall_arrays
 
     print(f"== selective guarantee, population premise, {rounds} rounds: kept share of the "
           "population (mean, median), violation rate; former -> current ==")
@@ -148,8 +148,8 @@ def guarantees(rounds: int, seed: int) -> None:
     print(f"\n== overall-error guarantee on a calibration sample drawn with unequal "
           f"probabilities (hmceval queue --calibration N --design active), {rounds} rounds: "
           "saving mean +- sd, violation rate; the simple random sample's exact rule beside ==")
-    from core.evaluation.active import design_frontier
-    from core.evaluation.pac import certify_overall_weighted_arrays, weighted_beta
+    from core.evaluation.sampling import design_frontier
+    from core.evaluation.certify import certify_overall_weighted_arrays, weighted_beta
 
     for name, g, err in judge_tables():
         m = len(g)

@@ -37,11 +37,11 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.evaluation.active import active_design, design_frontier, machine_probabilities  # noqa: E402
-from core.evaluation.poisson import draw  # noqa: E402
+from core.evaluation.sampling import active_design, design_frontier, machine_probabilities  # noqa: E402
+from core.evaluation.sampling import draw  # noqa: E402
 from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes  # noqa: E402
-from core.evaluation.planner import default_audit, srs_half_width  # noqa: E402
-from core.evaluation.weighted import weighted_estimates  # noqa: E402
+from core.evaluation.sampling import default_audit, srs_half_width  # noqa: E402
+from core.evaluation.estimate import weighted_estimates  # noqa: E402
 from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
 from core.assignment import n_from_share  # noqa: E402
 from _rounds import Rounds, worth  # noqa: E402
@@ -248,9 +248,9 @@ def language_table(seed: int = 0, m: int = 3000) -> pd.DataFrame:
 
 
 def groups(rounds: int, share: float = 0.3) -> None:
-    from core.evaluation.active_plan import plan_design
-    from core.evaluation.design import load_design
-    from core.evaluation.weighted_design import group_accuracy
+    from core.evaluation.sampling import plan_design
+    from core.evaluation.sampling import load_design
+    from core.evaluation.estimate import group_accuracy
 
     found = {"ja": 0, "en": 0, "de": 0, "fr": 0}
     cover = {v: 0 for v in found}
@@ -287,7 +287,7 @@ def pilot_then_plan(s: dict, rounds: int, n_pilot: int) -> dict:
     """A pilot of ``n_pilot`` random labels, then the rest of the same budget planned on the
     confidences recalibrated on them (``hmceval queue --calibrate-on``), the pilot carried;
     against PPI++ on the same total of random labels and routing the same total."""
-    from core.evaluation.expectations import calibrated_probabilities
+    from core.evaluation.sampling import calibrated_probabilities
 
     mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
     m, budget = len(q), s["labels"]

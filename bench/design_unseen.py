@@ -1,8 +1,8 @@
 """Issue 20's two targets on judges the design has never seen, and the bound on any design.
 
 Issue 20 asks that the active design at default settings (the recommended design of
-``core.evaluation.active.design_frontier``, drawn by ``draw``, estimated by
-``core.evaluation.weighted.weighted_estimates``) give (a) every class share an interval worth
+``core.evaluation.sampling.active.design_frontier``, drawn by ``draw``, estimated by
+``core.evaluation.estimate.weighted.weighted_estimates``) give (a) every class share an interval worth
 at least as many random labels as PPI++ (``ppi_py.ppi_mean_ci``, lam=None) with the same
 number of random labels, and (b) final labels within 1 point of the accuracy of routing the
 same number of least confident rows, "also on data you have not seen". This bench checks
@@ -88,9 +88,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from core.assignment import n_from_share  # noqa: E402
-from core.evaluation.active import design_frontier, machine_probabilities  # noqa: E402
-from core.evaluation.poisson import draw  # noqa: E402
-from core.evaluation.planner import z_value  # noqa: E402
+from core.evaluation.sampling import design_frontier, machine_probabilities  # noqa: E402
+from core.evaluation.sampling import draw  # noqa: E402
+from core.evaluation.sampling import z_value  # noqa: E402
 from _rounds import Rounds, worth  # noqa: E402
 
 M = 2193  # rows per regime (the size of the issue's 3-class stance set)

@@ -30,10 +30,10 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.evaluation.active_plan import plan_design  # noqa: E402
-from core.evaluation.design import EarlierLabels, load_design  # noqa: E402
-from core.evaluation.poisson import draw  # noqa: E402
-from core.evaluation.weighted import weighted_estimates  # noqa: E402
+from core.evaluation.sampling import plan_design  # noqa: E402
+from core.evaluation.sampling import EarlierLabels, load_design  # noqa: E402
+from core.evaluation.sampling import draw  # noqa: E402
+from core.evaluation.estimate import weighted_estimates  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 N_EARLIER = 150

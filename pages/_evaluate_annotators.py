@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import DataError
-from core.evaluation.aggregate import AGGREGATES
+from core.evaluation.annotators import AGGREGATES
 from core.format import count, pct, prob
 from core.workspace.round_annotators import round_annotators, several_annotators
 from pages._common import md, show_error, synced

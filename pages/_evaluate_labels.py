@@ -89,7 +89,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 lab_col = c2.selectbox("Label column", cols, index=cols.index(guess))
                 ann_col = c3.selectbox("Annotator column (optional)", ["—"] + cols)
                 if st.button("Import these labels", type="primary", **writes()):
-                    from core.evaluation.imports import labels_from_table
+                    from core.evaluation.labels import labels_from_table
 
                     _do_import(lambda: labels_from_table(
                         table, sample_id_col=sid_col, label_col=lab_col,
@@ -98,7 +98,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         up = st.file_uploader("Label Studio's JSON export of the project", type=["json"],
                               key=f"_w_labels_ls_{rid}")
         if up is not None and st.button("Import these labels", type="primary", **writes()):
-            from core.evaluation.imports import labels_from_labelstudio
+            from core.evaluation.labelstudio import labels_from_labelstudio
 
             content = up.getvalue()  # read by core.userfile.parse_json (nesting, key limits)
             _do_import(lambda: labels_from_labelstudio(content), up.name)
@@ -114,7 +114,7 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         title = st.text_input("Project title", value=labelstudio.project_title(ws.root, rid))
         c1, c2 = st.columns(2)
         if c1.button("Send the queue", **writes()):
-            from core.evaluation.ls_client import LabelStudioClient
+            from core.evaluation.labelstudio import LabelStudioClient
 
             try:
                 client = LabelStudioClient(url, token)
@@ -131,8 +131,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                 st.success(f"{count(pushed.n_sent)} tasks sent to project #{pushed.project.id} "
                            f"('{title}'); {count(pushed.n_existing)} were there already.")
         if c2.button("Pull the labels", **writes()):
-            from core.evaluation.imports import labels_from_labelstudio
-            from core.evaluation.ls_client import LabelStudioClient
+            from core.evaluation.labelstudio import labels_from_labelstudio
+            from core.evaluation.labelstudio import LabelStudioClient
 
             def _pull():
                 client = LabelStudioClient(url, token)

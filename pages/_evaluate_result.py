@@ -15,7 +15,7 @@ import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
-from core.evaluation.plan_range import planned_vs_realised
+from core.evaluation.sampling import planned_vs_realised
 from core.figures.evaluation import coverage_figure, forest_figure, forest_rows, worth_text
 from core.format import count, pct
 from core.summary import certificate_totals, round_sentence
@@ -51,7 +51,7 @@ def _report_pdf_button(col, state_key: str, rid: int, report) -> None:
 def _against_truth(ws, rid: int, state_key: str, classes: list) -> None:
     """What the figures above are relative to, and, where the round has double-labelled rows
     (``hmceval queue --double K``) or a gold annotator, the shares and accuracy corrected for
-    the annotators' own error (core.evaluation.noise, through the round service)."""
+    the annotators' own error (core.evaluation.annotators.noise, through the round service)."""
     st.caption("These figures are relative to the annotators' labels: their own mistakes are "
                "not counted.")
     double = ws.latest_result(rid, "double")

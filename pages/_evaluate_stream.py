@@ -5,7 +5,7 @@ against the whole planned queue and the price of looking at every label.
 Thin, like the page: the stream is planned by :func:`core.workspace.stream_rounds.
 plan_stream_round` and read by :func:`core.workspace.stream_rounds.stream_view` (the calls
 behind ``hmceval queue --stream`` and ``hmceval estimate --anytime``); the words come from
-:mod:`core.evaluation.anytime_words`, the figure from :func:`core.figures.evaluation.
+:mod:`core.evaluation.estimate.anytime_words`, the figure from :func:`core.figures.evaluation.
 stream_figure`.
 """
 
@@ -18,9 +18,9 @@ import streamlit as st
 
 from core.data import EvalData
 from core.errors import DataError
-from core.evaluation.anytime_words import (SEQUENCE_HELP, decide_expression, question_words,
+from core.evaluation.estimate import (SEQUENCE_HELP, decide_expression, question_words,
                                            stream_verdict, trace_looks)
-from core.evaluation.stream import DEFAULT_STREAM_DESIGN
+from core.evaluation.sampling import DEFAULT_STREAM_DESIGN
 from core.figures.evaluation import stream_figure
 from core.format import pct
 from core.workspace.rounds import default_groups

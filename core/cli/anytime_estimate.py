@@ -9,7 +9,7 @@ import math
 def check_anytime(args: argparse.Namespace) -> None:
     """The options of a stream's estimate, checked before any work."""
     from core.errors import DataError
-    from core.evaluation.anytime import parse_decision
+    from core.evaluation.estimate import parse_decision
 
     if args.annotator_error is not None:
         raise DataError("--anytime reports relative to the annotators' labels; "
@@ -35,7 +35,7 @@ def is_stream_table(design) -> bool:
     """Whether a round table of no workspace round is a stream's (it has ``draw_probability``):
     the fixed-n estimators would misread its unequal draws, so ``hmceval estimate`` reads it
     with its confidence sequences, ``--anytime`` or not."""
-    from core.evaluation.stream import DRAW_PROBABILITY
+    from core.evaluation.sampling import DRAW_PROBABILITY
 
     return DRAW_PROBABILITY in {str(c).strip().lower() for c in design.data.raw.columns}
 
@@ -63,7 +63,7 @@ def stream_table_result(args: argparse.Namespace, design, path: str) -> dict:
     import numpy as np
 
     from core.errors import DataError
-    from core.evaluation.stream import DRAW_PROBABILITY, DRAW_WEIGHT, stream_design_estimate
+    from core.evaluation.sampling import DRAW_PROBABILITY, DRAW_WEIGHT, stream_design_estimate
 
     raw = design.data.raw
     cols = {str(c).strip().lower(): c for c in raw.columns}

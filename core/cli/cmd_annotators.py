@@ -36,9 +36,9 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import load_round, print_json
     from core.errors import DataError
     from core.evaluation.annotators import annotator_report, describe
-    from core.evaluation.imports import join_labels
+    from core.evaluation.labels import join_labels
     from core.evaluation.labels import LabelImport
-    from core.evaluation.votes import read_votes, votes_path
+    from core.evaluation.labels import read_votes, votes_path
 
     if args.boot < 0:
         raise DataError(f"--boot must be 0 or more, got {args.boot}")

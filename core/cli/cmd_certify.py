@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _check_show(args: argparse.Namespace, design, ref) -> None:
     """A ``--show`` column annotators may not see is refused before anything is stored."""
-    from core.evaluation.blind import shown_columns
+    from core.evaluation.sampling import shown_columns
 
     if not shown(args) or not args.output:
         return
@@ -80,9 +80,9 @@ def _check_show(args: argparse.Namespace, design, ref) -> None:
 def run(args: argparse.Namespace) -> int:
     from core.csv_safe import to_csv_safe
     from core.errors import DataError
-    from core.evaluation.design import queue_table
-    from core.evaluation.guarantee import CERTIFY_KEYS, certify
-    from core.evaluation.pac import PAC_KEYS, certify_overall
+    from core.evaluation.sampling import queue_table
+    from core.evaluation.certify import CERTIFY_KEYS, certify
+    from core.evaluation.certify import PAC_KEYS, certify_overall
 
     overall = args.overall_error is not None
     if overall == (args.alpha is not None):
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         import numpy as np
         import pandas as pd
 
-        from core.evaluation.design import LABELLED, annotator_table
+        from core.evaluation.sampling import LABELLED, annotator_table
         from core.workspace.rounds import route_certified
 
         # the calibration rows keep the rank hmceval queue gave them (rows of the round)
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         out_path = Path(args.output)
         from core.cli.common import write_round  # atomic, with the round's sidecar
 
-        from core.evaluation.active import PROBABILITY_COLUMN
+        from core.evaluation.sampling import PROBABILITY_COLUMN
 
         # a calibration sample's probabilities served the certificate; the certified rows
         # are a new plan (routed, machine, audit) that has none

@@ -176,7 +176,7 @@ def _campaign_times(path: str):
 
     from core.data import load_table
     from core.errors import DataError
-    from core.evaluation.votes import read_votes
+    from core.evaluation.labels import read_votes
 
     if not Path(path).is_file():
         raise DataError(f"--campaign-times {path}: no such file")

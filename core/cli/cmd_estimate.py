@@ -158,7 +158,7 @@ def _estimate_round(args: argparse.Namespace, ref, design, path: str | None) -> 
 def _check_annotator_error(args: argparse.Namespace) -> None:
     """--annotator-error is 'auto' or a number in [0, 0.5) (checked before any work)."""
     from core.errors import DataError
-    from core.evaluation.noise import given_error
+    from core.evaluation.annotators import given_error
 
     value = args.annotator_error
     if args.gold_annotator is not None and value != "auto":
@@ -178,7 +178,7 @@ def _table_estimate(args: argparse.Namespace, design) -> dict:
     """The estimate of a table of no workspace round (corrected with a given ETA)."""
     from core.errors import DataError
     from core.evaluation.estimate import estimate
-    from core.evaluation.noise import correct_estimate, given_error, mark_uncorrected
+    from core.evaluation.annotators import correct_estimate, given_error, mark_uncorrected
 
     res = estimate(design, groups=args.group, confidence=args.confidence)
     if args.annotator_error is None:

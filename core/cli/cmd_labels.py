@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-#: core.evaluation.aggregate.AGGREGATES and core.evaluation.alpha.LEVELS, written out so that
+#: core.evaluation.annotators.aggregate.AGGREGATES and core.evaluation.annotators.alpha.LEVELS, written out so that
 #: building the parser imports neither numpy nor pandas (a test checks they are the same).
 AGGREGATES = ("majority", "dawid-skene")
 LEVELS = ("nominal", "ordinal", "interval")
@@ -61,11 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def read_label_file(path: str, *, sample_id_col: str, label_col: str, annotator_col: str | None,
                     time_col: str | None = None):
-    """A :class:`core.evaluation.imports.LabelImport` from a table or a Label Studio export."""
+    """A :class:`core.evaluation.labels.form.LabelImport` from a table or a Label Studio export."""
     from pathlib import Path
 
     from core.data import MAX_FILE_BYTES, load_table
-    from core.evaluation.imports import labels_from_labelstudio, labels_from_table
+    from core.evaluation.labels import labels_from_table
+    from core.evaluation.labelstudio import labels_from_labelstudio
     from core.userfile import read_user_file
 
     file = Path(path)
@@ -89,8 +90,8 @@ def merge_into_round(args: argparse.Namespace, imported, *, aggregate: str = "ma
     from pathlib import Path
 
     from core.cli.common import load_round, write_round
-    from core.evaluation.imports import apply_labels, join_labels
-    from core.evaluation.votes import (merge_votes, read_votes, votes_import, votes_path,
+    from core.evaluation.labels import apply_labels, join_labels
+    from core.evaluation.labels import (merge_votes, read_votes, votes_import, votes_path,
                                        write_votes)
 
     design = load_round(args.path, args.col)
@@ -159,8 +160,8 @@ def import_into_round(args: argparse.Namespace, ref, imported, *, file_name: str
     from core.atomic import locked, note_waiting
     from core.cli.common import load_round
     from core.cli.rounds import export_round, round_lock, round_note, take_table_labels
-    from core.evaluation.design import LABELLED
-    from core.evaluation.votes import votes_path, write_votes
+    from core.evaluation.sampling import LABELLED
+    from core.evaluation.labels import votes_path, write_votes
     from core.workspace.rounds import import_joined, round_design, stored_votes
 
     from core.cli.step import one_step

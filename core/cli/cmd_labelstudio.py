@@ -92,7 +92,7 @@ def queue_ranks(column):
 def _titles(args: argparse.Namespace) -> tuple[str, list[str]]:
     """The project's title and the older default titles a pull also looks for.
 
-    The round's project is :func:`core.evaluation.labelstudio.project_title` of its workspace
+    The round's project is :func:`core.evaluation.labelstudio.project.project_title` of its workspace
     and id (the Evaluate page's default too), whatever the file is called: the round of
     ``--round`` (pull), else the one the table's sidecar names. A table of no round: the file
     name. ``--project`` wins.
@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import load_round, shown
     from core.errors import DataError
     from core.evaluation import labelstudio
-    from core.evaluation.imports import labels_from_labelstudio
-    from core.evaluation.ls_client import LabelStudioClient
+    from core.evaluation.labelstudio import labels_from_labelstudio
+    from core.evaluation.labelstudio import LabelStudioClient
 
     token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
     design = load_round(args.path, args.col)

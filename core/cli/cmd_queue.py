@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     from core.cli.common import check_fraction, load_round, shown
     from core.errors import DataError
     from core.csv_safe import to_csv_safe
-    from core.evaluation.design import annotator_table, plan_queue, queue_table
+    from core.evaluation.sampling import annotator_table, plan_queue, queue_table
 
     from core.cli.common import check_output
 
@@ -264,7 +264,7 @@ def _open_workspace(args: argparse.Namespace, design):
     annotators may not see is refused before anything is stored)."""
     from core.cli.cmd_workspace import open_workspace
     from core.cli.common import shown
-    from core.evaluation.blind import shown_columns
+    from core.evaluation.sampling import shown_columns
 
     shown_columns(design.data, shown(args), selection_column=design.selection_column,
                   hidden=design.hidden)
@@ -402,7 +402,7 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     from core.cli.common import load_round, print_json
     from core.cli.rounds import round_note
     from core.errors import DataError
-    from core.evaluation.active import target_note
+    from core.evaluation.sampling import target_note
 
     lam = 0.0 if args.lam is None else args.lam
     if not math.isfinite(lam) or lam < 0:
@@ -465,7 +465,7 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                   "recalibrated on them; those rows carried into this round, labelled)")
         if note and kind == "active":
             print(note)
-        from core.evaluation.plan_range import range_sentence
+        from core.evaluation.sampling import range_sentence
 
         said = range_sentence(record.get("expected_range"), source=basis)
         if said:

@@ -109,7 +109,7 @@ def note_stream(path: str | None):
 
 def add_show_arg(p) -> None:
     """``--show COL``: a column annotators see besides the sample id, the queue position and the
-    text columns (:mod:`core.evaluation.blind`)."""
+    text columns (:mod:`core.evaluation.sampling.blind`)."""
     p.add_argument("--show", action="append", metavar="COL",
                    help="a column annotators also see (repeatable, or comma-separated), besides "
                         "the sample id, queue_rank and the text columns: a dialogue id, a topic; "
@@ -262,7 +262,7 @@ def assignment_from_args(args):
 
 
 def load_round(path: str, specs: list[str] | None = None):
-    """Load a table of an evaluation round (:class:`core.evaluation.design.Design`).
+    """Load a table of an evaluation round (:class:`core.evaluation.sampling.design.Design`).
 
     ``--col selection=NAME`` maps the selection column; human labels may be missing. A table
     that no longer matches the sidecar hmceval wrote beside it (rows lost, sample ids changed:
@@ -270,7 +270,7 @@ def load_round(path: str, specs: list[str] | None = None):
     """
     from core.cli.round_table import check_round_table
     from core.data import load_table
-    from core.evaluation.design import load_design
+    from core.evaluation.sampling import load_design
 
     raw = load_table(path)
     check_round_table(path, raw)

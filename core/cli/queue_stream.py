@@ -18,8 +18,8 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
     from core.cli.common import load_round, print_json
     from core.cli.rounds import round_note
     from core.errors import DataError
-    from core.evaluation.anytime import parse_decision
-    from core.evaluation.stream import DEFAULT_STREAM_DESIGN
+    from core.evaluation.estimate import parse_decision
+    from core.evaluation.sampling import DEFAULT_STREAM_DESIGN
     from core.workspace.active_rounds import find_dataset_id
     from core.workspace.stream_rounds import expected_labels, plan_stream_round, stream_of
 

@@ -89,13 +89,13 @@ def round_lock(ws, round_id: int):
 
 
 def take_table_labels(ws, round_id: int, table, path: str) -> int:
-    """Import the labels the table ``table`` (a :class:`core.evaluation.design.Design` read
+    """Import the labels the table ``table`` (a :class:`core.evaluation.sampling.design.Design` read
     from ``path``) holds on the round's rows to label that have no label in the round yet;
     returns how many. Rows are matched by sample id. Call it under :func:`round_lock`."""
     import numpy as np
 
     from core.errors import DataError
-    from core.evaluation.design import LABELLED
+    from core.evaluation.sampling import LABELLED
     from core.evaluation.labels import label_key
     from core.workspace import rounds as R
 
@@ -171,7 +171,7 @@ def round_table(ws, round_id: int):
     import numpy as np
     import pandas as pd
 
-    from core.evaluation.design import queue_table
+    from core.evaluation.sampling import queue_table
     from core.workspace import rounds as R
 
     rnd, design = R.round_design(ws, round_id)
@@ -186,14 +186,14 @@ def round_table(ws, round_id: int):
         table[col] = pd.Series(values, index=table.index, dtype=object)
     double = ws.latest_result(round_id, "double")
     if double is not None:  # the rows labelled twice (hmceval queue --double K)
-        from core.evaluation.noise import DOUBLE_COLUMN
+        from core.evaluation.annotators import DOUBLE_COLUMN
 
         mark = np.zeros(len(table), dtype=bool)
         mark[np.asarray(double["rows"], dtype=np.int64)] = True
         table[DOUBLE_COLUMN] = mark
     stream = ws.latest_result(round_id, "stream")
     if stream is not None:  # a labelling stream: what its confidence sequences need
-        from core.evaluation.stream import DRAW_PROBABILITY, DRAW_WEIGHT
+        from core.evaluation.sampling import DRAW_PROBABILITY, DRAW_WEIGHT
 
         p = np.full(len(table), np.nan)
         p[np.asarray(stream["order"], dtype=np.int64)] = stream["draw_probability"]
@@ -213,9 +213,9 @@ def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True,
 
     from core.cli.round_table import write_round_table
     from core.csv_safe import to_csv_safe
-    from core.evaluation.blind import shown_columns
-    from core.evaluation.design import LABELLED, annotator_table
-    from core.evaluation.noise import annotator_copies
+    from core.evaluation.sampling import shown_columns
+    from core.evaluation.sampling import LABELLED, annotator_table
+    from core.evaluation.annotators import annotator_copies
 
     table, design, rnd, col = round_table(ws, round_id)
     shown_columns(design.data, show, selection_column=design.selection_column,

@@ -1,21 +1,18 @@
-"""Running a real evaluation round: plan who labels what, certify, estimate with intervals.
+"""Running a real evaluation round, one package per step of the round.
 
-Parts:
+* :mod:`core.evaluation.sampling`: who labels which row: routing, the active design, a labelling
+  stream, the plan and its expectations, the draw, what annotators see.
+* :mod:`core.evaluation.labelstudio`: the queue as a Label Studio project, its export read back,
+  the REST client (the only network access).
+* :mod:`core.evaluation.labels`: labels coming back, kept across imports, joined to the rows.
+* :mod:`core.evaluation.annotators`: agreement, aggregation of several labels, annotator error.
+* :mod:`core.evaluation.certify`: the selective and overall-error guarantees, and their
+  validity measured on data with known truth.
+* :mod:`core.evaluation.estimate`: the result: class shares and accuracy with intervals, fixed-n
+  or valid at every look (a stream).
 
-* :mod:`core.evaluation.design`: the ``selection`` of every row (calibration, routed, audit,
-  machine), loading a round's table, planning the annotation queue.
-* :mod:`core.evaluation.guarantee`: guarantee mode, a finite-sample certificate that the
-  machine's error rate on the rows it keeps is at most alpha.
-* :mod:`core.evaluation.estimate`: the final class shares and accuracy with their intervals.
-* :mod:`core.evaluation.planner`: the interval width an audit will give, the audit a target
-  width needs.
-* :mod:`core.evaluation.labelstudio`: the queue as Label Studio tasks and labelling config.
-* :mod:`core.evaluation.imports`: labels coming back (a CSV or a Label Studio export), joined by
-  sample id, several annotators resolved, written into the round's table; its parts
-  :mod:`core.evaluation.labels` (:class:`~core.evaluation.labels.LabelImport`, ``label_key``:
-  ids and labels as text), :mod:`core.evaluation.ls_export` (reading a Label Studio export) and
-  :mod:`core.evaluation.agreement` (Cohen's and Fleiss' kappa, majority vote).
-* :mod:`core.evaluation.ls_client`: the Label Studio REST client (the only network access).
-* :mod:`core.evaluation.simulate`: repeated rounds on data with known truth (coverage,
-  violation rates).
+Each package has one public face: code outside it imports from the package
+(``from core.evaluation.sampling import plan_queue``), never from its modules; the modules of
+``core.evaluation`` import one another by module, so that no package waits on another's face.
+This package itself re-exports nothing.
 """

@@ -7,8 +7,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.evaluation.anytime import parse_decision
-from core.evaluation.anytime_words import (focus_interval, focus_name, question_words,
+from core.evaluation.estimate import parse_decision
+from core.evaluation.estimate import (focus_interval, focus_name, question_words,
                                            stream_focus)
 from core.figures import plain_text
 
@@ -56,7 +56,7 @@ def forest_rows(result: dict[str, Any], label: str) -> pd.DataFrame:
     Parameters
     ----------
     result : dict
-        An :func:`core.evaluation.estimate.estimate` object.
+        An :func:`core.evaluation.estimate.shares.estimate` object.
     label : str
         The class key (as in ``result["class_shares"]``).
 
@@ -199,7 +199,7 @@ def frontier_figure(frontier: pd.DataFrame, *, confidence: float = 0.95) -> go.F
     Parameters
     ----------
     frontier : DataFrame
-        :func:`core.evaluation.active.design_frontier`'s table (``design``, ``mu``,
+        :func:`core.evaluation.sampling.active.design_frontier`'s table (``design``, ``mu``,
         ``expected_accuracy``, ``expected_half_width``, ``random_equivalent``,
         ``recommended``).
     confidence : float
@@ -313,7 +313,7 @@ def stream_figure(result: dict[str, Any], *, target_half_width: float | None = N
     Parameters
     ----------
     result : dict
-        :func:`core.evaluation.anytime.anytime_estimate`'s result (``trace``, ``decision``,
+        :func:`core.evaluation.estimate.anytime.anytime_estimate`'s result (``trace``, ``decision``,
         ``stop``, ``confidence``), optionally with ``imports``: the labels after each import
         (:func:`core.workspace.stream_rounds.stream_view`), each of them a look of the trace.
     target_half_width : float, optional
@@ -324,7 +324,7 @@ def stream_figure(result: dict[str, Any], *, target_half_width: float | None = N
     plotly.graph_objects.Figure
         A band (the confidence sequence) and a line (the estimate) per class share and for the
         final labels' accuracy; a point with its interval after every import, on the quantity
-        the stop sentence is about (:func:`core.evaluation.anytime_words.stream_focus`); the
+        the stop sentence is about (:func:`core.evaluation.estimate.anytime_words.stream_focus`); the
         target as a band of ± the target around that class share's latest estimate (the
         widest class share's when the question is about the accuracy); the question's threshold
         as a dashed line; the stop as a dotted vertical line.

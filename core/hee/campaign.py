@@ -1,7 +1,7 @@
 """The effort model refitted on a campaign's own times.
 
 An evaluation round records how long each label took (Label Studio's ``lead_time``, a label
-table's ``seconds`` column: :mod:`core.evaluation.votes`). :func:`refit_campaign_effort` takes a
+table's ``seconds`` column: :mod:`core.evaluation.labels.votes`). :func:`refit_campaign_effort` takes a
 dataset (:class:`core.data.EvalData`) and those times and
 
 1. gives each labelled sample its time: the median over its annotators' seconds
@@ -58,7 +58,7 @@ def campaign_seconds(times: pd.DataFrame, sample_ids: Sequence[Any]) -> tuple[np
     ----------
     times : pandas.DataFrame
         ``sample_id`` and ``seconds`` (NaN: unknown, left out), one row per label (the votes of
-        :mod:`core.evaluation.votes`: ``OUT.labels.csv`` or a workspace round's).
+        :mod:`core.evaluation.labels.votes`: ``OUT.labels.csv`` or a workspace round's).
     sample_ids : sequence, shape (M,)
         The dataset's sample ids.
 
@@ -74,7 +74,7 @@ def campaign_seconds(times: pd.DataFrame, sample_ids: Sequence[Any]) -> tuple[np
     DataError
         A missing column, times negative or absurd (rows named), sample ids not in the dataset.
     """
-    from core.evaluation.votes import check_seconds
+    from core.evaluation.labels import check_seconds
 
     missing = [c for c in ("sample_id", "seconds") if c not in times.columns]
     if missing:

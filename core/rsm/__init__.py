@@ -47,7 +47,7 @@ Parts, from the bottom up (each imports only the ones above it in this list):
   writes them (csv, tsv, xlsx).
 
 Annotators' agreement with one another (Cohen's and Fleiss' kappa over returned labels) is a
-different subject: :mod:`core.evaluation.agreement`.
+different subject: :mod:`core.evaluation.annotators.agreement`.
 """
 
 from __future__ import annotations

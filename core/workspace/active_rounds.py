@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
-from core.evaluation.active_plan import plan_design
-from core.evaluation.design import LABELLED, Design, EarlierLabels, QueuePlan
-from core.evaluation.planner import srs_size_for_half_width
+from core.evaluation.sampling import plan_design
+from core.evaluation.sampling import LABELLED, Design, EarlierLabels, QueuePlan
+from core.evaluation.sampling import srs_size_for_half_width
 
 __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
            "design_record", "earlier_labels", "earlier_rounds", "find_dataset_id",
@@ -72,13 +72,13 @@ def plan_weighted(design: Design, settings: dict[str, Any],
 
     ``earlier``: labels of an earlier round (settings ``calibrate_on``, resolved by
     :func:`core.workspace.rounds.earlier_labels`) the plan rests on and carries
-    (:func:`core.evaluation.active_plan.plan_design`).
+    (:func:`core.evaluation.sampling.plan.plan_design`).
 
     Returns
     -------
     (QueuePlan, strata)
         ``strata``: one row per group of a stratified design
-        (:func:`core.evaluation.stratified.plan_stratified`), else None.
+        (:func:`core.evaluation.sampling.stratified.plan_stratified`), else None.
     """
     which = settings.get("design")
     if which not in WEIGHTED_DESIGNS:
@@ -87,7 +87,7 @@ def plan_weighted(design: Design, settings: dict[str, Any],
     seed = int(settings.get("seed", 0))
     lam = float(settings.get("lam", 0.0))
     if settings.get("stratify"):
-        from core.evaluation.stratified import plan_stratified
+        from core.evaluation.sampling import plan_stratified
 
         if which != "active":
             raise DataError("only the active design is stratified by a group column")
@@ -146,7 +146,7 @@ def earlier_rounds(ws: Any, data: Any) -> list[dict[str, Any]]:
     """The rounds of this dataset with enough labels to plan a new round on: ``id`` and
     ``labels`` (labelled rows), newest first; empty when the workspace does not hold the
     dataset."""
-    from core.evaluation.expectations import MIN_CALIBRATION_LABELS
+    from core.evaluation.sampling import MIN_CALIBRATION_LABELS
 
     dsid = find_dataset_id(ws, data)
     if dsid is None:
@@ -167,10 +167,10 @@ def plan_calibration(design: Design, calibration: int, *, seed: int = 0,
                      lam: float = 0.0) -> QueuePlan:
     """A guarantee round's calibration sample drawn with unequal probabilities (``hmceval queue
     --calibration N_C --design active``): the active design for a budget of ``calibration``
-    expected labels (:func:`core.evaluation.active_plan.plan_design`), every drawn row (pi = 1 or
+    expected labels (:func:`core.evaluation.sampling.plan.plan_design`), every drawn row (pi = 1 or
     drawn with pi < 1) a ``calibration`` row, the others undecided; every row keeps its pi,
     which the overall-error certificate weighs
-    (:func:`core.evaluation.pac.certify_overall_weighted_arrays`).
+    (:func:`core.evaluation.certify.overall.certify_overall_weighted_arrays`).
     """
     if not isinstance(calibration, (int, np.integer)) or calibration < 1:
         raise DataError(f"calibration must be a whole number >= 1, got {calibration}")
@@ -226,7 +226,7 @@ def group_table(by_group: dict[str, dict[str, Any]], worse: list[dict[str, Any]]
     Parameters
     ----------
     by_group, worse : as returned by
-        :func:`core.evaluation.weighted_design.group_accuracy`.
+        :func:`core.evaluation.estimate.weighted_round.group_accuracy`.
 
     Returns
     -------

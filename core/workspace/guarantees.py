@@ -2,8 +2,8 @@
 name (:func:`guarantee_level`) and what each would keep on similar data, by simulation
 (:func:`certify_preview`, :func:`guarantee_previews`; the Evaluate page's guarantee mode).
 
-The guarantees themselves are :func:`core.evaluation.guarantee.certify` (the machine's error
-rate on the rows it keeps <= alpha) and :func:`core.evaluation.pac.certify_overall` (the final
+The guarantees themselves are :func:`core.evaluation.certify.selective.certify` (the machine's error
+rate on the rows it keeps <= alpha) and :func:`core.evaluation.certify.overall.certify_overall` (the final
 labels' overall error <= epsilon); :func:`core.workspace.rounds.certify_round` certifies.
 """
 
@@ -44,7 +44,7 @@ def _truth(data: EvalData, seed: int) -> tuple[Any, np.ndarray, str]:
     source in words: the gold labels where every row has one, else errors drawn as if the
     confidences were calibrated."""
     from core.assignment import SAEInputs
-    from core.evaluation.simulate import confidence_implied_errors
+    from core.evaluation.certify import confidence_implied_errors
 
     inp = SAEInputs.from_data(data)
     if data.has_gold:
@@ -57,7 +57,7 @@ def _truth(data: EvalData, seed: int) -> tuple[Any, np.ndarray, str]:
 
 def _simulate(m: int, inp, errors: np.ndarray, basis: str, settings: dict[str, Any], *,
               rounds: int, seed: int) -> dict[str, Any]:
-    from core.evaluation.simulate import simulate_certify
+    from core.evaluation.certify import simulate_certify
 
     level = guarantee_level(settings)
     n_cal = int(settings["calibration"])
@@ -84,7 +84,7 @@ def certify_preview(data: EvalData, settings: dict[str, Any], *, rounds: int = 1
     Returns
     -------
     dict
-        :func:`core.evaluation.simulate.simulate_certify`'s summary, plus ``median_saving``
+        :func:`core.evaluation.certify.simulate.simulate_certify`'s summary, plus ``median_saving``
         (kept rows / all rows), ``guarantee`` (``"kept"`` or ``"overall"``) and ``basis``.
     """
     inp, errors, basis = _truth(data, seed)

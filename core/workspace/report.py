@@ -149,14 +149,14 @@ def _design_plan(st_: dict[str, Any], record: dict[str, Any], n_rows: int) -> st
         text += (f" It was planned on the {carried['labels']:,} labels of {carried['source']}: "
                  "the confidences recalibrated on them, those rows carried into this round.")
     if st_["design"] == "active" and record.get("frontier"):
-        from core.evaluation.active import target_note
+        from core.evaluation.sampling import target_note
 
         note = target_note(pd.DataFrame(record["frontier"]),
                            calibrated_on=(record.get("calibrated_on") or {}).get("source"))
         if note:
             text += " " + note
     if record.get("expected_range"):  # what the expectations rest on, their range (issue 30)
-        from core.evaluation.plan_range import range_sentence
+        from core.evaluation.sampling import range_sentence
 
         text += " " + range_sentence(record["expected_range"],
                                      source=(carried or {}).get("source"))

@@ -2,8 +2,8 @@
 
 :func:`round_annotators` reads the round's stored votes (every annotator's latest label of each
 row, with its seconds: :func:`core.workspace.rounds.stored_votes`), aggregates them
-(:func:`core.evaluation.imports.join_labels`: majority or Dawid-Skene) and returns
-:func:`core.evaluation.annotators.annotator_report`'s dict, the one form of ``hmceval
+(:func:`core.evaluation.labels.imports.join_labels`: majority or Dawid-Skene) and returns
+:func:`core.evaluation.annotators.report.annotator_report`'s dict, the one form of ``hmceval
 annotators``: the Evaluate page and the HTML report show it. Nothing is written; the round's
 stored labels are not changed by the aggregate chosen here.
 """
@@ -39,11 +39,11 @@ def round_annotators(ws: Workspace, round_id: int, *, aggregate: str = "majority
     Returns
     -------
     dict or None
-        :func:`core.evaluation.annotators.annotator_report`'s dict plus ``adjudication`` (the
+        :func:`core.evaluation.annotators.report.annotator_report`'s dict plus ``adjudication`` (the
         sample ids tied under ``aggregate``).
     """
     from core.evaluation.annotators import annotator_report
-    from core.evaluation.imports import join_labels
+    from core.evaluation.labels import join_labels
     from core.evaluation.labels import LabelImport
 
     _, design = round_design(ws, round_id)

@@ -15,12 +15,12 @@ import pandas as pd
 
 from core.data import EvalData, prepare
 from core.errors import DataError
-from core.evaluation.design import LABELLED, Design, EarlierLabels, add_audit, plan_queue, queue_table
+from core.evaluation.sampling import LABELLED, Design, EarlierLabels, add_audit, plan_queue, queue_table
 from core.evaluation.estimate import estimate
-from core.evaluation.guarantee import certify
-from core.evaluation.imports import join_labels, refuse_outside_queue
+from core.evaluation.certify import certify
+from core.evaluation.labels import join_labels, refuse_outside_queue
 from core.assignment import gains
-from core.evaluation.weighted_design import group_accuracy
+from core.evaluation.estimate import group_accuracy
 from core.summary import effort_clause
 from core.workspace.active_rounds import (design_record, earlier_labels, is_weighted,
                                           plan_calibration, plan_weighted)
@@ -89,7 +89,7 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
         Who stored the dataset (``"session"`` for the page, ``"cli"`` for ``hmceval queue``).
 
     With ``double`` K in ``settings`` (any kind), K random rows of the queue are to be
-    labelled by a second annotator too (:func:`core.evaluation.noise.draw_double`, stored as
+    labelled by a second annotator too (:func:`core.evaluation.annotators.noise.draw_double`, stored as
     the round's ``double`` result): the annotators' error rate is measured on them
     (``hmceval estimate --annotator-error auto``).
     """
@@ -110,7 +110,7 @@ class _DoubleFirst:
         return getattr(self._ws, name)
 
     def create_round(self, *args, queue_rank, **kwargs) -> int:
-        from core.evaluation.noise import draw_double
+        from core.evaluation.annotators import draw_double
 
         rows = draw_double(queue_rank, self._k, seed=self._seed)
         rid = self._ws.create_round(*args, queue_rank=queue_rank, **kwargs)
@@ -242,7 +242,7 @@ def certify_round(ws: Workspace, round_id: int, *, alpha: float | None, delta: f
     The rows outside the calibration sample become ``machine`` or ``routed``; an optional
     audit (a simple random sample of the machine's rows) gives the final estimate an interval.
     With ``overall_error`` (instead of ``alpha``) the bound is on the overall error of the
-    final labels (:func:`core.evaluation.pac.certify_overall`, ``hmceval certify
+    final labels (:func:`core.evaluation.certify.overall.certify_overall`, ``hmceval certify
     --overall-error``). ``annotator_error`` (a bound on the annotators' error rate) makes
     the guarantee hold against the truth, not only against the annotators' labels. The
     certificate is stored as the round's ``certify`` result.
@@ -270,7 +270,7 @@ def route_certified(design: Design, selection: np.ndarray, queue_rank: np.ndarra
                     audit: int, seed: int, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """The step after a certification, the one both front ends take: the calibration rows
     keep their queue rank, an audit of ``audit`` rows is drawn from the rows the machine
-    keeps, the routed rows follow by descending gain (:func:`core.evaluation.design.
+    keeps, the routed rows follow by descending gain (:func:`core.evaluation.sampling.design.
     add_audit`). Returns the round's new ``(selection, queue_rank)``."""
     selection = np.asarray(selection, dtype=object)
     rank = np.where(selection == "calibration", np.asarray(queue_rank, dtype=float), np.nan)
@@ -290,7 +290,7 @@ def _certified(ws: Workspace, round_id: int, *, alpha: float | None, delta: floa
     if (design.selection[design.selection != "calibration"] != "").any():
         raise DataError("this round is certified already; plan a new round to certify again")
     if overall_error is not None:
-        from core.evaluation.pac import certify_overall
+        from core.evaluation.certify import certify_overall
 
         return rnd, design, certify_overall(design, epsilon=overall_error, delta=delta,
                                             lam=lam, seed=seed,
@@ -371,9 +371,9 @@ def estimate_round(ws: Workspace, round_id: int, *, groups: list[str] | None = N
     Without ``annotator_error`` they are relative to the annotators' labels (``relative_to``
     ``"annotators"``); with one annotator's rate ETA in [0, 0.5), or ``"auto"`` (measured on
     the round's multiply-labelled rows, or on ``gold_annotator``'s items), against the truth
-    (:func:`core.evaluation.noise.correct_estimate`) for the labels' error (label_error)."""
-    from core.evaluation.label_error import labels_error
-    from core.evaluation.noise import (correct_estimate, error_from_votes, given_error,
+    (:func:`core.evaluation.annotators.noise.correct_estimate`) for the labels' error (label_error)."""
+    from core.evaluation.annotators import labels_error
+    from core.evaluation.annotators import (correct_estimate, error_from_votes, given_error,
                                        mark_uncorrected)
 
     _, design = round_design(ws, round_id)
@@ -453,7 +453,7 @@ def round_summary(ws: Workspace, round_id: int, *,
     the progress, effort, certificate and estimate: ``design`` (the round's stored design
     record, :func:`core.workspace.active_rounds.design_record`; None for routing and
     guarantee rounds) and, with an estimate, ``group_accuracy``, ``worse_groups`` and
-    ``group_notes`` (:func:`core.evaluation.weighted_design.group_accuracy`; empty without
+    ``group_notes`` (:func:`core.evaluation.estimate.weighted_round.group_accuracy`; empty without
     an interval: a routing round without audit)."""
     rnd, design = round_design(ws, round_id)
     prog = progress(rnd, design)
@@ -480,7 +480,7 @@ def round_summary(ws: Workspace, round_id: int, *,
         out["estimate_error"] = f"{missing:,} {what} rows still need a human label"
     else:
         out["groups"] = default_groups(design) if groups is None else list(groups)
-        from core.evaluation.noise import mark_uncorrected
+        from core.evaluation.annotators import mark_uncorrected
 
         out["estimate"] = mark_uncorrected(estimate(design, groups=out["groups"]))
         out.update(group_accuracy=None, worse_groups=[], group_notes=[])
@@ -498,7 +498,7 @@ def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
     is repeated with new Poisson draws from them; a routing round with new audits. For the
     former, ``plain_coverage`` is PPI++'s with as many labels drawn at random.
     """
-    from core.evaluation.simulate import simulate_budget, simulate_design, validity_table
+    from core.evaluation.certify import simulate_budget, simulate_design, validity_table
     from core.assignment import SAEInputs, n_from_share
 
     if not data.has_gold:
@@ -519,7 +519,7 @@ def validity(data: EvalData, settings: dict[str, Any], *, rounds: int = 200,
 
 
 def read_labels(ws: Workspace, round_id: int, imported) -> tuple[Any, Design]:
-    """Join a :class:`core.evaluation.imports.LabelImport` to a round's dataset (no write)."""
+    """Join a :class:`core.evaluation.labels.form.LabelImport` to a round's dataset (no write)."""
     _, design = round_design(ws, round_id)
     return join_labels(imported, sample_ids=design.sample_ids(),
                        classes=list(design.data.labels)), design
@@ -527,7 +527,7 @@ def read_labels(ws: Workspace, round_id: int, imported) -> tuple[Any, Design]:
 
 def stored_votes(ws: Workspace, round_id: int, design: Design) -> pd.DataFrame:
     """The round's current votes (each annotator's latest label of each row) as
-    :mod:`core.evaluation.votes` reads them: text sample ids and labels, seconds."""
+    :mod:`core.evaluation.labels.votes` reads them: text sample ids and labels, seconds."""
     from core.evaluation.labels import label_key
 
     ann = ws.current_annotations(round_id)
@@ -543,7 +543,7 @@ def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | No
                   level: str = "nominal") -> dict[str, Any]:
     """Store the labels of a CSV or a Label Studio export in a round, in one transaction.
 
-    Labels accumulate across imports (:mod:`core.evaluation.votes`): every annotator's label
+    Labels accumulate across imports (:mod:`core.evaluation.labels.votes`): every annotator's label
     (and its seconds) is kept, each row gets the aggregate of all its annotators' labels so far
     (``aggregate``: majority, ties left for adjudication, or Dawid-Skene), re-importing a file
     stores nothing, an annotator's new label for a row replaces theirs (said in the notices).
@@ -561,7 +561,7 @@ def import_joined(ws: Workspace, round_id: int, imported, *, file_name: str | No
         replace an annotator's earlier label).
     """
     from core.evaluation.annotators import annotator_report
-    from core.evaluation.votes import merge_votes, votes_import
+    from core.evaluation.labels import merge_votes, votes_import
 
     alone, design = read_labels(ws, round_id, imported)
     refuse_outside_queue(design.selection, np.unique(alone.votes["row"].to_numpy(np.int64)),

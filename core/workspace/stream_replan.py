@@ -3,7 +3,7 @@
 A weighted stream is drawn first on the judge's confidences taken as probabilities; an
 overconfident judge then puts weight on the wrong rows. After a batch, the confidences are
 recalibrated on the labelled prefix and the rest of the queue is drawn again with the weights
-they give (:func:`core.evaluation.stream.replan_stream`). The new weights depend only on labels
+they give (:func:`core.evaluation.sampling.stream.replan_stream`). The new weights depend only on labels
 given before the draws they govern, so the stream's confidence sequences stay valid; the
 labelled prefix and its draw probabilities stay as they were.
 """
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
-from core.evaluation.design import coded_classes
-from core.evaluation.expectations import MIN_CALIBRATION_LABELS, calibrated_probabilities
-from core.evaluation.stream import replan_stream, stream_weights
+from core.evaluation.sampling import coded_classes
+from core.evaluation.sampling import MIN_CALIBRATION_LABELS, calibrated_probabilities
+from core.evaluation.sampling import replan_stream, stream_weights
 from core.workspace.store import Workspace
 from core.workspace.stream_rounds import is_stream, stream_of
 
@@ -37,7 +37,7 @@ def replan_stream_round(ws: Workspace, round_id: int, *, seed: int | None = None
     ------
     DataError
         Not a stream, a uniform stream (its weights do not depend on labels), fewer than
-        :data:`~core.evaluation.expectations.MIN_CALIBRATION_LABELS` labels in queue order, or
+        :data:`~core.evaluation.sampling.forecast.MIN_CALIBRATION_LABELS` labels in queue order, or
         nothing left to draw.
     """
     from core.workspace.rounds import round_design

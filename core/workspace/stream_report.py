@@ -8,8 +8,8 @@ from __future__ import annotations
 import html
 from typing import Any, Callable
 
-from core.evaluation.anytime import parse_decision
-from core.evaluation.anytime_words import (SEQUENCE_HELP, question_words, stream_verdict,
+from core.evaluation.estimate import parse_decision
+from core.evaluation.estimate import (SEQUENCE_HELP, question_words, stream_verdict,
                                            trace_looks)
 from core.figures.evaluation import stream_figure
 from core.format import pct
@@ -57,7 +57,7 @@ def stream_plan_words(settings: dict[str, Any], n_rows: int) -> str:
 def stream_result(ws: Workspace, round_id: int) -> tuple[dict[str, Any], dict[str, Any],
                                                          float | None]:
     """A stream round's result (:func:`core.workspace.stream_rounds.stream_view`), its verdict
-    (:func:`core.evaluation.anytime_words.stream_verdict`) and its target half-width."""
+    (:func:`core.evaluation.estimate.anytime_words.stream_verdict`) and its target half-width."""
     target = ws.round(round_id)["settings"].get("target_half_width")
     res = stream_view(ws, round_id)
     return res, stream_verdict(res, target_half_width=target), target

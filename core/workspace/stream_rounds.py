@@ -16,9 +16,9 @@ import numpy as np
 
 from core.data import EvalData
 from core.errors import DataError
-from core.evaluation.active import machine_probabilities
-from core.evaluation.sequences import labels_for_half_width
-from core.evaluation.stream import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
+from core.evaluation.sampling import machine_probabilities
+from core.evaluation.estimate import labels_for_half_width
+from core.evaluation.sampling import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
                                     draw_stream, stream_design_estimate, stream_weights)
 from core.workspace.store import Workspace
 
@@ -33,7 +33,7 @@ def is_stream(settings: dict[str, Any]) -> bool:
 
 def stream_plan(data: EvalData, settings: dict[str, Any]) -> StreamPlan:
     """The stream's queue for ``settings``: ``labels`` (the queue's length), ``stream_design``
-    (``uniform`` or ``weighted``, default :data:`~core.evaluation.stream.DEFAULT_STREAM_DESIGN`)
+    (``uniform`` or ``weighted``, default :data:`~core.evaluation.sampling.stream.DEFAULT_STREAM_DESIGN`)
     and ``seed``."""
     kind = settings.get("stream_design", DEFAULT_STREAM_DESIGN)
     if kind not in STREAM_DESIGNS:

@@ -13,8 +13,8 @@ import pytest
 
 from core.data import prepare
 from core.demo import make_demo
-from core.evaluation.design import LABELLED
-from core.evaluation.imports import labels_from_table
+from core.evaluation.sampling.design import LABELLED
+from core.evaluation.labels.imports import labels_from_table
 from core.hee.campaign import CAMPAIGN_COLUMN, refit_campaign_effort
 from core.workspace import Workspace
 from core.workspace import rounds as R

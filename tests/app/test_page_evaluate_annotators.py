@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.evaluation.design import LABELLED
-from core.evaluation.imports import labels_from_table
+from core.evaluation.sampling.design import LABELLED
+from core.evaluation.labels.imports import labels_from_table
 from core.workspace import Workspace
 from core.workspace import rounds as R
 from core.workspace.round_annotators import round_annotators

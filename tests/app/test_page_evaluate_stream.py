@@ -173,7 +173,7 @@ def test_stream_keep_labelling_without_a_question(run_page, fresh_workspace):
     import numpy as np
 
     from core.demo import make_demo
-    from core.evaluation.sequences import labels_for_half_width
+    from core.evaluation.estimate.sequences import labels_for_half_width
 
     q = make_demo()["confidence_ts"].to_numpy(float)
     need = labels_for_half_width(float(np.sqrt(np.mean(q * (1 - q)))), 0.01)

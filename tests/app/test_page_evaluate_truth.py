@@ -1,6 +1,6 @@
 """Evaluate page, section 4 (issue 23 item 4): the result says what it is relative to, and a
 round with double-labelled rows offers the shares and accuracy corrected for the annotators'
-own error (core.evaluation.noise through the round service), its measured rate beside."""
+own error (core.evaluation.annotators.noise through the round service), its measured rate beside."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from core.data import prepare
-from core.evaluation.imports import labels_from_table
+from core.evaluation.labels.imports import labels_from_table
 from core.workspace import Workspace, default_root
 from core.workspace import rounds as R
 from tests.judge_table import judge_table

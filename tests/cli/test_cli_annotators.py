@@ -140,7 +140,7 @@ def test_json_alpha_kappas_and_per_annotator_against_the_oracles(capsys, tmp_pat
 
 
 def _fleiss_of(three):
-    from core.evaluation.agreement import fleiss_kappa as ours
+    from core.evaluation.annotators.agreement import fleiss_kappa as ours
 
     return ours([dict(zip("abc", row)) for row in three.to_numpy()])[1]
 
@@ -216,8 +216,8 @@ def test_label_studio_lead_time_is_stored(capsys, tmp_path):
 
 def test_annotators_without_stored_labels_and_the_choices_match_core(capsys, tmp_path):
     from core.cli import cmd_labels
-    from core.evaluation.aggregate import AGGREGATES
-    from core.evaluation.alpha import LEVELS
+    from core.evaluation.annotators.aggregate import AGGREGATES
+    from core.evaluation.annotators.alpha import LEVELS
 
     assert cmd_labels.AGGREGATES == AGGREGATES and cmd_labels.LEVELS == LEVELS
     code, _, err = run_cli(capsys, "annotators", _round(tmp_path))

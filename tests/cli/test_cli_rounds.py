@@ -53,7 +53,7 @@ def test_a_round_planned_in_the_cli_is_kept_reported_and_continued(capsys, ws_di
     assert code == 0, err
     assert round_link(q2)["round_id"] == rid
     assert len(ws.round_labels(rid)) == int(3557 * 0.3) + 100
-    from core.evaluation.votes import read_votes, votes_path
+    from core.evaluation.labels.votes import read_votes, votes_path
 
     assert len(read_votes(votes_path(q2))) == len(ws.round_labels(rid))  # the votes' export
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from core.evaluation.anytime import anytime_estimate
+from core.evaluation.estimate.anytime import anytime_estimate
 from tests.cli.cli_support import run_cli
 
 

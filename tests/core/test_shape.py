@@ -199,10 +199,10 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.data.load",
     "core.demo.clembench",
     "core.demo.tooltalk",
-    "core.evaluation.agreement",
-    "core.evaluation.ls_export",
-    "core.evaluation.planner",
-    "core.evaluation.weighted_design",
+    "core.evaluation.annotators.agreement",
+    "core.evaluation.labelstudio.export",
+    "core.evaluation.sampling.audit",
+    "core.evaluation.estimate.weighted_round",
     "core.figures.confidence",
     "core.figures.effort",
     "core.figures.fairness",
@@ -254,3 +254,84 @@ def test_the_test_file_names_are_read_as_documented():
     assert _test_names("core.atomic") == ["test_atomic"]
     assert _tested_by_name("core.data.roles", {"test_data_roles_properties"})
     assert not _tested_by_name("core.data.roles", {"test_data_rolesx"})
+
+
+# --- one public face per package of core.evaluation (issue 32) -----------------------------
+
+EVALUATION_PACKAGES = ("sampling", "labelstudio", "labels", "annotators", "certify", "estimate")
+
+
+def _defined(tree: ast.Module) -> set[str]:
+    out: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                out.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return out
+
+
+def _all_of(tree: ast.Module) -> list[str]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return list(ast.literal_eval(node.value))
+    return []
+
+
+def test_evaluation_is_one_package_per_step_with_no_flat_module():
+    flat = sorted(p.name for p in (CORE / "evaluation").glob("*.py") if p.name != "__init__.py")
+    assert flat == []
+    assert sorted(p.parent.name for p in (CORE / "evaluation").glob("*/__init__.py")) == \
+        sorted(EVALUATION_PACKAGES)
+
+
+def test_no_module_of_evaluation_re_exports_a_name_it_does_not_define():
+    """A module's ``__all__`` lists only what it defines: a name has one module, and outside its
+    package one address, the package's face."""
+    offenders = []
+    for path in sorted((CORE / "evaluation").rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        tree = ast.parse(path.read_text())
+        extra = sorted(set(_all_of(tree)) - _defined(tree))
+        if extra:
+            offenders.append(f"{path.relative_to(ROOT)}: {', '.join(extra)}")
+    assert offenders == []
+
+
+def test_outside_a_package_evaluation_is_imported_through_the_package_face():
+    """Code outside ``core/evaluation/<package>`` (the CLI, the workspace, the pages) imports
+    ``from core.evaluation.<package> import name``, never from one of its modules; the modules
+    of ``core.evaluation`` import one another by module (a face importing a face would be a
+    cycle waiting to happen)."""
+    offenders = []
+    files = [p for p in [*CORE.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+             if (CORE / "evaluation") not in p.parents]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").count(".") >= 3 \
+                    and node.module.startswith("core.evaluation."):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} from {node.module}")
+            if isinstance(node, ast.Import):
+                offenders += [f"{path.relative_to(ROOT)}:{node.lineno} import {a.name}"
+                              for a in node.names
+                              if a.name.startswith("core.evaluation.") and a.name.count(".") >= 3]
+    assert offenders == []
+
+
+def test_every_face_name_is_defined_in_the_module_it_is_imported_from():
+    for package in EVALUATION_PACKAGES:
+        init = CORE / "evaluation" / package / "__init__.py"
+        tree = ast.parse(init.read_text())
+        faces = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
+        assert faces, package
+        exported: set[str] = set()
+        for node in faces:
+            assert node.module.startswith(f"core.evaluation.{package}."), node.module
+            module = ast.parse((ROOT / (node.module.replace(".", "/") + ".py")).read_text())
+            names = {a.name for a in node.names}
+            assert names <= _defined(module), (node.module, sorted(names - _defined(module)))
+            exported |= names
+        assert set(_all_of(tree)) == exported, package

@@ -11,7 +11,7 @@ import pytest
 
 from core.data import load_table
 from core.errors import DataError
-from core.evaluation.ls_export import labels_from_labelstudio
+from core.evaluation.labelstudio.export import labels_from_labelstudio
 from core.userfile import json_depth, parse_json, read_user_file
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from core.data import prepare
 from core.errors import DataError
-from core.evaluation.design import load_design
+from core.evaluation.sampling.design import load_design
 from core.workspace import Workspace
 from core.workspace import rounds as R
 from core.workspace.active_rounds import (budget_of, earlier_rounds, fix_settings, group_table,

@@ -9,7 +9,7 @@ import pytest
 from core.assignment import SAEInputs
 from core.data import prepare
 from core.errors import DataError
-from core.evaluation.simulate import simulate_certify
+from core.evaluation.certify.simulate import simulate_certify
 from core.workspace.guarantees import GUARANTEES, certify_preview, guarantee_level, guarantee_previews
 
 

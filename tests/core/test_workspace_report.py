@@ -75,7 +75,7 @@ def test_a_report_with_japanese_group_names_embeds_their_glyphs(tmp_path):
 
 def test_a_stream_round_reports_its_sentence_trace_and_chart(tmp_path):
     from core.demo import make_demo
-    from core.evaluation.anytime import parse_decision
+    from core.evaluation.estimate.anytime import parse_decision
     from core.workspace.report import round_scenario
     from core.workspace.stream_rounds import anytime_round, plan_stream_round
 

@@ -21,8 +21,8 @@ import pytest
 
 from core.demo import make_demo
 from core.data import prepare
-from core.evaluation.design import LABELLED
-from core.evaluation.imports import labels_from_table
+from core.evaluation.sampling.design import LABELLED
+from core.evaluation.labels.imports import labels_from_table
 from core.workspace import Workspace
 from core.workspace import rounds as R
 from core.workspace.report import annotators_html, round_report_html

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from core.data import prepare
-from core.evaluation.design import load_design
+from core.evaluation.sampling.design import load_design
 from core.workspace.rounds import effort_summary
 
 

@@ -9,7 +9,7 @@ import pytest
 from core.data import prepare
 from core.demo import make_demo
 from core.errors import DataError
-from core.evaluation.imports import labels_from_table
+from core.evaluation.labels.imports import labels_from_table
 from core.workspace import Workspace
 from core.workspace import rounds as R
 

@@ -31,11 +31,12 @@ import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.evaluation.design import load_design, plan_queue, queue_table
-from core.evaluation.estimate import estimate
-from core.evaluation.imports import join_labels, labels_from_labelstudio, labels_from_table
-from core.evaluation.labelstudio import labelling_config, tasks
-from core.evaluation.ls_client import LabelStudioClient
+from core.evaluation.sampling.design import load_design, plan_queue, queue_table
+from core.evaluation.estimate.shares import estimate
+from core.evaluation.labels.imports import join_labels, labels_from_table
+from core.evaluation.labelstudio.export import labels_from_labelstudio
+from core.evaluation.labelstudio.project import labelling_config, tasks
+from core.evaluation.labelstudio.client import LabelStudioClient
 
 pytestmark = pytest.mark.e2e
 
@@ -400,7 +401,7 @@ def test_two_annotators_with_lead_times_pulled_aggregated_and_timed(server, tmp_
 
     from core.cli import main
     from core.cli.round_table import round_link
-    from core.evaluation.votes import read_votes, votes_path
+    from core.evaluation.labels.votes import read_votes, votes_path
     from core.workspace.store import Workspace
 
     monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))

@@ -1,0 +1,31 @@
+"""A round's result: class shares and accuracy with intervals, fixed-n or anytime.
+
+Parts (import the names below from this package, not from its modules):
+
+* :mod:`core.evaluation.estimate.shares`: difference estimators and exact bounds for routed/audited rounds.
+* :mod:`core.evaluation.estimate.weighted`: estimators for rounds planned with inclusion probabilities.
+* :mod:`core.evaluation.estimate.controls`: the candidate controls of the weighted estimators, fitted leave-one-out.
+* :mod:`core.evaluation.estimate.weighted_round`: a round's table into the weighted estimators; by group; worse groups.
+* :mod:`core.evaluation.estimate.anytime`: confidence sequences for a labelling stream.
+* :mod:`core.evaluation.estimate.anytime_words`: plain words for a stream's result.
+* :mod:`core.evaluation.estimate.sequences`: the asymptotic (GLIDE) and betting confidence sequences.
+"""
+
+from core.evaluation.estimate.shares import (
+    AUDIT, MACHINE, ROUTED, estimate, estimate_codes, gold_column_note
+)
+from core.evaluation.estimate.weighted import weighted_estimates
+from core.evaluation.estimate.weighted_round import group_accuracy
+from core.evaluation.estimate.anytime import anytime_estimate, parse_decision
+from core.evaluation.estimate.anytime_words import (
+    SEQUENCE_HELP, decide_expression, focus_interval, focus_name, question_words, stream_focus,
+    stream_verdict, trace_looks
+)
+from core.evaluation.estimate.sequences import labels_for_half_width
+
+__all__ = [
+    "AUDIT", "MACHINE", "ROUTED", "SEQUENCE_HELP", "anytime_estimate", "decide_expression",
+    "estimate", "estimate_codes", "focus_interval", "focus_name", "gold_column_note",
+    "group_accuracy", "labels_for_half_width", "parse_decision", "question_words", "stream_focus",
+    "stream_verdict", "trace_looks", "weighted_estimates"
+]

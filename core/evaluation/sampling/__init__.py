@@ -1,0 +1,48 @@
+"""Who labels which row: the designs of a round, its plan and its draws.
+
+Parts (import the names below from this package, not from its modules):
+
+* :mod:`core.evaluation.sampling.design`: the ``selection`` of every row (calibration, routed, audit, machine), a round's table, routing (``plan_queue``).
+* :mod:`core.evaluation.sampling.active`: the active design: inclusion probabilities, the frontier and the recommended design.
+* :mod:`core.evaluation.sampling.plan`: ``plan_design``: a round planned with the active or random design, earlier labels carried.
+* :mod:`core.evaluation.sampling.forecast`: what a design's expectations rest on: calibrated probabilities, PPI++'s expected half-width.
+* :mod:`core.evaluation.sampling.plan_range`: the range of the plan's expectations under miscalibrated confidences; planned against realised.
+* :mod:`core.evaluation.sampling.audit`: an audit's expected interval width and the audit size a target width needs.
+* :mod:`core.evaluation.sampling.draw`: the Poisson draw of a planned round and the checks of its probabilities.
+* :mod:`core.evaluation.sampling.stratified`: the active design planned separately in each group.
+* :mod:`core.evaluation.sampling.stream`: a labelling stream: a successive sample with known per-draw probabilities.
+* :mod:`core.evaluation.sampling.blind`: what annotators see: an allow-list of columns.
+"""
+
+from core.evaluation.sampling.design import (
+    Design, EarlierLabels, LABELLED, QueuePlan, add_audit, annotator_table, coded_classes,
+    load_design, plan_queue, queue_table
+)
+from core.evaluation.sampling.active import (
+    PROBABILITY_COLUMN, active_design, design_frontier, machine_probabilities, target_note
+)
+from core.evaluation.sampling.plan import plan_design
+from core.evaluation.sampling.forecast import MIN_CALIBRATION_LABELS, calibrated_probabilities
+from core.evaluation.sampling.plan_range import planned_vs_realised, range_sentence
+from core.evaluation.sampling.audit import (
+    audit_size_for_half_width, default_audit, expected_half_width, srs_half_width,
+    srs_size_for_half_width, z_value
+)
+from core.evaluation.sampling.draw import draw
+from core.evaluation.sampling.stratified import plan_stratified
+from core.evaluation.sampling.stream import (
+    DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, DRAW_WEIGHT, STREAM_DESIGNS, StreamPlan,
+    draw_stream, replan_stream, stream_design_estimate, stream_weights
+)
+from core.evaluation.sampling.blind import showable_columns, shown_columns
+
+__all__ = [
+    "DEFAULT_STREAM_DESIGN", "DRAW_PROBABILITY", "DRAW_WEIGHT", "Design", "EarlierLabels",
+    "LABELLED", "MIN_CALIBRATION_LABELS", "PROBABILITY_COLUMN", "QueuePlan", "STREAM_DESIGNS",
+    "StreamPlan", "active_design", "add_audit", "annotator_table", "audit_size_for_half_width",
+    "calibrated_probabilities", "coded_classes", "default_audit", "design_frontier", "draw",
+    "draw_stream", "expected_half_width", "load_design", "machine_probabilities", "plan_design",
+    "plan_queue", "plan_stratified", "planned_vs_realised", "queue_table", "range_sentence",
+    "replan_stream", "showable_columns", "shown_columns", "srs_half_width",
+    "srs_size_for_half_width", "stream_design_estimate", "stream_weights", "target_note", "z_value"
+]
