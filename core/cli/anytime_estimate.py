@@ -63,7 +63,8 @@ def stream_table_result(args: argparse.Namespace, design, path: str) -> dict:
     import numpy as np
 
     from core.errors import DataError
-    from core.evaluation.sampling import DRAW_PROBABILITY, DRAW_WEIGHT, stream_design_estimate
+    from core.evaluation.estimate import stream_design_estimate
+    from core.evaluation.sampling import DRAW_PROBABILITY, DRAW_WEIGHT
 
     raw = design.data.raw
     cols = {str(c).strip().lower(): c for c in raw.columns}

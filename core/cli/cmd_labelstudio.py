@@ -53,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _class_names(pairs: list[str] | None, classes) -> dict[str, str]:
     """``--class-name CLASS=NAME`` options as a dict, each class one of the dataset's."""
     from core.errors import DataError
-    from core.evaluation.labels import label_key
+    from core.data import label_key
 
     known = {label_key(c) for c in classes}
     out: dict[str, str] = {}

@@ -96,7 +96,7 @@ def take_table_labels(ws, round_id: int, table, path: str) -> int:
 
     from core.errors import DataError
     from core.evaluation.sampling import LABELLED
-    from core.evaluation.labels import label_key
+    from core.data import label_key
     from core.workspace import rounds as R
 
     _, design = R.round_design(ws, round_id)

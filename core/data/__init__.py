@@ -23,7 +23,8 @@ role                 needed   meaning
 
 plus any number of subgroup columns (categorical) and free-text columns.
 
-Parts: :mod:`core.data.load` (reading files, size limit), :mod:`core.data.roles` (roles, aliases,
+Parts: :mod:`core.data.load` (reading files, size limit), :mod:`core.data.keys` (``label_key``: ids, labels
+and group values as text), :mod:`core.data.roles` (roles, aliases,
 ``norm_name``, detection from column names and values) and :mod:`core.data.contract`
 (``prepare`` -> :class:`EvalData`). Every public name is re-exported here:
 ``from core.data import X`` works for all of them.
@@ -32,12 +33,14 @@ Parts: :mod:`core.data.load` (reading files, size limit), :mod:`core.data.roles`
 from __future__ import annotations
 
 from core.data.contract import EvalData, prepare
+from core.data.keys import is_missing, label_key, some_values
 from core.data.load import MAX_COLUMNS, MAX_FILE_BYTES, load_table
 from core.data.roles import (NOT_SUBGROUP_KINDS, REQUIRED_ROLES, ROLE_ALIASES, ROLE_NAMES, ROLES, Ask,
                              Detection, column_kind, confidence_candidates, detect_columns,
                              detect_roles, effort_unit, name_kind, name_tokens, norm_name)
 
 __all__ = [
+    "is_missing", "label_key", "some_values",
     "ROLES",
     "REQUIRED_ROLES",
     "ROLE_ALIASES",

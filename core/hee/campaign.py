@@ -46,7 +46,7 @@ MIN_TIMED = 10
 
 
 def _key(v: Any) -> str:
-    from core.evaluation.labels import label_key
+    from core.data import label_key
 
     return label_key(v)
 

@@ -528,7 +528,7 @@ def read_labels(ws: Workspace, round_id: int, imported) -> tuple[Any, Design]:
 def stored_votes(ws: Workspace, round_id: int, design: Design) -> pd.DataFrame:
     """The round's current votes (each annotator's latest label of each row) as
     :mod:`core.evaluation.labels.votes` reads them: text sample ids and labels, seconds."""
-    from core.evaluation.labels import label_key
+    from core.data import label_key
 
     ann = ws.current_annotations(round_id)
     ids = design.sample_ids()

@@ -16,10 +16,9 @@ import numpy as np
 
 from core.data import EvalData
 from core.errors import DataError
-from core.evaluation.sampling import machine_probabilities
-from core.evaluation.estimate import labels_for_half_width
+from core.evaluation.estimate import labels_for_half_width, stream_design_estimate
 from core.evaluation.sampling import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
-                                    draw_stream, stream_design_estimate, stream_weights)
+                                      draw_stream, machine_probabilities, stream_weights)
 from core.workspace.store import Workspace
 
 __all__ = ["is_stream", "stream_plan", "plan_stream_round", "stream_of", "anytime_round",

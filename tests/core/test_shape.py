@@ -335,3 +335,20 @@ def test_every_face_name_is_defined_in_the_module_it_is_imported_from():
             assert names <= _defined(module), (node.module, sorted(names - _defined(module)))
             exported |= names
         assert set(_all_of(tree)) == exported, package
+
+
+def test_the_packages_of_evaluation_point_one_way():
+    """From the last step down (CONTRIBUTING.md): no package of ``core.evaluation`` imports a
+    package that imports it back, through any of their modules (imports inside functions
+    counted)."""
+    edges: dict[str, set[str]] = {}
+    for module, deps in _graph(_everywhere).items():
+        if module.startswith("core.evaluation.") and module.count(".") >= 2:
+            package = module.split(".")[2]
+            edges.setdefault(package, set()).update(
+                d.split(".")[2] for d in deps
+                if d.startswith("core.evaluation.") and d.count(".") >= 2
+                and d.split(".")[2] != package)
+    assert set(edges) == set(EVALUATION_PACKAGES)
+    assert _cycles(edges) == []
+    assert "estimate" in edges["certify"] and "sampling" in edges["estimate"]  # seen at all

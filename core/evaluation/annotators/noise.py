@@ -567,7 +567,7 @@ def annotator_copies(people, id_col: str, double_ids):
     Nothing says a row is double: each annotator's part is a list of rows in queue order."""
     import pandas as pd
 
-    from core.evaluation.labels.form import label_key
+    from core.data.keys import label_key
 
     keys = {label_key(v) for v in double_ids}
     first = people.assign(annotator="1")

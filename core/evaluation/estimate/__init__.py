@@ -15,7 +15,7 @@ from core.evaluation.estimate.shares import (
     AUDIT, MACHINE, ROUTED, estimate, estimate_codes, gold_column_note
 )
 from core.evaluation.estimate.weighted import weighted_estimates
-from core.evaluation.estimate.weighted_round import group_accuracy
+from core.evaluation.estimate.weighted_round import group_accuracy, stream_design_estimate
 from core.evaluation.estimate.anytime import anytime_estimate, parse_decision
 from core.evaluation.estimate.anytime_words import (
     SEQUENCE_HELP, decide_expression, focus_interval, focus_name, question_words, stream_focus,
@@ -26,6 +26,6 @@ from core.evaluation.estimate.sequences import labels_for_half_width
 __all__ = [
     "AUDIT", "MACHINE", "ROUTED", "SEQUENCE_HELP", "anytime_estimate", "decide_expression",
     "estimate", "estimate_codes", "focus_interval", "focus_name", "gold_column_note",
-    "group_accuracy", "labels_for_half_width", "parse_decision", "question_words", "stream_focus",
-    "stream_verdict", "trace_looks", "weighted_estimates"
+    "group_accuracy", "labels_for_half_width", "parse_decision", "question_words",
+    "stream_design_estimate", "stream_focus", "stream_verdict", "trace_looks", "weighted_estimates"
 ]

@@ -50,7 +50,7 @@ import numpy as np
 
 from core.errors import DataError, describe_rows
 from core.evaluation.sampling.design import LABELLED, Design
-from core.evaluation.labels.form import label_key
+from core.data.keys import label_key
 from core.evaluation.sampling.audit import srs_half_width, srs_size_for_half_width, z_value
 from core.evaluation.estimate.weighted_round import (ESTIMATE_KEYS, estimate_weighted_design,
                                              group_accuracy, group_values)

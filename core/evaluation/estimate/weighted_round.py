@@ -14,9 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from core.evaluation.estimate.anytime import anytime_estimate
 from core.evaluation.estimate.weighted import table_controls, weighted_estimates, worse_groups
 
-__all__ = ["group_values", "design_arrays", "design_covariates", "group_accuracy", "worse_group_sentence", "estimate_weighted_design",
+__all__ = ["group_values", "design_arrays", "design_covariates", "group_accuracy",
+           "worse_group_sentence", "estimate_weighted_design", "stream_design_estimate",
            "ESTIMATE_KEYS"]
 
 #: Keys of one ``hmceval estimate --json`` object (stable contract), in order; the same for every
@@ -166,7 +168,7 @@ def group_accuracy(design, groups: list[str] | None, *, confidence: float = 0.95
         ``worse``: :func:`worse_groups` of every column, each with its ``column``;
         ``notes``: one sentence per worse group, with the cause in numbers.
     """
-    from core.evaluation.labels.form import label_key
+    from core.data.keys import label_key
 
     arr = design_arrays(design)
     k = max(len(arr["classes"]), 2)
@@ -246,7 +248,7 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
     group value, and ``notes`` names every group whose final labels are significantly worse
     than the rest.
     """
-    from core.evaluation.labels.form import label_key
+    from core.data.keys import label_key
 
     arr = design_arrays(design)
     k = max(len(arr["classes"]), 2)
@@ -298,3 +300,46 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
     ordered.update({key: out[key] for key in ("n_labelled", "audit_errors", "notes")})
     ordered.update({"design": kind, "method": out["method"], "worse_groups": worse})
     return ordered
+
+
+def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.ndarray,
+                           weights=None, groups: list[str] | None = None,
+                           confidence: float = 0.95, trace_every: int = 10,
+                           target_half_width: float | None = None, decide: str | None = None,
+                           tightest_at: int | None = None, method: str = "asymptotic") -> dict:
+    """:func:`core.evaluation.estimate.anytime.anytime_estimate` on a round's table.
+
+    Parameters
+    ----------
+    design : Design
+        The round's table with the labels taken back so far.
+    order, draw_probability : arrays of shape (Q,)
+        The stream's queue (:class:`core.evaluation.sampling.stream.StreamPlan`).
+    weights : array of shape (M,) or list of (int, array), optional
+        The draw weights, or :attr:`StreamPlan.segments` for a re-planned stream.
+    groups : list of str, optional
+        Group columns of the table.
+    """
+    from core.evaluation.sampling.design import coded_classes
+
+    order = np.asarray(order, dtype=np.int64)
+    has = np.asarray(design.has_label, dtype=bool)
+    classes, machine = coded_classes(design.machine_label,
+                                     (v for v, ok in zip(design.human_label, has) if ok))
+    index = {v: i for i, v in enumerate(classes)}
+    human = np.array([index[design.human_label[i]] if has[i] else -1 for i in order],
+                     dtype=np.int64)
+    inp = design.inputs()
+    cols = {}
+    for col in groups or []:
+        values, _ = group_values(design, col)
+        cols[col] = np.asarray(values, dtype=object)
+    res = anytime_estimate(classes=classes, machine=machine, confidence=np.asarray(inp.a, float),
+                           order=order, draw_probability=draw_probability, human=human,
+                           weights=weights, groups=cols, confidence_level=confidence,
+                           trace_every=trace_every, target_half_width=target_half_width,
+                           decide=decide, tightest_at=tightest_at, method=method)
+    outside = int((has & ~np.isin(np.arange(design.M), order)).sum())
+    if outside:
+        res["notes"].append(f"{outside:,} labelled rows are not in the stream's queue: left out")
+    return res

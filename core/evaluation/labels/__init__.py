@@ -7,7 +7,7 @@ Parts (import the names below from this package, not from its modules):
 * :mod:`core.evaluation.labels.votes`: every annotator's label kept across imports.
 """
 
-from core.evaluation.labels.form import LabelImport, label_key
+from core.evaluation.labels.form import LabelImport
 from core.evaluation.labels.imports import (
     apply_labels, join_labels, labels_from_table, refuse_outside_queue
 )
@@ -16,7 +16,7 @@ from core.evaluation.labels.votes import (
 )
 
 __all__ = [
-    "LabelImport", "apply_labels", "check_seconds", "join_labels", "label_key",
+    "LabelImport", "apply_labels", "check_seconds", "join_labels", 
     "labels_from_table", "merge_votes", "read_votes",
     "refuse_outside_queue", "votes_import", "votes_path", "write_votes"
 ]

@@ -33,7 +33,8 @@ from core.errors import DataError, describe_rows
 from core.evaluation.annotators.aggregate import aggregate_labels
 from core.evaluation.annotators.agreement import Agreement, agreement
 from core.evaluation.sampling.design import LABELLED, queue_table
-from core.evaluation.labels.form import LabelImport, is_missing, label_key, some_values
+from core.evaluation.labels.form import LabelImport
+from core.data.keys import is_missing, label_key, some_values
 from core.evaluation.labels.votes import check_seconds
 from core.validate import label_text
 

@@ -31,7 +31,8 @@ import pandas as pd
 
 from core.csv_safe import neutralise_formulas, restore_formulas
 from core.errors import DataError
-from core.evaluation.labels.form import LabelImport, some_values
+from core.evaluation.labels.form import LabelImport
+from core.data.keys import some_values
 
 __all__ = ["VOTE_COLUMNS", "MAX_SECONDS", "MergedVotes", "merge_votes", "votes_frame",
            "votes_import", "votes_path", "read_votes", "write_votes", "check_seconds"]

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
-from core.evaluation.labels.form import LabelImport, is_missing, label_key, some_values
+from core.evaluation.labels.form import LabelImport
+from core.data.keys import is_missing, label_key, some_values
 from core.userfile import parse_json
 from core.evaluation.labelstudio.project import CHOICES_NAME
 from core.evaluation.labels.votes import check_seconds

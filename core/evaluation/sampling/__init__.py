@@ -32,7 +32,7 @@ from core.evaluation.sampling.draw import draw
 from core.evaluation.sampling.stratified import plan_stratified
 from core.evaluation.sampling.stream import (
     DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, DRAW_WEIGHT, STREAM_DESIGNS, StreamPlan,
-    draw_stream, replan_stream, stream_design_estimate, stream_weights
+    draw_stream, replan_stream, stream_weights
 )
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
@@ -44,5 +44,5 @@ __all__ = [
     "draw_stream", "expected_half_width", "load_design", "machine_probabilities", "plan_design",
     "plan_queue", "plan_stratified", "planned_vs_realised", "queue_table", "range_sentence",
     "replan_stream", "showable_columns", "shown_columns", "srs_half_width",
-    "srs_size_for_half_width", "stream_design_estimate", "stream_weights", "target_note", "z_value"
+    "srs_size_for_half_width", "stream_weights", "target_note", "z_value"
 ]

@@ -30,7 +30,7 @@ from core.errors import DataError
 from core.format import plain_number
 from core.evaluation.sampling.active import ActiveDesign, design_frontier, machine_probabilities
 from core.evaluation.sampling.design import SELECTIONS, Design, QueuePlan
-from core.evaluation.labels.form import label_key
+from core.data.keys import label_key
 from core.evaluation.sampling.audit import srs_size_for_half_width, z_value
 from core.evaluation.sampling.draw import draw_queue
 from core.assignment import gains
@@ -128,7 +128,7 @@ def plan_stratified(design: Design, column: str, *, labels: float | None = None,
     design : Design
         Every row undecided.
     column : str
-        The group column (its values as :func:`core.evaluation.labels.form.label_key` writes them
+        The group column (its values as :func:`core.data.keys.label_key` writes them
         are the groups, as in :func:`~core.evaluation.estimate.weighted_round.group_accuracy`).
     labels, effort_budget : float
         The whole budget, in expected labels or in expected predicted effort (one of them).

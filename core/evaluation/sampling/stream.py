@@ -33,7 +33,8 @@ import numpy as np
 
 from core.errors import DataError
 
-__all__ = ["DRAW_PROBABILITY", "DRAW_WEIGHT", "STREAM_DESIGNS", "replan_stream", "DEFAULT_STREAM_DESIGN", "DEFAULT_FLOOR", "StreamPlan", "stream_weights",
+__all__ = ["DRAW_PROBABILITY", "DRAW_WEIGHT", "STREAM_DESIGNS", "replan_stream",
+           "DEFAULT_STREAM_DESIGN", "DEFAULT_FLOOR", "StreamPlan", "stream_weights",
            "draw_stream", "draw_probabilities"]
 
 #: Column of a stream's table: p_t of each queued row (empty on rows not queued).
@@ -210,48 +211,3 @@ def draw_stream(weights: np.ndarray, n: int, *, seed: int = 0,
     design = "uniform" if np.allclose(w[pos], w[pos][0]) else "weighted"
     return StreamPlan(order=order, draw_probability=draw_probabilities(w, order),
                       weights=w, design=design)
-
-
-def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.ndarray,
-                           weights=None, groups: list[str] | None = None,
-                           confidence: float = 0.95, trace_every: int = 10,
-                           target_half_width: float | None = None, decide: str | None = None,
-                           tightest_at: int | None = None, method: str = "asymptotic") -> dict:
-    """:func:`core.evaluation.estimate.anytime.anytime_estimate` on a round's table.
-
-    Parameters
-    ----------
-    design : Design
-        The round's table with the labels taken back so far.
-    order, draw_probability : arrays of shape (Q,)
-        The stream's queue (:class:`StreamPlan`).
-    weights : array of shape (M,) or list of (int, array), optional
-        The draw weights, or :attr:`StreamPlan.segments` for a re-planned stream.
-    groups : list of str, optional
-        Group columns of the table.
-    """
-    from core.evaluation.estimate.anytime import anytime_estimate
-    from core.evaluation.sampling.design import coded_classes
-    from core.evaluation.estimate.weighted_round import group_values
-
-    order = np.asarray(order, dtype=np.int64)
-    has = np.asarray(design.has_label, dtype=bool)
-    classes, machine = coded_classes(design.machine_label,
-                                     (v for v, ok in zip(design.human_label, has) if ok))
-    index = {v: i for i, v in enumerate(classes)}
-    human = np.array([index[design.human_label[i]] if has[i] else -1 for i in order],
-                     dtype=np.int64)
-    inp = design.inputs()
-    cols = {}
-    for col in groups or []:
-        values, _ = group_values(design, col)
-        cols[col] = np.asarray(values, dtype=object)
-    res = anytime_estimate(classes=classes, machine=machine, confidence=np.asarray(inp.a, float),
-                           order=order, draw_probability=draw_probability, human=human,
-                           weights=weights, groups=cols, confidence_level=confidence,
-                           trace_every=trace_every, target_half_width=target_half_width,
-                           decide=decide, tightest_at=tightest_at, method=method)
-    outside = int((has & ~np.isin(np.arange(design.M), order)).sum())
-    if outside:
-        res["notes"].append(f"{outside:,} labelled rows are not in the stream's queue: left out")
-    return res
