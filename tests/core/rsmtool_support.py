@@ -53,13 +53,18 @@ def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
     """Every cell of every expected ``*.<fmt>`` file of ``expected_dir`` against the file of the
     same name in ``ours_dir``: counts of the numbers and texts, the numbers equal, and the cells
     wrong (numbers beyond the tolerance, texts not equal) or without counterpart (our file, row or
-    column absent)."""
-    counts = {"files": 0, "numbers": 0, "texts": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": []}
+    column absent), and our rows and columns that RSMTool's file has not (``extra``)."""
+    counts = {"files": 0, "numbers": 0, "texts": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": [],
+              "extra": []}
     for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
         counts["files"] += 1
         expected = _lined_up(_read(expected_path))
         ours_path = ours_dir / expected_path.name
         ours = _lined_up(_read(ours_path)) if ours_path.exists() else None
+        if ours is not None:  # a row or column of ours that RSMTool's file has not
+            counts["extra"] += [f"{expected_path.name}: row {r!r}" for r in ours.index if r not in expected.index]
+            counts["extra"] += [f"{expected_path.name}: column {c!r}" for c in ours.columns
+                                if c not in expected.columns]
         for row in expected.index:
             for col in expected.columns:
                 exp = expected.at[row, col]
@@ -83,3 +88,24 @@ def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
                 else:
                     counts["wrong"].append(f"{where}: ours {got!r}, RSMTool {exp!r}")
     return counts
+
+
+def row_orders(expected_dir: Path, ours_dir: Path, fmt: str) -> list[tuple[str, list[str], list[str] | None]]:
+    """Every expected ``*.<fmt>`` file whose rows (their labels, lined up as
+    :func:`compare_folder` lines them up) are not in the order of ours: ``(file name, expected
+    labels, our labels or None when our file is absent)``."""
+    out = []
+    for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
+        expected = list(_lined_up(_read(expected_path)).index)
+        ours_path = ours_dir / expected_path.name
+        ours = list(_lined_up(_read(ours_path)).index) if ours_path.exists() else None
+        if ours != expected:
+            out.append((expected_path.name, expected, ours))
+    return out
+
+
+def group_sizes(folder: Path, fmt: str, group: str) -> dict[str, int]:
+    """Group label -> number of responses, from the ``data_composition_by_<group>`` file in ``folder``."""
+    (path,) = folder.glob(f"*_data_composition_by_{group}.{fmt}")
+    table = _read(path)
+    return {_label(k): int(n) for k, n in zip(table.iloc[:, 0], table["N responses"])}
