@@ -13,6 +13,9 @@ import pandas as pd
 DATA = Path(__file__).resolve().parents[1] / "data" / "rsmtool"
 EXPERIMENTS = sorted(p.name for p in (DATA / "experiments").iterdir() if p.is_dir())
 RTOL, ATOL = 1e-6, 1e-9
+#: Experiments whose estimates_osa and estimates_osd files list groups of one size in an order
+#: other than RSMTool's rule (see tests/core/test_rsm_rsmeval_experiments.py): how many files.
+TIED_ESTIMATES = {"lr-eval-with-h2": 2, "lr-eval-exclude-listwise": 2}
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -109,3 +112,24 @@ def group_sizes(folder: Path, fmt: str, group: str) -> dict[str, int]:
     (path,) = folder.glob(f"*_data_composition_by_{group}.{fmt}")
     table = _read(path)
     return {_label(k): int(n) for k, n in zip(table.iloc[:, 0], table["N responses"])}
+
+
+def check_row_orders(name: str, folder: Path, fmt: str) -> int:
+    """Assert every file's rows are in RSMTool's order, but for estimates files whose expected
+    order differs from RSMTool's rule only among groups of one size; returns how many such."""
+    expected_dir = DATA / "experiments" / name / "output"
+    tied = 0
+    for file, expected, ours in row_orders(expected_dir, folder, fmt):
+        assert ours is not None, file
+        assert "_estimates_os" in file, f"{file}: rows {ours} where RSMTool has {expected}"
+        group = file.rsplit("_by_", 1)[1].rsplit(".", 1)[0]
+        sizes = group_sizes(expected_dir, fmt, group)
+        base = expected[0]
+        assert ours[0] == base and base.startswith("Intercept (")
+        # ours: by size, largest first, ties by name (RSMTool's convert_to_ordered_category)
+        assert ours[1:] == sorted(ours[1:], key=lambda g: (-sizes[g], g)), file
+        # RSMTool's file: the same groups, differing only among groups of one size
+        assert sorted(expected) == sorted(ours)
+        assert [sizes[g] for g in expected[1:]] == [sizes[g] for g in ours[1:]], file
+        tied += 1
+    return tied

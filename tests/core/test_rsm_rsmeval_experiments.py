@@ -38,7 +38,7 @@ import pandas as pd
 import pytest
 
 from core.rsm.rsmeval import read_table, rsmeval_tables, write_tables
-from tests.core.rsmtool_support import DATA, EXPERIMENTS, compare_folder, group_sizes, row_orders
+from tests.core.rsmtool_support import DATA, EXPERIMENTS, TIED_ESTIMATES, check_row_orders, compare_folder
 
 
 def _config(name: str) -> dict:
@@ -88,32 +88,10 @@ def test_every_expected_number_of_the_experiment(name, tmp_path):
     assert counts["equal"] == counts["numbers"]
 
 
-def check_row_orders(name: str, folder: Path, fmt: str) -> int:
-    """Assert every file's rows are in RSMTool's order, but for estimates files whose expected
-    order differs from RSMTool's rule only among groups of one size; returns how many such."""
-    expected_dir = DATA / "experiments" / name / "output"
-    tied = 0
-    for file, expected, ours in row_orders(expected_dir, folder, fmt):
-        assert ours is not None, file
-        assert "_estimates_os" in file, f"{file}: rows {ours} where RSMTool has {expected}"
-        group = file.rsplit("_by_", 1)[1].rsplit(".", 1)[0]
-        sizes = group_sizes(expected_dir, fmt, group)
-        base = expected[0]
-        assert ours[0] == base and base.startswith("Intercept (")
-        # ours: by size, largest first, ties by name (RSMTool's convert_to_ordered_category)
-        assert ours[1:] == sorted(ours[1:], key=lambda g: (-sizes[g], g)), file
-        # RSMTool's file: the same groups, differing only among groups of one size
-        assert sorted(expected) == sorted(ours)
-        assert [sizes[g] for g in expected[1:]] == [sizes[g] for g in ours[1:]], file
-        tied += 1
-    return tied
-
-
 @pytest.mark.parametrize("name", EXPERIMENTS)
 def test_every_files_rows_in_rsmevals_order(name, tmp_path):
     _cfg, fmt = _run(name, tmp_path)
-    tied = check_row_orders(name, tmp_path, fmt)
-    assert tied == (2 if name in ("lr-eval-with-h2", "lr-eval-exclude-listwise") else 0)
+    assert check_row_orders(name, tmp_path, fmt) == TIED_ESTIMATES.get(name, 0)
 
 
 def test_by_group_rows_by_name_with_all_data_among_them():
