@@ -247,6 +247,8 @@ def rsmeval_tables(
         docstring) -> DataFrame with rsmeval's index and columns. Missing values are NaN.
     """
     groups = list(groups)
+    _distinct_roles(human=human, system=system, human2=human2, groups=groups, id_column=id_column,
+                    candidate_column=candidate_column)
     frame, _summary = select_responses(
         df, human=human, system=system, human2=human2, groups=groups, exclude_zero_scores=exclude_zero_scores,
         flag_column=flag_column, candidate_column=candidate_column, min_items_per_candidate=min_items_per_candidate,
@@ -334,6 +336,26 @@ def rsmeval_tables(
         id_column=id_column, candidate_column=candidate_column, flag_column=flag_column,
         exclude_zero_scores=exclude_zero_scores))
     return tables
+
+
+def _distinct_roles(*, human: str, system: str, human2: str | None, groups: Sequence[str],
+                    id_column: str | None, candidate_column: str | None) -> None:
+    """rsmeval renames the columns it uses (``spkitemid``, ``sc1``, ``sc2``, ``raw``,
+    ``candidate``); one column in two of those roles, or a subgroup among them, cannot be
+    tabled: a :class:`DataError` naming both roles."""
+    roles = [("id column (id_column)", id_column), ("human score (human_score_column)", human),
+             ("system score (system_score_column)", system),
+             ("second human score (second_human_score_column)", human2),
+             ("candidate column (candidate_column)", candidate_column)]
+    roles += [("subgroup (subgroups)", g) for g in groups]
+    seen: dict[str, str] = {}
+    for role, col in roles:
+        if col is None:
+            continue
+        if col in seen:
+            raise DataError(f"column {col!r} is given as the {seen[col]} and as the {role}; "
+                            "rsmeval's tables need a column per role")
+        seen[col] = role
 
 
 #: rsmeval's names of the columns it uses (``rename_default_columns``).

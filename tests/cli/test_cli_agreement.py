@@ -501,6 +501,10 @@ def test_rsmeval_config_equals_the_same_options_on_the_command_line(tmp_path, ca
     ({"experiment_id": "a b"}, "field 'experiment_id'"),
     ({"id_column": "nope"}, "id column 'nope' (id_column) not found"),
     ({"system_score_column": "nope"}, "'nope' not found"),
+    # one column in two of rsmeval's roles (a KeyError traceback before)
+    ({"id_column": "s"}, "column 's' is given as the id column (id_column) and as the system score"),
+    ({"second_human_score_column": "s"}, "as the system score (system_score_column) and as the second human"),
+    ({"subgroups": "h"}, "as the human score (human_score_column) and as the subgroup (subgroups)"),
 ])
 def test_rsmeval_config_bad_field_exits_2_naming_it(fields, message, tmp_path, capsys):
     path = _config(tmp_path, **fields)
