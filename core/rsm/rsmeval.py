@@ -32,6 +32,12 @@ agree. What rsmeval does, step by step (``FeaturePreprocessor.process_data_rsmev
   the responses themselves, under rsmeval's column names (``spkitemid``, ``sc1``, ``sc2``,
   ``raw``, ``candidate``).
 
+Rows are in rsmeval's order: the by-group tables (``eval_by``, ``consistency_by``,
+``disattenuated_correlations_by``) by label with ``All data`` among them (:func:`by_name`, as
+rsmeval's ``groupby``), the fairness estimates by group size, ties by label (RSMTool's
+``convert_to_ordered_category``), ``test_excluded_responses`` by the step that set a response
+aside (human score, system score, candidate), each in the file's order.
+
 RSMTool's own rsmeval test experiments (its 26, every file of their expected outputs:
 ``tests/data/rsmtool``) are reproduced by ``tests/core/test_rsm_rsmeval_experiments.py``.
 """

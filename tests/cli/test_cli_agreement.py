@@ -323,7 +323,7 @@ def _rsmtool_args(name: str, tables) -> list[str]:
 def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     # xlsx output (one workbook per table), xlsx input scaled with an xlsx training table, and
     # scale_with raw (issue 32: --scale-with raw was read as a file name)
-    from tests.core.rsmtool_support import DATA, compare_folder
+    from tests.core.rsmtool_support import DATA, check_row_orders, compare_folder
 
     argv = _rsmtool_args(name, tmp_path)
     code, out, err = _run(argv, capsys)
@@ -333,7 +333,8 @@ def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     fmt = argv[argv.index("--file-format") + 1]
     counts = compare_folder(DATA / "experiments" / name / "output", tmp_path, fmt)
     assert counts["wrong"] == [] and counts["missing"] == [] and counts["text_wrong"] == []
-    assert counts["equal"] == counts["numbers"] > 1000
+    assert counts["equal"] == counts["numbers"] > 1000 and counts["extra"] == []
+    assert check_row_orders(name, tmp_path, fmt) == 0  # every file's rows in rsmeval's order
     assert f"wrote {len(list(tmp_path.iterdir()))} tables" in err
 
 
