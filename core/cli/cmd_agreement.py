@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from core.cli.bounds import MAX_SCORE
 from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
@@ -34,9 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             f"{MAX_SCORE:g}."
         ),
     )
-    p.add_argument("path", help="the data table (CSV, TSV, JSON, JSON lines, Parquet or xlsx)")
-    p.add_argument("--human", required=True, metavar="COL", help="column of the (first) human / gold scores")
-    p.add_argument("--system", required=True, metavar="COL", help="column of the evaluator's scores")
+    p.add_argument("path", nargs="?",
+                   help="the data table (CSV, TSV, JSON, JSON lines, Parquet or xlsx); not with --rsmeval-config")
+    p.add_argument("--human", metavar="COL", help="column of the (first) human / gold scores (required "
+                   "unless --rsmeval-config)")
+    p.add_argument("--system", metavar="COL", help="column of the evaluator's scores (required unless "
+                   "--rsmeval-config)")
     p.add_argument("--human2", metavar="COL", help="column of a second human rating (empty where absent)")
     p.add_argument(
         "--group", action="append", default=[], metavar="COL",
@@ -51,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="--system is a second human rater: human-human consistency tables, no true score",
     )
     p.add_argument(
-        "--exclude-zero-scores", action=argparse.BooleanOptionalAction, default=True,
+        "--exclude-zero-scores", action=argparse.BooleanOptionalAction, default=None,
         help="exclude responses whose human score is 0 and treat a second human score of 0 as "
              "absent (RSMTool's exclude_zero_scores; default: on, as in RSMTool). Use "
              "--no-exclude-zero-scores for 0/1 labels",
@@ -61,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "[trim_min - tolerance, trim_max + tolerance] (RSMTool's *_trim scores; "
                         f"with --rounded its *_trim_round scores). Finite, magnitude at most {MAX_SCORE:g}")
     p.add_argument("--trim-max", type=float, metavar="X", help="highest score point (with --trim-min)")
-    p.add_argument("--trim-tolerance", type=float, default=TRIM_TOLERANCE, metavar="X",
+    p.add_argument("--trim-tolerance", type=float, metavar="X",
                    help=f"RSMTool's trim_tolerance (default {TRIM_TOLERANCE:g}; between 0 and {MAX_SCORE:g})")
     p.add_argument(
         "--flag", action="append", default=[], metavar="COL=V1,V2",
@@ -85,9 +89,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(raw/scale x as given/trimmed/trimmed and rounded); needs --trim-min and --trim-max. "
         "The JSON report on stdout is unchanged.")
     t.add_argument("--tables", metavar="DIR", help="an existing folder to write rsmeval's tables into")
-    t.add_argument("--file-format", choices=("csv", "tsv", "xlsx"), default="csv",
+    t.add_argument("--file-format", choices=("csv", "tsv", "xlsx"),
                    help="rsmeval's file_format of the tables (default csv; xlsx: one workbook per table)")
-    t.add_argument("--experiment-id", default="agreement", metavar="ID",
+    t.add_argument("--experiment-id", metavar="ID",
                    help="the tables' file-name prefix (rsmeval's experiment_id; letters, digits, - and _; "
                         "default 'agreement')")
     t.add_argument("--scale-with", metavar="asis|raw|PATH",
@@ -97,6 +101,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "and 'sc1' whose means and sds scale them (the 'raw' and 'scale' types); "
                         "without it, 'raw' types only")
     t.add_argument("--id-column", metavar="COL", help="response ids: the index of pred_processed")
+    t.add_argument("--rsmeval-config", metavar="FILE",
+                   help="run an rsmeval configuration file (JSON) as it is, as RSMTool's rsmeval reads "
+                        "it: its predictions_file and scale_with paths relative to the file, every "
+                        "option from it (rsmeval's fields: experiment_id, predictions_file, "
+                        "system_score_column, human_score_column, second_human_score_column, "
+                        "id_column, trim_min, trim_max, trim_tolerance, scale_with, subgroups, "
+                        "flag_column, exclude_zero_scores, candidate_column, "
+                        "min_items_per_candidate, file_format; its report's fields are checked and "
+                        "unused). Its tables go to --tables DIR, else to ./output (created), as "
+                        "rsmeval writes them; the JSON report to stdout. An unknown field or a "
+                        "value of the wrong kind exits 2 naming the field. Give no data option "
+                        "with it")
     p.add_argument("--json", action="store_true", help="print JSON (the only output format)")
     p.set_defaults(func=run)
 
@@ -157,11 +173,23 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.rsm.rsmeval import check_output, read_table
 
+    if args.rsmeval_config is not None:
+        flags, label = _from_config(args), _CONFIG_FIELDS
+    else:
+        missing = [n for n, v in (("path", args.path), ("--human", args.human), ("--system", args.system))
+                   if v is None]
+        if missing:
+            raise DataError(f"the following arguments are required: {', '.join(missing)} (or give "
+                            "--rsmeval-config FILE)")
+        flags, label = _flags(args.flag), {k: k for k in _CONFIG_FIELDS}
+    for key, value in (("exclude_zero_scores", True), ("trim_tolerance", TRIM_TOLERANCE),
+                       ("file_format", "csv"), ("experiment_id", "agreement")):
+        if getattr(args, key) is None:
+            setattr(args, key, value)
     for name, value in (("--trim-min", args.trim_min), ("--trim-max", args.trim_max)):
         check_float(value, name, -MAX_SCORE, MAX_SCORE)
     check_float(args.trim_tolerance, "--trim-tolerance", 0.0, MAX_SCORE)
     check_int(args.min_items_per_candidate, "--min-items-per-candidate", 1, MAX_MIN_ITEMS_PER_CANDIDATE)
-    flags = _flags(args.flag)
     scale_frame = None
     if args.tables is not None:  # every option checked before any work
         if args.trim_min is None or args.trim_max is None:
@@ -177,8 +205,11 @@ def run(args: argparse.Namespace) -> int:
     col = lambda name: resolve_column(table, name)  # noqa: E731 - a JSON lines path such as metadata.h1
     for flag, name in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
         if name is not None and col(name) in table.columns:
-            _check_magnitude(table[col(name)], col(name), flag)
-            _check_score_points(table[col(name)], col(name), flag)
+            _check_magnitude(table[col(name)], col(name), label[flag])
+            _check_score_points(table[col(name)], col(name), label[flag])
+    if args.id_column is not None and col(args.id_column) not in table.columns:
+        raise DataError(f"id column {args.id_column!r} ({label['--id-column']}) not found in "
+                        f"{Path(args.path).name} (columns: {', '.join(map(str, table.columns))})")
     report = agreement_report(
         table,
         human=col(args.human),
@@ -199,6 +230,45 @@ def run(args: argparse.Namespace) -> int:
         _write_tables(args, table, col, flags, scale_frame)
     print_json(report)
     return 0
+
+
+#: The rsmeval configuration field behind each option (named in the messages of --rsmeval-config).
+_CONFIG_FIELDS = {"--human": "human_score_column", "--system": "system_score_column",
+                  "--human2": "second_human_score_column", "--id-column": "id_column"}
+
+
+def _from_config(args: argparse.Namespace) -> dict | None:
+    """Fill ``args`` from an rsmeval configuration file (after refusing any data option given
+    beside it); returns its flag_column."""
+    from core.errors import DataError
+    from core.rsm.rsmeval_config import read_rsmeval_config
+
+    given = [opt for opt, value in (
+        ("path", args.path), ("--human", args.human), ("--system", args.system), ("--human2", args.human2),
+        ("--group", args.group), ("--rounded", args.rounded), ("--raters", args.raters),
+        ("--[no-]exclude-zero-scores", args.exclude_zero_scores is not None), ("--trim-min", args.trim_min),
+        ("--trim-max", args.trim_max), ("--trim-tolerance", args.trim_tolerance), ("--flag", args.flag),
+        ("--candidate", args.candidate), ("--min-items-per-candidate", args.min_items_per_candidate),
+        ("--file-format", args.file_format), ("--experiment-id", args.experiment_id),
+        ("--scale-with", args.scale_with), ("--id-column", args.id_column))
+        if value is not None and value is not False and value != []]
+    if given:
+        raise DataError(f"--rsmeval-config takes every option from the configuration file; do not "
+                        f"also give {', '.join(given)}")
+    cfg = read_rsmeval_config(args.rsmeval_config)
+    args.path, args.human, args.system, args.human2 = str(cfg.predictions_file), cfg.human, cfg.system, cfg.human2
+    args.group, args.exclude_zero_scores = list(cfg.subgroups), cfg.exclude_zero_scores
+    args.trim_min, args.trim_max, args.trim_tolerance = cfg.trim_min, cfg.trim_max, cfg.trim_tolerance
+    args.candidate, args.min_items_per_candidate = cfg.candidate_column, cfg.min_items_per_candidate
+    args.file_format, args.experiment_id = cfg.file_format, cfg.experiment_id
+    args.scale_with, args.id_column = cfg.scale_with, cfg.id_column
+    if args.tables is None:  # rsmeval's output folder: output/ under the current folder
+        out = Path("output")
+        if out.exists() and not out.is_dir():
+            raise DataError(f"{out.resolve()} exists and is not a folder (rsmeval's output folder)")
+        out.mkdir(exist_ok=True)
+        args.tables = str(out)
+    return cfg.flag_column
 
 
 def _write_tables(args: argparse.Namespace, table, col, flags, scale_frame) -> None:

@@ -42,7 +42,7 @@ from core.rsm.checks import MAX_SCORE, check_magnitude
 
 __all__ = [
     "TRIM_TOLERANCE", "MAX_SCORE", "MAX_MIN_ITEMS", "NO_INFO", "EXCLUSION_REASONS",
-    "trim_scores", "check_magnitude", "flag_key", "select_responses",
+    "trim_scores", "check_magnitude", "flag_key", "as_numbers", "select_responses",
 ]
 
 #: RSMTool's default ``trim_tolerance`` (``rsmtool.utils.constants.DEFAULTS``; home: core.defaults).
@@ -117,7 +117,8 @@ def flag_key(value: Any) -> Any:
     return value
 
 
-def _as_numbers(s: pd.Series) -> np.ndarray:
+def as_numbers(s: pd.Series) -> np.ndarray:
+    """A column as floats, as :func:`select_responses` reads scores (text and missing: NaN)."""
     if pd.api.types.is_bool_dtype(s):
         return s.astype(float).to_numpy(copy=True)
     return np.array(pd.to_numeric(s, errors="coerce").to_numpy(dtype=float, na_value=np.nan), copy=True)
@@ -225,7 +226,7 @@ def select_responses(
                             f"({_flag_text(flags)})")
 
     # 2. human score
-    h = _as_numbers(frame[human])
+    h = as_numbers(frame[human])
     bad = ~np.isfinite(h)
     excluded["human_missing"] = int(bad.sum())
     zero = np.zeros_like(bad)
@@ -239,7 +240,7 @@ def select_responses(
                         f"{' or zero' if exclude_zero_scores else ''} human scores (column {human!r})")
 
     # 3. system score
-    m = _as_numbers(frame[system])
+    m = as_numbers(frame[system])
     bad = ~np.isfinite(m)
     excluded["system_missing"] = int(bad.sum())
     zero = np.zeros_like(bad)
@@ -272,7 +273,7 @@ def select_responses(
     # 5. second human score: unusable values become "not double-scored"
     if human2 is not None:
         raw2 = frame[human2]
-        h2 = _as_numbers(raw2)
+        h2 = as_numbers(raw2)
         text = int((np.isnan(h2) & ~raw2.isna().to_numpy()).sum() + np.isinf(h2).sum())
         h2[~np.isfinite(h2)] = np.nan
         zeros2 = 0

@@ -32,6 +32,12 @@ agree. What rsmeval does, step by step (``FeaturePreprocessor.process_data_rsmev
   the responses themselves, under rsmeval's column names (``spkitemid``, ``sc1``, ``sc2``,
   ``raw``, ``candidate``).
 
+Rows are in rsmeval's order: the by-group tables (``eval_by``, ``consistency_by``,
+``disattenuated_correlations_by``) by label with ``All data`` among them (:func:`by_name`, as
+rsmeval's ``groupby``), the fairness estimates by group size, ties by label (RSMTool's
+``convert_to_ordered_category``), ``test_excluded_responses`` by the step that set a response
+aside (human score, system score, candidate), each in the file's order.
+
 RSMTool's own rsmeval test experiments (its 26, every file of their expected outputs:
 ``tests/data/rsmtool``) are reproduced by ``tests/core/test_rsm_rsmeval_experiments.py``.
 """
@@ -53,10 +59,10 @@ from core.rsm.fairness import ANALYSES, estimates_frame
 from core.rsm.report import (
     CONSISTENCY_COLUMNS, EVAL_COLUMNS, TRUE_SCORE_COLUMNS, TRUE_SCORE_RSMTOOL_NAMES, evaluation_report,
 )
-from core.rsm.responses import NO_INFO, TRIM_TOLERANCE, flag_key, select_responses, trim_scores
+from core.rsm.responses import NO_INFO, TRIM_TOLERANCE, as_numbers, flag_key, select_responses, trim_scores
 
 __all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "score_types", "processed_scores", "scaling_from",
-           "rsmeval_tables", "write_tables"]
+           "rsmeval_tables", "write_tables", "by_name"]
 
 #: rsmeval's ``file_format`` values.
 FILE_FORMATS: tuple[str, ...] = ("csv", "tsv", "xlsx")
@@ -157,6 +163,30 @@ def _short(rows: Mapping[str, Mapping[str, Any]], prefix: str, smd: str) -> dict
     return out
 
 
+def by_name(table: pd.DataFrame) -> pd.DataFrame:
+    """A by-group table's rows in rsmeval's order: by label, ``All data`` among them.
+
+    rsmeval reads subgroup labels as text and computes its by-group tables over
+    ``groupby(<group>)`` of the responses plus a copy of them labelled ``All data``
+    (``Analyzer.compute_metrics_by_group``; the disattenuated correlations through
+    ``pd.concat(..., sort=True)``), so the rows come sorted by their text: ``All data`` first
+    for labels such as ``Esperanto`` or ``QUESTION_1``, after ``1`` or ``Aardvark``.
+    (The fairness estimates keep RSMTool's model order: by size, ties by label.)
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One row per group label (and ``All data``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows, sorted by ``str(label)``.
+    """
+    order = sorted(range(len(table.index)), key=lambda i: str(table.index[i]))
+    return table.iloc[order]
+
+
 def _float(value: Any) -> float:
     return np.nan if value is None else float(value)
 
@@ -223,6 +253,8 @@ def rsmeval_tables(
         docstring) -> DataFrame with rsmeval's index and columns. Missing values are NaN.
     """
     groups = list(groups)
+    _distinct_roles(human=human, system=system, human2=human2, groups=groups, id_column=id_column,
+                    candidate_column=candidate_column)
     frame, _summary = select_responses(
         df, human=human, system=system, human2=human2, groups=groups, exclude_zero_scores=exclude_zero_scores,
         flag_column=flag_column, candidate_column=candidate_column, min_items_per_candidate=min_items_per_candidate,
@@ -291,6 +323,9 @@ def rsmeval_tables(
             tables[f"consistency_by_{g}"] = _frame(reports[trim][f"consistency_by_{g}"], cols)
             tables[f"disattenuated_correlations_by_{g}"] = _frame(
                 reports[trim][f"disattenuated_correlations_by_{g}"], DISATTENUATED_COLUMNS)
+        for name in (f"eval_by_{g}", f"consistency_by_{g}", f"disattenuated_correlations_by_{g}"):
+            if name in tables:
+                tables[name] = by_name(tables[name])
     tables["test_excluded_composition"] = _excluded_composition(
         df, frame.index, human=human, system=system, flag_column=flag_column,
         exclude_zero_scores=exclude_zero_scores, listwise=min_items_per_candidate is not None)
@@ -307,6 +342,26 @@ def rsmeval_tables(
         id_column=id_column, candidate_column=candidate_column, flag_column=flag_column,
         exclude_zero_scores=exclude_zero_scores))
     return tables
+
+
+def _distinct_roles(*, human: str, system: str, human2: str | None, groups: Sequence[str],
+                    id_column: str | None, candidate_column: str | None) -> None:
+    """rsmeval renames the columns it uses (``spkitemid``, ``sc1``, ``sc2``, ``raw``,
+    ``candidate``); one column in two of those roles, or a subgroup among them, cannot be
+    tabled: a :class:`DataError` naming both roles."""
+    roles = [("id column (id_column)", id_column), ("human score (human_score_column)", human),
+             ("system score (system_score_column)", system),
+             ("second human score (second_human_score_column)", human2),
+             ("candidate column (candidate_column)", candidate_column)]
+    roles += [("subgroup (subgroups)", g) for g in groups]
+    seen: dict[str, str] = {}
+    for role, col in roles:
+        if col is None:
+            continue
+        if col in seen:
+            raise DataError(f"column {col!r} is given as the {seen[col]} and as the {role}; "
+                            "rsmeval's tables need a column per role")
+        seen[col] = role
 
 
 #: rsmeval's names of the columns it uses (``rename_default_columns``).
@@ -371,8 +426,13 @@ def _passthrough_tables(df: pd.DataFrame, kept: pd.Index, *, human: str, system:
         out["test_human_scores"] = scores
         not_other.add("sc2")
     out["test_other_columns"] = used[[c for c in used.columns if c not in not_other]]
-    if aside.any():
-        excluded = data.iloc[np.flatnonzero(aside)].copy()
+    if aside.any():  # rsmeval's order: human score, then system score, then candidate exclusions
+        h = as_numbers(df[human])
+        human_out = ~np.isfinite(h) | ((h == 0) if exclude_zero_scores else False)
+        system_out = ~human_out & ~np.isfinite(as_numbers(df[system]))
+        stage = np.where(human_out, 0, np.where(system_out, 1, 2))
+        rows = np.flatnonzero(aside)
+        excluded = data.iloc[rows[np.argsort(stage[rows], kind="stable")]].copy()
         for c in ("sc1", "raw"):
             excluded[c] = pd.to_numeric(excluded[c], errors="coerce").astype(float)
         out["test_excluded_responses"] = excluded.drop(columns="spkitemid")
@@ -406,8 +466,9 @@ def _excluded_composition(df: pd.DataFrame, kept: pd.Index, *, human: str, syste
         out.iat[0, 0] = np.nan
         if not exclude_zero_scores:
             out.iat[1, 0] = np.nan
-    if not aside.any():
-        return out.reset_index(drop=True)
+    if not aside.any():  # written without its row labels and without an index column
+        out = out.reset_index(drop=True)
+        out.attrs["write_index"] = False
     return out
 
 
@@ -486,8 +547,11 @@ def write_tables(tables: Mapping[str, pd.DataFrame], folder: str | os.PathLike, 
     base = check_output(folder, experiment_id=experiment_id, file_format=file_format)
     flats = {}
     for name, table in tables.items():
-        flat = table.reset_index()  # the index as rsmeval writes it: the first column, its header blank
-        if table.index.name is None:
+        if table.attrs.get("write_index", True) is False:
+            flat = table.reset_index(drop=True)
+        else:  # the index as rsmeval writes it: the first column, its header blank
+            flat = table.reset_index()
+        if table.index.name is None and table.attrs.get("write_index", True) is not False:
             flat = flat.rename(columns={flat.columns[0]: ""})
         if file_format == "xlsx":
             _check_xlsx_text(flat, name)  # every table before the first file

@@ -8,6 +8,7 @@ import math
 import pytest
 
 from core.cli import main
+from tests.core.rsmtool_support import EXPERIMENTS as EXPERIMENT_NAMES
 
 
 def _run(argv, capsys):
@@ -322,7 +323,7 @@ def _rsmtool_args(name: str, tables) -> list[str]:
 def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     # xlsx output (one workbook per table), xlsx input scaled with an xlsx training table, and
     # scale_with raw (issue 32: --scale-with raw was read as a file name)
-    from tests.core.rsmtool_support import DATA, compare_folder
+    from tests.core.rsmtool_support import DATA, check_row_orders, compare_folder
 
     argv = _rsmtool_args(name, tmp_path)
     code, out, err = _run(argv, capsys)
@@ -332,7 +333,8 @@ def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     fmt = argv[argv.index("--file-format") + 1]
     counts = compare_folder(DATA / "experiments" / name / "output", tmp_path, fmt)
     assert counts["wrong"] == [] and counts["missing"] == [] and counts["text_wrong"] == []
-    assert counts["equal"] == counts["numbers"] > 1000
+    assert counts["equal"] == counts["numbers"] > 1000 and counts["extra"] == []
+    assert check_row_orders(name, tmp_path, fmt) == 0  # every file's rows in rsmeval's order
     assert f"wrote {len(list(tmp_path.iterdir()))} tables" in err
 
 
@@ -406,3 +408,125 @@ def test_tables_refuse_a_symlink_among_the_files_before_writing_any(tmp_path, ca
     assert code == 2 and str(link) in err and "symbolic link" in err
     assert sorted(p.name for p in out.iterdir()) == ["agreement_eval.csv"]
     assert link.is_symlink() and target.read_text() == "kept"
+
+
+# ------------------------------------------------------------------------------------------
+# --rsmeval-config: RSMTool's own configuration files, run as they are
+
+@pytest.mark.parametrize("name", EXPERIMENT_NAMES)
+def test_rsmeval_config_runs_each_experiments_own_file(name, tmp_path, capsys, monkeypatch):
+    """Each of RSMTool's 26 rsmeval experiments, its configuration file given as it is (paths
+    such as ../../files/... relative to the file, not to the current folder): every expected
+    file, every number and text equal, no row or column RSMTool's file lacks, every file's rows
+    in RSMTool's order (but for the tied estimates of tests/core/test_rsm_rsmeval_experiments.py)."""
+    from tests.core.rsmtool_support import DATA, TIED_ESTIMATES, check_row_orders, compare_folder
+
+    (cfg_path,) = (DATA / "experiments" / name).glob("*.json")
+    cfg = json.loads(cfg_path.read_text())
+    monkeypatch.chdir(tmp_path)  # nowhere near the configuration file
+    out = tmp_path / "tables"
+    out.mkdir()
+    code, stdout, err = _run(["agreement", "--rsmeval-config", str(cfg_path), "--tables", str(out)], capsys)
+    assert code == 0, err
+    assert json.loads(stdout)["responses"]["N_total"] > 0
+    fmt = cfg.get("file_format", "csv")
+    counts = compare_folder(DATA / "experiments" / name / "output", out, fmt)
+    assert counts["files"] > 0
+    assert counts["wrong"] == [] and counts["missing"] == [] and counts["text_wrong"] == []
+    assert counts["extra"] == []
+    assert counts["equal"] == counts["numbers"] > 0
+    assert check_row_orders(name, out, fmt) == TIED_ESTIMATES.get(name, 0)
+    assert all(p.name.startswith(cfg["experiment_id"] + "_") for p in out.iterdir())
+    assert not (tmp_path / "output").exists()
+
+
+def test_rsmeval_config_without_tables_writes_to_output_in_the_current_folder(tmp_path, capsys, monkeypatch):
+    from tests.core.rsmtool_support import DATA
+
+    (cfg_path,) = (DATA / "experiments" / "lr-eval").glob("*.json")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = _run(["agreement", "--rsmeval-config", str(cfg_path)], capsys)
+    assert code == 0, err
+    assert (tmp_path / "output" / "lr_evaluation_eval.csv").is_file()
+    assert "to output" in err
+
+
+def _config(tmp_path, **fields):
+    """A configuration file in tmp_path/cfg/ reading tmp_path/data/p.csv through ../data/p.csv."""
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    (data / "p.csv").write_text("id,h,s,g\nr1,1,1.2,a\nr2,2,2.4,a\nr3,3,2.9,b\nr4,4,3.6,b\nr5,2,2.2,b\n")
+    cfg = {"experiment_id": "x", "predictions_file": "../data/p.csv", "system_score_column": "s",
+           "human_score_column": "h", "id_column": "id", "trim_min": 1, "trim_max": 4}
+    cfg.update(fields)
+    cfg = {k: v for k, v in cfg.items() if v is not None}
+    folder = tmp_path / "cfg"
+    folder.mkdir(exist_ok=True)
+    path = folder / "c.json"
+    path.write_text(json.dumps(cfg))
+    return path
+
+
+def test_rsmeval_config_equals_the_same_options_on_the_command_line(tmp_path, capsys):
+    path = _config(tmp_path, subgroups="g", exclude_zero_scores="false")
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    code, out_cfg, err = _run(["agreement", "--rsmeval-config", str(path), "--tables", str(a)], capsys)
+    assert code == 0, err
+    code, out_cli, err = _run(["agreement", str(tmp_path / "data" / "p.csv"), "--human", "h", "--system", "s",
+                               "--group", "g", "--no-exclude-zero-scores", "--trim-min", "1", "--trim-max", "4",
+                               "--id-column", "id", "--experiment-id", "x", "--tables", str(b)], capsys)
+    assert code == 0, err
+    assert out_cfg == out_cli
+    names = sorted(p.name for p in a.iterdir())
+    assert names == sorted(p.name for p in b.iterdir()) and "x_eval_by_g.csv" in names
+    assert all((a / n).read_bytes() == (b / n).read_bytes() for n in names)
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"trim_maxx": 4}, "field 'trim_maxx': not a field of rsmeval's configuration"),
+    ({"trim_min": None}, "field 'trim_min': required"),
+    ({"trim_min": "one"}, "field 'trim_min': expected a number"),
+    ({"trim_min": 5}, "field 'trim_max': must be above trim_min"),
+    ({"file_format": "xls"}, "field 'file_format'"),
+    ({"exclude_zero_scores": "maybe"}, "field 'exclude_zero_scores': can only be true or false"),
+    ({"subgroups": [1]}, "field 'subgroups'"),
+    ({"flag_column": ["s"]}, "field 'flag_column'"),
+    ({"predictions_file": "p.csv"}, "field 'predictions_file': file not found"),
+    ({"scale_with": "train.csv"}, "field 'scale_with': file not found"),
+    ({"min_items_per_candidate": 2}, "field 'min_items_per_candidate': needs 'candidate_column'"),
+    ({"rater_error_variance": 0.5}, "field 'rater_error_variance'"),
+    ({"use_wandb": True}, "field 'use_wandb'"),
+    ({"min_n_per_group": 5}, "field 'min_n_per_group': needs 'subgroups'"),
+    ({"experiment_id": "a b"}, "field 'experiment_id'"),
+    ({"id_column": "nope"}, "id column 'nope' (id_column) not found"),
+    ({"system_score_column": "nope"}, "'nope' not found"),
+    # one column in two of rsmeval's roles (a KeyError traceback before)
+    ({"id_column": "s"}, "column 's' is given as the id column (id_column) and as the system score"),
+    ({"second_human_score_column": "s"}, "as the system score (system_score_column) and as the second human"),
+    ({"subgroups": "h"}, "as the human score (human_score_column) and as the subgroup (subgroups)"),
+])
+def test_rsmeval_config_bad_field_exits_2_naming_it(fields, message, tmp_path, capsys):
+    path = _config(tmp_path, **fields)
+    out = tmp_path / "tables"
+    out.mkdir()
+    code, stdout, err = _run(["agreement", "--rsmeval-config", str(path), "--tables", str(out)], capsys)
+    assert code == 2 and stdout == "" and message in err and "Traceback" not in err
+    assert list(out.iterdir()) == []
+
+
+def test_rsmeval_config_refuses_options_beside_it_and_bad_json(tmp_path, capsys):
+    path = _config(tmp_path)
+    code, _, err = _run(["agreement", "--rsmeval-config", str(path), "--human", "h", "--trim-min", "0"], capsys)
+    assert code == 2 and "do not also give --human, --trim-min" in err
+    path.write_text('{"experiment_id": "x", "experiment_id": "y"}')
+    code, _, err = _run(["agreement", "--rsmeval-config", str(path)], capsys)
+    assert code == 2 and "field 'experiment_id': given twice" in err
+    path.write_text("[" * 100_000)
+    code, _, err = _run(["agreement", "--rsmeval-config", str(path)], capsys)
+    assert code == 2 and "Traceback" not in err
+    code, _, err = _run(["agreement", "--rsmeval-config", str(tmp_path / "none.json")], capsys)
+    assert code == 2 and "none.json" in err
+    code, _, err = _run(["agreement", "--human", "h"], capsys)
+    assert code == 2 and "required: path, --system" in err

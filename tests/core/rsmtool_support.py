@@ -13,6 +13,9 @@ import pandas as pd
 DATA = Path(__file__).resolve().parents[1] / "data" / "rsmtool"
 EXPERIMENTS = sorted(p.name for p in (DATA / "experiments").iterdir() if p.is_dir())
 RTOL, ATOL = 1e-6, 1e-9
+#: Experiments whose estimates_osa and estimates_osd files list groups of one size in an order
+#: other than RSMTool's rule (see tests/core/test_rsm_rsmeval_experiments.py): how many files.
+TIED_ESTIMATES = {"lr-eval-with-h2": 2, "lr-eval-exclude-listwise": 2}
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -53,13 +56,18 @@ def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
     """Every cell of every expected ``*.<fmt>`` file of ``expected_dir`` against the file of the
     same name in ``ours_dir``: counts of the numbers and texts, the numbers equal, and the cells
     wrong (numbers beyond the tolerance, texts not equal) or without counterpart (our file, row or
-    column absent)."""
-    counts = {"files": 0, "numbers": 0, "texts": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": []}
+    column absent), and our rows and columns that RSMTool's file has not (``extra``)."""
+    counts = {"files": 0, "numbers": 0, "texts": 0, "equal": 0, "wrong": [], "missing": [], "text_wrong": [],
+              "extra": []}
     for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
         counts["files"] += 1
         expected = _lined_up(_read(expected_path))
         ours_path = ours_dir / expected_path.name
         ours = _lined_up(_read(ours_path)) if ours_path.exists() else None
+        if ours is not None:  # a row or column of ours that RSMTool's file has not
+            counts["extra"] += [f"{expected_path.name}: row {r!r}" for r in ours.index if r not in expected.index]
+            counts["extra"] += [f"{expected_path.name}: column {c!r}" for c in ours.columns
+                                if c not in expected.columns]
         for row in expected.index:
             for col in expected.columns:
                 exp = expected.at[row, col]
@@ -83,3 +91,45 @@ def compare_folder(expected_dir: Path, ours_dir: Path, fmt: str) -> dict:
                 else:
                     counts["wrong"].append(f"{where}: ours {got!r}, RSMTool {exp!r}")
     return counts
+
+
+def row_orders(expected_dir: Path, ours_dir: Path, fmt: str) -> list[tuple[str, list[str], list[str] | None]]:
+    """Every expected ``*.<fmt>`` file whose rows (their labels, lined up as
+    :func:`compare_folder` lines them up) are not in the order of ours: ``(file name, expected
+    labels, our labels or None when our file is absent)``."""
+    out = []
+    for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
+        expected = list(_lined_up(_read(expected_path)).index)
+        ours_path = ours_dir / expected_path.name
+        ours = list(_lined_up(_read(ours_path)).index) if ours_path.exists() else None
+        if ours != expected:
+            out.append((expected_path.name, expected, ours))
+    return out
+
+
+def group_sizes(folder: Path, fmt: str, group: str) -> dict[str, int]:
+    """Group label -> number of responses, from the ``data_composition_by_<group>`` file in ``folder``."""
+    (path,) = folder.glob(f"*_data_composition_by_{group}.{fmt}")
+    table = _read(path)
+    return {_label(k): int(n) for k, n in zip(table.iloc[:, 0], table["N responses"])}
+
+
+def check_row_orders(name: str, folder: Path, fmt: str) -> int:
+    """Assert every file's rows are in RSMTool's order, but for estimates files whose expected
+    order differs from RSMTool's rule only among groups of one size; returns how many such."""
+    expected_dir = DATA / "experiments" / name / "output"
+    tied = 0
+    for file, expected, ours in row_orders(expected_dir, folder, fmt):
+        assert ours is not None, file
+        assert "_estimates_os" in file, f"{file}: rows {ours} where RSMTool has {expected}"
+        group = file.rsplit("_by_", 1)[1].rsplit(".", 1)[0]
+        sizes = group_sizes(expected_dir, fmt, group)
+        base = expected[0]
+        assert ours[0] == base and base.startswith("Intercept (")
+        # ours: by size, largest first, ties by name (RSMTool's convert_to_ordered_category)
+        assert ours[1:] == sorted(ours[1:], key=lambda g: (-sizes[g], g)), file
+        # RSMTool's file: the same groups, differing only among groups of one size
+        assert sorted(expected) == sorted(ours)
+        assert [sizes[g] for g in expected[1:]] == [sizes[g] for g in ours[1:]], file
+        tied += 1
+    return tied

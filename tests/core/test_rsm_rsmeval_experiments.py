@@ -17,6 +17,16 @@ Every expected cell is counted as equal, wrong or without counterpart (our file,
 absent); the test asserts none wrong and none without counterpart, and that every number
 compared is equal (so a file silently skipped fails). Over the 26 experiments: 457 files,
 44,080 numbers and 7,186 texts.
+
+The rows of every file are also in the order of RSMTool's file (issue 32: the by-group tables
+listed the groups by size where rsmeval lists them by name, ``All data`` among them): 453 of the
+457 files. The other 4 are ``estimates_osa`` and ``estimates_osd`` of two experiments whose groups
+are all of one size (``lr-eval-with-h2`` and ``lr-eval-exclude-listwise``, ``QUESTION``): RSMTool
+orders the fairness models' groups by size, ties by name (``convert_to_ordered_category``), and
+its ``estimates_csd`` file of the same run lists them by name, but these two files (written in
+2019; RSMTool's own test sorts rows before comparing) list the tied groups in another order.
+Ours follow RSMTool's rule; the test checks that they differ from RSMTool's files only by the
+order of groups of equal size.
 """
 
 from __future__ import annotations
@@ -24,10 +34,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from core.rsm.rsmeval import read_table, rsmeval_tables, write_tables
-from tests.core.rsmtool_support import DATA, EXPERIMENTS, compare_folder
+from tests.core.rsmtool_support import DATA, EXPERIMENTS, TIED_ESTIMATES, check_row_orders, compare_folder
 
 
 def _config(name: str) -> dict:
@@ -73,7 +84,26 @@ def test_every_expected_number_of_the_experiment(name, tmp_path):
     assert counts["wrong"] == []
     assert counts["missing"] == []
     assert counts["text_wrong"] == []
+    assert counts["extra"] == []  # e.g. an index column RSMTool does not write
     assert counts["equal"] == counts["numbers"]
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_every_files_rows_in_rsmevals_order(name, tmp_path):
+    _cfg, fmt = _run(name, tmp_path)
+    assert check_row_orders(name, tmp_path, fmt) == TIED_ESTIMATES.get(name, 0)
+
+
+def test_by_group_rows_by_name_with_all_data_among_them():
+    # hand-made: groups of sizes 3 ("b"), 2 ("Zed"), 1 ("1"): rsmeval's groupby lists them by
+    # their text: "1" < "All data" < "Zed" < "b"
+    df = pd.DataFrame({"h": [1, 2, 3, 2, 3, 4], "s": [1.2, 2.1, 2.9, 2.2, 3.1, 3.8],
+                       "g": ["b", "b", "b", "Zed", "Zed", "1"]})
+    tables = rsmeval_tables(df, human="h", system="s", groups=["g"], trim_min=1, trim_max=4)
+    assert list(tables["eval_by_g"].index) == ["1", "All data", "Zed", "b"]
+    assert tables["eval_by_g"].loc["b", "N"] == 3 and tables["eval_by_g"].loc["All data", "N"] == 6
+    # the fairness estimates keep the model order: the largest group is the base
+    assert list(tables["estimates_osa_by_g"].index) == ["Intercept (b)", "Zed", "1"]
 
 
 def test_the_experiments_are_rsmtools_rsmeval_list():
