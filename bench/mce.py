@@ -31,7 +31,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from core.data import load_table  # noqa: E402
-from core.mce.classifier import ClassifierConfig, default_model_dir  # noqa: E402
+from core.mce.settings import ClassifierConfig  # noqa: E402
+from core.mce.encoder import default_model_dir  # noqa: E402
 from core.mce.confidence import TCP  # noqa: E402
 from core.mce.metrics import confidence_report  # noqa: E402
 from core.mce.pipeline import CONFIDENCE_COLUMNS, train_and_score  # noqa: E402

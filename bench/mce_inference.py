@@ -42,7 +42,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from core.data import load_table  # noqa: E402
-from core.mce.classifier import ClassifierConfig, TextClassifier  # noqa: E402
+from core.mce.classifier import TextClassifier  # noqa: E402
+from core.mce.settings import ClassifierConfig  # noqa: E402
 from core.mce.encoder import build_network, check_model_dir, load_encoder, load_tokenizer  # noqa: E402
 from _timing import argsort_reference as reference  # noqa: E402
 

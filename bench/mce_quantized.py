@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import numpy as np  # noqa: E402
 
 from core.data import load_table  # noqa: E402
-from core.mce.classifier import ClassifierConfig, TextClassifier  # noqa: E402
+from core.mce.classifier import TextClassifier  # noqa: E402
+from core.mce.settings import ClassifierConfig  # noqa: E402
 from core.mce.confidence import TrustScore  # noqa: E402
 from core.mce.inference import cpu_has_native_bf16  # noqa: E402
 from core.mce.metrics import confidence_report  # noqa: E402

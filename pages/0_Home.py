@@ -100,7 +100,7 @@ def round_summary_section() -> None:
         c3.metric("Hours spent" if time_unit else "Effort spent", eff["spent"])
         c4.metric("Hours saved" if time_unit else "Effort saved", eff["saved"],
                   help=f"Labelling everything would take {eff['all']}." if time_unit else None)
-    st.markdown("\n".join(f"- " + (f"**{md(line.label)}:** " if line.label else "")
+    st.markdown("\n".join("- " + (f"**{md(line.label)}:** " if line.label else "")
                            + _parts_md(line.parts)
                            for line in d["lines"] if line.key not in ("groups",)))
     if d["groups"] is not None:

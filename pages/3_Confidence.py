@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -293,7 +292,7 @@ with tab_train:
         if stop and not start:
             st.warning("Training stopped; the active dataset is unchanged.")
         if start:
-            from core.mce.classifier import ClassifierConfig
+            from core.mce.settings import ClassifierConfig
             from core.mce.confidence import TCP, TrainingStopped
             from core.mce.pipeline import train_and_score
 

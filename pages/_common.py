@@ -40,7 +40,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 

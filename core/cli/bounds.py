@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["SEED_MAX", "MAX_GRID_POINTS", "MAX_SWEEP_POINTS", "MAX_BOOTSTRAP", "MAX_BINS",
-           "MAX_TREES", "MAX_JOBS", "MAX_PERMUTATION_REPEATS", "MAX_ILP_SAMPLES",
-           "FLOAT32_MAX", "MAX_SCORE", "check_int", "check_float", "parse_range"]
+__all__ = ["MAX_GRID_POINTS", "MAX_SWEEP_POINTS", "MAX_BOOTSTRAP", "MAX_BINS", "check_int",
+           "check_float", "parse_range"]
 
 #: Points of one axis of a ``START:STOP:STEP`` grid.
 MAX_GRID_POINTS = 10_001
@@ -24,12 +23,9 @@ MAX_SWEEP_POINTS = 250_000
 MAX_BOOTSTRAP = 10_000
 #: Bins of the expected calibration error (``confidence --bins``).
 MAX_BINS = 10_000
-#: Shared with the app, one home each in core.defaults: the seed range, the effort forest's
-#: trees, jobs and permutation repeats, the general ILP's samples, the agreement report's largest
-#: score and the forest's float32 range.
-from core.defaults import (  # noqa: E402
-    FLOAT32_MAX, MAX_ILP_SAMPLES, MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_SCORE, MAX_TREES, SEED_MAX,
-)
+#: The bounds shared with the app (the seed range, the effort forest's trees, jobs and permutation
+#: repeats, the general ILP's samples, the agreement report's largest score, the forest's float32
+#: range) have one home, core.defaults: the commands import them from there.
 
 
 def check_int(value: int | None, name: str, lo: int, hi: int | None = None) -> int | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.cli.bounds import MAX_SCORE
+from core.defaults import MAX_SCORE
 from core.defaults import MAX_MIN_ITEMS_PER_CANDIDATE, TRIM_TOLERANCE
 
 __all__ = ["register", "run"]

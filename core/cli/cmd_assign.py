@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.bounds import MAX_ILP_SAMPLES, check_float
+from core.cli.bounds import check_float
+from core.defaults import MAX_ILP_SAMPLES
 from core.cli.common import add_assignment_args, add_constraint_args
 
 

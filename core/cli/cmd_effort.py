@@ -6,8 +6,8 @@ import argparse
 import math
 import sys
 
-from core.cli.bounds import (FLOAT32_MAX, MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_TREES, SEED_MAX,
-                             check_int)
+from core.cli.bounds import check_int
+from core.defaults import FLOAT32_MAX, MAX_JOBS, MAX_PERMUTATION_REPEATS, MAX_TREES, SEED_MAX
 from core.defaults import (HEE_FOLDS, HEE_MAX_FEATURES, HEE_N_ESTIMATORS, HEE_PERMUTATION_REPEATS,
                            HEE_RANDOM_STATE)
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from core.cli.bounds import SEED_MAX, check_int
+from core.cli.bounds import check_int
+from core.defaults import SEED_MAX
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,7 +99,7 @@ def _check_bounds(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     from core.data import load_table
     from core.errors import DataError
-    from core.mce.classifier import ClassifierConfig
+    from core.mce.settings import ClassifierConfig
     from core.mce.confidence import TCP
     from core.mce.pipeline import train_and_score
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.bounds import MAX_BOOTSTRAP, SEED_MAX, check_int
+from core.cli.bounds import MAX_BOOTSTRAP, check_int
+from core.defaults import SEED_MAX
 from core.cli.common import add_assignment_args
 
 #: Per-turn metrics that need gold labels (null without them, as in ``hmceval assign``).

@@ -15,8 +15,8 @@ Per sample the classifier returns the predicted label, the class probabilities a
 feature vector (hidden state of the first token), which the confidence estimators of
 :mod:`core.mce.confidence` consume.
 
-This module holds :class:`TextClassifier`; its parts live beside it and their public names are
-re-exported here:
+This module holds :class:`TextClassifier`; its parts live beside it (import their names from them,
+not from here):
 
 - :mod:`core.mce.settings` -- :class:`ClassifierConfig`, :class:`ClassifierOutput`;
 - :mod:`core.mce.inputs` -- contexts, (context, response) pairs, token ids, batches, labels;
@@ -37,41 +37,20 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
-from core.mce.confidence import TrainingStopped
-from core.mce.encoder import build_network, check_model_dir, default_model_dir, load_encoder, load_tokenizer
+from core.mce.encoder import build_network, check_model_dir, load_encoder, load_tokenizer
 from core.mce.inference import inference_precision, quantized_network, score_encoded
 from core.mce.lean import lean_encoder, parameters_version
-from core.mce.inputs import Encoded, encode_labels, encode_pairs, normalize_context, pad_batch, text_pairs
+from core.mce.inputs import Encoded, encode_labels, encode_pairs, pad_batch, text_pairs
 from core.mce.persistence import (
-    FORMAT_NAME,
-    FORMAT_VERSION,
-    SETTINGS_FILE,
-    WEIGHTS_FILE,
     load_network,
     read_settings,
     write_classifier,
 )
-from core.mce.runtime import free_cores, quiet_transformers, resolve_device, seed_everything, torch_threads
+from core.mce.runtime import resolve_device, seed_everything
 from core.mce.settings import ClassifierConfig, ClassifierOutput, ProgressCallback
 from core.mce.training import train_network
 
-__all__ = [
-    "FORMAT_NAME",
-    "FORMAT_VERSION",
-    "SETTINGS_FILE",
-    "WEIGHTS_FILE",
-    "ClassifierConfig",
-    "ClassifierOutput",
-    "ProgressCallback",
-    "TextClassifier",
-    "TrainingStopped",
-    "default_model_dir",
-    "free_cores",
-    "normalize_context",
-    "quiet_transformers",
-    "seed_everything",
-    "torch_threads",
-]
+__all__ = ["TextClassifier"]
 
 
 class TextClassifier:

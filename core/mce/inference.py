@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 

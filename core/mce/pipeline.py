@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError, describe_rows
-from core.mce.classifier import ClassifierConfig, ClassifierOutput, TextClassifier
+from core.mce.classifier import TextClassifier
+from core.mce.settings import ClassifierConfig, ClassifierOutput
 from core.mce.confidence import MCP, TCP, TrustScore, true_class_probability
 
 __all__ = ["CONFIDENCE_COLUMNS", "ScoringResult", "train_and_score", "check_text_table", "proba_column"]

@@ -44,7 +44,7 @@ def build_tiny_bert(directory: str | Path, *, words: Iterable[str] = TINY_WORDS,
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden_size, num_hidden_layers=num_layers,
                      num_attention_heads=num_heads, intermediate_size=intermediate_size,
                      max_position_embeddings=max_positions)
-    from core.mce.classifier import quiet_transformers
+    from core.mce.runtime import quiet_transformers
 
     with quiet_transformers():
         BertModel(cfg).save_pretrained(str(out))

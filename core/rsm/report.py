@@ -17,7 +17,7 @@ from core.rsm.checks import (
 )
 from core.rsm.compare import nominal_only
 from core.rsm.degradation import (
-    ALL_DATA, DEGRADATION_COLUMNS, DISATTENUATED_COLUMNS, degradation, disattenuated_by_group,
+    ALL_DATA, degradation, disattenuated_by_group,
     disattenuated_correlation,
 )
 from core.rsm.fairness import fairness_by_codes

@@ -40,10 +40,8 @@ from core import defaults as _defaults
 from core.errors import DataError
 from core.rsm.checks import MAX_SCORE, check_magnitude
 
-__all__ = [
-    "TRIM_TOLERANCE", "MAX_SCORE", "MAX_MIN_ITEMS", "NO_INFO", "EXCLUSION_REASONS",
-    "trim_scores", "check_magnitude", "flag_key", "as_numbers", "select_responses",
-]
+__all__ = ["TRIM_TOLERANCE", "MAX_MIN_ITEMS", "NO_INFO", "EXCLUSION_REASONS", "trim_scores",
+           "flag_key", "as_numbers", "select_responses"]
 
 #: RSMTool's default ``trim_tolerance`` (``rsmtool.utils.constants.DEFAULTS``; home: core.defaults).
 TRIM_TOLERANCE = _defaults.TRIM_TOLERANCE

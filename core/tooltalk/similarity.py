@@ -66,7 +66,7 @@ class MiniLMSimilarity:
         The same lookup as the machine evaluator's default encoder
         (:func:`core.mce.classifier.default_model_dir`).
         """
-        from core.mce.classifier import default_model_dir
+        from core.mce.encoder import default_model_dir
 
         try:
             return default_model_dir()

@@ -9,5 +9,6 @@ Parts:
 * :mod:`core.workspace.report`: the self-contained HTML report of a round.
 """
 
-from core.workspace.store import (ENV_VAR, SCHEMA_VERSION, Workspace, default_root,  # noqa: F401
-                                  table_hash)
+from core.workspace.store import ENV_VAR, Workspace, default_root
+from core.workspace.schema import SCHEMA_VERSION
+from core.workspace.tables import table_hash

@@ -13,7 +13,7 @@ merely unreferenced, so a crash in the middle of an import leaves the previous s
 **Parts.** :mod:`core.workspace.schema` holds the schema (``MIGRATIONS``, applied forward
 when a newer app opens an older workspace) and :mod:`core.workspace.tables` the Parquet files
 and :func:`table_hash`; this module holds :class:`Workspace`, the one object the app and the
-CLI use. ``MIGRATIONS``, ``SCHEMA_VERSION`` and ``table_hash`` are re-exported here.
+CLI use (the package ``core.workspace`` is the face of all three).
 """
 
 from __future__ import annotations
@@ -32,12 +32,11 @@ import pandas as pd
 
 from core.errors import DataError, plain_value
 from core.userfile import expand_user
-from core.workspace.schema import MIGRATIONS, SCHEMA_VERSION, migrate
+from core.workspace.schema import SCHEMA_VERSION, migrate
 from core.workspace.tables import (check_database_file, legacy_table_hash, plan_frame,
                                    plan_inclusion, plan_rows, read_table, table_hash, write_table)
 
-__all__ = ["SCHEMA_VERSION", "MIGRATIONS", "ENV_VAR", "default_root", "Workspace",
-           "SCENARIO_FORMAT", "table_hash"]
+__all__ = ["ENV_VAR", "default_root", "Workspace", "SCENARIO_FORMAT"]
 
 ENV_VAR = "HMCEVAL_WORKSPACE"
 SCENARIO_FORMAT = "hmceval-scenario"

@@ -15,13 +15,11 @@ import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.mce.classifier import (
-    ClassifierConfig,
-    TextClassifier,
-    TrainingStopped,
-    default_model_dir,
-    normalize_context,
-)
+from core.mce.classifier import TextClassifier
+from core.mce.settings import ClassifierConfig
+from core.mce.confidence import TrainingStopped
+from core.mce.encoder import default_model_dir
+from core.mce.inputs import normalize_context
 from core.mce.pipeline import CONFIDENCE_COLUMNS, train_and_score
 from core.mce.testing import build_tiny_bert
 
@@ -156,7 +154,7 @@ def test_batching_and_order_do_not_change_outputs(float_path):
 def test_thread_count_does_not_change_outputs_and_is_restored(fitted):
     import torch
 
-    from core.mce.classifier import free_cores
+    from core.mce.runtime import free_cores
 
     texts, _, contexts = toy(1)
     before = torch.get_num_threads()

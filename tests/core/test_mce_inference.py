@@ -14,7 +14,8 @@ import pytest
 
 from core.errors import DataError
 from core.mce import inference
-from core.mce.classifier import ClassifierConfig, TextClassifier
+from core.mce.classifier import TextClassifier
+from core.mce.settings import ClassifierConfig
 from core.mce.testing import build_tiny_bert
 
 POS = ["i love you", "you are nice", "thanks , good day", "i like that", "great !", "hello , how are you ?"]

@@ -15,7 +15,7 @@ from core.demo import make_demo
 from core.errors import DataError
 from core.workspace import SCHEMA_VERSION, Workspace
 from core.workspace import rounds as R
-from core.workspace.store import MIGRATIONS
+from core.workspace.schema import MIGRATIONS
 
 
 @pytest.fixture
@@ -223,14 +223,16 @@ def test_a_schema_1_workspace_is_migrated_to_keep_annotations(tmp_path, demo, mo
 
 
 def test_store_parts_schema_and_tables(tmp_path):
-    """The store's parts: the schema's migrations and the Parquet files, re-exported by the
-    store; a plan reads back as written (undecided rows as "", unqueued ranks as NaN)."""
+    """The store's parts: the schema's migrations and the Parquet files, each with one home and
+    the package ``core.workspace`` as their face (the store re-exports nothing); a plan reads back
+    as written (undecided rows as "", unqueued ranks as NaN)."""
+    import core.workspace as face
     import core.workspace.schema as schema
     import core.workspace.store as store
     import core.workspace.tables as tables
 
-    assert store.MIGRATIONS is schema.MIGRATIONS and store.SCHEMA_VERSION == 4
-    assert store.table_hash is tables.table_hash
+    assert face.SCHEMA_VERSION == schema.SCHEMA_VERSION == 4 and face.table_hash is tables.table_hash
+    assert "MIGRATIONS" not in store.__all__ and "table_hash" not in store.__all__
     sel, rank = tables.plan_rows(tables.plan_frame(np.array(["", "routed", "machine"], object),
                                                    np.array([np.nan, 1.0, np.nan])))
     assert sel.tolist() == ["", "routed", "machine"]
