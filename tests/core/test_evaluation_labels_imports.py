@@ -267,15 +267,6 @@ def test_labelstudio_unknown_sample_and_label():
 
 # ---------------------------------------------------------------- the parts and their one home
 
-def test_label_key_writes_ids_and_labels_as_a_user_does():
-    from core.evaluation.labels.form import label_key
-
-    assert label_key(2.0) == "2" and label_key(np.float32(7.0)) == "7"
-    assert label_key(2.5) == "2.5" and label_key(float("inf")) == "inf"
-    assert label_key(float("nan")) == "nan"
-    assert label_key(np.int64(3)) == "3" and label_key(np.True_) == "True"
-    assert label_key(" yes ") == "yes" and label_key(" yes ", strip=False) == " yes "
-
 
 def test_estimate_group_keys_keep_a_value_as_written():
     """An estimate's group keys are the values as written (" a" and "a" stay two groups) and

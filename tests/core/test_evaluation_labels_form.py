@@ -1,0 +1,68 @@
+"""Returned labels in one standard form (``core.evaluation.labels.form``): how ids and labels
+are written as text, what counts as an empty cell, the message helper, and the
+:class:`LabelImport` record's table and times."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.evaluation.labels.form import LabelImport, is_missing, label_key, some_values
+
+
+def test_label_key_writes_ids_and_labels_as_a_user_does():
+    assert label_key(2.0) == "2" and label_key(np.float32(7.0)) == "7"
+    assert label_key(2.5) == "2.5" and label_key(float("inf")) == "inf"
+    assert label_key(float("nan")) == "nan"
+    assert label_key(np.int64(3)) == "3" and label_key(np.True_) == "True"
+    assert label_key(" yes ") == "yes" and label_key(" yes ", strip=False) == " yes "
+
+
+def test_label_key_makes_a_csv_float_id_match_an_integer_id():
+    """CSV readers turn an integer column with gaps into floats: both read as the same key."""
+    as_read = pd.read_csv(io.StringIO("id\n1\n\n3\n"))["id"].dropna()
+    assert [label_key(v) for v in as_read] == [label_key(1), label_key(3)] == ["1", "3"]
+    assert label_key(False) == "False" and label_key(-0.0) == "0"
+
+
+@pytest.mark.parametrize("v,missing", [
+    (None, True), (pd.NA, True), (pd.NaT, True), (float("nan"), True), (np.float32("nan"), True),
+    ("", True), ("   \t", True), (" x ", False), (0, False), (0.0, False), ("nan", False),
+    (False, False),
+])
+def test_is_missing(v, missing):
+    assert is_missing(v) is missing
+
+
+def test_some_values_quotes_strings_and_counts_the_rest():
+    assert some_values(["a", 2, "c"]) == "'a', 2, 'c'"
+    assert some_values(range(8), limit=3) == "0, 1, 2 and 5 more"
+    assert some_values([]) == ""
+
+
+def _imp(**kw):
+    base = dict(source="table", sample_id=("1", "1", "2"), annotator=("ann", "bob", "ann"),
+                label=("yes", "no", "yes"), where=("row 2", "row 3", "row 4"))
+    return LabelImport(**{**base, **kw})
+
+
+def test_label_import_frame_and_times():
+    imp = _imp(seconds=(3.0, float("nan"), 12.5))
+    assert imp.n_labels == 3
+    f = imp.frame()
+    assert list(f.columns) == ["sample_id", "annotator", "label", "seconds"]
+    assert f["label"].tolist() == ["yes", "no", "yes"]
+    np.testing.assert_array_equal(f["seconds"].to_numpy(), [3.0, np.nan, 12.5])
+    # a source without times: NaN on every label, not an error
+    assert np.isnan(_imp().times()).all() and len(_imp().times()) == 3
+    # times of the wrong length are not spread over the labels
+    assert np.isnan(_imp(seconds=(1.0,)).times()).all()
+
+
+def test_label_import_is_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        _imp().label = ("x",)
