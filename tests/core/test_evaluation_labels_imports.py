@@ -14,21 +14,7 @@ from core.errors import DataError
 from core.evaluation.annotators.agreement import agreement
 from core.evaluation.labels.imports import join_labels, labels_from_table
 from core.evaluation.labelstudio.export import labels_from_labelstudio
-
-
-def choice(value, user, *, ann_id=None, cancelled=False):
-    """One annotation as Label Studio 1.23 exports it (JSON export)."""
-    a = {"id": ann_id, "completed_by": user, "was_cancelled": cancelled,
-         "result": [] if cancelled else [{"from_name": "label", "to_name": "show_text",
-                                          "type": "choices", "value": {"choices": [value]}}],
-         "ground_truth": False, "lead_time": 3.2}
-    return a
-
-
-def task(tid, sample_id, *annotations):
-    return {"id": tid, "data": {"sample_id": sample_id, "queue_rank": tid, "text": "..."},
-            "annotations": list(annotations), "drafts": [], "predictions": [],
-            "meta": {}, "total_annotations": len(annotations)}
+from tests.core.labelstudio_support import EXPORT, choice, task
 
 
 # ---------------------------------------------------------------- CSV tables
@@ -174,26 +160,6 @@ def test_dataset_ids_must_be_unique_and_classes_distinct_as_text():
 
 # ---------------------------------------------------------------- Label Studio exports
 
-EXPORT = [
-    task(11, 1, choice("unsafe", 1, ann_id=1), choice("unsafe", 2, ann_id=2)),
-    task(12, 2, choice(None, 2, ann_id=3, cancelled=True)),
-    task(13, 3),
-    task(14, "4", choice("safe", 1, ann_id=4), choice("unsafe", 2, ann_id=5)),
-    task(15, 5, choice("safe", {"id": 2, "email": "b@x.org"}, ann_id=6),
-         choice(None, 1, ann_id=7, cancelled=True)),
-]
-
-
-def test_labelstudio_export_labels_skips_and_unannotated():
-    imp = labels_from_labelstudio(EXPORT)
-    assert imp.source == "labelstudio" and imp.n_tasks == 5
-    assert imp.sample_id == ("1", "1", "4", "4", "5")
-    assert imp.annotator == ("1", "2", "1", "2", "2")
-    assert imp.label == ("unsafe", "unsafe", "safe", "unsafe", "safe")
-    assert imp.where == ("task 11", "task 11", "task 14", "task 14", "task 15")
-    assert imp.skipped == (("2", "2", "task 12"), ("5", "1", "task 15"))
-    assert imp.unannotated == ("3",)
-
 
 def test_labelstudio_join_majority_ties_skips_and_agreement():
     j = join_labels(labels_from_labelstudio(json.dumps(EXPORT)),
@@ -213,43 +179,6 @@ def test_labelstudio_join_majority_ties_skips_and_agreement():
     text = " | ".join(j.notices)
     assert "1 samples were skipped or cancelled" in text and "'2'" in text
     assert "1 samples need adjudication" in text and "1 tasks have no annotation yet" in text
-
-
-def test_labelstudio_same_annotator_twice_keeps_the_latest():
-    exp = [task(1, 1, choice("1", 5, ann_id=9), choice("0", 5, ann_id=3))]
-    imp = labels_from_labelstudio(exp)
-    assert imp.label == ("1",) and imp.annotator == ("5",)
-    assert any("latest one" in n for n in imp.notices)
-    j = join_labels(imp, sample_ids=[1], classes=[0, 1])
-    assert j.label.tolist() == [1]
-
-
-def test_labelstudio_empty_result_is_left_out_and_reported():
-    a = choice("x", 1, ann_id=1)
-    a["result"] = []
-    imp = labels_from_labelstudio([task(1, 1, a)])
-    assert imp.n_labels == 0 and any("without a choice" in n for n in imp.notices)
-
-
-def test_labelstudio_not_an_export():
-    with pytest.raises(DataError, match="not a Label Studio JSON export: expected a list.*keys "
-                                        "'label', 'sample_id'"):
-        labels_from_labelstudio({"sample_id": 1, "label": "x"})
-    with pytest.raises(DataError, match="not JSON"):
-        labels_from_labelstudio(b"sample_id,label\n1,0\n")
-    with pytest.raises(DataError, match=r"task 7 lacks 'annotations'.*JSON-MIN"):
-        labels_from_labelstudio([{"id": 7, "data": {"sample_id": 1}, "label": "x"}])
-    with pytest.raises(DataError, match=r"task 3 of the file lacks 'data' and 'annotations'"):
-        labels_from_labelstudio([task(1, 1), task(2, 2), {"sample_id": 3}])
-    with pytest.raises(DataError, match=r"task 8 has no data field 'sample_id'"):
-        labels_from_labelstudio([{"id": 8, "data": {"text": "hi"}, "annotations": []}])
-
-
-def test_labelstudio_several_choices_is_an_error():
-    a = choice("0", 4, ann_id=1)
-    a["result"][0]["value"]["choices"] = ["0", "1"]
-    with pytest.raises(DataError, match=r"task 1 \(sample_id '1'\): annotator 4 chose 2 labels"):
-        labels_from_labelstudio([task(1, 1, a)])
 
 
 def test_labelstudio_unknown_sample_and_label():

@@ -200,8 +200,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.demo.clembench",
     "core.demo.tooltalk",
     "core.evaluation.annotators.agreement",
-    "core.evaluation.labelstudio.export",
-    "core.evaluation.sampling.audit",
     "core.evaluation.estimate.weighted_round",
     "core.figures.confidence",
     "core.figures.effort",
