@@ -4,14 +4,12 @@ hand-worked expected values)."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.evaluation.annotators.agreement import agreement
 from core.evaluation.labels.imports import join_labels, labels_from_table
 from core.evaluation.labelstudio.export import labels_from_labelstudio
 from tests.core.labelstudio_support import EXPORT, choice, task
@@ -87,24 +85,6 @@ def test_table_three_annotators_fleiss_kappa_and_majority():
     assert j.n_annotators.tolist() == [3, 3, 3, 3, 0]
     assert j.adjudication == ()
     assert len(j.votes) == 12 and j.votes["row"].tolist()[:3] == [0, 0, 0]
-
-
-def test_fleiss_with_varying_raters_per_item():
-    # s1: A,B agree (P = 1); s2: A,C disagree (P = 0); s3: A,B,C = x,x,y (P = (4+1-3)/6 = 1/3)
-    # P = (1 + 0 + 1/3) / 3 = 4/9; counts x: 2+1+2 = 5, y: 0+1+1 = 2 of 7
-    # Pe = (5/7)^2 + (2/7)^2 = 29/49; kappa = (4/9 - 29/49) / (20/49) = (196 - 261) / 180
-    got = agreement([{"A": "x", "B": "x"}, {"A": "x", "C": "y"}, {"A": "x", "B": "x", "C": "y"},
-                     {"A": "y"}])
-    assert got.method == "fleiss" and got.n_items == 3 and got.n_annotators == 3
-    assert got.percent_agreement == pytest.approx(4 / 9)
-    assert got.kappa == pytest.approx((196 - 261) / 180)
-
-
-def test_kappa_undefined_when_every_label_is_one_class():
-    got = agreement([{"A": 1, "B": 1}, {"A": 1, "B": 1}])
-    assert got.method == "cohen" and got.percent_agreement == 1.0 and math.isnan(got.kappa)
-    assert "undefined" in got.describe()
-    assert agreement([{"A": 1}, {"B": 0}]) is None
 
 
 def test_table_missing_columns_are_named():
@@ -209,15 +189,6 @@ def test_estimate_group_keys_keep_a_value_as_written():
     res = estimate(load_design(df), groups=["g"])
     assert sorted(res["by_group"]["g"]) == [" a", "2", "a"]
     assert sorted(res["class_shares"]) == ["0", "1"]
-
-
-def test_majority_vote_and_a_tie():
-    from core.evaluation.annotators.agreement import majority_vote
-
-    assert majority_vote(["b", "a", "b"]) == ("b", False)
-    assert majority_vote([1]) == (1, False)
-    assert majority_vote(["a", "b"]) == (None, True)
-    assert majority_vote(["a", "b", "b", "a", "c"]) == (None, True)
 
 
 def test_refuse_outside_queue_names_the_first_row_and_its_selection():
