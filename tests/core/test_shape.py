@@ -199,7 +199,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.data.load",
     "core.demo.clembench",
     "core.demo.tooltalk",
-    "core.evaluation.estimate.weighted_round",
     "core.figures.confidence",
     "core.figures.effort",
     "core.figures.fairness",
