@@ -453,16 +453,3 @@ def test_f_test_exact_at_scale():
     res = fairness_analyses(h, m, g)
     assert res["osd"]["sig"] == pytest.approx(stats.f.sf(f, 2, n - 3), rel=1e-12)
     assert res["osd"]["R2"] == pytest.approx(r2, rel=1e-10)
-
-
-def test_group_codes_follow_group_order():
-    from core.rsm.checks import group_codes
-
-    # b: 3, a: 3 (tie, by label), c: 1; missing labels get -1; labels keep their type
-    codes, levels = group_codes(np.array(["b", "a", "c", "b", None, "a", "a", "b"], dtype=object))
-    assert levels == ["a", "b", "c"]
-    assert codes.tolist() == [1, 0, 2, 1, -1, 0, 0, 1]
-    codes, levels = group_codes(np.array([2.0, 1.0, 1.0]))
-    assert levels == [1.0, 2.0] and codes.tolist() == [1, 0, 0]
-    # mixed types: ties ordered by their text, 1 and "1" stay distinct
-    assert group_codes(np.array([1, "1", 2, 2], dtype=object))[1] == [2, 1, "1"]

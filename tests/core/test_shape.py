@@ -201,8 +201,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.figures.effort",
     "core.figures.fairness",
     "core.mce.pipeline",
-    "core.rsm.checks",
-    "core.rsm.true_score",
     "core.tooltalk.compare",
     "core.workspace.store",
 }
