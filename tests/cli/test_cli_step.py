@@ -70,7 +70,9 @@ def test_a_rename_failing_after_the_commit_finishes_instead(ws, tmp_path, monkey
         return real(src, dst)
 
     monkeypatch.setattr(os, "replace", replace)
-    with pytest.raises(OSError, match="Input/output error"):
+    with pytest.raises(DataError, match=r"cannot write .*b\.csv: Input/output error; the "
+                                        "workspace holds the step: its files are renamed by "
+                                        "the next hmceval command"):
         with one_step(ws):
             ws.add_dataset(a_table(3), name="t")
             write_text(first, "1")
