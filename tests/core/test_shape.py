@@ -201,7 +201,6 @@ WITHOUT_TEST_FILE: set[str] = {
     "core.figures.effort",
     "core.figures.fairness",
     "core.mce.pipeline",
-    "core.tooltalk.compare",
     "core.workspace.store",
 }
 
