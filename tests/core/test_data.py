@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 
-import pandas as pd
 
 from core.data import detect_roles, load_table, prepare
-from core.demo import make_demo
 
 
 def test_release_columns_are_detected(hmceval_tsv):
@@ -37,17 +35,3 @@ def test_quoted_fields_with_separators_and_newlines():
     assert df["response"].tolist() == ["hello, world", "two\nlines"]
     data = prepare(df)
     assert data.text_columns == [] or "response" in data.text_columns + data.subgroup_columns
-
-
-def test_demo_is_deterministic_and_valid():
-    a, b = make_demo(), make_demo()
-    pd.testing.assert_frame_equal(a, b)
-    d = prepare(a)
-    assert 3000 < d.M < 4500
-    assert d.has_gold and d.has_effort and d.effort_source == "predicted_effort"
-    assert set(d.subgroup_columns) >= {"system", "topic"}
-    assert d.roles["human_label_2"] == "human_label_2"
-    assert 0.2 < d.frame["human_label_2"].notna().mean() < 0.4
-    acc = (d.frame["machine_label"] == d.frame["human_label"]).mean()
-    assert 0.8 < acc < 0.95  # informative but imperfect
-    assert len(d.confidence_columns) == 3

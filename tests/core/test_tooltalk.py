@@ -130,17 +130,6 @@ def test_soft_success_is_recall_times_one_minus_incorrect_action_rate():
 # --------------------------------------------------------------------------------------------
 
 
-def test_ground_truth_as_predictions_copies_calls_in_order():
-    obj = conversation(([ALARM_7, EMAIL], None), ([], None))
-    out = tt_demo.ground_truth_as_predictions(obj)
-    assert "predictions" not in obj["conversation"][1]  # input untouched
-    preds = out["conversation"][1]["predictions"]
-    assert [p["role"] for p in preds] == ["api", "api", "assistant"]
-    assert preds[0]["request"] == ALARM_7["request"] and out["conversation"][3]["predictions"][0]["role"] == "assistant"
-    s = score(out)
-    assert (s.precision, s.recall, s.success) == (1.0, 1.0, True)
-
-
 # --------------------------------------------------------------------------------------------
 # shared ToolTalk data
 # --------------------------------------------------------------------------------------------
