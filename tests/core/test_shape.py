@@ -196,9 +196,6 @@ MIN_LINES_FOR_A_TEST_FILE = 150
 #: leaves this list when ``tests/*/test_<area>_<module>.py`` is written; none may join it.
 WITHOUT_TEST_FILE: set[str] = {
     "core.cli.common",
-    "core.figures.confidence",
-    "core.figures.effort",
-    "core.figures.fairness",
     "core.mce.pipeline",
     "core.workspace.store",
 }
