@@ -22,7 +22,7 @@ DSM_BAND = 0.1
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
     """One figure from trace and layout dicts in one unvalidated constructor call (as
     :mod:`core.figures.tradeoff` builds them: the builders here write fixed keys, tested in
-    tests/core/test_rsm_fairness.py; validating every property cost more than the statistics)."""
+    tests/core/test_figures_fairness.py; validating every property cost more than the statistics)."""
     return go.Figure(data=traces, layout={**layout, "template": TEMPLATE}, _validate=False)
 
 

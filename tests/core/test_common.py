@@ -148,16 +148,6 @@ def test_hand_worked_scores():
     assert reg == pytest.approx({"mse": 1.25, "rmse": math.sqrt(1.25), "mae": 0.75, "r2": 0.0})
 
 
-def test_hand_worked_true_score():
-    ratings = [[1, 2], [2, 2], [3, 4], [4, 4]]
-    # per-response variances 0.5, 0, 0.5, 0 with one degree of freedom each: sigma_e^2 = 1/4
-    # means 1.5, 2, 3.5, 4, grand mean 2.75: sigma_T^2 = (2 * 4.25 - 3/4) / (8 - 16/8) = 7.75/6
-    # system 2, 2, 3, 5: sum c_i (mean_i - M_i)^2 = 2 * 1.5 = 3; MSE(T|M) = (3 - 4/4) / 8 = 1/4
-    assert true_score.mse_true(ratings, [2, 2, 3, 5]) == pytest.approx(0.25)
-    assert true_score.prmse_true(ratings, [2, 2, 3, 5]) == pytest.approx(1 - 0.25 / (7.75 / 6))
-    assert true_score.prmse_true(ratings, [2, 2, 3, 5]) == pytest.approx(25 / 31)
-
-
 def test_hand_worked_labels():
     # gold 1 2 3 4 against 1 3 3 2: per class (p, r): 1 (1, 1), 2 (0, 0), 3 (1/2, 1), 4 (0, 0)
     # F1: 1, 0, 2/3, 0; accuracy 2/4

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,24 +62,6 @@ def test_the_areas_do_not_import_core_demo():
                          text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[]"
-
-
-def test_make_demo_is_a_function_of_the_seed():
-    from core.demo import SYSTEMS, TOPICS, make_demo
-
-    a = make_demo(20, seed=1)
-    assert a.equals(make_demo(20, seed=1))
-    assert not a.equals(make_demo(20, seed=2))
-    assert a["dialogue_id"].nunique() == 20
-    # every response turn of a dialogue is one sample: its rows are turns 1..turns
-    for _, d in a.groupby("dialogue_id"):
-        assert d["turn"].tolist() == list(range(1, int(d["turns"].iat[0]) + 1))
-        assert 2 <= d["turns"].iat[0] <= 8
-    assert a["sample_id"].tolist() == list(range(1, len(a) + 1))
-    assert set(a["system"]) <= set(SYSTEMS) and set(a["topic"]) <= set(TOPICS)
-    assert set(a["human_label"]) <= {0, 1} and set(a["machine_label"]) <= {0, 1}
-    conf = a[["confidence_ts", "confidence_mcp", "confidence_tcp"]].to_numpy()
-    assert np.all((conf >= 0) & (conf <= 1))
 
 
 def _private_imports(path: Path) -> list[str]:

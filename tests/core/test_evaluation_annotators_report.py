@@ -43,19 +43,6 @@ def test_hand_worked_report():
     assert "Krippendorff's alpha (nominal)" in describe(rep)[0]
 
 
-def test_fleiss_equals_statsmodels_with_constant_raters():
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
-    from core.evaluation.annotators.agreement import fleiss_kappa as ours
-
-    rng = np.random.default_rng(2)
-    for _ in range(20):
-        ratings = rng.integers(0, 3, size=(25, 4))
-        table, _ = aggregate_raters(ratings)
-        items = [dict(enumerate(r)) for r in ratings]
-        assert ours(items)[1] == pytest.approx(fleiss_kappa(table, method="fleiss"), abs=1e-12)
-
-
 def test_gold_annotator_and_class_values():
     rows = [("1", "a", "x"), ("1", "g", "y"), ("2", "a", "y"), ("2", "g", "y")]
     rep = annotator_report(_joined(rows, gold="g"), ["x", "y"], n_boot=0)

@@ -15,8 +15,7 @@ from core.errors import DataError
 from core.evaluation.sampling.design import load_design
 from core.evaluation.estimate.shares import (AUDIT, CAL, MACHINE, ROUTED, estimate, estimate_codes,
                                       hypergeometric_interval)
-from core.evaluation.sampling.audit import (audit_size_for_half_width, expected_half_width,
-                                     srs_half_width, srs_size_for_half_width)
+from core.evaluation.sampling.audit import expected_half_width
 
 Z95 = 1.959963984540054
 
@@ -167,19 +166,6 @@ def test_bad_selection_value_names_the_row():
     df.loc[3, "selection"] = "audited"
     with pytest.raises(DataError, match=r"column 'selection'.*row 4.*'audited'"):
         load_design(df, {"human_label": "gold"})
-
-
-def test_planner_hand_values():
-    # z sqrt((1 - 100/1000) * 0.25 / 100) = 1.96 * 0.047434
-    assert srs_half_width(1000, 100, 0.25) == pytest.approx(Z95 * math.sqrt(0.9 * 0.0025))
-    n = srs_size_for_half_width(1000, 0.25, 0.05)
-    assert srs_half_width(1000, n, 0.25) <= 0.05 < srs_half_width(1000, n - 1, 0.25)
-    # the smoothed variance with r = 0.02, n = 200: (4 + 1) / 202
-    w = expected_half_width(5000, 2500, 200, 0.02)
-    assert w == pytest.approx(0.5 * Z95 * math.sqrt((1 - 200 / 2500) * (5 / 202) / 200))
-    need = audit_size_for_half_width(5000, 2500, 0.02, 0.01)
-    assert expected_half_width(5000, 2500, need, 0.02) <= 0.01
-    assert expected_half_width(5000, 2500, need - 1, 0.02) > 0.01
 
 
 @pytest.fixture(scope="module")

@@ -4,31 +4,15 @@ hand-worked expected values)."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.evaluation.annotators.agreement import agreement
 from core.evaluation.labels.imports import join_labels, labels_from_table
 from core.evaluation.labelstudio.export import labels_from_labelstudio
-
-
-def choice(value, user, *, ann_id=None, cancelled=False):
-    """One annotation as Label Studio 1.23 exports it (JSON export)."""
-    a = {"id": ann_id, "completed_by": user, "was_cancelled": cancelled,
-         "result": [] if cancelled else [{"from_name": "label", "to_name": "show_text",
-                                          "type": "choices", "value": {"choices": [value]}}],
-         "ground_truth": False, "lead_time": 3.2}
-    return a
-
-
-def task(tid, sample_id, *annotations):
-    return {"id": tid, "data": {"sample_id": sample_id, "queue_rank": tid, "text": "..."},
-            "annotations": list(annotations), "drafts": [], "predictions": [],
-            "meta": {}, "total_annotations": len(annotations)}
+from tests.core.labelstudio_support import EXPORT, choice, task
 
 
 # ---------------------------------------------------------------- CSV tables
@@ -103,24 +87,6 @@ def test_table_three_annotators_fleiss_kappa_and_majority():
     assert len(j.votes) == 12 and j.votes["row"].tolist()[:3] == [0, 0, 0]
 
 
-def test_fleiss_with_varying_raters_per_item():
-    # s1: A,B agree (P = 1); s2: A,C disagree (P = 0); s3: A,B,C = x,x,y (P = (4+1-3)/6 = 1/3)
-    # P = (1 + 0 + 1/3) / 3 = 4/9; counts x: 2+1+2 = 5, y: 0+1+1 = 2 of 7
-    # Pe = (5/7)^2 + (2/7)^2 = 29/49; kappa = (4/9 - 29/49) / (20/49) = (196 - 261) / 180
-    got = agreement([{"A": "x", "B": "x"}, {"A": "x", "C": "y"}, {"A": "x", "B": "x", "C": "y"},
-                     {"A": "y"}])
-    assert got.method == "fleiss" and got.n_items == 3 and got.n_annotators == 3
-    assert got.percent_agreement == pytest.approx(4 / 9)
-    assert got.kappa == pytest.approx((196 - 261) / 180)
-
-
-def test_kappa_undefined_when_every_label_is_one_class():
-    got = agreement([{"A": 1, "B": 1}, {"A": 1, "B": 1}])
-    assert got.method == "cohen" and got.percent_agreement == 1.0 and math.isnan(got.kappa)
-    assert "undefined" in got.describe()
-    assert agreement([{"A": 1}, {"B": 0}]) is None
-
-
 def test_table_missing_columns_are_named():
     df = pd.DataFrame({"id": [1], "y": [0]})
     with pytest.raises(DataError, match=r"'sample_id' \(sample id\).*available: id, y"):
@@ -174,26 +140,6 @@ def test_dataset_ids_must_be_unique_and_classes_distinct_as_text():
 
 # ---------------------------------------------------------------- Label Studio exports
 
-EXPORT = [
-    task(11, 1, choice("unsafe", 1, ann_id=1), choice("unsafe", 2, ann_id=2)),
-    task(12, 2, choice(None, 2, ann_id=3, cancelled=True)),
-    task(13, 3),
-    task(14, "4", choice("safe", 1, ann_id=4), choice("unsafe", 2, ann_id=5)),
-    task(15, 5, choice("safe", {"id": 2, "email": "b@x.org"}, ann_id=6),
-         choice(None, 1, ann_id=7, cancelled=True)),
-]
-
-
-def test_labelstudio_export_labels_skips_and_unannotated():
-    imp = labels_from_labelstudio(EXPORT)
-    assert imp.source == "labelstudio" and imp.n_tasks == 5
-    assert imp.sample_id == ("1", "1", "4", "4", "5")
-    assert imp.annotator == ("1", "2", "1", "2", "2")
-    assert imp.label == ("unsafe", "unsafe", "safe", "unsafe", "safe")
-    assert imp.where == ("task 11", "task 11", "task 14", "task 14", "task 15")
-    assert imp.skipped == (("2", "2", "task 12"), ("5", "1", "task 15"))
-    assert imp.unannotated == ("3",)
-
 
 def test_labelstudio_join_majority_ties_skips_and_agreement():
     j = join_labels(labels_from_labelstudio(json.dumps(EXPORT)),
@@ -215,43 +161,6 @@ def test_labelstudio_join_majority_ties_skips_and_agreement():
     assert "1 samples need adjudication" in text and "1 tasks have no annotation yet" in text
 
 
-def test_labelstudio_same_annotator_twice_keeps_the_latest():
-    exp = [task(1, 1, choice("1", 5, ann_id=9), choice("0", 5, ann_id=3))]
-    imp = labels_from_labelstudio(exp)
-    assert imp.label == ("1",) and imp.annotator == ("5",)
-    assert any("latest one" in n for n in imp.notices)
-    j = join_labels(imp, sample_ids=[1], classes=[0, 1])
-    assert j.label.tolist() == [1]
-
-
-def test_labelstudio_empty_result_is_left_out_and_reported():
-    a = choice("x", 1, ann_id=1)
-    a["result"] = []
-    imp = labels_from_labelstudio([task(1, 1, a)])
-    assert imp.n_labels == 0 and any("without a choice" in n for n in imp.notices)
-
-
-def test_labelstudio_not_an_export():
-    with pytest.raises(DataError, match="not a Label Studio JSON export: expected a list.*keys "
-                                        "'label', 'sample_id'"):
-        labels_from_labelstudio({"sample_id": 1, "label": "x"})
-    with pytest.raises(DataError, match="not JSON"):
-        labels_from_labelstudio(b"sample_id,label\n1,0\n")
-    with pytest.raises(DataError, match=r"task 7 lacks 'annotations'.*JSON-MIN"):
-        labels_from_labelstudio([{"id": 7, "data": {"sample_id": 1}, "label": "x"}])
-    with pytest.raises(DataError, match=r"task 3 of the file lacks 'data' and 'annotations'"):
-        labels_from_labelstudio([task(1, 1), task(2, 2), {"sample_id": 3}])
-    with pytest.raises(DataError, match=r"task 8 has no data field 'sample_id'"):
-        labels_from_labelstudio([{"id": 8, "data": {"text": "hi"}, "annotations": []}])
-
-
-def test_labelstudio_several_choices_is_an_error():
-    a = choice("0", 4, ann_id=1)
-    a["result"][0]["value"]["choices"] = ["0", "1"]
-    with pytest.raises(DataError, match=r"task 1 \(sample_id '1'\): annotator 4 chose 2 labels"):
-        labels_from_labelstudio([task(1, 1, a)])
-
-
 def test_labelstudio_unknown_sample_and_label():
     with pytest.raises(DataError, match=r"'9' \(task 2\)"):
         join_labels(labels_from_labelstudio([task(1, 1), task(2, 9, choice("0", 1))]),
@@ -267,6 +176,7 @@ def test_labelstudio_unknown_sample_and_label():
 
 # ---------------------------------------------------------------- the parts and their one home
 
+
 def test_estimate_group_keys_keep_a_value_as_written():
     """An estimate's group keys are the values as written (" a" and "a" stay two groups) and
     integral floats lose their .0, as the import reads them."""
@@ -279,15 +189,6 @@ def test_estimate_group_keys_keep_a_value_as_written():
     res = estimate(load_design(df), groups=["g"])
     assert sorted(res["by_group"]["g"]) == [" a", "2", "a"]
     assert sorted(res["class_shares"]) == ["0", "1"]
-
-
-def test_majority_vote_and_a_tie():
-    from core.evaluation.annotators.agreement import majority_vote
-
-    assert majority_vote(["b", "a", "b"]) == ("b", False)
-    assert majority_vote([1]) == (1, False)
-    assert majority_vote(["a", "b"]) == (None, True)
-    assert majority_vote(["a", "b", "b", "a", "c"]) == (None, True)
 
 
 def test_refuse_outside_queue_names_the_first_row_and_its_selection():

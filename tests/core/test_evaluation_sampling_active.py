@@ -15,7 +15,7 @@ from core.evaluation.sampling.active import (ACCURACY_TOLERANCE, DEFAULT_FLOOR, 
                                     design_frontier, inclusion_probabilities,
                                     machine_probabilities, routing_design, row_uncertainty,
                                     target_note)
-from core.evaluation.sampling.draw import check_probabilities, draw
+from core.evaluation.sampling.draw import draw
 
 
 def test_square_root_rule_hand_worked():
@@ -174,29 +174,6 @@ def test_bad_budgets():
         design_frontier(np.zeros(10, int), q, 2, labels=3, effort_budget=3)
     with pytest.raises(DataError, match="effort of every row"):
         design_frontier(np.zeros(10, int), q, 2, effort_budget=3, effort=np.r_[0.0, np.ones(9)])
-
-
-def test_poisson_draw_frequencies():
-    pi = np.array([1.0, 0.5, 0.1, 0.02])
-    hits = np.mean([draw(pi, seed=s) for s in range(4000)], axis=0)
-    assert hits[0] == 1.0
-    # binomial standard errors: 0.0079, 0.0047, 0.0022
-    assert abs(hits[1] - 0.5) < 0.04 and abs(hits[2] - 0.1) < 0.025 and abs(hits[3] - 0.02) < 0.012
-    assert (draw(pi, seed=3) == draw(pi, seed=3)).all()
-
-
-def test_check_probabilities_names_the_rows():
-    sel = np.array(["routed", "audit", "machine", "machine"], dtype=object)
-    ok = check_probabilities(pd.Series([1.0, 0.2, 0.3, 0.4]), sel, "inclusion_probability")
-    assert ok.tolist() == [1.0, 0.2, 0.3, 0.4]
-    with pytest.raises(DataError, match=r"\(0, 1\].*row 3"):
-        check_probabilities(pd.Series([1.0, 0.2, 1.5, 0.4]), sel, "inclusion_probability")
-    with pytest.raises(DataError, match="no inclusion probability on row 2"):
-        check_probabilities(pd.Series([1.0, None, 0.3, 0.4]), sel, "inclusion_probability")
-    with pytest.raises(DataError, match="does not match.*row 1"):
-        check_probabilities(pd.Series([0.5, 0.2, 0.3, 0.4]), sel, "inclusion_probability")
-    with pytest.raises(DataError, match="text"):
-        check_probabilities(pd.Series([1.0, "x", 0.3, 0.4]), sel, "inclusion_probability")
 
 
 def demo_like(m=600, seed=0):

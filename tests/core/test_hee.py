@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import math
 
-import numpy as np
-import pandas as pd
 import pytest
 
-from core.errors import DataError
 from core import hee
 from core.hee import (
     estimate_effort,
     feature_correlations,
-    minmax_normalise,
     regression_metrics,
-    significance_mark,
 )
 from tests.core.hee_support import (  # noqa: F401  (pytest fixtures)
     release,
@@ -44,64 +38,6 @@ from tests.core.hee_support import (  # noqa: F401  (pytest fixtures)
 # --------------------------------------------------------------------------------------------
 # Column mapping
 # --------------------------------------------------------------------------------------------
-
-
-# --------------------------------------------------------------------------------------------
-# Metrics
-# --------------------------------------------------------------------------------------------
-def test_regression_metrics_hand_values():
-    m = regression_metrics([0, 1, 2, 3], [0, 1, 2, 2])
-    # errors 0 0 0 1: MSE 1/4, MAE 1/4, SS_tot = 2.25+0.25+0.25+2.25 = 5 -> R2 = 1 - 1/5
-    assert m == pytest.approx({"mse": 0.25, "rmse": 0.5, "mae": 0.25, "r2": 0.8})
-    m = regression_metrics([0, 1, 2, 3], [1, 1, 1, 1])
-    assert m["r2"] == pytest.approx(1 - (1 + 0 + 1 + 4) / 5)
-    assert math.isnan(regression_metrics([2, 2, 2], [1, 2, 3])["r2"])  # constant truth
-    one = regression_metrics([3.0], [1.0])
-    assert one["mse"] == 4.0 and one["mae"] == 2.0 and math.isnan(one["r2"])
-    assert all(math.isnan(v) for v in regression_metrics([], []).values())
-
-
-def test_minmax_normalise():
-    y, lo, hi = minmax_normalise([5, 10, 15, 7.5])
-    assert y.tolist() == [0.0, 0.5, 1.0, 0.25] and (lo, hi) == (5.0, 15.0)
-    with pytest.raises(DataError, match="constant"):
-        minmax_normalise([3, 3, 3])
-    with pytest.raises(DataError, match="row 2"):
-        minmax_normalise([1, np.nan])
-
-
-def test_significance_marks():
-    assert significance_mark(0.000999) == "**"
-    assert significance_mark(0.001) == "*"
-    assert significance_mark(0.0499) == "*"
-    assert significance_mark(0.05) == ""
-    assert significance_mark(float("nan")) == "" and significance_mark(None) == ""
-
-
-def _t3_two_sided_p(t):
-    # Student t with 3 degrees of freedom: CDF = 1/2 + (1/pi) (t / (sqrt3 (1 + t^2/3)) + atan(t/sqrt3))
-    cdf = 0.5 + (t / (math.sqrt(3) * (1 + t * t / 3)) + math.atan(t / math.sqrt(3))) / math.pi
-    return 2 * (1 - cdf)
-
-
-def test_feature_correlations_hand_values():
-    X = pd.DataFrame({"x": [1, 2, 3, 4, 5], "c": [7, 7, 7, 7, 7]})
-    y = [2, 4, 5, 4, 5]
-    out = feature_correlations(X, y).set_index("feature")
-    # Pearson: sum dx dy = 6, sum dx^2 = 10, sum dy^2 = 6 -> r = 6 / sqrt(60)
-    r = 6 / math.sqrt(60)
-    assert out.loc["x", "pearson"] == pytest.approx(r, abs=1e-12)
-    t = r * math.sqrt(3) / math.sqrt(1 - r * r)
-    assert out.loc["x", "pearson_p"] == pytest.approx(_t3_two_sided_p(t), rel=1e-9)
-    # Spearman: ranks of y 1, 2.5, 4.5, 2.5, 4.5 -> 7 / sqrt(10 * 9)
-    rs = 7 / math.sqrt(90)
-    assert out.loc["x", "spearman"] == pytest.approx(rs, abs=1e-12)
-    ts = rs * math.sqrt(3) / math.sqrt(1 - rs * rs)
-    assert out.loc["x", "spearman_p"] == pytest.approx(_t3_two_sided_p(ts), rel=1e-9)
-    assert out.loc["x", "pearson_mark"] == "" and out.loc["x", "spearman_mark"] == ""
-    # constant feature: undefined
-    assert math.isnan(out.loc["c", "pearson"]) and math.isnan(out.loc["c", "spearman_p"])
-    assert out.loc["c", "pearson_mark"] == ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -195,41 +131,3 @@ def test_no_streamlit_in_core():
 
     for mod in (hee, fe):
         assert "streamlit" not in pathlib.Path(mod.__file__).read_text()
-
-
-# --------------------------------------------------------------------------------------------
-# Figures
-# --------------------------------------------------------------------------------------------
-def test_figures():
-    from core.figures.effort import (correlation_figure, importance_figure, metrics_figure,
-                                     predicted_vs_real_figure)
-
-    fig = predicted_vs_real_figure({"D": ([0.1, 0.2, 0.3], [0.15, np.nan, 0.25]),
-                                    "D+W": ([0.1, 0.2, 0.3], [0.1, 0.2, 0.3])})
-    assert [t.name for t in fig.data] == ["D", "D+W", "y = x"]
-    assert list(fig.data[0].x) == [0.1, 0.3]  # the NaN prediction (a training row) is left out
-    assert list(fig.data[2].x) == [0.1, 0.3]
-    big = predicted_vs_real_figure({"D": (np.arange(50.0), np.arange(50.0))}, max_points=10)
-    assert len(big.data[0].x) == 10 and "10 random points" in big.layout.title.text
-    with pytest.raises(DataError):
-        predicted_vs_real_figure({"D": ([1, 2], [1])})
-
-    corr = pd.DataFrame({"label": ["total turns", "flat"], "pearson": [0.053, np.nan],
-                         "pearson_mark": ["**", ""], "spearman": [0.122, np.nan],
-                         "spearman_mark": ["*", ""]})
-    fig = correlation_figure(corr)
-    assert list(fig.data[0].text) == ["undefined", "0.053**"]  # drawn bottom-up
-    assert list(fig.data[1].text) == ["undefined", "0.122*"]
-    with pytest.raises(DataError, match="pearson_mark"):
-        correlation_figure(corr.drop(columns=["pearson_mark"]))
-
-    imp = pd.DataFrame({"label": ["a", "b"], "impurity": [0.7, 0.3],
-                        "permutation": [np.nan, np.nan], "permutation_std": [np.nan, np.nan]})
-    assert len(importance_figure(imp).data) == 1
-    imp["permutation"] = [0.5, 0.01]
-    imp["permutation_std"] = [0.02, 0.01]
-    fig = importance_figure(imp)
-    assert len(fig.data) == 2 and list(fig.data[0].y) == ["b", "a"]
-    fig = metrics_figure({"D": {"mse": 0.0085, "rmse": 0.092, "mae": 0.06, "r2": 0.43},
-                          "D+W": {"mse": 0.0035, "rmse": 0.059, "mae": 0.033, "r2": 0.76}})
-    assert len(fig.data) == 2 and list(fig.data[1].text) == ["0.004", "0.059", "0.033", "0.760"]

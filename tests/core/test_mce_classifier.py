@@ -56,12 +56,6 @@ def test_default_model_dir_is_the_packaged_minilm():
     assert ClassifierConfig().model_dir is None  # None = this directory
 
 
-def test_paper_defaults():
-    c = ClassifierConfig()
-    assert (c.max_length, c.batch_size, c.dropout, c.learning_rate, c.epochs, c.max_context_turns) == (
-        128, 64, 0.1, 5e-5, 4, 3)
-
-
 def test_context_is_the_last_three_utterances_joined_by_sep(tiny_dir):
     clf = TextClassifier(model_dir=str(tiny_dir))
     enc = clf.tokenize(["you are bad"], contexts=[["a", "hi", "how are you", "thanks"]])

@@ -1,15 +1,13 @@
-"""Estimator comparison (core.mce.compare) and its figures (core.figures.confidence)."""
+"""Estimator comparison (core.mce.compare); its figures are tested in test_figures_confidence.py."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import pytest
 
 from core.data import load_table, prepare
 from core.errors import DataError
-from core.figures.confidence import reliability_figure, risk_coverage_figure, roc_figure, sae_estimators_figure
 from core.mce.compare import compare_confidences, estimator_inputs, sae_by_estimator
 
 Y_TRUE = ["a", "b", "a", "b", "a", "b"]
@@ -71,35 +69,3 @@ def test_sae_by_estimator_lambda0_sends_the_least_confident():
         sae_by_estimator(data, [], lam=0.0, n_human=10)
     with pytest.raises(DataError):
         estimator_inputs(data, [])
-
-
-def test_figures():
-    cmp = compare_confidences(Y_TRUE, Y_PRED, {"c": CONF, "d": CONF[::-1]}, n_bins=5)
-    aucs = dict(zip(cmp.table["confidence"], cmp.table["auc"]))
-    fig = roc_figure(cmp.roc, aucs=aucs)
-    assert isinstance(fig, go.Figure) and len(fig.data) == 3  # two curves and chance
-    assert fig.data[0].name == "c (AUC 0.6250)"
-    fig = risk_coverage_figure(cmp.risk, top=0.5)
-    assert list(fig.data[0].y) == pytest.approx([0, 0, 1 / 3, 1 / 4, 2 / 5, 2 / 6])
-    fig = reliability_figure(cmp.bins)
-    # perfect calibration, two estimators, and the legend entry saying what the marker size means
-    assert len(fig.data) == 4 and list(fig.data[1].y) == [1.0, 0.0, 1.0, 0.0, 1.0]
-    assert fig.data[3].name == "marker size: samples in the bin" and list(fig.data[3].x) == [None]
-    for f in (fig, roc_figure(cmp.roc), risk_coverage_figure(cmp.risk)):
-        main, _, sub = f.layout.title.text.partition("<br>")
-        assert len(main) <= 40 and len(sub.replace("<sup>", "").replace("</sup>", "")) <= 60
-    # long curves are thinned to at most max_points (+ the last point)
-    big = {"c": pd.DataFrame({"fpr": np.linspace(0, 1, 10_001), "tpr": np.linspace(0, 1, 10_001)})}
-    thin = roc_figure(big, max_points=100)
-    assert len(thin.data[0].x) <= 101 and thin.data[0].x[-1] == 1.0 and thin.data[0].x[0] == 0.0
-    points = pd.DataFrame({"confidence": ["c", "d"], "time_cost": [0.5, 0.4], "accuracy": [0.98, 0.97],
-                           "lambda": [1.0, 1.0]})
-    curves = pd.DataFrame({"confidence": ["c", "c", "d"], "lambda": [0.0, 1.0, 0.0],
-                           "time_cost": [0.6, 0.5, 0.55], "accuracy": [0.99, 0.98, 0.985]})
-    fig = sae_estimators_figure(points, curves, machine_only=0.86)
-    # issue 25: the subtitle names the lambda the lines span (0 to 1 here, not "0 to 50"), the
-    # y axis fits accuracies 0.86-0.99 (span 0.13, 8% margins), the x axis is a share
-    assert fig.layout.title.text.endswith("lines: λ from 0 to 1</sup>")
-    assert list(fig.layout.yaxis.range) == pytest.approx([0.8496, 1.0004])
-    assert fig.layout.xaxis.tickformat == ".0%" and "SAE" not in fig.layout.title.text
-    assert [t.mode for t in fig.data] == ["lines", "markers", "lines", "markers"]

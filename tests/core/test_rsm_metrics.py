@@ -198,47 +198,6 @@ def test_bad_input_raises_data_error():
         ag.eval_metrics([], [])
 
 
-# ------------------------------------------------------------------------------------------
-# true score
-# ------------------------------------------------------------------------------------------
-H1 = [1, 2, 3, 4]
-H2 = [2, 2, 3, 3]
-SYS = [1, 3, 3, 3]
-
-
-def test_true_score_simple_case_both_formulas():
-    # All responses double-scored. Simple formulas of the reference:
-    #   sigma_e^2 = sum (H - H2)^2 / (2 N2) = (1 + 0 + 0 + 1) / 8 = 1/4
-    #   H^ = [1.5, 2, 3, 3.5]; var(H^, ddof 1) = (1 + 1/4 + 1/4 + 1) / 3 = 5/6
-    #   sigma_T^2 = 5/6 - (1/2)(1/4) = 17/24
-    #   MSE(H^|M) = (1/4 + 1 + 0 + 1/4) / 4 = 3/8 ; MSE(T|M) = 3/8 - 1/8 = 1/4
-    # General formulas (c_i = 2, c. = 8, grand mean 2.5, N = 4):
-    #   sigma_T^2 = (2 (1 + 1/4 + 1/4 + 1) - 3/4) / (8 - 32/8) = (17/4) / 6 = 17/24
-    #   MSE(T|M) = (2 (1/4 + 1 + 0 + 1/4) - 4/4) / 8 = 1/4
-    #   PRMSE = 1 - (1/4) / (17/24) = 1 - 6/17 = 11/17
-    ratings = np.column_stack([H1, H2])
-    assert ag.variance_of_errors(ratings) == pytest.approx(1 / 4, abs=1e-15)
-    assert ag.true_score_variance(ratings) == pytest.approx(17 / 24, abs=1e-15)
-    assert ag.mse_true(ratings, SYS) == pytest.approx(1 / 4, abs=1e-15)
-    assert ag.prmse_true(ratings, SYS) == pytest.approx(11 / 17, abs=1e-15)
-
-
-def test_true_score_general_varying_number_of_ratings():
-    # ratings [1,2,3], [2,2], [4]; M = [2, 2, 3]
-    #   V_1 = 1 (c=3), V_2 = 0 (c=2) -> sigma_e^2 = (1*2 + 0*1) / (2 + 1) = 2/3
-    #   means [2, 2, 4], c = [3, 2, 1], c. = 6, grand mean (6 + 4 + 4)/6 = 7/3
-    #   sum c_i (mean_i - 7/3)^2 = 3/9 + 2/9 + 25/9 = 10/3 ; minus (N-1) sigma_e^2 = 4/3 -> 2
-    #   denominator 6 - (9 + 4 + 1)/6 = 11/3 -> sigma_T^2 = 6/11
-    #   MSE(T|M) = (3*0 + 2*0 + 1*1 - 3 * 2/3) / 6 = -1/6
-    #   PRMSE = 1 + (1/6)/(6/11) = 47/36 (above 1: the reference allows it on small samples)
-    nan = float("nan")
-    ratings = [[1, 2, 3], [2, 2, nan], [4, nan, nan]]
-    assert ag.variance_of_errors(ratings) == pytest.approx(2 / 3, abs=1e-15)
-    assert ag.true_score_variance(ratings) == pytest.approx(6 / 11, abs=1e-15)
-    assert ag.mse_true(ratings, [2, 2, 3]) == pytest.approx(-1 / 6, abs=1e-15)
-    assert ag.prmse_true(ratings, [2, 2, 3]) == pytest.approx(47 / 36, abs=1e-14)
-
-
 def test_true_score_missing_is_none_not_nan():
     single = np.array([[1.0], [2.0], [3.0]])
     assert ag.variance_of_errors(single) is None
@@ -260,19 +219,6 @@ def test_true_score_nan_when_defined_but_degenerate():
     assert math.isnan(ts["prmse_true"])
     # MSE(T|M) = (2 (1.5 - 1)^2 - 1/2) / 2 = 0
     assert ts["mse_true"] == 0.0
-
-
-def test_true_score_given_error_variance():
-    # a user-supplied rater error variance makes single-scored data usable:
-    # H = [1, 2, 3], M = [1, 2, 2], sigma_e^2 = 1/2: c = 1 each, c. = 3
-    #   sigma_T^2 = (2 - 2 * 1/2) / (3 - 1) = 1/2 ; MSE(T|M) = (1 - 3/2) / 3 = -1/6
-    #   PRMSE = 1 + (1/6) / (1/2) = 4/3
-    assert ag.prmse_true([1, 2, 3], M, variance_errors=0.5) == pytest.approx(4 / 3, abs=1e-15)
-
-
-def test_true_score_rejects_response_without_rating():
-    with pytest.raises(DataError, match="row 2"):
-        ag.variance_of_errors([[1, 2], [float("nan"), float("nan")]])
 
 
 # ------------------------------------------------------------------------------------------

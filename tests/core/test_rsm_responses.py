@@ -16,7 +16,6 @@ import pytest
 
 from core.errors import DataError
 from core.rsm import TRIM_TOLERANCE, agreement_report, select_responses, trim_scores
-from core.rsm.io import load_evaluation_table, read_jsonlines, resolve_column
 
 
 def _frame() -> pd.DataFrame:
@@ -161,54 +160,6 @@ def test_true_score_n_raters():
     df["h2"] = [2, None, 3]
     ts = agreement_report(df, human="h", system="m", human2="h2")["true_score"]
     assert ts["N raters"] == 2 and ts["N_single"] == 1 and ts["N_multiple"] == 2
-
-
-# ------------------------------------------------------------------------------------------
-# JSON lines, as rsmtool.reader.read_jsonlines reads them
-# ------------------------------------------------------------------------------------------
-def _write(path, rows):
-    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
-    return path
-
-
-def test_jsonlines_nested_objects_flattened_as_rsmtool(tmp_path):
-    path = _write(tmp_path / "p.jsonlines", [
-        {"id": "R1", "y": 3.9, "metadata": {"h1": 4.0, "h2": 4.0}},
-        {"id": "R2", "y": 2.1, "metadata": {"h1": 2.0, "h2": None}},
-    ])
-    df = read_jsonlines(path)
-    # RSMTool's test data: the nested keys become columns named by the key alone
-    assert sorted(df.columns) == ["h1", "h2", "id", "y"]
-    assert df["h1"].tolist() == [4.0, 2.0]
-    assert resolve_column(df, "metadata.h1") == "h1" and resolve_column(df, "y") == "y"
-    deeper = read_jsonlines(_write(tmp_path / "d.jsonl", [{"values": {"id": "1", "features": {"f1": 1, "f2": 1.5}}}]))
-    # rsmtool's test_read_jsonlines_more_than_2_levels: id, features.f1, features.f2
-    assert sorted(deeper.columns) == ["features.f1", "features.f2", "id"]
-
-
-def test_jsonlines_file_is_not_read_as_csv(tmp_path):
-    path = _write(tmp_path / "p.jsonlines", [{"h": 1, "m": 1}, {"h": 2, "m": 3}])
-    df = load_evaluation_table(path)
-    assert list(df.columns) == ["h", "m"] and df["m"].tolist() == [1, 3]
-
-
-def test_jsonlines_errors(tmp_path):
-    bad = tmp_path / "bad.jsonlines"
-    bad.write_text('{"h": 1}\n[1, 2]\n')
-    with pytest.raises(DataError, match="line 2 is not a JSON object"):
-        read_jsonlines(bad)
-    bad.write_text('{"h": 1}\n{"h": \n')
-    with pytest.raises(DataError, match="line 2 is not valid JSON"):
-        read_jsonlines(bad)
-    bad.write_text('{"h1": 1, "meta": {"h1": 2}}\n')
-    with pytest.raises(DataError, match="nested key 'h1'"):
-        read_jsonlines(bad)
-    bad.write_text("\n\n")
-    with pytest.raises(DataError, match="is empty"):
-        read_jsonlines(bad)
-    bad.write_text('{"a": ' * 5000 + "1" + "}" * 5000 + "\n")
-    with pytest.raises(DataError, match="nested too deeply"):
-        read_jsonlines(bad)
 
 
 # ------------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ dataset's content id (core.data.content)."""
 from __future__ import annotations
 
 import dataclasses
-import io
 
 import numpy as np
 import pandas as pd
@@ -14,7 +13,6 @@ from core import defaults
 from core.assignment import (SAEInputs, assignment_json, constraints_from_settings, lambda_range,
                              per_turn_from, solve, sweep, turn_base_for)
 from core.data import prepare
-from core.data.content import content_id
 from core.demo import make_demo
 from core.errors import DataError
 from core.rsm import assignment_by_group
@@ -105,28 +103,6 @@ def test_services_call_the_core_functions(demo):
     base = turn_base_for(demo, n_boot=0, seed=0)
     pd.testing.assert_frame_equal(turns_of(base, got.human), per_turn_from(base, got.human))
     assert isinstance(sc, Scenario)
-
-
-def test_content_id_is_the_same_whatever_the_file_format():
-    df = make_demo()
-    buf = io.BytesIO()
-    df.to_parquet(buf, index=False)
-    from_parquet = pd.read_parquet(io.BytesIO(buf.getvalue()))
-    from_csv = pd.read_csv(io.StringIO(df.to_csv(index=False)))
-    assert content_id(df) == content_id(from_parquet) == content_id(from_csv)
-    assert content_id(df.astype({"human_label": "float64", "system": object})) == content_id(df)
-    assert len(content_id(df)) == 64
-
-
-def test_content_id_tells_tables_apart():
-    df = pd.DataFrame({"x": [1.0, 2.0, np.nan], "t": ["a", None, "b"]})
-    base = content_id(df)
-    assert content_id(df.assign(x=[1.0, 2.0 + 1e-12, np.nan])) != base  # the last digit
-    assert content_id(df.assign(t=["a", "", "b"])) != base  # missing is not empty text
-    assert content_id(df.rename(columns={"x": "y"})) != base
-    assert content_id(df[["t", "x"]]) != base  # column order
-    assert content_id(df.iloc[::-1].reset_index(drop=True)) != base  # row order
-    assert content_id(df.set_axis([5, 6, 7])) == base  # the index is not content
 
 
 def test_a_dataset_has_its_content_id_once(demo, monkeypatch):

@@ -143,17 +143,6 @@ def test_setting_number_never_scientific():
     assert setting_number(1 / 3, digits=6) == "0.3333"  # never more than 4 significant digits
 
 
-def test_sae_subtitle_writes_small_lambdas_plainly():
-    """Efforts in seconds give lambdas of 10^-5: the Confidence chart's subtitle wrote
-    '4.645e-05' with :.4g."""
-    import pandas as pd
-
-    from core.figures.confidence import sae_subtitle
-
-    assert sae_subtitle(pd.DataFrame({"lambda": [0.0, 4.645e-05]})) == (
-        "stars: current · lines: λ from 0 to 0.00004645")
-
-
 def test_certificate_totals_count_the_audit_as_the_result_does():
     """issue 33: the guarantee sentence said 956 go to humans where the result said 2,156
     labelled (1,000 calibration + 956 routed + 200 audit). Counted by hand from the demo's
