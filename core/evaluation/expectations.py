@@ -91,11 +91,20 @@ def calibrated_probabilities(machine_codes: np.ndarray, confidence: np.ndarray,
     x[:, k] = np.log(q[rows] / (1 - q[rows]))
     centre = np.r_[np.zeros(k), 1.0]
     beta = centre.copy()
+    # the prior's strength in rows: per parameter, ``prior`` times the Fisher information of
+    # one labelled row (that has the feature) at the centre, so that it weighs as ``prior``
+    # rows whatever the confidences' spread (a precision of ``prior`` itself weighed as
+    # prior / q (1 - q) rows: some 20 with judges right 90 % of the time, which pulled a
+    # recalibration on 100 labels half-way back to the confidences as reported)
+    info = w * q[rows] * (1 - q[rows])
+    has = x != 0
+    strength = prior * np.array([float((info[has[:, j]] * x[has[:, j], j] ** 2).mean())
+                                 if has[:, j].any() else 1.0 for j in range(k + 1)])
     for _ in range(100):
         eta = x @ beta
         p = 1 / (1 + np.exp(-eta))
-        grad = x.T @ (w * (right - p)) - prior * (beta - centre)
-        hess = (x * (w * p * (1 - p))[:, None]).T @ x + prior * np.eye(k + 1)
+        grad = x.T @ (w * (right - p)) - strength * (beta - centre)
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(strength)
         step = np.linalg.solve(hess, grad)
         beta = beta + step
         if np.max(np.abs(step)) < 1e-10:
