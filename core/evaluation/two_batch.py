@@ -102,7 +102,8 @@ def pilot_probabilities(confidence: np.ndarray, labels: float, *, share: float =
     free = np.ones(m, dtype=bool)
     left = n1
     for _ in range(m + 1):  # cap at 1, spread the excess over the others
-        pi[free] = left * w[free] / w[free].sum()
+        share_w = w[free] if w[free].sum() > 0 else np.ones(int(free.sum()))
+        pi[free] = left * share_w / share_w.sum()
         over = free & (pi >= 1)
         if not over.any():
             break
