@@ -133,17 +133,34 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
     pi = np.asarray(chosen.pi, dtype=float)
+    route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
     # carried rows are labelled already: routed, out of the queue
     sel, rank = draw_queue(pi, g, seed=int(seed), done=known)
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
                      carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
-                                                            extra, earlier))
+                                                            extra, earlier, route))
+
+
+def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | None,
+                effort_budget: float | None) -> np.ndarray:
+    """The routing reference as a design: the rows of largest gain the budget covers, pi = 1
+    (and on the rows already labelled), as :func:`design_frontier` compares with."""
+    from core.evaluation.active import routing_design
+
+    free = ~known
+    cost = np.ones(len(known)) if labels is not None else np.asarray(inp.l, dtype=float)
+    pi = np.ones(len(known))
+    pi[free] = routing_design(np.asarray(inp.a)[free], cost[free],
+                              float(labels if labels is not None else effort_budget),
+                              gain=np.asarray(gain, dtype=float)[free])
+    return pi
 
 
 def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.ndarray,
-           extra: dict[str, Any], earlier: EarlierLabels | None) -> dict[str, Any]:
+           extra: dict[str, Any], earlier: EarlierLabels | None,
+           route: np.ndarray | None = None) -> dict[str, Any]:
     """The plan's expectations under miscalibrated confidences
     (:func:`core.evaluation.plan_range.expected_range`): the typical range without earlier
     labels, the one their number leaves with them (Kish's effective number when weighted)."""
@@ -158,7 +175,7 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
         n_eff = float(w.sum() ** 2 / (w ** 2).sum())
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
-                          n_labels=n_eff)
+                          n_labels=n_eff, routing_pi=route)
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]
