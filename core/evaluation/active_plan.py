@@ -36,9 +36,13 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     design : Design
         Every row undecided (no calibration sample: guarantee mode keeps its simple random
         calibration sample, :func:`plan_queue`).
-    kind : {"active", "random"}
+    kind : {"active", "random", "pilot"}
         ``active``: the recommended design of :func:`core.evaluation.active.design_frontier`
-        (or the one for ``mu``); ``random``: the same pi = budget / total cost on every row.
+        (or the one for ``mu``); ``random``: the same pi = budget / total cost on every row;
+        ``pilot``: the first of two batches
+        (:func:`core.evaluation.two_batch.pilot_probabilities`: a share of ``labels``, the whole
+        budget, half of it towards the less sure rows); the second is planned with
+        ``earlier`` = its labels, weighted by 1 / pi.
     labels, effort_budget : float
         The budget, in expected labels or in expected predicted effort (one of them).
     lam : float, default=0
@@ -69,9 +73,12 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     """
     from core.evaluation.active import DEFAULT_WIDTH_RATIO, DESIGNS
 
-    if kind not in ("active", "random"):
+    if kind not in ("active", "random", "pilot"):
         raise DataError(f"design must be one of {', '.join(DESIGNS)}, got {kind!r} "
                         "(routing is planned by plan_queue)")
+    if kind == "pilot" and (labels is None or earlier is not None):
+        raise DataError("a pilot takes the whole budget in labels (--labels B; it draws a "
+                        "share of it) and no earlier labels: it is the first of two batches")
     if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise DataError(f"seed must be a whole number in [0, 2^63), got {seed}")
     if not (isinstance(lam, (int, float)) and np.isfinite(lam) and lam >= 0):
@@ -123,6 +130,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                               random_equivalent=None if pd.isna(row["random_equivalent"])
                               else int(row["random_equivalent"]),
                               n_routed=int(row["n_routed"]), frontier=table)
+    elif kind == "pilot":
+        chosen = _pilot(codes, inp, k, float(labels), table)
     elif mu is None:
         chosen = rec
     else:
@@ -141,6 +150,22 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
                      carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
                                                             extra, earlier, route))
+
+
+def _pilot(codes: np.ndarray, inp: Any, k: int, labels: float, table: pd.DataFrame
+           ) -> ActiveDesign:
+    """The first of two batches (:mod:`core.evaluation.two_batch`) as a design: its
+    expectations on the confidences as reported, ``expected_labels`` the pilot's."""
+    from core.evaluation.active import machine_probabilities
+    from core.evaluation.plan_range import expectations_under
+    from core.evaluation.two_batch import pilot_probabilities
+
+    pi = pilot_probabilities(inp.a, labels)
+    acc, half = expectations_under(machine_probabilities(codes, inp.a, k), codes, pi)
+    return ActiveDesign(pi=pi, mu=float("nan"), kind="pilot", expected_labels=float(pi.sum()),
+                        expected_effort=float((pi * np.asarray(inp.l, dtype=float)).sum()),
+                        expected_accuracy=acc, expected_half_width=half,
+                        random_equivalent=None, n_routed=int((pi >= 1).sum()), frontier=table)
 
 
 def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | None,
