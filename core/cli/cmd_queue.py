@@ -366,8 +366,9 @@ def _design_kind(args: argparse.Namespace) -> str:
 
     weighted_budget = args.labels is not None or args.effort_budget is not None
     routing_budget = args.human_share is not None or args.human_count is not None
-    kind = args.design or ("active" if weighted_budget or args.calibrate_on is not None
-                           else "routing")
+    # --calibrate-on alone continues a pilot round: the active design
+    pilot_rest = args.calibrate_on is not None and not routing_budget
+    kind = args.design or ("active" if weighted_budget or pilot_rest else "routing")
     if args.calibrate_on is not None and (kind == "routing" or args.calibration):
         raise DataError("--calibrate-on plans an active or random round (--labels or "
                         "--effort-budget) on an earlier round's labels; routing and a guarantee "
