@@ -100,19 +100,34 @@ def calibrated_probabilities(machine_codes: np.ndarray, confidence: np.ndarray,
     has = x != 0
     strength = prior * np.array([float((info[has[:, j]] * x[has[:, j], j] ** 2).mean())
                                  if has[:, j].any() else 1.0 for j in range(k + 1)])
+    from scipy.special import expit
+
+    def objective(b: np.ndarray) -> float:  # the penalised log-likelihood (concave)
+        eta = x @ b
+        return float((w * (right * eta - np.logaddexp(0.0, eta))).sum()
+                     - 0.5 * (strength * (b - centre) ** 2).sum())
+
+    current = objective(beta)
     for _ in range(100):
-        eta = x @ beta
-        p = 1 / (1 + np.exp(-eta))
+        p = expit(x @ beta)
         grad = x.T @ (w * (right - p)) - strength * (beta - centre)
         hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(strength)
         step = np.linalg.solve(hess, grad)
+        # damped Newton: halve a step that does not raise the objective (a weak prior and
+        # labels the machine is always right on can make a full step overshoot)
+        for _ in range(50):
+            trial = objective(beta + step)
+            if trial >= current - 1e-12 * abs(current):
+                break
+            step = step / 2
         beta = beta + step
+        current = objective(beta)
         if np.max(np.abs(step)) < 1e-10:
             break
     allx = np.zeros((len(codes), k + 1))
     allx[np.arange(len(codes)), codes] = 1.0
     allx[:, k] = np.log(q / (1 - q))
-    p_right = 1 / (1 + np.exp(-(allx @ beta)))
+    p_right = expit(allx @ beta)
     # where wrong, the true class as the labelled errors of that machine class spread
     wrong = right == 0
     out = np.zeros((len(codes), k))
