@@ -119,17 +119,19 @@ def _hat(x: np.ndarray, w: np.ndarray, labelled: np.ndarray, ridge: np.ndarray |
     a = (xl * wl[:, None]).T @ xl + np.diag(pen)
     ainv = np.linalg.pinv(a)
     h = wl * np.einsum("ij,jk,ik->i", xl, ainv, xl) if lab.any() else None
-    return {"x": x, "lab": lab, "xl": xl, "wl": wl, "a": a, "ainv": ainv, "h": h}
+    return {"x": x, "lab": lab, "xl": xl, "wl": wl, "a": a, "ainv": ainv, "h": h,
+            "xw": (xl * wl[:, None]).T, "rows": np.flatnonzero(lab)}
 
 
 def _apply_fit(hat: dict, y: np.ndarray, offset: np.ndarray | None
                ) -> tuple[np.ndarray, float]:
     """:func:`loo_fit_dof` for one outcome from its shared :func:`_hat`."""
-    x, lab, xl, wl, a, ainv, h = (hat[k] for k in ("x", "lab", "xl", "wl", "a", "ainv", "h"))
+    x, lab, xl, wl, a, ainv, h, rows = (hat[k] for k in ("x", "lab", "xl", "wl", "a", "ainv",
+                                                         "h", "rows"))
     y = np.asarray(y, dtype=float)
     o = np.zeros(len(y)) if offset is None else np.asarray(offset, dtype=float)
-    yl = np.where(lab, y, 0.0)[lab] - o[lab]
-    xwy = (xl * wl[:, None]).T @ yl
+    yl = y[rows] - o[rows]
+    xwy = hat["xw"] @ yl
     pred = o + x @ (ainv @ xwy)
     dof = 0.0
     if lab.any():
