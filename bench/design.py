@@ -46,6 +46,7 @@ from core.defaults import HUMAN_SHARE as SHARE  # noqa: E402
 from core.assignment import n_from_share  # noqa: E402
 from _rounds import Rounds, worth  # noqa: E402
 from _bound import bound_worth, ideal_worth  # noqa: E402
+from core.evaluation.sampling import PILOT_SHARE, PILOT_TILT  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 
@@ -283,11 +284,12 @@ def groups(rounds: int, share: float = 0.3) -> None:
         print(f"| {v} | {found[v] / total:.3f} | {cover[v] / total:.3f} |")
 
 
-def pilot_then_plan(s: dict, rounds: int, n_pilot: int) -> dict:
-    """A pilot of ``n_pilot`` random labels, then the rest of the same budget planned on the
-    confidences recalibrated on them (``hmceval queue --calibrate-on``), the pilot carried;
+def two_batches(s: dict, rounds: int, share: float, tilt: float) -> dict:
+    """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
+    budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
+    recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
     against PPI++ on the same total of random labels and routing the same total."""
-    from core.evaluation.sampling import calibrated_probabilities
+    from core.evaluation.sampling import pilot_probabilities, second_batch
 
     mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
     m, budget = len(q), s["labels"]
@@ -295,31 +297,45 @@ def pilot_then_plan(s: dict, rounds: int, n_pilot: int) -> dict:
     order = np.argsort(-(1 - q), kind="stable")[:budget]
     acc_route = ((mach == gold).sum() + (mach[order] != gold[order]).sum()) / m
     runs = Rounds(mach, gold, q, f, np.random.default_rng(11))
-    pick = np.random.default_rng(12)
+    p1 = pilot_probabilities(q, budget, share=share, tilt=tilt)
+    planned, acc_cov = [], []
     for r in range(rounds):
-        rows = pick.choice(m, n_pilot, replace=False)
-        known = np.zeros(m, dtype=bool)
-        known[rows] = True
-        probs = calibrated_probabilities(mach, q, k, rows=rows, human_codes=gold[rows])
-        rec, _ = design_frontier(mach, q, k, labels=budget - n_pilot, probabilities=probs,
-                                 gain=1 - probs[np.arange(m), mach], reference_gain=1 - q,
-                                 known=known)
-        runs.add(draw(rec.pi, seed=30_000 + r) | known, rec.pi)
-    return runs.summary(acc_route)
+        first = draw(p1, seed=90_000 + r)
+        rows = np.flatnonzero(first)
+        rec = second_batch(mach, q, k, labels=budget, pilot_pi=p1, rows=rows,
+                           human_codes=gold[rows]).design
+        xi = draw(rec.pi, seed=30_000 + r) | first
+        res = runs.add(xi, rec.pi)
+        a, acc = res["accuracy"], (np.where(xi, gold, mach) == gold).mean()
+        acc_cov.append(a["ci_low"] <= acc <= a["ci_high"])
+        planned.append((rec.expected_accuracy, rec.expected_half_width))
+    out = runs.summary(acc_route)
+    out["acc_cov"] = float(np.mean(acc_cov))
+    out["planned_acc"], out["planned_half"] = np.mean(planned, axis=0)
+    bw = bound_worth(mach, gold, q, k, out["labels"], out["acc"])
+    ow = [worth(m, runs.truth[c], out["ours"][c]) for c in range(k)]
+    out["of_bound"] = float(np.nanmin([o / b if np.isfinite(b) and b > 0 else np.nan
+                                       for o, b in zip(ow, bw)]))
+    return out
 
 
-def pilots(sets: list[dict], rounds: int, n_pilot: int) -> None:
-    print(f"\n## a pilot of {n_pilot} random labels, then the rest of the budget planned on "
-          f"the recalibrated confidences (queue --calibrate-on), {rounds} rounds")
-    print("| data | labels (mean, pilot included) | worth / PPI++'s (smallest class) | "
-          "final accuracy - routing the same total | coverage (lowest class) |")
-    print("| --- | --- | --- | --- | --- |")
+def pilots(sets: list[dict], rounds: int, share: float, tilt: float) -> None:
+    print(f"\n## two batches (the default where a user comes back): a pilot of {share:.0%} of the "
+          f"budget ({tilt:.0%} of its weight towards the less sure rows), the confidences "
+          f"recalibrated on its labels, the rest planned on them; {rounds} rounds")
+    print("| data | labels (mean, pilot included) | final accuracy - routing the same total | "
+          "worth / PPI++'s (smallest class) | of the bound at the realised accuracy | "
+          "coverage (lowest class; accuracy) | planned vs realised: accuracy; widest "
+          "half-width |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for s in sets:
-        if s["labels"] <= n_pilot + 10:
+        if s["labels"] < 120:
             continue
-        r = pilot_then_plan(s, rounds, n_pilot)
-        print(f"| {s['name']} | {r['labels']:.1f} | {r['ratio']:.2f} | "
-              f"{100 * r['dacc']:+.2f} pt | {r['cov']:.3f} |")
+        r = two_batches(s, rounds, share, tilt)
+        print(f"| {s['name']} | {r['labels']:.1f} | {100 * r['dacc']:+.2f} pt | "
+              f"{r['ratio']:.2f} | {r['of_bound']:.2f} | {r['cov']:.3f}; {r['acc_cov']:.3f} | "
+              f"{r['planned_acc']:.4f} vs {r['acc']:.4f}; {r['planned_half']:.4f} vs "
+              f"{float(np.max(r['ours'])):.4f} |")
 
 
 def covariates(rounds: int) -> None:
@@ -396,18 +412,24 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="100 rounds, for a first look")
     ap.add_argument("--only", metavar="TEXT", help="only the data sets whose name holds TEXT "
                     "(skips the effort and group sections)")
-    ap.add_argument("--pilot", type=int, default=100, metavar="N",
-                    help="random labels of the pilot in the calibrated section (default 100; "
-                         "0 skips it)")
+    ap.add_argument("--pilot-share", type=float, default=PILOT_SHARE, metavar="S",
+                    help=f"the two-batch section's pilot, a share of the budget (default "
+                         f"{PILOT_SHARE}; 0 skips the section)")
+    ap.add_argument("--pilot-tilt", type=float, default=PILOT_TILT, metavar="T",
+                    help=f"the pilot's weight towards the less sure rows (default {PILOT_TILT})")
+    ap.add_argument("--no-extras", action="store_true",
+                    help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
     rounds = 100 if args.quick else args.rounds
     sets = load_sets()
     for s in sets:
         if args.only is None or args.only in s["name"]:
             compare(s, rounds)
-    if args.pilot:
+    if args.pilot_share:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
-               max(100, rounds // 2), args.pilot)
+               max(100, rounds // 2), args.pilot_share, args.pilot_tilt)
+    if args.no_extras:
+        return
     frontier_span(sets[0], 100)
     covariates(rounds)
     if args.only is None:

@@ -7,7 +7,9 @@ confidence is a trust score) and a budget, repeat a round many times with the tr
 * **no labels**: ``hmceval queue --design active --labels B`` planned on the confidences as
   reported (``plan_design``), drawn with a new seed each round;
 * **150 earlier labels**: a first round of 150 random labels, then the rest of the budget
-  planned on the confidences recalibrated on them (``--calibrate-on``), the 150 carried.
+  planned on the confidences recalibrated on them (``--calibrate-on``), the 150 carried;
+* **two batches**: the pilot of :mod:`core.evaluation.sampling.two_batch` (20 % of the budget, half
+  towards the less sure rows), then the rest planned on its labels, weighted by 1 / pi.
 
 Per cell it prints the plan's expected final accuracy and widest class-share half-width (the
 point, and the ``expected_range`` the plan now reports), what the rounds realise (the final
@@ -33,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from core.evaluation.sampling import plan_design  # noqa: E402
 from core.evaluation.sampling import EarlierLabels, load_design  # noqa: E402
 from core.evaluation.sampling import draw  # noqa: E402
+from core.evaluation.sampling import pilot_probabilities  # noqa: E402
 from core.evaluation.estimate import weighted_estimates  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -44,10 +47,16 @@ def load_sets() -> list[dict]:
     h = pd.read_csv(SHARED / "hmceval" / "ilp_data_trustscore_f2.tsv", sep="\t")
     out = [{"name": "misinfo, 15 %", "machine": m["Yhat (GPT4o)"], "gold": m["Y"],
             "q": m["confidence"], "labels": 289}]
+    from core.demo import make_demo
+
+    d = make_demo()
     for share in (0.15, 0.5):
         out.append({"name": f"HMCEval release, {share:.0%}", "machine": h["machine_predict"],
                     "gold": h["target"], "q": h["machine_confidence"],
                     "labels": round(share * len(h))})
+        out.append({"name": f"demo, {share:.0%}", "machine": d["machine_label"],
+                    "gold": d["human_label"], "q": d["confidence_ts"],
+                    "labels": round(share * len(d))})
     for s in out:
         classes = sorted(set(s["gold"]) | set(s["machine"]), key=str)
         idx = {c: i for i, c in enumerate(classes)}
@@ -69,13 +78,20 @@ def realised(s: dict, xi: np.ndarray, pi: np.ndarray) -> tuple[float, float]:
     return acc, max(halves) if halves else float("nan")
 
 
-def cell(s: dict, rounds: int, earlier: bool) -> dict:
+def cell(s: dict, rounds: int, earlier: bool | str) -> dict:
     m, budget = len(s["q"]), s["labels"]
     rows_ = []
     pick = np.random.default_rng(7)
     plan = None if earlier else plan_design(s["design"], labels=budget, seed=0)
+    p1 = pilot_probabilities(s["q"], budget) if earlier == "two batches" else None
     for r in range(rounds):
-        if earlier:
+        if earlier == "two batches":  # the pilot, then the rest planned on its labels
+            rows = np.flatnonzero(draw(p1, seed=90_000 + r))
+            e = EarlierLabels(rows=rows, labels=s["gld"][rows], source="pilot",
+                              weights=1 / p1[rows])
+            plan = plan_design(s["design"], labels=max(budget - len(rows), 1), seed=r,
+                               earlier=e)
+        elif earlier:
             rows = np.sort(pick.choice(m, N_EARLIER, replace=False))
             e = EarlierLabels(rows=rows, labels=s["gld"][rows], source="round 1")
             plan = plan_design(s["design"], labels=budget - N_EARLIER, seed=r, earlier=e)
@@ -107,11 +123,14 @@ def main() -> None:
           "planned half-width (range) | realised | in range |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for s in sets:
-        for earlier in (False, True):
+        for earlier in (False, True, "two batches"):
+            if earlier == "two batches" and s["labels"] < 120:
+                continue
             t0 = time.perf_counter()
             c = cell(s, rounds, earlier)
             mu = c["mean"]
-            basis = f"{N_EARLIER} earlier labels" if earlier else "confidences as reported"
+            basis = ("a pilot of 20 % (two batches)" if earlier == "two batches" else
+                     f"{N_EARLIER} earlier labels" if earlier else "confidences as reported")
             print(f"| {s['name']}, {c['labels']} | {basis} | {mu.p_acc:.1%} "
                   f"({mu.lo_acc:.1%}-{mu.hi_acc:.1%}) | {mu.acc:.1%} | {c['acc_in']:.2f} | "
                   f"±{mu.p_half:.2%} (±{mu.lo_half:.2%}-±{mu.hi_half:.2%}) | ±{mu.half:.2%} | "

@@ -8,7 +8,7 @@ import sys
 from core.cli.step import one_step
 from core.defaults import LAMBDA
 
-DESIGN_CHOICES = ("active", "routing", "random")
+DESIGN_CHOICES = ("active", "routing", "random", "pilot")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "inclusion_probability column is written), the default with --labels "
                         "or --effort-budget; routing: today's exact SAE routing plus a uniform "
                         "audit, the default with --human-share or --human-count; random: plain "
-                        "random labelling with equal probabilities")
+                        "random labelling with equal probabilities; pilot: the first of two "
+                        "batches (20 %% of the --labels budget, half of it towards the rows the "
+                        "machine is less sure of); come back with --calibrate-on ID for the "
+                        "rest, planned on the confidences recalibrated on its labels")
     p.add_argument("--labels", type=float, metavar="B",
                    help="active/random design: the budget in expected labels")
     p.add_argument("--effort-budget", type=float, metavar="E",
@@ -51,7 +54,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="active/random design: plan on the labels of round ID of the workspace "
                         "(the same table, e.g. a small pilot round): the confidences are "
                         "recalibrated on them, and its labelled rows are carried into the new "
-                        "round (labelled for sure, outside the budget)")
+                        "round (labelled for sure, outside the budget); after a --design pilot "
+                        "round, --labels defaults to what its labels left of its budget")
     p.add_argument("--lam", type=float, default=None,
                    help=f"lambda of the gain that ranks rows for humans (default {LAMBDA} for "
                         "routing; 0 for the active design, where effort enters through the "
@@ -362,7 +366,9 @@ def _design_kind(args: argparse.Namespace) -> str:
 
     weighted_budget = args.labels is not None or args.effort_budget is not None
     routing_budget = args.human_share is not None or args.human_count is not None
-    kind = args.design or ("active" if weighted_budget else "routing")
+    # --calibrate-on alone continues a pilot round: the active design
+    pilot_rest = args.calibrate_on is not None and not routing_budget
+    kind = args.design or ("active" if weighted_budget or pilot_rest else "routing")
     if args.calibrate_on is not None and (kind == "routing" or args.calibration):
         raise DataError("--calibrate-on plans an active or random round (--labels or "
                         "--effort-budget) on an earlier round's labels; routing and a guarantee "
@@ -383,8 +389,11 @@ def _design_kind(args: argparse.Namespace) -> str:
                                 "--effort-budget (or --design routing for a simple random "
                                 "sample)")
             return kind
-        if not weighted_budget:
+        if not weighted_budget and args.calibrate_on is None:  # a pilot's rest: its budget
             raise DataError(f"--design {kind} needs a budget: --labels B or --effort-budget E")
+        if kind == "pilot" and (args.labels is None or args.calibrate_on is not None):
+            raise DataError("--design pilot is the first of two batches: the whole budget as "
+                            "--labels B, no --calibrate-on (the second batch takes it)")
         if args.labels is not None and args.effort_budget is not None:
             raise DataError("give the budget in labels (--labels) or in effort "
                             "(--effort-budget), not both")
@@ -425,12 +434,15 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                         "has a selection (clear the column to re-plan)")
     settings = {"design": kind, "seed": int(args.seed), "lam": float(lam),
                 **({"labels": float(args.labels)} if args.labels is not None
-                   else {"effort_budget": float(args.effort_budget)}),
+                   else {"effort_budget": float(args.effort_budget)}
+                   if args.effort_budget is not None else {}),
                 **({"width_ratio": float(args.width_ratio)} if args.width_ratio is not None
                    else {}),
                 **({"calibrate_on": int(args.calibrate_on)} if args.calibrate_on is not None
                    else {})}
     ws = _open_workspace(args, design)
+    if args.labels is None and args.effort_budget is None:
+        settings = {**settings, "labels": _pilot_rest(ws, design, args.calibrate_on)}
     with one_step(ws):  # the round and its files, together or not at all
         ws, rid = _plan(args, design, "budget", settings, ws)  # the page's round service
         out, sent, counts, _, rank = write_round_files(args, ws, rid)
@@ -454,6 +466,14 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                                           if k == "routed" and carried else "")
                           for k, v in counts.items() if k and v)
         hw = summary["expected_half_width"]
+        if kind == "pilot":
+            print(f"pilot (the first of two batches): {n_to_label} rows to label of a budget "
+                  f"of {args.labels:g}; round table written to {out}"
+                  + (f"; for annotators: {sent}" if sent is not None else "")
+                  + f"; {round_note(ws, rid)}. Once they are labelled (hmceval labels), plan "
+                  f"the rest on them: hmceval queue {args.path} --calibrate-on {rid} -o OUT")
+            _note_labels_present(design, rank)
+            return 0
         print(f"{kind} design: {n_to_label} rows to label ({shown}); expected final "
               f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "
               f"{hw:.4f} (worth {summary['random_equivalent']} random labels); round table "
@@ -472,6 +492,24 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
             print(said)
     _note_labels_present(design, rank)
     return 0
+
+
+def _pilot_rest(ws, design, round_id: int) -> float:
+    """The second batch's budget after a pilot round: its whole budget less the labels it
+    got (DataError when the round is not a pilot or its labels used it all)."""
+    from core.errors import DataError
+    from core.workspace.active_rounds import earlier_labels
+
+    settings = ws.round(int(round_id)).get("settings") or {}
+    if settings.get("design") != "pilot":
+        raise DataError(f"--calibrate-on {round_id} without --labels continues a pilot round "
+                        f"(--design pilot); round #{round_id} is not one: give --labels B")
+    got = len(earlier_labels(ws, design.data, round_id).rows)
+    rest = float(settings["labels"]) - got
+    if rest < 1:
+        raise DataError(f"the pilot round #{round_id} got {got} labels, its whole budget of "
+                        f"{float(settings['labels']):g}: nothing is left to plan")
+    return rest
 
 
 def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int:

@@ -7,7 +7,8 @@ also stratified by a group column), the design's record kept with the round
 (:func:`group_table`) and the one-click fix for a group whose final labels are worse than the
 rest (:func:`suggested_share`, :func:`fix_settings`).
 
-Settings of such a round (``kind="budget"``): ``design`` (``"active"`` or ``"random"``), the
+Settings of such a round (``kind="budget"``): ``design`` (``"active"``, ``"random"`` or
+``"pilot"``, the first of two batches, whose ``labels`` is the whole budget), the
 budget as ``labels`` or ``effort_budget`` (in the predicted effort's own unit), ``seed``,
 optionally ``lam`` (the ranking's lambda, default 0), ``stratify`` (a group column) and
 ``min_share`` (group -> least human share in that group), ``width_ratio`` (the active
@@ -34,7 +35,7 @@ __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "pla
            "group_table", "suggested_share", "fix_settings", "fix_shortfall"]
 
 #: The designs of a budget round planned with inclusion probabilities.
-WEIGHTED_DESIGNS: tuple[str, ...] = ("active", "random")
+WEIGHTED_DESIGNS: tuple[str, ...] = ("active", "random", "pilot")
 
 
 def is_weighted(settings: dict[str, Any]) -> bool:

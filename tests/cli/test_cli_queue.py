@@ -149,6 +149,50 @@ def test_edited_probabilities_are_refused(capsys, hmceval_tsv, tmp_path, edit, m
     assert not written.exists()
 
 
+def test_queue_two_batches_pilot_then_the_rest(capsys, ws_dir, demo_csv, tmp_path):
+    """--design pilot draws the first batch (20 % of the budget, tilted towards the less sure
+    rows, with its inclusion probabilities); --calibrate-on ID without --labels plans what
+    its labels left of the budget on them, the pilot's rows carried."""
+    from core.workspace import Workspace
+    from tests.cli.test_cli_rounds import returned_labels
+
+    path, gold = demo_csv
+    pilot = tmp_path / "pilot.csv"
+    code, out, err = run_cli(capsys, "queue", path, "--design", "pilot", "--labels", 500,
+                             "--seed", 3, "-o", pilot)
+    assert code == 0, err
+    assert "--calibrate-on 1" in out
+    t = pd.read_csv(pilot)
+    pi = t["inclusion_probability"].to_numpy()
+    assert pi.sum() == pytest.approx(100, rel=1e-6)  # 20 % of 500
+    q = t["confidence_ts"].to_numpy()
+    assert pi[q < np.median(q)].mean() > pi[q >= np.median(q)].mean()  # tilted
+    back = returned_labels(tmp_path, pd.read_csv(tmp_path / "pilot_to_label.csv"), gold)
+    assert run_cli(capsys, "labels", pilot, "--from", back, "-o", pilot)[0] == 0
+    n_pilot = len(Workspace(ws_dir).round_labels(1))
+    rest = tmp_path / "rest.csv"
+    code, stdout, err = run_cli(capsys, "queue", path, "--calibrate-on", 1, "--seed", 4,
+                                "--json", "-o", rest)
+    assert code == 0, err
+    plan = json.loads(stdout)
+    assert plan["carried"] == n_pilot
+    assert plan["expected"]["expected_labels"] == pytest.approx(500 - n_pilot, rel=1e-6)
+    # weighted by 1 / pi: Kish's effective number, below the pilot's count
+    assert plan["expected"]["expected_range"]["n_labels"] < n_pilot
+    assert plan["expected"]["expected_range"]["meets_targets"] in ([False, False],
+                                                                   [False, True], [True, True])
+    for key in ("expected_accuracy", "expected_half_width", "worth_vs_ppi", "meets_targets",
+                "calibrated_on"):
+        assert key in plan["expected"]
+    assert "targets_note" in plan
+    # a pilot takes the whole budget and no earlier round; the rest needs a pilot round
+    code, _, err = run_cli(capsys, "queue", path, "--design", "pilot", "--labels", 500,
+                           "--calibrate-on", 1, "-o", tmp_path / "x.csv")
+    assert code == 2 and "first of two batches" in err
+    code, _, err = run_cli(capsys, "queue", path, "--calibrate-on", 2, "-o", tmp_path / "y.csv")
+    assert code == 2 and "is not one: give --labels" in err
+
+
 def test_queue_calibrated_on_a_pilot_round(capsys, ws_dir, demo_csv, tmp_path):
     from core.workspace import Workspace
     from tests.cli.test_cli_rounds import returned_labels

@@ -92,3 +92,44 @@ def test_ppi_expected_half_width_matches_ppi_py():
         halves.append((hi[0] - lo[0]) / 2)
     # class 1's expected half-width (both classes' are the same for two classes)
     assert ppi_expected_half_width(P, f, n) == pytest.approx(np.mean(halves), rel=0.03)
+
+
+def _underconfident_judge(m, seed):
+    """Trust scores, not probabilities: the machine is right 90 % of the time where its
+    confidences say 66 % on average (P(right) = sigmoid(1.6 + 0.75 logit q))."""
+    rng = np.random.default_rng(seed)
+    codes = (rng.random(m) < 0.25).astype(int)
+    q = rng.beta(2, 1, m)
+    q = np.clip(q, 0.01, 0.99)
+    p = 1 / (1 + np.exp(-(1.6 + 0.75 * np.log(q / (1 - q)))))
+    right = rng.random(m) < p
+    return codes, q, np.where(right, codes, 1 - codes)
+
+
+def test_the_prior_weighs_as_two_rows_not_as_twenty():
+    # With one intercept per machine class, the unpenalised fit's mean chance of being right
+    # over the labelled rows equals their accuracy (its score equations); a prior of 2 rows
+    # on each coefficient, against 100 labels, moves that mean by a few per cent of the gap to
+    # the confidences (about 1 point of a 24-point gap here). The prior used to weigh as
+    # prior / q(1 - q) rows and more (the slope's), which pulled the mean 2-6 points back
+    # towards the confidences as reported (4.8 on average over these seeds).
+    gaps = []
+    for seed in range(20):
+        codes, q, human = _underconfident_judge(3000, seed)
+        rows = np.random.default_rng(100 + seed).choice(3000, 100, replace=False)
+        P = calibrated_probabilities(codes, q, 2, rows=rows, human_codes=human[rows])
+        acc = float((human[rows] == codes[rows]).mean())
+        gaps.append(acc - float(P[rows, codes[rows]].mean()))
+    assert abs(np.mean(gaps)) < 0.015
+    assert max(np.abs(gaps)) < 0.03
+
+
+def test_the_prior_still_holds_a_fit_that_has_nothing_to_go_on():
+    # every labelled row at the same confidence: the slope is not identified by the labels;
+    # the prior keeps it at 1 (the confidences as reported), the intercept takes the accuracy
+    codes = np.zeros(60, dtype=int)
+    q = np.full(60, 0.7)
+    human = np.r_[np.zeros(48, dtype=int), np.ones(12, dtype=int)]  # right on 48 of 60: 0.8
+    P = calibrated_probabilities(codes, q, 2, rows=np.arange(60), human_codes=human)
+    assert abs(P[0, 0] - 0.8) < 0.01
+    assert np.all(np.isfinite(P))

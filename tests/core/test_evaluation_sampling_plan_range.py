@@ -172,3 +172,42 @@ def test_confidences_below_chance_are_said_not_to_be_probabilities():
     f = machine_probabilities(codes, q, 2)
     out = expected_range(f, codes, np.full(10, 0.5), control=f, n_random=5)
     assert out["below_chance"] == 0 and "no labels check them yet" in range_sentence(out)
+
+
+def test_meets_targets_range_a_design_that_is_routing_hand_worked():
+    # the design routes exactly the reference's rows: under every model its accuracy is
+    # routing's (gap 0), and it labels some uncertain rows with probability 0, so it gives
+    # no interval and is worth nothing: the targets are never met
+    codes = np.zeros(4, dtype=int)
+    p = np.array([[0.9, 0.1], [0.8, 0.2], [0.6, 0.4], [0.7, 0.3]])
+    route = np.array([0.0, 0.0, 1.0, 0.0])
+    out = expected_range(p, codes, route, control=p, n_random=1, routing_pi=route)
+    assert out["accuracy_vs_routing"] == pytest.approx([0.0, 0.0], abs=1e-12)
+    assert out["meets_targets"] == [False, False]
+    # without the reference, no such keys (the range as before)
+    assert "meets_targets" not in expected_range(p, codes, route, control=p, n_random=1)
+
+
+def test_meets_targets_range_holds_the_plans_own_verdict():
+    rng = np.random.default_rng(4)
+    m = 1200
+    q = rng.uniform(0.5, 0.99, m)
+    mach = rng.integers(0, 2, m)
+    df = pd.DataFrame({"machine_label": mach, "machine_confidence": q})
+    for labels in (150, 600):
+        plan = plan_design(load_design(df), labels=labels, seed=0)
+        rg, d = plan.expected_range, plan.design
+        lo, hi = rg["accuracy_vs_routing"]
+        assert lo - 1e-9 <= d.accuracy_vs_routing <= hi + 1e-9
+        assert rg["meets_targets"][0] <= d.meets_targets <= rg["meets_targets"][1]
+        assert isinstance(rg["meets_targets"][0], bool)
+
+
+def test_range_sentence_says_when_miscalibration_decides_the_targets():
+    base = {"expected_accuracy": [0.8, 0.9], "expected_half_width": [0.02, 0.03],
+            "gaps": [-0.05, 0.1], "below_chance": 0.0, "rests_on": "confidences",
+            "n_labels": None}
+    assert "may or may not keep both promises" in range_sentence(
+        {**base, "meets_targets": [False, True]})
+    assert "promises" not in range_sentence({**base, "meets_targets": [True, True]})
+    assert "promises" not in range_sentence(base)

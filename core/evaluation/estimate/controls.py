@@ -101,24 +101,40 @@ def loo_fit_dof(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarra
         A = X'WX + diag(ridge). Rows with w_i = 0 do not move the fit (their own prediction is
         the full fit).
     """
-    y = np.asarray(y, dtype=float)
+    return _apply_fit(_hat(x, w, labelled, ridge), y, offset)
+
+
+def _hat(x: np.ndarray, w: np.ndarray, labelled: np.ndarray, ridge: np.ndarray | None
+         ) -> dict:
+    """What a fit of :func:`loo_fit_dof` shares across outcomes: A, its pseudo-inverse and
+    the leverages h_ii (none of them depends on y or the offset)."""
     x = np.asarray(x, dtype=float)
     lab = np.asarray(labelled, dtype=bool)
-    o = np.zeros(len(y)) if offset is None else np.asarray(offset, dtype=float)
     w = np.asarray(w, dtype=float)
     xl, wl = x[lab], w[lab]
-    yl = np.where(lab, y, 0.0)[lab] - o[lab]
     # the numerical guard rests on the design (every row's weight), not on the draw
     guard = 1e-9 * (1.0 + float(np.mean(w * (x ** 2).sum(axis=1)))) if len(w) else 1e-9
     pen = np.full(x.shape[1], guard) if ridge is None else \
         np.maximum(np.asarray(ridge, dtype=float), guard)
     a = (xl * wl[:, None]).T @ xl + np.diag(pen)
-    xwy = (xl * wl[:, None]).T @ yl
     ainv = np.linalg.pinv(a)
+    h = wl * np.einsum("ij,jk,ik->i", xl, ainv, xl) if lab.any() else None
+    return {"x": x, "lab": lab, "xl": xl, "wl": wl, "a": a, "ainv": ainv, "h": h,
+            "xw": (xl * wl[:, None]).T, "rows": np.flatnonzero(lab)}
+
+
+def _apply_fit(hat: dict, y: np.ndarray, offset: np.ndarray | None
+               ) -> tuple[np.ndarray, float]:
+    """:func:`loo_fit_dof` for one outcome from its shared :func:`_hat`."""
+    x, lab, xl, wl, a, ainv, h, rows = (hat[k] for k in ("x", "lab", "xl", "wl", "a", "ainv",
+                                                         "h", "rows"))
+    y = np.asarray(y, dtype=float)
+    o = np.zeros(len(y)) if offset is None else np.asarray(offset, dtype=float)
+    yl = y[rows] - o[rows]
+    xwy = hat["xw"] @ yl
     pred = o + x @ (ainv @ xwy)
     dof = 0.0
     if lab.any():
-        h = wl * np.einsum("ij,jk,ik->i", xl, ainv, xl)
         dof = float(h.sum())
         r = y[lab] - pred[lab]
         loo = y[lab] - r / np.where(1 - h > 1e-3, 1 - h, 1.0)
@@ -165,7 +181,8 @@ def _one_hot(codes: np.ndarray) -> np.ndarray:
 
 def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: np.ndarray,
                        cells: np.ndarray, *, covariates: np.ndarray | None = None,
-                       sizes: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+                       sizes: dict[str, float] | None = None,
+                       shared: dict | None = None) -> dict[str, np.ndarray]:
     """Every candidate control of one outcome, leave-one-out (see the module doc).
 
     Parameters
@@ -184,6 +201,10 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
     sizes : dict, optional
         Filled with each candidate's effective degrees of freedom (:func:`loo_fit_dof`; 0 for
         ``"ht"``), when given.
+    shared : dict, optional
+        A cache for the outcomes of one table (the same ``labelled``, ``pi``, ``cells`` and
+        ``covariates``): the fits whose design does not depend on the outcome (``"mean"``,
+        ``"cells"``, ``"covariates"``) are factored once and reused; the same results.
 
     Returns
     -------
@@ -195,18 +216,36 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
     lab = np.asarray(labelled, dtype=bool)
     m = len(f)
     w = variance_weights(pi)
+    got = {} if shared is None else shared
+    if "hat_mean" not in got:
+        got.update(_outcome_free(lab, pi, w, cells, covariates))
+    ones = np.ones((m, 1))
+    fits = {"ht": (np.zeros(m), 0.0), "mean": _apply_fit(got["hat_mean"], y, None),
+            "ppi": loo_fit_dof(y, np.column_stack([ones, f]), w, lab)}
+    fits["cells"] = _apply_fit(got["hat_cells"], y, f)
+    if got.get("hat_covariates") is not None:
+        fits["covariates"] = _apply_fit(got["hat_covariates"], y, f)
+    if sizes is not None:
+        sizes.update({name: dof for name, (_, dof) in fits.items()})
+    return {name: pred for name, (pred, _) in fits.items()}
+
+
+def _outcome_free(lab: np.ndarray, pi: np.ndarray, w: np.ndarray, cells: np.ndarray,
+                  covariates: np.ndarray | None) -> dict:
+    """The shared fits of :func:`candidate_controls`: the mean's, the cells' and the
+    covariates' designs and ridges, factored once per table."""
+    m = len(pi)
     free = pi < 1
     # the ridge's unit: the expected weight of a labelled row, from the design alone
     unit = float((w[free] * pi[free]).sum() / max(pi[free].sum(), 1e-12)) if free.any() else 1.0
-    ones = np.ones((m, 1))
-    fits = {"ht": (np.zeros(m), 0.0), "mean": loo_fit_dof(y, ones, w, lab),
-            "ppi": loo_fit_dof(y, np.column_stack([ones, f]), w, lab)}
+    out = {"hat_mean": _hat(np.ones((m, 1)), w, lab, None)}
     cx = _one_hot(cells)
     # each cell's ridge: PRIOR_ROWS rows of the weight its own labels are expected to carry
     ew = (cx * (w * pi * free)[:, None]).sum(axis=0)
     en = (cx * (pi * free)[:, None]).sum(axis=0)
     cell_unit = np.where(en > 0, ew / np.maximum(en, 1e-12), unit)
-    fits["cells"] = loo_fit_dof(y, cx, w, lab, offset=f, ridge=PRIOR_ROWS * cell_unit)
+    out["hat_cells"] = _hat(cx, w, lab, PRIOR_ROWS * cell_unit)
+    out["hat_covariates"] = None
     if covariates is not None and np.asarray(covariates).size:
         z = np.asarray(covariates, dtype=float)
         z = z - z.mean(axis=0)
@@ -215,10 +254,7 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
         binary = np.all(np.isin(np.asarray(covariates, dtype=float), (0.0, 1.0)), axis=0)
         sd = z.std(axis=0)
         z = np.where(binary | (sd == 0), z, z / np.where(sd > 0, sd, 1.0))
-        x = np.column_stack([cx, z])
-        fits["covariates"] = loo_fit_dof(y, x, w, lab, offset=f,
-                                         ridge=np.r_[PRIOR_ROWS * cell_unit,
-                                                     np.full(z.shape[1], PRIOR_ROWS * unit)])
-    if sizes is not None:
-        sizes.update({name: dof for name, (_, dof) in fits.items()})
-    return {name: pred for name, (pred, _) in fits.items()}
+        out["hat_covariates"] = _hat(np.column_stack([cx, z]), w, lab,
+                                     np.r_[PRIOR_ROWS * cell_unit,
+                                           np.full(z.shape[1], PRIOR_ROWS * unit)])
+    return out

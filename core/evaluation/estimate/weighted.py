@@ -147,12 +147,12 @@ def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
 
 
 def _quantile(confidence: float, df: float) -> float:
-    from scipy.stats import t
+    from scipy.special import stdtrit  # what scipy.stats.t.ppf computes, without its overhead
 
     z = z_value(confidence)
     if not math.isfinite(df):
         return z
-    return float(t.ppf(0.5 + confidence / 2, max(df - 1.0, 1.0)))
+    return float(stdtrit(max(df - 1.0, 1.0), 0.5 + confidence / 2))
 
 
 def ppi_mean_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *,
@@ -236,8 +236,10 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
     outcomes["accuracy"] = ((human == machine).astype(float), np.clip(q, 0, 1))
     sizes: dict[str, float] = {}
+    shared: dict[str, Any] = {}  # the fits every outcome shares, factored once
     for key, (y, prior) in outcomes.items():
-        cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates, sizes=sizes)
+        cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates, sizes=sizes,
+                                  shared=shared)
         out[key] = cand["cells"]
         out[f"candidates_{key}"] = np.column_stack(list(cand.values()))
         out["candidate_names"] = list(cand)
@@ -272,15 +274,17 @@ def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: 
     free = pi < 1
     best = None
     n = max(int((lab & (pi < 1)).sum()), 1)
+    # what every candidate shares, computed once
+    p_free, inv_free, pi_lab, unl = p_cells[free], 1 / pi[free] - 1, pi[lab], ~lab
+    pq_free = p_free * (1 - p_free)
     for j, name in enumerate(names):
         if n < FLEX_LABELS and name != DEFAULT_CONTROL:
             continue
         ctrl = candidates[:, j]
         # its variance if the calibrated cells were the truth's probabilities P:
         # sum (1 / pi - 1) (P (1 - P) + (P - m)^2)
-        prior = float(((1 / pi[free] - 1) * (p_cells[free] * (1 - p_cells[free])
-                                             + (p_cells[free] - ctrl[free]) ** 2)).sum())
-        total, var, _, df = weighted_total(y_lab, ctrl[lab], pi[lab], float(ctrl[~lab].sum()),
+        prior = float((inv_free * (pq_free + (p_free - ctrl[free]) ** 2)).sum())
+        total, var, _, df = weighted_total(y_lab, ctrl[lab], pi_lab, float(ctrl[unl].sum()),
                                            model_variance=prior, prior_df=prior_df)
         half = _quantile(confidence, df) * math.sqrt(var)
         score = half * (1 + (sizes[j] if sizes else 0) / n)

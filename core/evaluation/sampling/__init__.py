@@ -11,6 +11,7 @@ Parts (import the names below from this package, not from its modules):
 * :mod:`core.evaluation.sampling.draw`: the Poisson draw of a planned round and the checks of its probabilities.
 * :mod:`core.evaluation.sampling.stratified`: the active design planned separately in each group.
 * :mod:`core.evaluation.sampling.stream`: a labelling stream: a successive sample with known per-draw probabilities.
+* :mod:`core.evaluation.sampling.two_batch`: two batches, a pilot and the rest planned on its labels.
 * :mod:`core.evaluation.sampling.blind`: what annotators see: an allow-list of columns.
 """
 
@@ -36,13 +37,17 @@ from core.evaluation.sampling.stream import (
 )
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
+from core.evaluation.sampling.two_batch import (PILOT_SHARE, PILOT_TILT, pilot_probabilities,
+                                                 second_batch)
+
 __all__ = [
     "DEFAULT_STREAM_DESIGN", "DRAW_PROBABILITY", "DRAW_WEIGHT", "Design", "EarlierLabels",
-    "LABELLED", "MIN_CALIBRATION_LABELS", "PROBABILITY_COLUMN", "QueuePlan", "STREAM_DESIGNS",
-    "StreamPlan", "active_design", "add_audit", "annotator_table", "audit_size_for_half_width",
-    "calibrated_probabilities", "coded_classes", "default_audit", "design_frontier", "draw",
-    "draw_stream", "expected_half_width", "load_design", "machine_probabilities", "plan_design",
-    "plan_queue", "plan_stratified", "planned_vs_realised", "queue_table", "range_sentence",
-    "replan_stream", "showable_columns", "shown_columns", "srs_half_width",
-    "srs_size_for_half_width", "stream_weights", "target_note", "z_value"
+    "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
+    "QueuePlan", "STREAM_DESIGNS", "StreamPlan", "active_design", "add_audit", "annotator_table",
+    "audit_size_for_half_width", "calibrated_probabilities", "coded_classes", "default_audit",
+    "design_frontier", "draw", "draw_stream", "expected_half_width", "load_design",
+    "machine_probabilities", "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified",
+    "planned_vs_realised", "queue_table", "range_sentence", "replan_stream", "second_batch",
+    "showable_columns", "shown_columns", "srs_half_width", "srs_size_for_half_width",
+    "stream_weights", "target_note", "z_value"
 ]

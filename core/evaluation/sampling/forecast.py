@@ -91,19 +91,43 @@ def calibrated_probabilities(machine_codes: np.ndarray, confidence: np.ndarray,
     x[:, k] = np.log(q[rows] / (1 - q[rows]))
     centre = np.r_[np.zeros(k), 1.0]
     beta = centre.copy()
+    # the prior's strength in rows: per parameter, ``prior`` times the Fisher information of
+    # one labelled row (that has the feature) at the centre, so that it weighs as ``prior``
+    # rows whatever the confidences' spread (a precision of ``prior`` itself weighed as
+    # prior / q (1 - q) rows: some 20 with judges right 90 % of the time, which pulled a
+    # recalibration on 100 labels half-way back to the confidences as reported)
+    info = w * q[rows] * (1 - q[rows])
+    has = x != 0
+    strength = prior * np.array([float((info[has[:, j]] * x[has[:, j], j] ** 2).mean())
+                                 if has[:, j].any() else 1.0 for j in range(k + 1)])
+    from scipy.special import expit
+
+    def objective(b: np.ndarray) -> float:  # the penalised log-likelihood (concave)
+        eta = x @ b
+        return float((w * (right * eta - np.logaddexp(0.0, eta))).sum()
+                     - 0.5 * (strength * (b - centre) ** 2).sum())
+
+    current = objective(beta)
     for _ in range(100):
-        eta = x @ beta
-        p = 1 / (1 + np.exp(-eta))
-        grad = x.T @ (w * (right - p)) - prior * (beta - centre)
-        hess = (x * (w * p * (1 - p))[:, None]).T @ x + prior * np.eye(k + 1)
+        p = expit(x @ beta)
+        grad = x.T @ (w * (right - p)) - strength * (beta - centre)
+        hess = (x * (w * p * (1 - p))[:, None]).T @ x + np.diag(strength)
         step = np.linalg.solve(hess, grad)
+        # damped Newton: halve a step that does not raise the objective (a weak prior and
+        # labels the machine is always right on can make a full step overshoot)
+        for _ in range(50):
+            trial = objective(beta + step)
+            if trial >= current - 1e-12 * abs(current):
+                break
+            step = step / 2
         beta = beta + step
+        current = objective(beta)
         if np.max(np.abs(step)) < 1e-10:
             break
     allx = np.zeros((len(codes), k + 1))
     allx[np.arange(len(codes)), codes] = 1.0
     allx[:, k] = np.log(q / (1 - q))
-    p_right = 1 / (1 + np.exp(-(allx @ beta)))
+    p_right = expit(allx @ beta)
     # where wrong, the true class as the labelled errors of that machine class spread
     wrong = right == 0
     out = np.zeros((len(codes), k))

@@ -36,9 +36,13 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     design : Design
         Every row undecided (no calibration sample: guarantee mode keeps its simple random
         calibration sample, :func:`plan_queue`).
-    kind : {"active", "random"}
+    kind : {"active", "random", "pilot"}
         ``active``: the recommended design of :func:`core.evaluation.sampling.active.design_frontier`
-        (or the one for ``mu``); ``random``: the same pi = budget / total cost on every row.
+        (or the one for ``mu``); ``random``: the same pi = budget / total cost on every row;
+        ``pilot``: the first of two batches
+        (:func:`core.evaluation.sampling.two_batch.pilot_probabilities`: a share of ``labels``, the whole
+        budget, half of it towards the less sure rows); the second is planned with
+        ``earlier`` = its labels, weighted by 1 / pi.
     labels, effort_budget : float
         The budget, in expected labels or in expected predicted effort (one of them).
     lam : float, default=0
@@ -69,9 +73,12 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     """
     from core.evaluation.sampling.active import DEFAULT_WIDTH_RATIO, DESIGNS
 
-    if kind not in ("active", "random"):
+    if kind not in ("active", "random", "pilot"):
         raise DataError(f"design must be one of {', '.join(DESIGNS)}, got {kind!r} "
                         "(routing is planned by plan_queue)")
+    if kind == "pilot" and (labels is None or earlier is not None):
+        raise DataError("a pilot takes the whole budget in labels (--labels B; it draws a "
+                        "share of it) and no earlier labels: it is the first of two batches")
     if not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise DataError(f"seed must be a whole number in [0, 2^63), got {seed}")
     if not (isinstance(lam, (int, float)) and np.isfinite(lam) and lam >= 0):
@@ -123,6 +130,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                               random_equivalent=None if pd.isna(row["random_equivalent"])
                               else int(row["random_equivalent"]),
                               n_routed=int(row["n_routed"]), frontier=table)
+    elif kind == "pilot":
+        chosen = _pilot(codes, inp, k, float(labels), table)
     elif mu is None:
         chosen = rec
     else:
@@ -133,17 +142,50 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
     pi = np.asarray(chosen.pi, dtype=float)
+    route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
     # carried rows are labelled already: routed, out of the queue
     sel, rank = draw_queue(pi, g, seed=int(seed), done=known)
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
                      carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
-                                                            extra, earlier))
+                                                            extra, earlier, route))
+
+
+def _pilot(codes: np.ndarray, inp: Any, k: int, labels: float, table: pd.DataFrame
+           ) -> ActiveDesign:
+    """The first of two batches (:mod:`core.evaluation.two_batch`) as a design: its
+    expectations on the confidences as reported, ``expected_labels`` the pilot's."""
+    from core.evaluation.active import machine_probabilities
+    from core.evaluation.plan_range import expectations_under
+    from core.evaluation.two_batch import pilot_probabilities
+
+    pi = pilot_probabilities(inp.a, labels)
+    acc, half = expectations_under(machine_probabilities(codes, inp.a, k), codes, pi)
+    return ActiveDesign(pi=pi, mu=float("nan"), kind="pilot", expected_labels=float(pi.sum()),
+                        expected_effort=float((pi * np.asarray(inp.l, dtype=float)).sum()),
+                        expected_accuracy=acc, expected_half_width=half,
+                        random_equivalent=None, n_routed=int((pi >= 1).sum()), frontier=table)
+
+
+def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | None,
+                effort_budget: float | None) -> np.ndarray:
+    """The routing reference as a design: the rows of largest gain the budget covers, pi = 1
+    (and on the rows already labelled), as :func:`design_frontier` compares with."""
+    from core.evaluation.active import routing_design
+
+    free = ~known
+    cost = np.ones(len(known)) if labels is not None else np.asarray(inp.l, dtype=float)
+    pi = np.ones(len(known))
+    pi[free] = routing_design(np.asarray(inp.a)[free], cost[free],
+                              float(labels if labels is not None else effort_budget),
+                              gain=np.asarray(gain, dtype=float)[free])
+    return pi
 
 
 def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.ndarray,
-           extra: dict[str, Any], earlier: EarlierLabels | None) -> dict[str, Any]:
+           extra: dict[str, Any], earlier: EarlierLabels | None,
+           route: np.ndarray | None = None) -> dict[str, Any]:
     """The plan's expectations under miscalibrated confidences
     (:func:`core.evaluation.sampling.plan_range.expected_range`): the typical range without earlier
     labels, the one their number leaves with them (Kish's effective number when weighted)."""
@@ -158,7 +200,7 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
         n_eff = float(w.sum() ** 2 / (w ** 2).sum())
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
-                          n_labels=n_eff)
+                          n_labels=n_eff, routing_pi=route)
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]

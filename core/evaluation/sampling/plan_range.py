@@ -146,7 +146,8 @@ def calibration_gaps(n_labels: float | None = None, mean_right: float | None = N
 
 def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.ndarray, *,
                    control: np.ndarray, n_random: float, n_labels: float | None = None,
-                   confidence: float = 0.95) -> dict[str, Any]:
+                   confidence: float = 0.95, routing_pi: np.ndarray | None = None
+                   ) -> dict[str, Any]:
     """The range of a planned design's expectations under the miscalibrated models.
 
     Parameters
@@ -162,11 +163,19 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         PPI++'s number of random labels (the design's expected labels, with any carried).
     n_labels : float, optional
         Effective number of labels ``probabilities`` were recalibrated on (None: none).
+    routing_pi : array of shape (M,), optional
+        The routing reference as a design (pi = 1 on the rows it routes and on rows already
+        labelled, 0 elsewhere): with it, ``accuracy_vs_routing`` and ``meets_targets`` get
+        their range too (routing's accuracy recomputed under each model).
 
     Returns
     -------
     dict
         ``expected_accuracy``, ``expected_half_width``, ``worth_vs_ppi``: [lo, hi];
+        with ``routing_pi``, ``accuracy_vs_routing`` [lo, hi] and ``meets_targets``
+        [under the least favourable model, under the most favourable] (both targets of
+        :attr:`~core.evaluation.active.ActiveDesign.meets_targets` checked under each model:
+        [False, True] means miscalibration within the range decides it);
         ``gaps``: [underconfidence, overconfidence] allowed for (mean chance of being right);
         ``below_chance``: share of rows whose confidence in its own label is below 1/K;
         ``rests_on``: ``"confidences"`` or ``"recalibrated"``; ``n_labels``.
@@ -175,7 +184,7 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
     codes = np.asarray(machine_codes, dtype=np.int64)
     mean_right = float(f[np.arange(len(codes)), codes].mean())
     under, over = calibration_gaps(n_labels, mean_right)
-    accs, halves, worths = [], [], []
+    accs, halves, worths, vs_route, meets = [], [], [], [], []
     models = [f] + [miscalibrated(f, codes, g, how=h) for g in (under, over)
                     for h in ("shift", "temperature")]
     for p in models:
@@ -183,11 +192,20 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
             continue
         acc, half = expectations_under(p, codes, pi, confidence=confidence)
         accs.append(acc)
+        worth = float("nan")
         if math.isfinite(half):
             halves.append(half)
             ppi = ppi_expected_half_width(p, control, n_random, confidence=confidence)
             if half > 0:
-                worths.append((ppi / half) ** 2)
+                worth = (ppi / half) ** 2
+                worths.append(worth)
+        if routing_pi is not None:
+            # the same two targets as ActiveDesign.meets_targets, under this model
+            from core.evaluation.active import ACCURACY_TOLERANCE
+
+            gap = acc - expectations_under(p, codes, routing_pi, confidence=confidence)[0]
+            vs_route.append(gap)
+            meets.append(bool(gap >= -ACCURACY_TOLERANCE - 1e-12 and worth >= 1 - 1e-12))
 
     def span(x: list[float]) -> list[float] | None:
         return [float(min(x)), float(max(x))] if x else None
@@ -198,13 +216,27 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
             "worth_vs_ppi": span(worths), "gaps": [float(under), float(over)],
             "below_chance": below,
             "rests_on": "confidences" if not n_labels else "recalibrated",
-            "n_labels": None if not n_labels else float(n_labels)}
+            "n_labels": None if not n_labels else float(n_labels),
+            **({} if routing_pi is None else {
+                "accuracy_vs_routing": span(vs_route),
+                "meets_targets": [bool(min(meets)), bool(max(meets))] if meets else None})}
 
 
 def range_sentence(rng: dict[str, Any] | None, *, source: str | None = None) -> str:
-    """One plain sentence: what the expectations rest on and the range they could take."""
+    """One plain sentence: what the expectations rest on and the range they could take (and,
+    when the miscalibration decides it, that it decides whether the plan meets both
+    targets)."""
     if not rng or not rng.get("expected_accuracy"):
         return ""
+    verdict = rng.get("meets_targets")
+    if verdict and verdict[0] != verdict[1]:
+        return _plain_range(rng, source) + (
+            " Within that range it may or may not keep both promises (final labels within "
+            "1 point of routing's, an interval worth PPI++'s labels).")
+    return _plain_range(rng, source)
+
+
+def _plain_range(rng: dict[str, Any], source: str | None) -> str:
     a, h = rng["expected_accuracy"], rng.get("expected_half_width")
     width = (f" and the widest class-share half-width from ±{h[0]:.1%} to ±{h[1]:.1%}"
              if h else "")
