@@ -154,11 +154,11 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
 
 def _pilot(codes: np.ndarray, inp: Any, k: int, labels: float, table: pd.DataFrame
            ) -> ActiveDesign:
-    """The first of two batches (:mod:`core.evaluation.two_batch`) as a design: its
+    """The first of two batches (:mod:`core.evaluation.sampling.two_batch`) as a design: its
     expectations on the confidences as reported, ``expected_labels`` the pilot's."""
-    from core.evaluation.active import machine_probabilities
-    from core.evaluation.plan_range import expectations_under
-    from core.evaluation.two_batch import pilot_probabilities
+    from core.evaluation.sampling.active import machine_probabilities
+    from core.evaluation.sampling.plan_range import expectations_under
+    from core.evaluation.sampling.two_batch import pilot_probabilities
 
     pi = pilot_probabilities(inp.a, labels)
     acc, half = expectations_under(machine_probabilities(codes, inp.a, k), codes, pi)
@@ -172,7 +172,7 @@ def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | N
                 effort_budget: float | None) -> np.ndarray:
     """The routing reference as a design: the rows of largest gain the budget covers, pi = 1
     (and on the rows already labelled), as :func:`design_frontier` compares with."""
-    from core.evaluation.active import routing_design
+    from core.evaluation.sampling.active import routing_design
 
     free = ~known
     cost = np.ones(len(known)) if labels is not None else np.asarray(inp.l, dtype=float)

@@ -174,7 +174,7 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         ``expected_accuracy``, ``expected_half_width``, ``worth_vs_ppi``: [lo, hi];
         with ``routing_pi``, ``accuracy_vs_routing`` [lo, hi] and ``meets_targets``
         [under the least favourable model, under the most favourable] (both targets of
-        :attr:`~core.evaluation.active.ActiveDesign.meets_targets` checked under each model:
+        :attr:`~core.evaluation.sampling.active.ActiveDesign.meets_targets` checked under each model:
         [False, True] means miscalibration within the range decides it);
         ``gaps``: [underconfidence, overconfidence] allowed for (mean chance of being right);
         ``below_chance``: share of rows whose confidence in its own label is below 1/K;
@@ -201,7 +201,7 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
                 worths.append(worth)
         if routing_pi is not None:
             # the same two targets as ActiveDesign.meets_targets, under this model
-            from core.evaluation.active import ACCURACY_TOLERANCE
+            from core.evaluation.sampling.active import ACCURACY_TOLERANCE
 
             gap = acc - expectations_under(p, codes, routing_pi, confidence=confidence)[0]
             vs_route.append(gap)
