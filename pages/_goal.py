@@ -51,9 +51,10 @@ def _effort_axis(inp: SAEInputs, grid: pd.DataFrame, unit: str) -> tuple[pd.Seri
     return share * scale, ("human effort (hours)" if per_h else f"human effort ({unit})"), scale
 
 
-def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
+def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
     """Draw the goal control, the recommendation and the figure for the current result ``res``
-    (:func:`core.assignment.report.assignment_json`)."""
+    (:func:`core.assignment.report.assignment_json`); True when the figure (with the current
+    setting marked) was drawn."""
     ss = st.session_state
     mode = ss.get("mode", "at_most")
     st.subheader("Decide by a goal")
@@ -66,7 +67,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
                           "the search takes a few seconds, each time the mode changes."):
         st.caption(f"Off: this table has {count(inp.M)} rows; switch it on to search every setting "
                    "for the cheapest one that meets a goal.")
-        return
+        return False
     with st.spinner("Finding the best settings for this data…"):
         grid = _grid_cached(ss["data_key"], inp, mode)
     unit = goal_effort_unit(data, inp)
@@ -95,7 +96,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
         rec = recommend(data, res, inputs=inp, grid=grid, mode=mode)
     except DataError as exc:
         st.info(str(exc))
-        return
+        return False
     if not is_time:
         st.caption(f"The effort column does not name a unit of time, so budgets are in {unit} "
                    "only: name it *_seconds, *_minutes or *_hours on the Data page for hours.")
@@ -146,3 +147,4 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
         y_title="Accuracy (%)" if basis == "gold" else "Expected accuracy (%)",
         title=f"Best {'accuracy' if basis == 'gold' else 'expected accuracy'} for the effort, "
               f"the current and the recommended settings"), width="stretch")
+    return True

@@ -135,3 +135,34 @@ def test_goal_figure_draws_the_frontier_and_marks_the_recommendation():
     # y: 0.7-0.9, span 0.2, margins 0.016
     assert list(fig.layout.yaxis.range) == pytest.approx([0.684, 0.916])
     assert fig.layout.xaxis.title.text == "human effort (hours)"
+
+
+def test_curves_pair_figure_is_two_panels_of_one_figure():
+    """Both panels of the Trade-off page's curves in one figure (issue 33: one figure drawn
+    again per move instead of two): each panel has its own axes, title and y range, the current
+    setting is marked in both with one legend entry."""
+    from core.figures.tradeoff import curves_pair_figure
+
+    df = pd.DataFrame({"human_share": [0.0, 0.5, 1.0], "accuracy": [0.8, 0.9, 1.0],
+                       "human_ratio": [0.0, 0.5, 1.0], "time_cost": [0.0, 0.25, 0.5]})
+    fig = curves_pair_figure(df, x="human_share", left=["accuracy"], right=["human_ratio",
+                             "time_cost"], current=0.5, title="both",
+                             subtitles=("Reliability", "Effort"), y_titles=("score (%)", "share (%)"),
+                             x_title="N / M")
+    by_axis = [(t.name, t.xaxis, t.yaxis, t.showlegend) for t in fig.data]
+    assert by_axis == [("Accuracy", "x", "y", None), ("current", "x", "y", True),
+                       ("Human ratio", "x2", "y2", None), ("Time cost", "x2", "y2", None),
+                       ("current", "x2", "y2", False)]
+    lay = fig.layout
+    assert lay.title.text == "both"
+    assert [a.text for a in lay.annotations] == ["Reliability", "Effort"]
+    assert lay.xaxis.domain[1] < lay.xaxis2.domain[0] and lay.xaxis2.anchor == "y2"
+    assert lay.yaxis.title.text == "score (%)" and lay.yaxis2.title.text == "share (%)"
+    assert lay.xaxis.title.text == lay.xaxis2.title.text == "N / M"
+    # each panel's range fits its own data: scores 0.8-1.0 (span 0.2, 8% margins, kept within
+    # 1 + 0.02); shares 0-1 (0 - 0.02 to 1 + 0.02)
+    assert list(lay.yaxis.range) == pytest.approx([0.784, 1.016])
+    assert list(lay.yaxis2.range) == pytest.approx([-0.02, 1.02])
+    # the current line spans its own panel's range
+    assert list(fig.data[1].y) == pytest.approx([0.784, 1.016])
+    assert list(fig.data[4].x) == [0.5, 0.5] and list(fig.data[4].y) == pytest.approx([-0.02, 1.02])
