@@ -226,9 +226,9 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def decade_label(t: float) -> str:
-    """A power of ten as a reader writes it: ``0.001`` to ``1000`` plainly, else ``10⁻⁵``."""
+    """A power of ten as a reader writes it: ``0.001`` to ``1,000`` plainly, else ``10⁻⁵``."""
     if 1e-3 <= t <= 1e3:
-        return f"{t:g}"
+        return f"{t:,g}"
     return "10" + str(int(round(np.log10(t)))).translate(_SUPERSCRIPT)
 
 

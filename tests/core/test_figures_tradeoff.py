@@ -71,7 +71,7 @@ def test_decade_labels_read_plainly():
     from core.figures.tradeoff import decade_label
 
     assert [decade_label(t) for t in (1e-5, 1e-4, 1e-3, 0.01, 1.0, 1000.0, 1e4, 1e12)] == [
-        "10⁻⁵", "10⁻⁴", "0.001", "0.01", "1", "1000", "10⁴", "10¹²"]
+        "10⁻⁵", "10⁻⁴", "0.001", "0.01", "1", "1,000", "10⁴", "10¹²"]
 
 
 def test_figures_share_the_small_white_template():
