@@ -206,7 +206,8 @@ def main() -> None:
     ref_before = argsort_reference()
     tmp = Path(tempfile.mkdtemp(prefix="hmceval_browser_bench_"))
     results = []
-    with streamlit_server(tmp / "server.log", env={"HMCEVAL_WORKSPACE": str(tmp / "ws")}) as url, \
+    with streamlit_server(tmp / "server.log", env={"HMCEVAL_WORKSPACE": str(tmp / "ws"),
+                                                   "HMCEVAL_WARMUP": "1"}) as url, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
