@@ -29,7 +29,6 @@ def test_off_by_default_in_the_tests():
 def test_effort_and_tooltalk_pages_use_what_was_computed_ahead(run_page, warmed, monkeypatch):
     import streamlit as st
 
-    import core.tooltalk.similarity as similarity
 
     st.cache_data.clear()
     calls = []
@@ -54,7 +53,6 @@ def test_effort_and_tooltalk_pages_use_what_was_computed_ahead(run_page, warmed,
     at = run_page("8_ToolTalk.py", timeout=300)
     assert not at.exception, at.exception
     assert calls == []
-    assert similarity._DEFAULT_SIMILARITY is None or not similarity._DEFAULT_SIMILARITY.loaded
     # another setting is computed by the page as before (here: refused, so it shows the error)
     assert _warm.effort_fit(("another table",) + (None,) * 10) is None
     assert _warm.tooltalk_demo("exact", False) is None
