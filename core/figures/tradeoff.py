@@ -260,24 +260,29 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
     traces = []
     g = grid.dropna(subset=[x, y])
     if len(g):
+        # one marker per distinct point: settings that reach the same time cost and accuracy
+        # (most of a grid: 381 distinct of 987 on the demo) were drawn on top of each other,
+        # and the browser draws every marker again on each change (issue 33); the last one is
+        # the one that showed
+        cloud = g.drop_duplicates(subset=[x, y], keep="last")
         # plotly.js takes a colour bar's title as {"text": ...} only (a bare string showed none)
-        colour, bar = g["lambda"], {"title": {"text": "λ"}}
+        colour, bar = cloud["lambda"], {"title": {"text": "λ"}}
         lam_pos = g["lambda"][g["lambda"] > 0]
         if log_lambda and len(lam_pos):
             floor = float(lam_pos.min())
-            colour = np.log10(np.maximum(g["lambda"].to_numpy(float), floor))
+            colour = np.log10(np.maximum(cloud["lambda"].to_numpy(float), floor))
             ticks = 10.0 ** np.arange(np.floor(colour.min()), np.ceil(colour.max()) + 1)
             bar = {"title": {"text": "λ (log scale)"}, "tickvals": np.log10(ticks).tolist(),
                    "ticktext": [decade_label(t) for t in ticks]}
         # SVG markers, not WebGL (scattergl): the grid has about a thousand points, and a WebGL
         # context redrawn on every move of N cost the browser about 1 s without a GPU
         # (bench/browser.py, issue 25)
-        traces.append({"type": "scatter", "x": g[x].to_numpy(), "y": g[y].to_numpy(),
+        traces.append({"type": "scatter", "x": cloud[x].to_numpy(), "y": cloud[y].to_numpy(),
                        "mode": "markers", "name": "grid points",
                        "marker": {"size": 5, "color": np.asarray(colour, float),
                                   "colorscale": "Viridis", "showscale": True, "colorbar": bar,
                                   "opacity": 0.6},
-                       "customdata": np.c_[g["lambda"], g["human_share"]],
+                       "customdata": np.c_[cloud["lambda"], cloud["human_share"]],
                        "hovertemplate": "time cost %{x:.3f}<br>" + y + " %{y:.4f}<br>λ "
                                         "%{customdata[0]:.3g}, N/M %{customdata[1]:.2f}"
                                         "<extra></extra>"})

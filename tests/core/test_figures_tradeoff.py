@@ -166,3 +166,20 @@ def test_curves_pair_figure_is_two_panels_of_one_figure():
     # the current line spans its own panel's range
     assert list(fig.data[1].y) == pytest.approx([0.784, 1.016])
     assert list(fig.data[4].x) == [0.5, 0.5] and list(fig.data[4].y) == pytest.approx([-0.02, 1.02])
+
+
+def test_frontier_figure_draws_each_distinct_point_once():
+    """Settings reaching the same time cost and accuracy are one marker (the last of them, the
+    one that showed on top), not several drawn over each other (issue 33); the frontier still
+    comes from the whole grid."""
+    grid = pd.DataFrame({"time_cost": [0.1, 0.1, 0.2, 0.1, 0.2],
+                         "accuracy": [0.7, 0.7, 0.8, 0.7, 0.9],
+                         "lambda": [0.01, 0.1, 1.0, 10.0, 0.001],
+                         "human_share": [0.1, 0.2, 0.3, 0.4, 0.5]})
+    fig = frontier_figure(grid, log_lambda=True)
+    cloud = next(t for t in fig.data if t.name == "grid points")
+    assert list(cloud.x) == [0.2, 0.1, 0.2] and list(cloud.y) == [0.8, 0.7, 0.9]
+    assert list(cloud.customdata[:, 0]) == [1.0, 10.0, 0.001]  # lambda of the last of (0.1, 0.7)
+    assert list(cloud.marker.color) == pytest.approx([0.0, 1.0, -3.0])
+    front = next(t for t in fig.data if t.name == "frontier")
+    assert list(front.x) == [0.1, 0.2] and list(front.y) == pytest.approx([0.7, 0.9])
