@@ -68,6 +68,7 @@ import streamlit as st  # noqa: E402
 from pages._common import get_data, init_state, show_error, sidebar  # noqa: E402
 
 from pages._registry import PAGES  # noqa: E402
+from pages._warm import start as start_warmup  # noqa: E402
 
 
 def data_names(data) -> str:
@@ -115,6 +116,8 @@ css = ROOT / "assets" / "style.css"
 if css.exists():
     st.markdown(f"<style>{css.read_text()}</style>", unsafe_allow_html=True)
 init_state()
+# the Effort and ToolTalk pages' first visits computed in a background process (once a server)
+start_warmup()
 _data = get_data()
 _names_key = json.dumps([_data.content_id, str(_data.name), _data.roles], sort_keys=True, default=str)
 if (style := cjk_style(_names_key, _data)):

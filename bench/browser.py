@@ -26,6 +26,13 @@ Printed: median, min and max over the moves, and two references timed in the sam
 reload of the Trade-off page (a new session: the page drawn from the server's caches) and
 ``bench/_timing.py``'s argsort of 10^5 floats (the machine's speed), with each median's ratio to
 them.
+
+First visits (``--visits``, on by default; target <= 3 s a page once the app is warm): once the
+demo's Trade-off moves are timed (the server has imported everything and drawn one page), every
+page of ``pages/_registry.py`` is opened once through the sidebar, in its order, on the demo: the
+time from the click to the page settling (its "Next:" link drawn, no spinner, nothing changed
+for 1.5 s; the quiet window not counted). A second round of visits in the same session is the
+reference (the page from the server's caches).
 """
 
 from __future__ import annotations
@@ -103,6 +110,38 @@ def upload(page, path: Path) -> None:
     settle(page)
 
 
+NEXT_QUIET_JS = """(quiet) => {
+  const next = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stPageLink]')]
+    .some(e => /(^|\\s)Next:/.test(e.innerText));
+  return next && !document.querySelector('[data-testid=stSpinner], [data-testid=stSkeleton]')
+    && performance.now() - window.__lastChange > quiet; }"""
+
+
+def visit(page, url: str, spec) -> float:
+    """Seconds from a click on ``spec``'s sidebar link to its page settled (see the module
+    docstring), the quiet window not counted."""
+    nav = app_nav(page)
+    link = nav.locator(f'a[href="{url}/{spec.url_path}"]' if spec.url_path != "home"
+                       else f'a[href="{url}/"]').first
+    page.evaluate("window.__t0 = performance.now()")
+    link.click()
+    title = "HMCEval Studio" if spec.file == "0_Home.py" else spec.title
+    page.locator("h1", has_text=title).first.wait_for(timeout=600_000)
+    page.wait_for_function(NEXT_QUIET_JS, arg=QUIET_MS, timeout=600_000, polling=100)
+    return page.evaluate("(window.__lastChange - window.__t0) / 1000")
+
+
+def visits(page, url: str) -> list[tuple[str, float, float]]:
+    """Every declared page visited twice in order: (title, first visit s, second visit s)."""
+    from pages._registry import PAGES
+
+    first = {}
+    for spec in PAGES:
+        print(f"  first visit: {spec.title}…", file=sys.stderr, flush=True)
+        first[spec.title] = visit(page, url, spec)
+    return [(spec.title, first[spec.title], visit(page, url, spec)) for spec in PAGES]
+
+
 def moves(page, n: int) -> list[dict]:
     """``n`` keyboard moves of the share slider, one step left each; the times of each."""
     thumb = page.locator(f'input[type="range"][aria-label="{SLIDER}"]').first
@@ -158,6 +197,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000,
                         help="rows of the generated table (0: the demo only)")
     parser.add_argument("--moves", type=int, default=7)
+    parser.add_argument("--no-visits", dest="visits", action="store_false",
+                        help="skip the first visit of every page")
     args = parser.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -165,7 +206,8 @@ def main() -> None:
     ref_before = argsort_reference()
     tmp = Path(tempfile.mkdtemp(prefix="hmceval_browser_bench_"))
     results = []
-    with streamlit_server(tmp / "server.log", env={"HMCEVAL_WORKSPACE": str(tmp / "ws")}) as url, \
+    with streamlit_server(tmp / "server.log", env={"HMCEVAL_WORKSPACE": str(tmp / "ws"),
+                                                   "HMCEVAL_WARMUP": "1"}) as url, \
             sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
@@ -177,6 +219,7 @@ def main() -> None:
         moves(page, 1)  # warm-up: the first move fills the per-session caches
         print("demo: timing the moves…", file=sys.stderr, flush=True)
         results.append(("demo (3,557 rows)", moves(page, args.moves), reload_time(page)))
+        visited = visits(page, url) if args.visits else []
         if args.rows:
             from core.demo import make_demo
 
@@ -198,6 +241,11 @@ def main() -> None:
           f"and after)")
     for name, rows, reload_s in results:
         report(name, rows, reload_s, ref)
+    if visited:
+        print("\nfirst visit of every page on the demo, once the app is warm (click -> settled; "
+              "target <= 3 s), and a second visit (reference)")
+        for title, first_s, again_s in visited:
+            print(f"  {title:<13} {first_s:6.2f} s   again {again_s:6.2f} s")
 
 
 if __name__ == "__main__":

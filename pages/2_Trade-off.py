@@ -10,7 +10,7 @@ import streamlit as st
 
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
-from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_figure,
+from core.figures.tradeoff import (EFFORT_METRICS, RELIABILITY_METRICS, curves_pair_figure,
                                    frontier_figure)
 from core.assignment import assignment_table, per_class_report
 from core.assignment import lambda_grid
@@ -39,6 +39,25 @@ c1, c2, c3 = st.columns([3, 3, 2])
 with c1:
     synced(st.slider, "Human share N / M", "share", min_value=0.0, max_value=1.0, step=0.01,
            help="N = int(share × M) samples may go to humans.")
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _frontier_static(data_key: str, mode: str, _grid: pd.DataFrame, machine_only: float):
+    # a resource: st.plotly_chart only reads the figure
+    return frontier_figure(_grid, machine_only=machine_only, log_lambda=True, x_title=FRONTIER_X)
+
+
+def _frontier(data_key: str, mode: str, grid: pd.DataFrame, machine_only: float,
+              current: dict | None = None):
+    """The frontier figure of the dataset's grid; with the ``current`` setting starred (built
+    on every run), or without (built once per dataset and mode)."""
+    if current is None:
+        return _frontier_static(data_key, mode, grid, machine_only)
+    return frontier_figure(grid, current=current, machine_only=machine_only, log_lambda=True,
+                           x_title=FRONTIER_X)
+
+
+FRONTIER_X = "Time cost (% of the effort of labelling everything)"
 
 
 def _set_count() -> None:
@@ -201,7 +220,9 @@ with st.expander("Technical figures (the optimiser's objective, expected reliabi
     st.caption(" ".join(lines))
 
 from pages._goal import goal_section  # noqa: E402  (issue 25: the goal control, its own module)
-goal_section(data, inp, res)
+# True when its figure marks the current setting on the frontier: the frontier below then leaves
+# it out, so a move of N or λ does not redraw that figure of about a thousand points (issue 33)
+marked = goal_section(data, inp, res)
 
 share_grid = np.round(np.arange(0, 1.0001, 0.01), 10)
 # the curve against λ at the current N: a grid that depends on the data, N and mode only (not
@@ -224,26 +245,25 @@ eff_title = "share of the samples or of the effort (%)"
 view = st.segmented_control("Curves against", ["N / M", "λ"], default="N / M",
                             key="_curves_view", required=True,
                             help="Against N / M: at the current λ. Against λ: at the current N.")
+# both panels in one figure: the browser draws a changed figure anew, and the current setting
+# changes it on every move; one figure of two panels costs less than two (issue 33)
 if view != "λ":
     by_share = current_sweep([params.lam], shares=share_grid)
-    a, b = st.columns(2)
-    a.plotly_chart(curves_figure(by_share, x="human_share", metrics=rel, current=params.share,
-                                 title=f"Reliability at λ = {setting_number(params.lam)}", y_title="score (%)",
-                                 x_title="N / M (share of samples humans may label)"),
-                   width="stretch")
-    b.plotly_chart(curves_figure(by_share, x="human_share", metrics=eff, current=params.share,
-                                 title=f"Effort at λ = {setting_number(params.lam)}", y_title=eff_title,
-                                 x_title="N / M (share of samples humans may label)"),
-                   width="stretch")
+    st.plotly_chart(curves_pair_figure(
+        by_share, x="human_share", left=rel, right=eff, current=params.share,
+        title=f"Reliability and effort against N / M at λ = {setting_number(params.lam)}",
+        subtitles=(f"Reliability at λ = {setting_number(params.lam)}",
+                   f"Effort at λ = {setting_number(params.lam)}"),
+        y_titles=("score (%)", eff_title), x_title="N / M (share of samples humans may label)"),
+        width="stretch")
 else:
     by_lam = current_sweep(lam_grid, n_values=[params.n_human])
-    a, b = st.columns(2)
-    a.plotly_chart(curves_figure(by_lam, x="lambda", metrics=rel, current=params.lam, log_x=True,
-                                 title=f"Reliability at N = {count(params.n_human)}", y_title="score (%)",
-                                 x_title=lam_title), width="stretch")
-    b.plotly_chart(curves_figure(by_lam, x="lambda", metrics=eff, current=params.lam, log_x=True,
-                                 title=f"Effort at N = {count(params.n_human)}", y_title=eff_title,
-                                 x_title=lam_title), width="stretch")
+    st.plotly_chart(curves_pair_figure(
+        by_lam, x="lambda", left=rel, right=eff, current=params.lam, log_x=True,
+        title=f"Reliability and effort against λ at N = {count(params.n_human)}",
+        subtitles=(f"Reliability at N = {count(params.n_human)}",
+                   f"Effort at N = {count(params.n_human)}"),
+        y_titles=("score (%)", eff_title), x_title=lam_title), width="stretch")
     st.caption(f"λ from {setting_number(lam_grid[lam_grid > 0].min(), 3)} to {setting_number(lam_grid.max())} on a log "
                "scale (a log scale cannot show λ = 0).")
 
@@ -256,12 +276,14 @@ if data.has_gold and data.has_effort:
                  else np.array([0.0]))
     grid_shares = np.round(np.arange(0, 1.0001, 0.05), 10)
     grid = current_sweep(grid_lams, shares=grid_shares)
-    st.plotly_chart(frontier_figure(grid, current=res, machine_only=mo["accuracy"],
-                                    log_lambda=True,
-                                    x_title="Time cost (% of the effort of labelling everything)"),
-                    width="stretch")
+    if marked:  # the same figure whatever N and λ: built once, not sent again as a new figure
+        st.plotly_chart(_frontier(ss["data_key"], params.mode, grid, mo["accuracy"]), width="stretch")
+    else:
+        st.plotly_chart(_frontier(ss["data_key"], params.mode, grid, mo["accuracy"], res),
+                        width="stretch")
     st.caption(f"{count(len(grid))} grid points (λ 0–{setting_number(grid_lams.max())}, log-like steps × N/M "
-               "0–100% step 5%); the black line is the best accuracy reachable at each time cost.")
+               "0–100% step 5%); the black line is the best accuracy reachable at each time cost"
+               + ("; the current setting is the red star of the figure above." if marked else "."))
 else:
     st.info("The frontier needs gold labels and ground-truth effort.")
 

@@ -140,8 +140,9 @@ with tab_cmp:
                 if len(best) > 1:
                     b_auc = best.loc[best["auc"].idxmax(), "confidence"]
                     b_top = best.loc[best["top_accuracy"].idxmax(), "confidence"]
-                    st.caption(f"Best AUC: {code(b_auc)} · best top-{pct(ss['mce_top'], 0)} accuracy: {code(b_top)} "
-                               "(the paper found MCP best on AUC and the trust score best on top-50%).")
+                    st.caption(f"Best at telling right from wrong (AUC): {code(b_auc)} · best top-{pct(ss['mce_top'], 0)} accuracy: {code(b_top)} "
+                               "(the paper found the top class's probability, MCP, best at telling "
+                               "right from wrong and the trust score best on top-50%).")
                 use = st.selectbox("Use as the machine confidence of the active dataset", chosen,
                                    index=chosen.index(active) if active in chosen else 0,
                                    key=f"mce_use_{ss['data_key']}")

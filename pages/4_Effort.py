@@ -24,6 +24,7 @@ from core.mce.models import MODELS_ENV, available_models, models_root
 from core.serialize import dumps
 from pages._common import fingerprint, get_data, init_state, md, next_step, set_data, show_error, synced
 from pages._effort_campaign import campaign_section
+from pages._warm import effort_features, effort_fit
 
 init_state()
 ss = st.session_state
@@ -75,6 +76,8 @@ def _scorer(path: str):
 @st.cache_data(show_spinner="Extracting dialogue features (readability, counts, perplexity)…",
                max_entries=16)
 def _extract(key: str, _samples: pd.DataFrame, cols: tuple, lm_dir: str):
+    if not lm_dir and (ahead := effort_features(key, cols)) is not None:
+        return ahead  # the demo's, computed in the background at start (pages/_warm.py)
     c = dict(cols)
     scorer = _scorer(lm_dir) if lm_dir else None
     return features_from_samples(_samples, scorer=scorer, **c)
@@ -84,6 +87,10 @@ def _extract(key: str, _samples: pd.DataFrame, cols: tuple, lm_dir: str):
 def _fit(key: str, _table: pd.DataFrame, time_col: str, spec: tuple | str, optional: tuple,
          folds: int, split_col: str | None, max_features: int | None, seed: int, perm: int,
          id_col: str | None, turns_col: str | None) -> EffortResult:
+    ahead = effort_fit((key, time_col, spec, tuple(optional), folds, split_col, max_features,
+                        seed, perm, id_col, turns_col))
+    if ahead is not None:
+        return ahead  # the demo's, computed in the background at start (pages/_warm.py)
     return estimate_effort(_table, time_col=time_col, features=spec if isinstance(spec, str) else list(spec),
                            n_splits=folds, split_col=split_col, max_features=max_features,
                            random_state=seed, n_jobs=2, permutation_repeats=perm,

@@ -9,7 +9,7 @@ from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.figures.turns import turn_figure
 from core.assignment import turn_base_for
-from core.format import pct, prob
+from core.format import count, pct, prob
 from core.scenario import turns_of
 from pages._common import (column_config, current_assignment, get_data, get_params, init_state, next_step,
                            show_error)
@@ -45,7 +45,8 @@ if "turn" not in data.frame:
               "Run a real evaluation round with these settings: plan the queue, send it to "
               "annotators, certify the result.")
     st.stop()
-n_boot = st.select_slider("Bootstrap resamples", options=[0, 200, 500, 1000, 2000], value=1000)
+n_boot = st.select_slider("Bootstrap resamples", options=[0, 200, 500, 1000, 2000], value=1000,
+                          format_func=count)
 try:
     _, assignment = current_assignment()
     table, figure, csv = _table(st.session_state["data_key"], params.key, n_boot, data,

@@ -26,6 +26,7 @@ from core.tooltalk import (
     tooltalk_report,
 )
 from core.tooltalk.tables import ground_truth_table, prediction_table
+from pages._warm import tooltalk_demo
 from pages._common import init_state, next_step, show_error
 
 # Canonical state of this page (st.session_state):
@@ -118,6 +119,8 @@ def _similarity(name: str):
                              "encoder that compares free-text arguments: up to half a minute)…",
                max_entries=4)
 def _score_demo(similarity: str, strict: bool):
+    if (ahead := tooltalk_demo(similarity, strict)) is not None:
+        return ahead  # computed in the background at start (pages/_warm.py)
     convs = [parse_conversation(c, source=f"{c['name']}.json") for c in demo_conversations(seed=0)]
     scores, errors = score_conversations(convs, similarity=_similarity(similarity), strict_receiver=strict)
     return scores, errors, []

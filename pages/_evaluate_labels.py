@@ -140,7 +140,8 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
                     f"HMCEval · {data.name} · round {rid}")  # the page's earlier default
                 if project is None:
                     raise DataError(f"no project titled '{title}' on {url}; send the queue first")
-                return labels_from_labelstudio(client.export(int(project["id"])))
+                return labels_from_labelstudio(client.export(int(project["id"])),
+                                               users=client.user_emails())
 
             _do_import(_pull, f"Label Studio project '{title}'")
     _show_import_report()

@@ -6,8 +6,9 @@ compared with the best ones (:func:`core.assignment.recommend`) and both are mar
 frontier of accuracy against effort in hours (:func:`core.figures.tradeoff.goal_figure`).
 
 The page calls :func:`goal_section` once. State: the canonical ``share`` and ``lam`` (set by the
-buttons); the goal's own inputs live in the widget keys ``_goal_kind``, ``_goal_target`` and
-``_goal_hours`` (what a user is typing, not a setting of the analysis).
+buttons), ``goal_on`` (data key -> whether the search is on, the toggle's view); the goal's own
+inputs live in the widget keys ``_goal_kind``, ``_goal_target`` and ``_goal_hours`` (what a user
+is typing, not a setting of the analysis).
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ def _grid_cached(data_key: str, _inp: SAEInputs, mode: str) -> pd.DataFrame:
     return goal_grid(_inp, mode=mode)  # type: ignore[arg-type]
 
 
+def _keep_goal_on() -> None:
+    """The toggle's new value into the canonical per-dataset choice."""
+    ss = st.session_state
+    ss["goal_on"] = {**ss.get("goal_on", {}), ss.get("data_key"): bool(ss["_goal_on"])}
+
+
 def _take(n: int, lam: float, m: int) -> None:
     """Set the canonical N and lambda to a goal's setting (N exactly: share = N / M)."""
     st.session_state["share"] = n / m if m else 0.0
@@ -51,22 +58,33 @@ def _effort_axis(inp: SAEInputs, grid: pd.DataFrame, unit: str) -> tuple[pd.Seri
     return share * scale, ("human effort (hours)" if per_h else f"human effort ({unit})"), scale
 
 
-def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
+def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
     """Draw the goal control, the recommendation and the figure for the current result ``res``
-    (:func:`core.assignment.report.assignment_json`)."""
+    (:func:`core.assignment.report.assignment_json`); True when the figure (with the current
+    setting marked) was drawn."""
     ss = st.session_state
     mode = ss.get("mode", "at_most")
     st.subheader("Decide by a goal")
     # the search over every setting takes seconds on large tables (about 4 s at 10^5 rows,
     # again for each mode): it starts by itself on small tables and on demand on large ones,
     # so moving N or lambda stays as fast as without it
+    # the choice is kept per dataset in the canonical "goal_on" (the toggle is a view of it):
+    # a widget's own state is dropped by any run that does not draw it (a page stopped early,
+    # another page), and its default depends on the table's size (issue 33: the toggle was
+    # found off on a small table after "Use this setting", its caption contradicting its help)
+    auto = inp.M <= GOAL_AUTO_ROWS
+    chosen = ss.setdefault("goal_on", {})
+    on = bool(chosen.get(ss.get("data_key"), auto))
+    if ss.get("_goal_on") is not on:
+        ss["_goal_on"] = on
     if not st.toggle("Find the best settings for a target accuracy or a budget in hours",
-                     value=inp.M <= GOAL_AUTO_ROWS, key="_goal_on",
+                     key="_goal_on", on_change=_keep_goal_on,
                      help=f"On by itself up to {count(GOAL_AUTO_ROWS)} rows; on a larger table "
                           "the search takes a few seconds, each time the mode changes."):
-        st.caption(f"Off: this table has {count(inp.M)} rows; switch it on to search every setting "
-                   "for the cheapest one that meets a goal.")
-        return
+        st.caption((f"Off: this table has {count(inp.M)} rows; switch it on" if not auto else
+                    "Off: switched off here; switch it on again")
+                   + " to search every setting for the cheapest one that meets a goal.")
+        return False
     with st.spinner("Finding the best settings for this data…"):
         grid = _grid_cached(ss["data_key"], inp, mode)
     unit = goal_effort_unit(data, inp)
@@ -95,7 +113,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
         rec = recommend(data, res, inputs=inp, grid=grid, mode=mode)
     except DataError as exc:
         st.info(str(exc))
-        return
+        return False
     if not is_time:
         st.caption(f"The effort column does not name a unit of time, so budgets are in {unit} "
                    "only: name it *_seconds, *_minutes or *_hours on the Data page for hours.")
@@ -146,3 +164,4 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> None:
         y_title="Accuracy (%)" if basis == "gold" else "Expected accuracy (%)",
         title=f"Best {'accuracy' if basis == 'gold' else 'expected accuracy'} for the effort, "
               f"the current and the recommended settings"), width="stretch")
+    return True

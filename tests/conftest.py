@@ -52,3 +52,19 @@ def _isolated_workspace(tmp_path_factory):
         os.environ.pop("HMCEVAL_WORKSPACE", None)
     else:
         os.environ["HMCEVAL_WORKSPACE"] = old
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_background_warmup():
+    """No test (nor a server a test starts) computes the Effort and ToolTalk pages' first
+    visits in the background (pages/_warm.py): the suite's machine is busy enough; a test of
+    the warm-up turns it on for itself."""
+    import os
+
+    old = os.environ.get("HMCEVAL_WARMUP")
+    os.environ["HMCEVAL_WARMUP"] = "0"
+    yield
+    if old is None:
+        os.environ.pop("HMCEVAL_WARMUP", None)
+    else:
+        os.environ["HMCEVAL_WARMUP"] = old

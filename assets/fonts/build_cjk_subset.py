@@ -23,7 +23,8 @@ from pathlib import Path
 from fontTools import subset
 from fontTools.ttLib import TTCollection
 
-OUT = Path(__file__).resolve().parent / "NotoSansCJKjp-Subset.woff"
+OUT = (Path(__file__).resolve().parents[2] / "core" / "workspace" / "font_files"
+       / "NotoSansCJKjp-Subset.woff")
 
 
 def national_sets() -> set[int]:

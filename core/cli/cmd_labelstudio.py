@@ -159,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
             project = client.find_project(other)
     if project is None:
         raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
-    imported = labels_from_labelstudio(client.export(int(project["id"])))
+    imported = labels_from_labelstudio(client.export(int(project["id"])),
+                                       users=client.user_emails())
     from core.cli.rounds import open_round
 
     ref = open_round(args, args.path)

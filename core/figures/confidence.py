@@ -68,7 +68,7 @@ def roc_figure(curves: Mapping[str, pd.DataFrame], *, aucs: Mapping[str, float] 
                                  line={"color": color_of(i), "width": 2}))
     fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="chance",
                              line={"dash": "dot", "color": "grey"}))
-    fig.update_layout(title=title("ROC curve", "confidence as a predictor of a correct machine label"),
+    fig.update_layout(title=title("ROC curve (AUC: area under it)", "confidence telling right from wrong labels"),
                       xaxis_title="false positive rate (wrong labels kept)",
                       yaxis_title="true positive rate (correct labels kept)", **_LAYOUT)
     fig.update_xaxes(range=[0, 1])
@@ -102,7 +102,7 @@ def risk_coverage_figure(curves: Mapping[str, pd.DataFrame], *, aurcs: Mapping[s
     if top is not None:
         fig.add_vline(x=top, line={"dash": "dash", "color": "grey"}, annotation_text=f"top {top:.0%}",
                       annotation_position="top")
-    fig.update_layout(title=title("Risk-coverage", "machine error rate on its most confident samples"),
+    fig.update_layout(title=title("Risk-coverage (AURC: area under it)", "error rate on the most confident samples"),
                       xaxis_title="coverage (share kept, most confident first)",
                       yaxis_title="risk (error rate)", **_LAYOUT)
     fig.update_xaxes(range=[0, 1])

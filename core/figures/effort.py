@@ -147,7 +147,7 @@ def importance_figure(importances: pd.DataFrame, *, title: str = "Feature import
     perm = df["permutation"].to_numpy(dtype=float)
     if np.isfinite(perm).any():
         fig.add_trace(go.Bar(y=df["label"].astype(str), x=perm, orientation="h",
-                             name="permutation (drop in R², held-out folds)", marker_color="#54a24b",
+                             name="permutation (drop in R², the time's variation explained, held-out folds)", marker_color="#54a24b",
                              error_x=dict(type="data", array=df["permutation_std"].to_numpy(dtype=float))))
     fig.update_layout(barmode="group", title=title, xaxis_title="importance (fraction; see the legend)",
                       yaxis_title="feature",

@@ -19,6 +19,7 @@ __all__ = [
     "EFFORT_METRICS",
     "TEMPLATE",
     "curves_figure",
+    "curves_pair_figure",
     "frontier_figure",
     "goal_figure",
     "frontier_steps",
@@ -86,6 +87,74 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
     -------
     plotly.graph_objects.Figure
     """
+    traces, xaxis, yaxis = _curves(df, x=x, metrics=metrics, current=current, y_title=y_title,
+                                   x_title=x_title, log_x=log_x, percent=percent)
+    return _figure(traces, {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
+                            "legend": {"orientation": "h", "y": -0.3},
+                            "margin": {"t": 50, "b": 10}, "height": 380})
+
+
+def curves_pair_figure(df: pd.DataFrame, *, x: str, left: Sequence[str], right: Sequence[str],
+                       current: float | None = None, title: str = "",
+                       subtitles: tuple[str, str] = ("", ""), y_titles: tuple[str, str] = ("", ""),
+                       x_title: str | None = None, log_x: bool = False) -> go.Figure:
+    """Two panels of :func:`curves_figure` side by side in one figure: ``left`` and ``right``
+    metrics against the same ``x``, each panel with its own y axis and ``subtitles`` entry, the
+    current setting marked in both, one legend.
+
+    One figure where there were two: the browser draws each figure anew whenever it changes,
+    and the current setting changes it on every move of N or λ; two panels of one figure cost
+    less to draw than two figures (issue 33).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`core.assignment.sweep` along one axis of the grid.
+    x : str
+        Column for both x axes.
+    left, right : sequence of str
+        Columns of each panel (as ``metrics`` of :func:`curves_figure`); shares and scores in
+        [0, 1], shown as percentages.
+    current : float, optional
+        x value of the current setting: a vertical dashed line in both panels (one legend entry).
+    title : str
+        The figure's title.
+    subtitles, y_titles : (str, str)
+        Each panel's title and y axis title.
+    x_title : str, optional
+        Both x axes' title (default: the column's display name).
+    log_x : bool, default=False
+        Logarithmic x axes; rows with x <= 0 are left out.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    layout: dict = {"title": {"text": title}, "legend": {"orientation": "h", "y": -0.3},
+                    "margin": {"t": 80, "b": 10}, "height": 400, "annotations": []}
+    traces: list[dict] = []
+    for i, (metrics, domain) in enumerate(((left, [0.0, 0.44]), (right, [0.56, 1.0]))):
+        panel, xaxis, yaxis = _curves(df, x=x, metrics=metrics, current=current,
+                                      y_title=y_titles[i], x_title=x_title, log_x=log_x)
+        suffix = "" if i == 0 else str(i + 1)
+        for t in panel:
+            t.update(xaxis="x" + suffix, yaxis="y" + suffix)
+            if t["name"] == "current":
+                t.update(legendgroup="current", showlegend=i == 0)
+        traces += panel
+        layout["xaxis" + suffix] = {**xaxis, "domain": domain, "anchor": "y" + suffix}
+        layout["yaxis" + suffix] = {**yaxis, "anchor": "x" + suffix}
+        layout["annotations"].append({"text": subtitles[i], "x": sum(domain) / 2, "y": 1.0,
+                                      "xref": "paper", "yref": "paper", "xanchor": "center",
+                                      "yanchor": "bottom", "yshift": 6, "showarrow": False,
+                                      "font": {"size": 14}})
+    return _figure(traces, layout)
+
+
+def _curves(df: pd.DataFrame, *, x: str, metrics: Sequence[str], current: float | None,
+            y_title: str, x_title: str | None, log_x: bool,
+            percent: bool = True) -> tuple[list[dict], dict, dict]:
+    """The traces, x axis and y axis of :func:`curves_figure` (its parameters)."""
     if log_x:
         df = df[df[x] > 0]
     xs = df[x].to_numpy()
@@ -117,9 +186,7 @@ def curves_figure(df: pd.DataFrame, *, x: str, metrics: Sequence[str],
     if log_x:
         xaxis["type"] = "log"
         xaxis.update(log_ticks(xs[xs > 0]) if len(xs) else {})
-    return _figure(traces, {"title": {"text": title}, "xaxis": xaxis, "yaxis": yaxis,
-                            "legend": {"orientation": "h", "y": -0.3},
-                            "margin": {"t": 50, "b": 10}, "height": 380})
+    return traces, xaxis, yaxis
 
 
 def zoomed_range(values, *, lo: float = 0.0, hi: float = 1.0, pad: float = 0.08,
@@ -159,9 +226,9 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def decade_label(t: float) -> str:
-    """A power of ten as a reader writes it: ``0.001`` to ``1000`` plainly, else ``10⁻⁵``."""
+    """A power of ten as a reader writes it: ``0.001`` to ``1,000`` plainly, else ``10⁻⁵``."""
     if 1e-3 <= t <= 1e3:
-        return f"{t:g}"
+        return f"{t:,g}"
     return "10" + str(int(round(np.log10(t)))).translate(_SUPERSCRIPT)
 
 
@@ -193,24 +260,29 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
     traces = []
     g = grid.dropna(subset=[x, y])
     if len(g):
+        # one marker per distinct point: settings that reach the same time cost and accuracy
+        # (most of a grid: 381 distinct of 987 on the demo) were drawn on top of each other,
+        # and the browser draws every marker again on each change (issue 33); the last one is
+        # the one that showed
+        cloud = g.drop_duplicates(subset=[x, y], keep="last")
         # plotly.js takes a colour bar's title as {"text": ...} only (a bare string showed none)
-        colour, bar = g["lambda"], {"title": {"text": "λ"}}
+        colour, bar = cloud["lambda"], {"title": {"text": "λ"}}
         lam_pos = g["lambda"][g["lambda"] > 0]
         if log_lambda and len(lam_pos):
             floor = float(lam_pos.min())
-            colour = np.log10(np.maximum(g["lambda"].to_numpy(float), floor))
+            colour = np.log10(np.maximum(cloud["lambda"].to_numpy(float), floor))
             ticks = 10.0 ** np.arange(np.floor(colour.min()), np.ceil(colour.max()) + 1)
             bar = {"title": {"text": "λ (log scale)"}, "tickvals": np.log10(ticks).tolist(),
                    "ticktext": [decade_label(t) for t in ticks]}
         # SVG markers, not WebGL (scattergl): the grid has about a thousand points, and a WebGL
         # context redrawn on every move of N cost the browser about 1 s without a GPU
         # (bench/browser.py, issue 25)
-        traces.append({"type": "scatter", "x": g[x].to_numpy(), "y": g[y].to_numpy(),
+        traces.append({"type": "scatter", "x": cloud[x].to_numpy(), "y": cloud[y].to_numpy(),
                        "mode": "markers", "name": "grid points",
                        "marker": {"size": 5, "color": np.asarray(colour, float),
                                   "colorscale": "Viridis", "showscale": True, "colorbar": bar,
                                   "opacity": 0.6},
-                       "customdata": np.c_[g["lambda"], g["human_share"]],
+                       "customdata": np.c_[cloud["lambda"], cloud["human_share"]],
                        "hovertemplate": "time cost %{x:.3f}<br>" + y + " %{y:.4f}<br>λ "
                                         "%{customdata[0]:.3g}, N/M %{customdata[1]:.2f}"
                                         "<extra></extra>"})

@@ -167,14 +167,50 @@ def _check_xy(X: np.ndarray, y: np.ndarray) -> None:
 
 
 def _permutation(model, X: np.ndarray, y: np.ndarray, repeats: int, seed: int | None) -> np.ndarray:
-    from sklearn.inspection import permutation_importance
+    """scikit-learn's ``permutation_importance(model, X, y, n_repeats=repeats,
+    random_state=seed, scoring="r2").importances``, the same numbers computed with one
+    prediction of every permuted copy stacked, instead of one per copy.
 
-    # Single-threaded: permutation_importance parallelises with processes and the forest's
-    # predict with threads; both cost more than they save on held-out folds of this size.
+    Same permutations (its seed drawn from ``seed``, each column shuffled ``repeats`` times in
+    a row by one generator started from it) and the same R² per copy; a forest predicts each
+    row alone, so stacking changes nothing. One call instead of features x repeats: on the
+    demo's folds the forest's per-call cost was most of the Effort page's first visit
+    (issue 33: 110 calls, about 9 s on 2 cores).
+    """
+    from sklearn.metrics import r2_score
+    from sklearn.utils import check_random_state
+
+    # Single-threaded: the forest's predict parallelises with threads, which costs more than
+    # it saves on held-out folds of this size.
     model.set_params(n_jobs=None)
-    res = permutation_importance(model, X, y, n_repeats=int(repeats), random_state=seed,
-                                 scoring="r2", n_jobs=None)
-    return res.importances  # (n_features, repeats)
+    X = np.asarray(X, dtype=float)
+    repeats = int(repeats)
+    n, p = X.shape
+    random_seed = check_random_state(seed).randint(np.iinfo(np.int32).max + 1)
+    baseline = r2_score(y, model.predict(X))
+    scores = np.empty((p, repeats))
+    # the copies of a few columns at a time: about _PERMUTED_ROWS rows a prediction
+    per_call = max(1, _PERMUTED_ROWS // max(1, n * repeats))
+    for first in range(0, p, per_call):
+        cols = range(first, min(p, first + per_call))
+        copies = np.empty((len(cols), repeats, n, p))
+        for i, col in enumerate(cols):
+            rng = check_random_state(random_seed)  # a generator per column, from the one seed
+            permuted = X.copy()
+            order = np.arange(n)
+            for r in range(repeats):
+                rng.shuffle(order)
+                permuted[:, col] = permuted[order, col]
+                copies[i, r] = permuted
+        pred = model.predict(copies.reshape(-1, p)).reshape(len(cols), repeats, n)
+        for i, col in enumerate(cols):
+            scores[col] = [r2_score(y, q) for q in pred[i]]
+    return baseline - scores  # (n_features, repeats)
+
+
+#: Rows of permuted copies predicted in one call by :func:`_permutation` (memory: 8 bytes x
+#: features per row).
+_PERMUTED_ROWS = 200_000
 
 
 def _importance_frame(features, labels, impurity, perms) -> pd.DataFrame:

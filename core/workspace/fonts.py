@@ -2,7 +2,7 @@
 
 Japanese, Chinese or Korean text in the data (a group's name, a class) showed as boxes on a
 machine without a CJK font. The repository bundles a subset of Noto Sans CJK JP
-(``assets/fonts/NotoSansCJKjp-Subset.woff``, SIL OFL 1.1, 4.1 MB: the characters of JIS X 0208,
+(``core/workspace/font_files/NotoSansCJKjp-Subset.woff``, SIL OFL 1.1, 4.1 MB: the characters of JIS X 0208,
 GB 2312 and KS X 1001, see ``assets/fonts/README.md``). A report whose text holds CJK characters
 embeds, as a base64 ``@font-face``, a subset of it cut at report time with fontTools to exactly
 those characters (a few kB); a report without any embeds nothing.
@@ -21,7 +21,9 @@ __all__ = ["CJK_FAMILY", "CJK_FONT", "cjk_characters", "cjk_font_face"]
 #: the family name of the embedded font in the report's CSS and figures
 CJK_FAMILY = "HMCEval CJK"
 #: the bundled font file
-CJK_FONT = Path(__file__).resolve().parents[2] / "assets" / "fonts" / "NotoSansCJKjp-Subset.woff"
+#: (package data of ``core.workspace``, so an installed package finds it as a checkout does;
+#: its README and build script are in ``assets/fonts/``)
+CJK_FONT = Path(__file__).resolve().parent / "font_files" / "NotoSansCJKjp-Subset.woff"
 
 #: CJK blocks: radicals to Yi (U+2E80-A4CF, kana, punctuation, ideographs, Hangul jamo), Hangul
 #: syllables, compatibility ideographs, vertical/compatibility forms, full-width forms,
@@ -50,7 +52,7 @@ def _font_bytes() -> bytes:
         return CJK_FONT.read_bytes()
     except OSError as exc:
         raise DataError(f"the report's CJK font {CJK_FONT} cannot be read ({exc}); it is part "
-                        "of the repository (assets/fonts): reinstall HMCEval Studio from it") from None
+                        "of the package (core/workspace/font_files): reinstall HMCEval Studio") from None
 
 
 def cjk_font_face(text: str, *, family: str = CJK_FAMILY) -> str:

@@ -247,7 +247,7 @@ def test_tables_have_plain_headers_and_titles_fit(run_page):
         "confidence column", "to humans", "human share", "time cost", "accuracy", "F1", "precision",
         "recall"]
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
-    assert titles[1].startswith("Risk-coverage<br>")  # was one 69-character line, cut at "sampl"
+    assert titles[1].startswith("Risk-coverage (AURC: area under it)<br>")  # was one 69-character line, cut at "sampl"
     for t in titles:
         main, _, sub = t.partition("<br>")
         assert len(main) <= 40 and len(sub.replace("<sup>", "").replace("</sup>", "")) <= 60, t

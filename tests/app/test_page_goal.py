@@ -69,3 +69,47 @@ def test_goal_search_waits_for_the_toggle_on_large_tables(run_page, monkeypatch)
     data = at.session_state["data"]
     want = goal_setting(data, target_accuracy=0.95, inputs=SAEInputs.from_data(data))
     assert [s.value for s in at.success] == [want.message]
+
+
+def test_the_goal_toggle_keeps_its_choice(run_page, monkeypatch):
+    """Issue 33: the toggle was found off after "Use this setting", its caption ("Off: this table
+    has N rows") contradicting its help ("On by itself up to 20,000 rows"). Its choice is kept
+    per dataset: through "Use this setting", through a run that stops before it (a widget's
+    own state is dropped by a run that does not draw it), and not carried to another dataset."""
+    import pages._common as common
+    import pages._goal as goal
+    from core.errors import DataError
+
+    monkeypatch.setattr(goal, "GOAL_AUTO_ROWS", 1000)  # the demo is a "large" table: off by itself
+    at = run_page("2_Trade-off.py")
+    assert at.toggle(key="_goal_on").value is False
+    assert any(c.value.startswith("Off: this table has 3,557 rows") for c in at.caption)
+    at.toggle(key="_goal_on").set_value(True).run()
+    at.button(key="_goal_take").click().run()
+    assert not at.exception and at.toggle(key="_goal_on").value is True
+    # a run that stops before the goal section (the result refused), then a normal one
+    real = common.current_result
+
+    def refuse():
+        raise DataError("refused for the test")
+
+    monkeypatch.setattr(common, "current_result", refuse)
+    at.run()
+    assert not any(t.key == "_goal_on" for t in at.toggle)  # the page stopped before it
+    monkeypatch.setattr(common, "current_result", real)
+    at.run()
+    assert at.toggle(key="_goal_on").value is True
+    # switched off on a table small enough to be on by itself: the caption says so
+    monkeypatch.setattr(goal, "GOAL_AUTO_ROWS", 20_000)
+    at.toggle(key="_goal_on").set_value(False).run()
+    assert at.toggle(key="_goal_on").value is False
+    assert any(c.value.startswith("Off: switched off here") for c in at.caption)
+    # another dataset starts from its own default (on: 8 rows)
+    df = pd.DataFrame({"model_pred": [0, 1, 1, 0] * 2, "model_prob": [0.9, 0.6, 0.2, 0.95] * 2,
+                       "gold": [0, 0, 0, 0] * 2})
+    roles = {"machine_label": "model_pred", "machine_confidence": "model_prob",
+             "human_label": "gold"}
+    at.session_state["data"] = prepare(df, roles, name="small")
+    at.session_state["data_key"] = fingerprint(df, roles)
+    at.run()
+    assert at.toggle(key="_goal_on").value is True

@@ -274,7 +274,7 @@ def test_a_lambda_move_recomputes_neither_the_lambda_curve_nor_the_range(run_pag
     assert calls == [("range", 123)]
     calls.clear()
     at.button_group(key="_curves_view").set_value("λ").run()
-    assert calls == [("sweep", "lambda curve")] and len(at.get("plotly_chart")) == 4
+    assert calls == [("sweep", "lambda curve")] and len(at.get("plotly_chart")) == 3
     titles = " | ".join(c.proto.spec for c in at.get("plotly_chart"))
     assert "Reliability at N = 123" in titles and "Effort at N = 123" in titles
     assert "Reliability at λ" not in titles  # the other pair is not drawn

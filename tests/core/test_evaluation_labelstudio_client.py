@@ -175,3 +175,17 @@ def test_an_export_larger_than_its_limit_is_refused(serve, monkeypatch):
                                       for i in range(200)]))
     with pytest.raises(DataError, match="answered /api/projects/1/export.* refused"):
         client(s.url).export(1)
+
+
+def test_user_emails_read_a_list_or_a_page_and_stay_empty_when_refused(serve):
+    """Issue 33: the users' e-mails (GET /api/users) name annotators; an answer as a list or as
+    a page of results is read, users without an e-mail are left out, a refusal gives {}."""
+    users = [{"id": 1, "email": "ann@x.org"}, {"id": 2, "email": ""}, {"id": 3},
+             {"id": "4", "email": "di@x.org"}, "not a user"]
+    plain = serve(lambda h: send(h, 200, users))
+    assert client(plain.url).user_emails() == {"1": "ann@x.org", "4": "di@x.org"}
+    assert plain.seen[0][0].startswith("/api/users")
+    paged = serve(lambda h: send(h, 200, {"count": 5, "results": users}))
+    assert client(paged.url).user_emails() == {"1": "ann@x.org", "4": "di@x.org"}
+    refused = serve(lambda h: send(h, 403, {"detail": "You do not have permission"}))
+    assert client(refused.url).user_emails() == {}

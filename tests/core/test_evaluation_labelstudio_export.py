@@ -20,10 +20,11 @@ def test_labelstudio_export_labels_skips_and_unannotated():
     imp = labels_from_labelstudio(EXPORT)
     assert imp.source == "labelstudio" and imp.n_tasks == 5
     assert imp.sample_id == ("1", "1", "4", "4", "5")
-    assert imp.annotator == ("1", "2", "1", "2", "2")
+    # user 2's e-mail is in the export (task 15): the same user wherever it appears
+    assert imp.annotator == ("1", "b@x.org", "1", "b@x.org", "b@x.org")
     assert imp.label == ("unsafe", "unsafe", "safe", "unsafe", "safe")
     assert imp.where == ("task 11", "task 11", "task 14", "task 14", "task 15")
-    assert imp.skipped == (("2", "2", "task 12"), ("5", "1", "task 15"))
+    assert imp.skipped == (("2", "b@x.org", "task 12"), ("5", "1", "task 15"))
     assert imp.unannotated == ("3",)
 
 
@@ -124,3 +125,21 @@ def test_repeated_annotations_without_ids_keep_the_last_read():
 def test_malformed_exports_are_refused_naming_the_task(export, word):
     with pytest.raises(DataError, match=word.replace("(", r"\(").replace(")", r"\)")):
         labels_from_labelstudio(export)
+
+
+def test_annotators_are_named_by_their_e_mail():
+    """Issue 33: Label Studio's export names annotators by user id; with the users' e-mails
+    (LabelStudioClient.user_emails) they read as e-mails. A user object's own e-mail wins; an
+    id without an e-mail stays the id."""
+    export = [task(1, "a", choice("yes", 1, ann_id=1), choice("no", 2, ann_id=2),
+                   choice("yes", {"id": 3, "email": "cy@x.org"}, ann_id=3),
+                   choice("no", {"id": 4}, ann_id=4), choice("no", 5, ann_id=5))]
+    users = {"1": "ann@x.org", "2": "bo@x.org", "4": "di@x.org"}
+    imp = labels_from_labelstudio(export, users=users)
+    assert imp.annotator == ("ann@x.org", "bo@x.org", "cy@x.org", "di@x.org", "5")
+    assert labels_from_labelstudio(export).annotator == ("1", "2", "cy@x.org", "4", "5")
+    # an object with only an e-mail, and a user's bare id before its object with the e-mail
+    later = [task(1, "a", choice("yes", 7, ann_id=1)),
+             task(2, "b", choice("no", {"id": 7, "email": "g@x.org"}, ann_id=2),
+                  choice("no", {"email": "h@x.org"}, ann_id=3))]
+    assert labels_from_labelstudio(later).annotator == ("g@x.org", "g@x.org", "h@x.org")

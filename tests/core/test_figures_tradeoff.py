@@ -71,7 +71,7 @@ def test_decade_labels_read_plainly():
     from core.figures.tradeoff import decade_label
 
     assert [decade_label(t) for t in (1e-5, 1e-4, 1e-3, 0.01, 1.0, 1000.0, 1e4, 1e12)] == [
-        "10⁻⁵", "10⁻⁴", "0.001", "0.01", "1", "1000", "10⁴", "10¹²"]
+        "10⁻⁵", "10⁻⁴", "0.001", "0.01", "1", "1,000", "10⁴", "10¹²"]
 
 
 def test_figures_share_the_small_white_template():
@@ -135,3 +135,51 @@ def test_goal_figure_draws_the_frontier_and_marks_the_recommendation():
     # y: 0.7-0.9, span 0.2, margins 0.016
     assert list(fig.layout.yaxis.range) == pytest.approx([0.684, 0.916])
     assert fig.layout.xaxis.title.text == "human effort (hours)"
+
+
+def test_curves_pair_figure_is_two_panels_of_one_figure():
+    """Both panels of the Trade-off page's curves in one figure (issue 33: one figure drawn
+    again per move instead of two): each panel has its own axes, title and y range, the current
+    setting is marked in both with one legend entry."""
+    from core.figures.tradeoff import curves_pair_figure
+
+    df = pd.DataFrame({"human_share": [0.0, 0.5, 1.0], "accuracy": [0.8, 0.9, 1.0],
+                       "human_ratio": [0.0, 0.5, 1.0], "time_cost": [0.0, 0.25, 0.5]})
+    fig = curves_pair_figure(df, x="human_share", left=["accuracy"], right=["human_ratio",
+                             "time_cost"], current=0.5, title="both",
+                             subtitles=("Reliability", "Effort"), y_titles=("score (%)", "share (%)"),
+                             x_title="N / M")
+    by_axis = [(t.name, t.xaxis, t.yaxis, t.showlegend) for t in fig.data]
+    assert by_axis == [("Accuracy", "x", "y", None), ("current", "x", "y", True),
+                       ("Human ratio", "x2", "y2", None), ("Time cost", "x2", "y2", None),
+                       ("current", "x2", "y2", False)]
+    lay = fig.layout
+    assert lay.title.text == "both"
+    assert [a.text for a in lay.annotations] == ["Reliability", "Effort"]
+    assert lay.xaxis.domain[1] < lay.xaxis2.domain[0] and lay.xaxis2.anchor == "y2"
+    assert lay.yaxis.title.text == "score (%)" and lay.yaxis2.title.text == "share (%)"
+    assert lay.xaxis.title.text == lay.xaxis2.title.text == "N / M"
+    # each panel's range fits its own data: scores 0.8-1.0 (span 0.2, 8% margins, kept within
+    # 1 + 0.02); shares 0-1 (0 - 0.02 to 1 + 0.02)
+    assert list(lay.yaxis.range) == pytest.approx([0.784, 1.016])
+    assert list(lay.yaxis2.range) == pytest.approx([-0.02, 1.02])
+    # the current line spans its own panel's range
+    assert list(fig.data[1].y) == pytest.approx([0.784, 1.016])
+    assert list(fig.data[4].x) == [0.5, 0.5] and list(fig.data[4].y) == pytest.approx([-0.02, 1.02])
+
+
+def test_frontier_figure_draws_each_distinct_point_once():
+    """Settings reaching the same time cost and accuracy are one marker (the last of them, the
+    one that showed on top), not several drawn over each other (issue 33); the frontier still
+    comes from the whole grid."""
+    grid = pd.DataFrame({"time_cost": [0.1, 0.1, 0.2, 0.1, 0.2],
+                         "accuracy": [0.7, 0.7, 0.8, 0.7, 0.9],
+                         "lambda": [0.01, 0.1, 1.0, 10.0, 0.001],
+                         "human_share": [0.1, 0.2, 0.3, 0.4, 0.5]})
+    fig = frontier_figure(grid, log_lambda=True)
+    cloud = next(t for t in fig.data if t.name == "grid points")
+    assert list(cloud.x) == [0.2, 0.1, 0.2] and list(cloud.y) == [0.8, 0.7, 0.9]
+    assert list(cloud.customdata[:, 0]) == [1.0, 10.0, 0.001]  # lambda of the last of (0.1, 0.7)
+    assert list(cloud.marker.color) == pytest.approx([0.0, 1.0, -3.0])
+    front = next(t for t in fig.data if t.name == "frontier")
+    assert list(front.x) == [0.1, 0.2] and list(front.y) == pytest.approx([0.7, 0.9])

@@ -109,3 +109,27 @@ def test_effort_result_is_frozen_and_built_whole():
     assert res.predictions["n_turns"].tolist() == [2, 3, 4, 5, 6, 7]
     assert any("numbered by row" in n for n in res.notices)
     assert list(res.correlations["feature"]) == ["turns", "length"]
+
+
+def test_permutation_importances_are_scikit_learns():
+    """The stacked computation (one prediction of every permuted copy, issue 33) gives
+    scikit-learn's ``permutation_importance`` numbers exactly, for a fixed seed and for the
+    global generator's state."""
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.inspection import permutation_importance
+
+    from core.hee.model import _permutation  # noqa: PLC2701  (the function under test)
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4))
+    y = 2 * X[:, 0] + X[:, 1] ** 2 + rng.normal(scale=0.3, size=60)
+    model = RandomForestRegressor(n_estimators=15, random_state=0).fit(X[:40], y[:40])
+    for seed in (42, 7):
+        want = permutation_importance(model, X[40:], y[40:], n_repeats=3, random_state=seed,
+                                      scoring="r2").importances
+        assert np.array_equal(_permutation(model, X[40:], y[40:], 3, seed), want)
+    np.random.seed(5)
+    want = permutation_importance(model, X[40:], y[40:], n_repeats=2, random_state=None,
+                                  scoring="r2").importances
+    np.random.seed(5)
+    assert np.array_equal(_permutation(model, X[40:], y[40:], 2, None), want)

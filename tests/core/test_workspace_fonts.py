@@ -86,3 +86,35 @@ def test_a_face_can_join_another_family_for_its_characters_only():
     # U+65E5 日, U+672C 本: the face applies to those two code points alone, at every weight
     assert face.endswith("unicode-range: U+65E5, U+672C; }")
     assert "font-weight: 100 900;" in face
+
+
+def test_an_installed_package_has_the_font(tmp_path):
+    """Issue 33: the font was found only in a checkout (beside ``core/``, not in it). It is
+    package data of ``core.workspace`` now: a wheel built from the project holds it and its
+    licence, where ``core.workspace.fonts`` looks for it."""
+    import shutil
+    import subprocess
+    import sys
+    import zipfile
+
+    from pathlib import Path
+
+    from core.workspace import fonts
+
+    root = Path(fonts.__file__).resolve().parents[2]
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(root / name, src / name)
+    shutil.copytree(root / "core", src / "core",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                          "--no-build-isolation", "-q", "-w", str(tmp_path / "dist"), str(src)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    where = CJK_FONT.relative_to(root).as_posix()
+    assert where == "core/workspace/font_files/NotoSansCJKjp-Subset.woff"
+    assert where in names and "core/workspace/font_files/OFL.txt" in names
+    assert zipfile.ZipFile(wheel).read(where) == CJK_FONT.read_bytes()

@@ -1,13 +1,18 @@
 """Every page in a real browser, as a manager reads it (issue 25's acceptance).
 
 For every page of ``pages/_registry.py``, on (a) the built-in demo and (b) a judge-style CSV
-uploaded through the Data page (three verdict classes, a confidence, the reviewers' verdict as
-gold, review time in seconds, language and model as subgroups, no turns), in a 1,400 px wide
-window: no exception and no red error box; no visible "None", "nan"/"NaN" or number in
-scientific notation (in the text, the metrics and the figures' tick labels); every figure has a
-title and axis titles, with a unit (in parentheses, or "%") on an axis that is a quantity; every
-table fits the window (its right edge within 1,400 px, no column hidden behind a horizontal
-scroll); and the page ends with a "Next:" link (nothing but its caption after it).
+uploaded through the Data page with names of its own (sample id ``item_key``, three verdict
+classes, a confidence, the reviewers' verdict ``human_verdict`` as gold, review time in seconds
+``review_secs``, language and model as subgroups, no turns), in a 1,400 px wide window: no
+exception and no red error box; no visible "None", "nan"/"NaN" or number in scientific notation
+(in the text, the metrics and the figures' tick labels); in the text, no number with more than
+4 significant digits and no count of 1,000 or more without thousands separators
+(:func:`tests.app.page_text.number_problems`, issue 33), and no abbreviation without its words
+within 300 characters (:data:`ABBREVIATIONS`; the technical names belong in tooltips, which a
+reader opens, next to plain words); every figure has a title and axis titles, with a unit (in
+parentheses, or "%") on an axis that is a quantity; every table fits the window (its right edge
+within 1,400 px, no column hidden behind a horizontal scroll); and the page ends with a "Next:"
+link (nothing but its caption after it).
 
 One server for the module (``python app.py`` with a temporary workspace), one browser context,
 one tab per dataset moved between pages through the app's own navigation (the session, and so
@@ -26,6 +31,7 @@ import pandas as pd
 import pytest
 
 from pages._registry import PAGES
+from tests.app.page_text import number_problems
 from tests.e2e.servers import app_nav, streamlit_server
 
 pytestmark = pytest.mark.e2e
@@ -44,11 +50,11 @@ def judge_frame(n: int = JUDGE_ROWS, seed: int = 25) -> pd.DataFrame:
     wrong = rng.uniform(size=n) > conf
     pred = np.where(wrong, rng.choice(classes, n), gold)
     return pd.DataFrame({
-        "item_id": [f"q{i:04d}" for i in range(n)],
+        "item_key": [f"q{i:04d}" for i in range(n)],
         "judge_verdict": pred,
         "judge_confidence": conf.round(3),
-        "reviewer_verdict": gold,
-        "review_seconds": (rng.gamma(2.0, 25.0, n) + 5).round(1),
+        "human_verdict": gold,
+        "review_secs": (rng.gamma(2.0, 25.0, n) + 5).round(1),
         "language": rng.choice(["en", "de", "ja"], n),
         "model": rng.choice(["model-a", "model-b"], n),
     })
@@ -177,6 +183,36 @@ _UNIT = re.compile(r"\(.+\)|%|^number of |\bcount\b", re.IGNORECASE)
 _PLACEHOLDER = "Click to enter"
 
 
+#: Abbreviations a manager may not know, each with words of which one must be shown within
+#: 300 characters of it (its plain name or its definition; case-insensitive)
+ABBREVIATIONS = {
+    "PPI++": ("prediction-powered", "labels and predictions", "machine's labels"),
+    "AUC": ("right from wrong", "area under"),
+    "AURC": ("surest kept", "area under", "most confident"),
+    "ECE": ("confidence off by", "calibration"),
+    "MCP": ("confidence", "top class"),
+    "TCP": ("confidence", "true class"),
+    "HEE": ("effort estimation",),
+    "MSE": ("squared",),
+    "RMSE": ("root",),
+    "MAE": ("absolute",),
+    "R²": ("explain", "variation"),
+}
+
+
+def abbreviation_problems(text: str) -> list[str]:
+    """Each abbreviation of :data:`ABBREVIATIONS` in ``text`` without one of its words within
+    300 characters, with the text around it."""
+    problems = []
+    for abbr, words in ABBREVIATIONS.items():
+        for m in re.finditer(r"(?<![\w+])" + re.escape(abbr) + r"(?![\w+])", text):
+            near = text[max(0, m.start() - 300):m.end() + 300].lower()
+            if not any(w.lower() in near for w in words):
+                ctx = text[max(0, m.start() - 60):m.end() + 60].replace("\n", " | ")
+                problems.append(f"{abbr} without its words ({' / '.join(words)}) near it: …{ctx}…")
+    return problems
+
+
 def page_problems(page) -> list[str]:
     """Every problem of the page the tab shows, as readable lines (empty when it is clean)."""
     problems: list[str] = []
@@ -192,6 +228,8 @@ def page_problems(page) -> list[str]:
             for m in rx.finditer(text):
                 ctx = text[max(0, m.start() - 40):m.end() + 40].replace("\n", " | ")
                 problems.append(f"{what} in the {where}: …{ctx}…")
+    problems += [f"in the text: {p}" for p in number_problems(shown["text"].splitlines())]
+    problems += abbreviation_problems(shown["text"])
     for i, fig in enumerate(page.evaluate(_FIGURES_JS)):
         if not fig["title"].strip():
             problems.append(f"figure {i} has no title (axes {[a['title'] for a in fig['axes']]})")
@@ -252,6 +290,17 @@ def test_judge_frame_is_what_the_cases_claim():
     """The generated table is the judge-style case: three classes, seconds, two subgroups."""
     f = judge_frame()
     assert len(f) == JUDGE_ROWS
-    assert set(f["judge_verdict"]) == set(f["reviewer_verdict"]) == {"safe", "unsafe", "borderline"}
-    assert f["review_seconds"].min() > 0 and f["judge_confidence"].between(0, 1).all()
+    assert set(f["judge_verdict"]) == set(f["human_verdict"]) == {"safe", "unsafe", "borderline"}
+    assert f["review_secs"].min() > 0 and f["judge_confidence"].between(0, 1).all()
     assert "turn" not in f.columns
+
+
+def test_the_checks_find_what_issue_33_saw():
+    """The text checks themselves, on the issue's examples and on plain text."""
+    assert abbreviation_problems("Method: PPI++ (4,000 labels)")
+    assert abbreviation_problems("AURC ↓ 0.031")
+    assert not abbreviation_problems("Labels and predictions combined (PPI++)")
+    assert not abbreviation_problems("error, surest kept ↓ (AURC)")
+    assert not abbreviation_problems("ECEs of PPI++x")  # words, not the abbreviations
+    assert number_problems(["λ = 0.0014706064690026956", "1210 of 3000 labelled"])
+    assert not number_problems(["λ = 0.001471", "1,210 of 3,000 labelled (40.3%)"])

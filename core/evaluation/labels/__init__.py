@@ -15,8 +15,8 @@ from core.evaluation.labels.votes import (
     check_seconds, merge_votes, read_votes, votes_import, votes_path, write_votes
 )
 
+
 __all__ = [
-    "LabelImport", "apply_labels", "check_seconds", "join_labels", 
-    "labels_from_table", "merge_votes", "read_votes",
-    "refuse_outside_queue", "votes_import", "votes_path", "write_votes"
+    "LabelImport", "apply_labels", "check_seconds", "join_labels", "labels_from_table",
+    "merge_votes", "read_votes", "refuse_outside_queue", "votes_import", "votes_path", "write_votes"
 ]

@@ -370,6 +370,24 @@ class LabelStudioClient:
                             "this a Label Studio server?")
         return user
 
+    def user_emails(self) -> dict[str, str]:
+        """User id (as text) -> e-mail of the organisation's users (``GET /api/users``), for
+        naming annotators by e-mail (the export's ``completed_by`` is a bare id); ``{}`` when
+        the server refuses the list (a token without the right), so annotators stay ids."""
+        from core.data.keys import label_key
+
+        try:
+            got = self.request("GET", "/api/users/")
+        except DataError:
+            return {}
+        if isinstance(got, dict):  # a paginated answer
+            got = got.get("results")
+        if not isinstance(got, list):
+            return {}
+        return {label_key(u["id"]): str(u["email"]) for u in got
+                if isinstance(u, dict) and u.get("id") not in (None, "")
+                and isinstance(u.get("email"), str) and u["email"].strip()}
+
     def projects(self, *, title: str | None = None) -> list[dict[str, Any]]:
         """The projects this user can see (optionally those whose title contains ``title``)."""
         out: list[dict[str, Any]] = []

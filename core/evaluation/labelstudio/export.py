@@ -25,15 +25,35 @@ from core.evaluation.labels.votes import check_seconds
 __all__ = ["labels_from_labelstudio"]
 
 
-def _annotator(completed_by: Any) -> str:
-    """The annotator of one annotation: ``completed_by`` (a user id, or a user object's id,
-    e-mail or user name) as text; ``""`` when unknown."""
+def _annotator(completed_by: Any, users: dict[str, str]) -> str:
+    """The annotator of one annotation as text: the e-mail of ``completed_by`` (a user id, or a
+    user object's id, looked up in ``users``; else the object's own ``email``), else its id or
+    user name; ``""`` when unknown."""
     if isinstance(completed_by, dict):
-        for key in ("id", "email", "username"):
+        if completed_by.get("id") not in (None, ""):
+            who = label_key(completed_by["id"])
+            return users.get(who, who)
+        for key in ("email", "username"):
             if completed_by.get(key) not in (None, ""):
                 return label_key(completed_by[key])
         return ""
-    return "" if completed_by is None else label_key(completed_by)
+    if completed_by is None:
+        return ""
+    who = label_key(completed_by)
+    return users.get(who, who)
+
+
+def _export_emails(export: list) -> dict[str, str]:
+    """User id -> e-mail of the user objects an export's ``completed_by`` holds (so that the
+    same user's bare ids elsewhere in it read as the same e-mail)."""
+    out: dict[str, str] = {}
+    for task in export:
+        for a in (task.get("annotations") if isinstance(task, dict) else None) or []:
+            who = a.get("completed_by") if isinstance(a, dict) else None
+            if (isinstance(who, dict) and who.get("id") not in (None, "")
+                    and isinstance(who.get("email"), str) and who["email"].strip()):
+                out[label_key(who["id"])] = who["email"]
+    return out
 
 
 def _lead_time(value: Any, where: str, who: str) -> float:
@@ -67,7 +87,7 @@ def _choices(result: Any, where: str) -> list[Any]:
     return values
 
 
-def labels_from_labelstudio(export: Any) -> LabelImport:
+def labels_from_labelstudio(export: Any, *, users: dict[str, str] | None = None) -> LabelImport:
     """Labels from Label Studio's JSON export of a project.
 
     Parameters
@@ -77,6 +97,11 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
         ``{"id": ..., "data": {"sample_id": ..., ...}, "annotations": [{"result": [{"from_name":
         "label", "type": "choices", "value": {"choices": ["..."]}}], "was_cancelled": bool,
         "completed_by": <user id>, ...}], ...}``.
+    users : dict, optional
+        User id (as text) -> e-mail (:meth:`core.evaluation.labelstudio.client.LabelStudioClient.user_emails`):
+        annotators are named by their e-mail, not the bare id the export gives (as are the
+        ids of user objects with an ``email`` in the export, wherever they appear); an id
+        without an e-mail stays the id.
 
     Returns
     -------
@@ -103,6 +128,7 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
             hint = (f" (it is an object with keys {some_values(sorted(map(str, export)))})")
         raise DataError("not a Label Studio JSON export: expected a list of tasks, each with "
                         f"'data' and 'annotations'{hint}")
+    users = {**_export_emails(export), **(users or {})}
     sid: list[str] = []
     ann: list[str] = []
     lab: list[str] = []
@@ -138,7 +164,7 @@ def labels_from_labelstudio(export: Any) -> LabelImport:
             if not isinstance(a, dict) or "result" not in a:
                 raise DataError(f"not a Label Studio JSON export: an annotation of {name} has no "
                                 "'result'")
-            who = _annotator(a.get("completed_by"))
+            who = _annotator(a.get("completed_by"), users)
             if a.get("was_cancelled"):
                 skipped.append((s, who, name))
                 continue
