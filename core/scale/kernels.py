@@ -1,0 +1,121 @@
+"""The per-chunk kernels of the large-table path (module-level, so that Ray can ship them).
+
+Each kernel reads one chunk of the compact columns (``q`` the machine's confidence, ``code``
+its class code, optional ``effort`` the predicted effort l_i, ``b`` the human confidence,
+``k`` the machine effort; for an estimate also ``human``, ``lab``, ``pi``...) and computes,
+element by element, exactly what :mod:`core.evaluation.active` computes on the whole table
+(the same numpy operations in the same order), so that only the order of the final sums
+differs from the in-memory path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.evaluation.active import machine_probabilities
+from core.evaluation.poisson import DRAW_SALT
+
+__all__ = ["row_inputs", "active_pi", "design_pi", "k_stats", "k_gain", "k_budget", "k_describe",
+           "k_draw", "uniforms"]
+
+
+def row_inputs(ch: dict, n_classes: int, lam: float) -> dict:
+    """f (class probabilities), s2, sig, gain g, effort l of a chunk, as
+    :func:`core.evaluation.active_plan.plan_design` and ``active._context`` build them."""
+    q = np.clip(np.asarray(ch["q"], dtype=float), 0.0, 1.0)
+    f = machine_probabilities(ch["code"], q, n_classes)
+    s2 = (f * (1 - f)).sum(axis=1)
+    n = len(q)
+    eff = ch["effort"] if "effort" in ch else np.ones(n)
+    b = ch["b"] if "b" in ch else np.ones(n)
+    kk = ch["k"] if "k" in ch else np.zeros(n)
+    a = np.asarray(ch["q"], dtype=float)
+    g = (np.asarray(b, float) - lam * np.asarray(eff, float)) - (a - lam * np.asarray(kk, float))
+    return {"q": q, "f": f, "s2": s2, "eff": np.asarray(eff, dtype=float), "g": g}
+
+
+def active_pi(s2: np.ndarray, cost: np.ndarray, g: np.ndarray, nu: float, mu: float,
+              floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pi_i for the multiplier nu (``active._pi_for``), with the unclipped p and den."""
+    sig = np.sqrt(np.maximum(np.maximum(s2, 0.0), 1e-6))
+    den = nu * cost - mu * g
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(den > 0, sig / np.sqrt(np.where(den > 0, den, 1.0)), 1.0)
+    return np.clip(p, max(float(floor), 1e-6), 1.0), p, den
+
+
+def design_pi(ch: dict, spec: dict) -> np.ndarray:
+    """The inclusion probabilities of a chunk under a design ``spec``: ``{"kind": "active",
+    "nu", "mu", "floor"}``, ``{"kind": "ones"}``, ``{"kind": "const", "rate"}`` or
+    ``{"kind": "route", "rate"}`` (1 on the chunk's ``route`` rows, ``rate`` elsewhere)."""
+    n = len(ch["q"])
+    kind = spec["kind"]
+    if kind == "ones":
+        return np.ones(n)
+    if kind == "const":
+        return np.full(n, float(spec["rate"]))
+    if kind == "route":
+        return np.where(ch["route"], 1.0, float(spec["rate"]))
+    r = row_inputs(ch, spec["n_classes"], spec["lam"])
+    cost = r["eff"] if spec["use_cost"] else np.ones(n)
+    return active_pi(r["s2"], cost, r["g"], spec["nu"], spec["mu"], spec["floor"])[0]
+
+
+def k_stats(ch: dict, start: int, *, n_classes: int, lam: float, use_cost: bool) -> np.ndarray:
+    """[sum cost, sum s2, sum |g|, then sum_i f_ic (1 - f_ic) for every class c]."""
+    r = row_inputs(ch, n_classes, lam)
+    cost = r["eff"] if use_cost else np.ones(len(r["q"]))
+    v = (r["f"] * (1 - r["f"])).sum(axis=0)
+    return np.r_[cost.sum(), r["s2"].sum(), np.abs(r["g"]).sum(), v]
+
+
+def k_gain(ch: dict, start: int, *, n_classes: int, lam: float) -> np.ndarray:
+    """The gain g_i of every row of the chunk (the routing order)."""
+    return row_inputs(ch, n_classes, lam)["g"]
+
+
+def k_budget(ch: dict, start: int, *, nu: float, mu: float, floor: float, n_classes: int,
+             lam: float, use_cost: bool) -> np.ndarray:
+    """[sum_i c_i pi_i(nu), d/d(log nu) of it]."""
+    r = row_inputs(ch, n_classes, lam)
+    cost = r["eff"] if use_cost else np.ones(len(r["q"]))
+    pi, p, den = active_pi(r["s2"], cost, r["g"], nu, mu, floor)
+    inner = (den > 0) & (p > max(float(floor), 1e-6)) & (p < 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = np.where(inner, -0.5 * cost * p * nu * cost / np.where(inner, den, 1.0), 0.0)
+    return np.array([float((pi * cost).sum()), float(slope.sum())])
+
+
+def k_describe(ch: dict, start: int, *, spec: dict) -> np.ndarray:
+    """[sum pi, sum pi l, sum (pi + (1 - pi) q), rows with pi >= 1, then per class
+    sum_i (1 / pi_i - 1) f_ic (1 - f_ic) (0 where f_ic (1 - f_ic) = 0)]: ``active._describe``'s
+    sums."""
+    r = row_inputs(ch, spec["n_classes"], spec["lam"])
+    pi = design_pi(ch, spec)
+    v = r["f"] * (1 - r["f"])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(v > 0, (1 / pi - 1)[:, None] * v, 0.0)
+    return np.r_[pi.sum(), (pi * r["eff"]).sum(), (pi + (1 - pi) * r["q"]).sum(),
+                 float((pi >= 1).sum()), terms.sum(axis=0)]
+
+
+def uniforms(seed: int, start: int, n: int) -> np.ndarray:
+    """Rows ``start .. start + n - 1`` of the Poisson draw's uniforms: the stream of
+    :func:`core.evaluation.poisson.draw` (one 64-bit output per double, so the generator
+    advanced by ``start`` gives the chunk's slice of the one call)."""
+    bitgen = np.random.PCG64(np.random.SeedSequence([int(seed), DRAW_SALT]))
+    if start:
+        bitgen.advance(int(start))
+    return np.random.Generator(bitgen).random(int(n))
+
+
+def k_draw(ch: dict, start: int, *, spec: dict, seed: int) -> dict:
+    """The chunk's drawn rows: ``audit`` (global row numbers drawn with pi < 1), ``routed``
+    (pi = 1) and the routed rows' gains ``gain``."""
+    pi = design_pi(ch, spec)
+    u = uniforms(seed, start, len(pi))
+    drawn = (u < pi) | (pi >= 1)
+    routed = pi >= 1
+    g = row_inputs(ch, spec["n_classes"], spec["lam"])["g"]
+    return {"audit": np.flatnonzero(drawn & ~routed) + start,
+            "routed": np.flatnonzero(routed) + start, "gain": g[routed]}
