@@ -19,10 +19,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from core.errors import DataError
-
 __all__ = ["add_engine_args", "wants_scale_queue", "run_queue", "wants_scale_estimate",
            "estimate_results"]
 
@@ -43,7 +39,9 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
                         "(default: all)")
 
 
-def _engine(args, columns: dict[str, np.ndarray]):
+def _engine(args, columns: dict):
+    from core.errors import DataError
+
     from core.scale.engine import make_engine
 
     if args.engine != "ray" and (args.address is not None or args.workers is not None):
@@ -61,6 +59,8 @@ def wants_scale_queue(args) -> bool:
 
 
 def _check_queue_args(args) -> str:
+    from core.errors import DataError
+
     from core.scale.parquet import is_parquet
 
     if args.path is None or not is_parquet(args.path):
@@ -94,6 +94,10 @@ def _check_queue_args(args) -> str:
 
 def _read_design_columns(path: str, roles: dict[str, Any]) -> tuple[dict, list]:
     """The compact columns of the design and the classes."""
+    from core.errors import DataError
+
+    import numpy as np
+
     from core.defaults import MAX_EFFORT
     from core.scale.parquet import class_codes, read_columns
 
@@ -119,8 +123,11 @@ def _read_design_columns(path: str, roles: dict[str, Any]) -> tuple[dict, list]:
 
 def run_queue(args) -> int:
     """hmceval queue on the large-table path."""
+    from core.errors import DataError
+
     import time
 
+    import numpy as np
     import pyarrow as pa
 
     from core.atomic import check_writable
@@ -252,6 +259,10 @@ def wants_scale_estimate(args, path: str) -> bool:
 
 def estimate_results(args, path: str) -> dict:
     """The estimate of a large round table (``hmceval estimate --json``'s object)."""
+    from core.errors import DataError
+
+    import numpy as np
+
     from core.evaluation.design import SELECTIONS
     from core.scale.estimate import estimate_scaled
     from core.scale.parquet import (class_codes, detect_parquet_roles, read_columns,
@@ -351,6 +362,8 @@ def estimate_results(args, path: str) -> dict:
 
 def class_codes_any(path: str, col: str) -> list:
     """A group column's distinct values (at most 200), sorted."""
+    from core.errors import DataError
+
     import pyarrow.compute as pc
 
     from core.scale.parquet import iter_batches

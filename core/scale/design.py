@@ -231,6 +231,10 @@ def plan_scaled(engine, *, n_classes: int, labels: float | None = None,
     ppi_var = float(np.max(stats[3:])) / m
     ppi_half = z_value(confidence) * math.sqrt(ppi_var / (rate * m))
     route, random = _compared(route, route, ppi_half), _compared(random, route, ppi_half)
+    parts = engine.map(kernels.k_sig_gain, n_classes=base["n_classes"], lam=base["lam"])
+    engine.columns["sig"] = np.concatenate([p["sig"] for p in parts])
+    engine.columns["g"] = np.concatenate([p["g"] for p in parts])
+    del parts
     solver = _Solver(engine, base, budget)
     all_ones = budget >= total_cost
 
@@ -284,7 +288,8 @@ def plan_scaled(engine, *, n_classes: int, labels: float | None = None,
     chosen = ActiveDesign(**{**chosen.__dict__, "recommended": kind != "random",
                              "frontier": table})
     spec = {**base, **spec}
-    del engine.columns["route"]
+    for col in ("route", "sig", "g"):
+        del engine.columns[col]
     parts = engine.map(kernels.k_draw, spec=spec, seed=int(seed))
     audit = np.concatenate([p["audit"] for p in parts]).astype(np.int64)
     routed = np.concatenate([p["routed"] for p in parts]).astype(np.int64)

@@ -15,7 +15,7 @@ import numpy as np
 from core.evaluation.active import machine_probabilities
 from core.evaluation.poisson import DRAW_SALT
 
-__all__ = ["row_inputs", "active_pi", "design_pi", "k_stats", "k_gain", "k_budget", "k_describe",
+__all__ = ["row_inputs", "active_pi", "design_pi", "row_sigma", "k_stats", "k_gain", "k_sig_gain", "k_budget", "k_describe",
            "k_draw", "uniforms"]
 
 
@@ -34,10 +34,17 @@ def row_inputs(ch: dict, n_classes: int, lam: float) -> dict:
     return {"q": q, "f": f, "s2": s2, "eff": np.asarray(eff, dtype=float), "g": g}
 
 
-def active_pi(s2: np.ndarray, cost: np.ndarray, g: np.ndarray, nu: float, mu: float,
-              floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """pi_i for the multiplier nu (``active._pi_for``), with the unclipped p and den."""
-    sig = np.sqrt(np.maximum(np.maximum(s2, 0.0), 1e-6))
+def row_sigma(s2: np.ndarray) -> np.ndarray:
+    """sigma_i = sqrt(max(s2_i, 1e-6)), as ``active.inclusion_probabilities`` takes it."""
+    return np.sqrt(np.maximum(np.maximum(s2, 0.0), 1e-6))
+
+
+def active_pi(s2: np.ndarray | None, cost: np.ndarray, g: np.ndarray, nu: float, mu: float,
+              floor: float, *, sig: np.ndarray | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """pi_i for the multiplier nu (``active._pi_for``), with the unclipped p and den
+    (``sig`` given: sigma_i computed once, :func:`row_sigma`)."""
+    sig = row_sigma(s2) if sig is None else sig
     den = nu * cost - mu * g
     with np.errstate(divide="ignore", invalid="ignore"):
         p = np.where(den > 0, sig / np.sqrt(np.where(den > 0, den, 1.0)), 1.0)
@@ -74,12 +81,19 @@ def k_gain(ch: dict, start: int, *, n_classes: int, lam: float) -> np.ndarray:
     return row_inputs(ch, n_classes, lam)["g"]
 
 
+def k_sig_gain(ch: dict, start: int, *, n_classes: int, lam: float) -> dict:
+    """sigma_i and g_i of the chunk's rows (kept as columns while a design is solved)."""
+    r = row_inputs(ch, n_classes, lam)
+    return {"sig": row_sigma(r["s2"]), "g": r["g"]}
+
+
 def k_budget(ch: dict, start: int, *, nu: float, mu: float, floor: float, n_classes: int,
              lam: float, use_cost: bool) -> np.ndarray:
-    """[sum_i c_i pi_i(nu), d/d(log nu) of it]."""
-    r = row_inputs(ch, n_classes, lam)
-    cost = r["eff"] if use_cost else np.ones(len(r["q"]))
-    pi, p, den = active_pi(r["s2"], cost, r["g"], nu, mu, floor)
+    """[sum_i c_i pi_i(nu), d/d(log nu) of it] (columns ``sig`` and ``g`` of
+    :func:`k_sig_gain`)."""
+    n = len(ch["q"])
+    cost = np.asarray(ch["effort"], dtype=float) if use_cost else np.ones(n)
+    pi, p, den = active_pi(None, cost, ch["g"], nu, mu, floor, sig=ch["sig"])
     inner = (den > 0) & (p > max(float(floor), 1e-6)) & (p < 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = np.where(inner, -0.5 * cost * p * nu * cost / np.where(inner, den, 1.0), 0.0)
