@@ -79,64 +79,92 @@ def bisection_hi(below_root, *, exact=None) -> float:
 
 
 class _Solver:
-    """Solves the design for one mu and floor with the engine; warm-started."""
+    """Solves the design for many (mu, floor) at once with the engine: one pass evaluates
+    every unfinished solve (the passes, not the work, are shared)."""
 
     def __init__(self, engine, base: dict[str, Any], budget: float) -> None:
         self.engine, self.base, self.budget = engine, base, budget
-        self.last_x: float | None = None
 
-    def s(self, nu: float, mu: float, floor: float) -> np.ndarray:
-        return self.engine.reduce(kernels.k_budget, nu=nu, mu=mu, floor=floor,
-                                  n_classes=self.base["n_classes"], lam=self.base["lam"],
-                                  use_cost=self.base["use_cost"])
+    def s(self, nus: list, mus: list, floors: list) -> np.ndarray:
+        """(S, slope) of every solve, shape (n, 2)."""
+        out = self.engine.reduce(kernels.k_budget_many, nus=list(nus), mus=list(mus),
+                                 floors=list(floors), use_cost=self.base["use_cost"])
+        return out.reshape(-1, 2)
 
-    def root(self, mu: float, floor: float, x0: float) -> float:
-        """log nu* by safeguarded Newton in log nu (bisection where Newton leaves the
-        bracket)."""
-        lo, hi = -math.inf, math.inf
-        x = x0
+    def roots(self, mus: list, floors: list, x0s: list) -> list:
+        """log nu* of each solve by safeguarded Newton in log nu (bisection where Newton
+        leaves the bracket), in lockstep."""
+        n = len(mus)
+        lo, hi = [-math.inf] * n, [math.inf] * n
+        x, done = list(x0s), [None] * n
         for _ in range(200):
-            val, slope = self.s(math.exp(x), mu, floor)
-            if val > self.budget:
-                lo = x
+            todo = [j for j in range(n) if done[j] is None]
+            if not todo:
+                break
+            vals = self.s([math.exp(x[j]) for j in todo], [mus[j] for j in todo],
+                          [floors[j] for j in todo])
+            for (val, slope), j in zip(vals, todo):
+                done[j] = self._step(j, float(val), float(slope), lo, hi, x)
+        return [x[j] if d is None else d for j, d in enumerate(done)]
+
+    def _step(self, j: int, val: float, slope: float, lo: list, hi: list, x: list):
+        """One Newton step of solve j; its root when converged, else None."""
+        if val > self.budget:
+            lo[j] = x[j]
+        else:
+            hi[j] = x[j]
+        if val == self.budget or (math.isfinite(lo[j]) and math.isfinite(hi[j])
+                                  and hi[j] - lo[j] < 1e-14):
+            return hi[j] if math.isfinite(hi[j]) else x[j]
+        step = -(val - self.budget) / slope if slope < 0 else math.nan
+        if abs(step) < 1e-13:  # converged: nu* to a few ulps of log nu
+            return x[j] + step
+        if not (math.isfinite(lo[j]) and math.isfinite(hi[j])) and abs(step) > 2.0:
+            step = math.copysign(2.0, step)  # no bracket yet: at most a factor e^2 per pass
+        xn = x[j] + step if math.isfinite(step) else math.nan
+        if not (lo[j] < xn < hi[j]):
+            if math.isfinite(lo[j]) and math.isfinite(hi[j]):
+                xn = 0.5 * (lo[j] + hi[j])
             else:
-                hi = x
-            if val == self.budget or (math.isfinite(lo) and math.isfinite(hi)
-                                      and hi - lo < 1e-14):
-                return hi if math.isfinite(hi) else x
-            step = -(val - self.budget) / slope if slope < 0 else math.nan
-            if abs(step) < 1e-13:  # converged: nu* to a few ulps of log nu
-                return x + step
-            xn = x + step if math.isfinite(step) else math.nan
-            if not (lo < xn < hi):
-                if math.isfinite(lo) and math.isfinite(hi):
-                    xn = 0.5 * (lo + hi)
-                else:
-                    xn = x + (2.0 if val > self.budget else -2.0)
-            if abs(xn - x) < 1e-15 * max(1.0, abs(x)):
-                return xn
-            x = xn
-        return x
+                xn = x[j] + (2.0 if val > self.budget else -2.0)
+        if abs(xn - x[j]) < 1e-15 * max(1.0, abs(x[j])):
+            return xn
+        x[j] = xn
+        return None
 
-    def solve(self, mu: float, floor: float) -> float:
-        """The in-memory bisection's ``hi`` for this mu and floor."""
-        x0 = self.last_x if self.last_x is not None else self.base["x0"]
-        xs = self.root(mu, floor, x0)
-        self.last_x = xs
+    def solve_many(self, mus: list, floors: list, x0s: list) -> tuple[list, list]:
+        """The in-memory bisection's ``hi`` for every (mu, floor), and the roots."""
+        roots = self.roots(mus, floors, x0s)
+        his = []
+        for mu, floor, xs in zip(mus, floors, roots):
+            def below(nu: float, xs=xs):
+                d = math.log(nu) - xs
+                if abs(d) < BAND + 4e-15 * abs(xs):
+                    return None
+                return d < 0
 
-        def below(nu: float):
-            d = math.log(nu) - xs
-            if abs(d) < BAND + 4e-15 * abs(xs):
-                return None
-            return d < 0
-
-        return bisection_hi(below, exact=lambda nu: self.s(nu, mu, floor)[0] > self.budget)
+            his.append(bisection_hi(below, exact=lambda nu, mu=mu, floor=floor:
+                                    self.s([nu], [mu], [floor])[0, 0] > self.budget))
+        return his, roots
 
 
 def _designed(engine, base: dict[str, Any], spec: dict[str, Any], mu: float, kind: str,
               m: int, confidence: float) -> ActiveDesign:
     """``active._describe`` from chunked sums."""
-    sums = engine.reduce(kernels.k_describe, spec={**base, **spec})
+    return _designed_many(engine, base, [spec], [mu], kind, m, confidence)[0]
+
+
+def _designed_many(engine, base: dict[str, Any], specs: list, mus: list, kind: str, m: int,
+                   confidence: float) -> list[ActiveDesign]:
+    """:func:`_designed` of several designs in one pass."""
+    allsums = engine.reduce(kernels.k_describe_many,
+                            specs=[{**base, **spec} for spec in specs])
+    allsums = allsums.reshape(len(specs), -1)
+    return [_described(sums, mu, kind, m, confidence) for sums, mu in zip(allsums, mus)]
+
+
+def _described(sums: np.ndarray, mu: float, kind: str, m: int, confidence: float
+               ) -> ActiveDesign:
     labels, effort, acc_sum, routed = sums[:4]
     var = float(np.max(sums[4:])) / m ** 2 if m else 0.0
     half = z_value(confidence) * math.sqrt(var) if math.isfinite(var) else float("nan")
@@ -238,33 +266,41 @@ def plan_scaled(engine, *, n_classes: int, labels: float | None = None,
     solver = _Solver(engine, base, budget)
     all_ones = budget >= total_cost
 
-    def solve(mu: float, floor: float | None = None) -> tuple[ActiveDesign, dict]:
-        f = fl if floor is None else float(floor)
+    def solve(mus: list, floors: list, x0s: list) -> list:
+        """(design, spec) of every (mu, floor), solved together."""
         if all_ones:
-            spec = {"kind": "ones"}
+            specs = [{"kind": "ones"} for _ in mus]
+            roots = list(x0s)
         else:
-            if float(max(f, 1e-6) * total_cost) > budget * (1 + 1e-12):
-                raise DataError(f"the budget {budget:g} does not cover the floor of the design "
-                                f"({max(f, 1e-6) * total_cost:g}); lower the floor or raise "
-                                "the budget")
-            spec = {"kind": "active", "nu": solver.solve(float(mu), f), "mu": float(mu),
-                    "floor": f}
-        d = _designed(engine, base, spec, float(mu), "active", m, confidence)
-        return _compared(d, route, ppi_half), spec
+            for f in floors:
+                if float(max(f, 1e-6) * total_cost) > budget * (1 + 1e-12):
+                    raise DataError(f"the budget {budget:g} does not cover the floor of the "
+                                    f"design ({max(f, 1e-6) * total_cost:g}); lower the floor "
+                                    "or raise the budget")
+            his, roots = solver.solve_many([float(u) for u in mus], list(floors), x0s)
+            specs = [{"kind": "active", "nu": h, "mu": float(u), "floor": float(f)}
+                     for h, u, f in zip(his, mus, floors)]
+        ds = _designed_many(engine, base, specs, [float(u) for u in mus], "active", m,
+                            confidence)
+        last_root[0] = roots[-1]
+        return [(_compared(d, route, ppi_half), spec) for d, spec in zip(ds, specs)]
 
+    last_root = [base["x0"]]
     scale = (s2_sum / m) / rate ** 2 / max(g_abs / m, 1e-9)
     mus = [0.0] + list(scale * np.logspace(-2, 2.5, max(int(n_grid), 2) - 1))
-    rows = [solve(mu) for mu in mus]
+    rows = solve(mus, [fl] * len(mus), [base["x0"]] * len(mus))
     for _ in range(6):
         if len(rows) < 2 or abs(rows[-1][0].expected_accuracy
                                 - rows[-2][0].expected_accuracy) < 1e-6:
             break
         mus.append(mus[-1] * 10.0)
-        rows.append(solve(mus[-1]))
+        rows += solve([mus[-1]], [fl], [last_root[0]])
     least = min(fl, FLOOR_LABELS / max(m, 1))
     tail = sorted({max(least, fl * t) for t in TAIL_FLOORS} | {least}, reverse=True)
     n_main = len(rows)
-    rows += [solve(mus[-1], floor=x) for x in tail if x < fl * (1 - 1e-9)]
+    low = [x for x in tail if x < fl * (1 - 1e-9)]
+    if low:
+        rows += solve([mus[-1]] * len(low), low, [last_root[0]] * len(low))
     widest = width_ratio * ppi_half
     ok = [i for i, (d, _) in enumerate(rows) if d.expected_half_width <= widest * (1 + 1e-9)
           and (i < n_main or width_ratio > 1)]

@@ -15,7 +15,7 @@ import numpy as np
 from core.evaluation.active import machine_probabilities
 from core.evaluation.poisson import DRAW_SALT
 
-__all__ = ["row_inputs", "active_pi", "design_pi", "row_sigma", "k_stats", "k_gain", "k_sig_gain", "k_budget", "k_describe",
+__all__ = ["row_inputs", "active_pi", "design_pi", "row_sigma", "k_stats", "k_gain", "k_sig_gain", "k_budget", "k_budget_many", "k_describe_many", "k_describe",
            "k_draw", "uniforms"]
 
 
@@ -98,6 +98,19 @@ def k_budget(ch: dict, start: int, *, nu: float, mu: float, floor: float, n_clas
     with np.errstate(divide="ignore", invalid="ignore"):
         slope = np.where(inner, -0.5 * cost * p * nu * cost / np.where(inner, den, 1.0), 0.0)
     return np.array([float((pi * cost).sum()), float(slope.sum())])
+
+
+def k_budget_many(ch: dict, start: int, *, nus: list, mus: list, floors: list,
+                  use_cost: bool) -> np.ndarray:
+    """:func:`k_budget` of several (nu, mu, floor) in one pass: [S_1, slope_1, S_2, ...]."""
+    return np.concatenate([k_budget(ch, start, nu=nu, mu=mu, floor=fl, n_classes=2, lam=0.0,
+                                    use_cost=use_cost)
+                           for nu, mu, fl in zip(nus, mus, floors)])
+
+
+def k_describe_many(ch: dict, start: int, *, specs: list) -> np.ndarray:
+    """:func:`k_describe` of several designs in one pass, concatenated."""
+    return np.concatenate([k_describe(ch, start, spec=spec) for spec in specs])
 
 
 def k_describe(ch: dict, start: int, *, spec: dict) -> np.ndarray:
