@@ -34,6 +34,8 @@ from core.scale import kernels
 
 __all__ = ["ScalePlan", "plan_scaled", "bisection_hi"]
 
+#: log nu below the bisection's lowest point (1e-12) and above its highest (1e300).
+_X_MIN, _X_MAX = math.log(1e-12) - 1.0, math.log(1e300) + 1.0
 #: Distance in log nu to log nu* under which a bisection step is tested on the rows.
 BAND = 1e-12
 
@@ -113,6 +115,8 @@ class _Solver:
             lo[j] = x[j]
         else:
             hi[j] = x[j]
+        if (val <= self.budget and x[j] < _X_MIN) or (val > self.budget and x[j] > _X_MAX):
+            return x[j]  # nu* outside the bisection's range: every test there is decided
         if val == self.budget or (math.isfinite(lo[j]) and math.isfinite(hi[j])
                                   and hi[j] - lo[j] < 1e-14):
             return hi[j] if math.isfinite(hi[j]) else x[j]

@@ -70,9 +70,14 @@ class RayEngine:
             except Exception as exc:  # noqa: BLE001 - a cluster that cannot be joined
                 raise DataError(f"--engine ray: cannot start or join Ray ({exc})") from None
             self._started = True
+        import logging
+
+        for name in ("ray", "ray.data"):  # the command's output is its own, not Ray's log
+            logging.getLogger(name).setLevel(logging.ERROR)
         try:
             ctx = ray.data.DataContext.get_current()
             ctx.enable_progress_bars = False
+            ctx.print_on_execution_start = False
         except Exception:  # noqa: BLE001 - an older Ray without the switch
             pass
         self.columns = columns
