@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_engine_args", "wants_scale_queue", "run_queue", "wants_scale_estimate",
+__all__ = ["LARGE_ROWS", "add_engine_args", "wants_scale_queue", "run_queue", "wants_scale_estimate",
            "estimate_results"]
 
 
@@ -168,6 +168,7 @@ def run_queue(args) -> int:
     human_col = roles.get("human_label")
     sel_col = roles.get("selection") or "selection"
     picked: list[tuple[np.ndarray, Any]] = []
+    labelled_queue = [0]
     show = [c for c in ([id_col] if not new_id else []) + list(roles.get("text") or [])
             + shown(args)]
     show = list(dict.fromkeys(show))
@@ -192,6 +193,10 @@ def run_queue(args) -> int:
         extra["inclusion_probability"] = pa.array(pi)
         if human_col is None:
             extra["human_label"] = pa.nulls(n, type=pa.string())
+        if human_col is not None and mask.any():
+            present = b.column(b.schema.names.index(human_col)).is_valid().to_numpy(
+                zero_copy_only=False)
+            labelled_queue[0] += int((present & mask).sum())
         if mask.any():
             sub = {c: b.column(b.schema.names.index(c)).to_numpy(zero_copy_only=False)[mask]
                    for c in show if c in b.schema.names}
@@ -210,6 +215,11 @@ def run_queue(args) -> int:
     _write_to_label(picked, sent, id_col)
     summary = plan.design.summary()
     counts = {k: v for k, v in plan.counts.items() if k}
+    if labelled_queue[0]:
+        print(f"warning: column '{human_col}' (human label) already holds a label on "
+              f"{labelled_queue[0]:,} of the {len(queue):,} rows to label; hmceval estimate "
+              "reads them as returned labels (a gold column stands in for a finished round): "
+              "for a real round, drop that column before hmceval queue", file=sys.stderr)
     if args.json:
         print_json({"design": kind, "M": m, "counts": counts, "rows_to_label": len(queue),
                     "seed": int(args.seed), "lambda": lam,
@@ -246,15 +256,34 @@ def _write_to_label(picked: list, sent: Path, id_col: str) -> None:
     to_csv_safe(df, sent)
 
 
+#: Rows from which a Parquet round table without a workspace round is estimated on the
+#: large-table path by itself (the in-memory path would hold the whole table).
+LARGE_ROWS = 500_000
+
+
 def wants_scale_estimate(args, path: str) -> bool:
-    """A round table the large-table path wrote (its metadata says so), or ``--engine``."""
-    from core.scale.parquet import is_parquet, round_meta
+    """The large-table path for ``hmceval estimate``: ``--engine`` on a Parquet table, or a
+    Parquet round table (selection and inclusion probabilities) of no workspace round that
+    the large-table path wrote (its metadata says so) or of :data:`LARGE_ROWS` rows or more
+    (a table whose metadata a rewrite dropped)."""
+    from core.cli.round_table import round_link
+    from core.scale.parquet import is_parquet, parquet_rows, round_meta
 
     if not is_parquet(path) or not Path(path).is_file():
         return False
     if getattr(args, "engine", None) is not None:
         return True
-    return round_meta(path) is not None
+    if round_link(path) is not None:
+        return False
+    try:
+        if round_meta(path) is not None:
+            return True
+        import pyarrow.parquet as pq
+
+        names = set(pq.ParquetFile(str(path)).schema_arrow.names)
+    except Exception:  # noqa: BLE001 - an unreadable file: the in-memory path says why
+        return False
+    return "inclusion_probability" in names and parquet_rows(path) >= LARGE_ROWS
 
 
 def estimate_results(args, path: str) -> dict:
