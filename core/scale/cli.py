@@ -294,11 +294,11 @@ def estimate_results(args, path: str) -> dict:
 
     from core.evaluation.design import SELECTIONS
     from core.scale.estimate import estimate_scaled
-    from core.scale.parquet import (class_codes, detect_parquet_roles, read_columns,
-                                    round_meta)
+    from core.scale.parquet import class_codes, detect_parquet_roles, read_columns
 
-    if args.anytime or args.annotator_error is not None:
-        raise DataError("--anytime and --annotator-error are not on the large-table path yet")
+    if args.anytime or args.annotator_error == "auto":
+        raise DataError("--anytime and --annotator-error auto are not on the large-table path "
+                        "yet (--annotator-error ETA is)")
     roles = detect_parquet_roles(path, args.col)
     if roles.get("selection") is None:
         raise DataError(f"{path} has no 'selection' column; plan the round first (hmceval "
@@ -351,7 +351,7 @@ def estimate_results(args, path: str) -> dict:
     bad = np.flatnonzero(~((pi > 0) & (pi <= 1)))
     if len(bad):
         raise DataError(f"column 'inclusion_probability' must hold probabilities in (0, 1]; "
-                        f"row {bad[0] + 1:,} holds {pi[bad[0]]!r}")
+                        f"row {bad[0] + 1:,} holds {float(pi[bad[0]])!r}")
     lab = has & labelled_word
     kind = "random" if not (pi >= 1).any() and float(pi.max() - pi.min()) == 0 else "active"
     audit = sel == words.index("audit")
@@ -382,11 +382,13 @@ def estimate_results(args, path: str) -> dict:
                               notes=notes)
     finally:
         engine.close()
-    res["relative_to"] = "annotators"
-    meta = round_meta(path)
-    if meta is None:
-        res["notes"].append("read on the large-table path (--engine)")
-    return res
+    from core.evaluation.noise import correct_estimate, given_error, mark_uncorrected
+
+    if args.annotator_error is None:
+        return mark_uncorrected(res)
+    return correct_estimate(res, given_error(args.annotator_error,
+                                             n_classes=len(res["class_shares"]),
+                                             confidence=args.confidence))
 
 
 def class_codes_any(path: str, col: str) -> list:

@@ -155,7 +155,7 @@ def _floats(arr, col: str, start: int, lo: float | None, hi: float | None) -> np
         rng = f" in [{lo:g}, {hi:g}]" if hi is not None else (f" >= {lo:g}" if lo is not None
                                                               else "")
         raise DataError(f"column '{col}' must hold numbers{rng}; row {start + bad[0] + 1:,} "
-                        f"holds {x[bad[0]]!r}")
+                        f"holds {float(x[bad[0]])!r}")
     return x
 
 
