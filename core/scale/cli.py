@@ -42,12 +42,15 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
 def _engine(args, columns: dict):
     from core.errors import DataError
 
-    from core.scale.engine import make_engine
+    from core.scale.engine import LocalEngine
 
     if args.engine != "ray" and (args.address is not None or args.workers is not None):
         raise DataError("--address and --workers go with --engine ray")
-    return make_engine(args.engine or "local", columns, address=args.address,
-                       workers=args.workers)
+    if args.engine == "ray":  # Ray imported only here, when asked for
+        from core.scale.ray_engine import RayEngine
+
+        return RayEngine(columns, address=args.address, workers=args.workers)
+    return LocalEngine(columns)
 
 
 def wants_scale_queue(args) -> bool:

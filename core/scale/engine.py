@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["CHUNK", "LocalEngine", "make_engine"]
+__all__ = ["CHUNK", "LocalEngine"]
 
 #: Rows per chunk: small enough that a kernel's temporaries stay a few MB, large enough that
 #: numpy's per-call overhead is negligible.
@@ -69,14 +69,3 @@ class LocalEngine:
 
     def close(self) -> None:
         """Nothing to release here (Ray's engine shuts its local cluster down)."""
-
-
-def make_engine(kind: str, columns: dict[str, np.ndarray], *, address: str | None = None,
-                workers: int | None = None):
-    """``"local"``: :class:`LocalEngine`; ``"ray"``: :class:`core.scale.ray_engine.RayEngine`
-    (Ray imported only here, when asked for)."""
-    if kind == "ray":
-        from core.scale.ray_engine import RayEngine
-
-        return RayEngine(columns, address=address, workers=workers)
-    return LocalEngine(columns)
