@@ -93,3 +93,29 @@ def test_engine_ray_without_ray_says_how_to_install(judged, tmp_path, capsys, mo
     assert code == 2
     assert 'pip install -e ".[scale]"' in err
     assert not (tmp_path / "q.parquet").exists()
+
+
+def test_labels_into_a_large_round_table(judged, tmp_path, capsys):
+    """hmceval labels ROUND.parquet --from LABELS.csv -o OUT.parquet fills human_label of the
+    rows named, batch by batch; a label for a row outside the queue is refused."""
+    path, gold = judged
+    assert _run(capsys, "queue", path, "--labels", "120", "-o", tmp_path / "q.parquet")[0] == 0
+    q = pd.read_parquet(tmp_path / "q.parquet")
+    queued = q[q["queue_rank"].notna()]
+    half = queued.iloc[: len(queued) // 2]
+    pd.DataFrame({"sample_id": half["sample_id"],
+                  "label": gold[half.index.to_numpy()]}).to_csv(tmp_path / "l.csv", index=False)
+    code, out, err = _run(capsys, "labels", tmp_path / "q.parquet", "--from", tmp_path / "l.csv",
+                          "-o", tmp_path / "ql.parquet")
+    assert code == 0, err
+    ql = pd.read_parquet(tmp_path / "ql.parquet")
+    filled = ql["human_label"].notna().to_numpy()
+    assert filled.sum() == len(half)
+    assert list(ql.loc[filled, "human_label"]) == list(gold[filled])
+    outside = q[q["queue_rank"].isna()].iloc[:1]
+    pd.DataFrame({"sample_id": outside["sample_id"], "label": ["yes"]}).to_csv(
+        tmp_path / "bad.csv", index=False)
+    code, _, err = _run(capsys, "labels", tmp_path / "q.parquet", "--from",
+                        tmp_path / "bad.csv", "-o", tmp_path / "bad.parquet")
+    assert code == 2 and "not in the round's queue" in err
+    assert not (tmp_path / "bad.parquet").exists()
