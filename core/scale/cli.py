@@ -54,11 +54,12 @@ def _engine(args, columns: dict):
 
 
 def wants_scale_queue(args) -> bool:
-    """The large-table path: ``-o`` names a Parquet file, or ``--engine`` is given."""
+    """The large-table path: a Parquet table written to ``-o OUT.parquet``, or ``--engine``
+    (a CSV table to ``-o OUT.parquet`` is refused by the in-memory path's own check)."""
     from core.scale.parquet import is_parquet
 
-    return is_parquet(getattr(args, "output", None)) or getattr(args, "engine", None) \
-        is not None
+    return (is_parquet(getattr(args, "output", None)) and is_parquet(getattr(args, "path", None))
+            ) or getattr(args, "engine", None) is not None
 
 
 def _check_queue_args(args) -> str:
@@ -82,7 +83,7 @@ def _check_queue_args(args) -> str:
     if refused:
         raise DataError(f"{', '.join(refused)}: not on the large-table path yet (it plans "
                         "--design active or random with --labels or --effort-budget); write "
-                        "the round as CSV for these")
+                        "the round as CSV for these; nothing was written")
     kind = args.design or "active"
     if kind == "routing":
         raise DataError("--design routing is not on the large-table path yet: --design "
