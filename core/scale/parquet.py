@@ -118,6 +118,8 @@ def class_codes(path: str | Path, columns: list[str]) -> list[Any]:
     for b in iter_batches(path, columns):
         for i in range(b.num_columns):
             seen.update(v for v in pc.unique(b.column(i)).to_pylist() if v is not None)
+    if len({isinstance(v, str) for v in seen}) > 1:  # text and numbers: compared as text
+        seen = {str(v) for v in seen}
     try:
         classes = sorted(seen)
     except TypeError:
@@ -136,7 +138,14 @@ def _codes(arr, classes: list[Any], col: str, start: int, *, missing_ok: bool) -
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    idx = pc.index_in(arr, value_set=pa.array(classes, type=arr.type))
+    if all(isinstance(c, str) for c in classes) and not pa.types.is_string(arr.type) \
+            and not pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.string())  # numbers among text classes, read as text
+    try:
+        values = pa.array(classes, type=arr.type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        arr, values = arr.cast(pa.string()), pa.array([str(c) for c in classes])
+    idx = pc.index_in(arr, value_set=values)
     out = _values(pc.fill_null(idx, -1)).astype(np.int16)
     if not missing_ok:
         bad = np.flatnonzero(out < 0)
