@@ -375,9 +375,12 @@ def estimate_results(args, path: str) -> dict:
     counts = {w: int((sel == i).sum()) for i, w in enumerate(words)}
     del sel, has
     cols["lab"] = lab
+    effort = roles.get("predicted_effort") or roles.get("human_effort")
+    if groups and effort:
+        cols["effort"] = read_columns(path, {"e": ("float", effort, 0.0, None)})["e"]
     if groups:
-        notes.append("the covariates control (group indicators) and the tests of groups worse "
-                     "than the rest are not computed on the large-table path yet")
+        notes.append("the covariates control (group indicators) is not fitted on the "
+                     "large-table path: the intervals rest on the other controls")
     engine = _engine(args, cols)
     try:
         res = estimate_scaled(engine, classes=classes, labelled_rows=rows,

@@ -12,9 +12,12 @@ controls, the choice of the candidate and the intervals are computed exactly as 
 :mod:`core.evaluation.weighted` (:func:`core.evaluation.weighted.weighted_total` itself), so
 the results equal the in-memory ones up to the order of the sums (1e-12).
 
-Not yet on this path: the ``"covariates"`` candidate (group indicators and further judges'
-confidences; used in memory with ``--group`` or a second confidence column) and the tests of
-groups worse than the rest; a note says so where they would apply.
+Groups: each group's sums come from the same pass (``bincount`` by the group's code), the
+rest of the table's from the other groups' sums, so each group's estimate and the test of the
+groups worse than the rest (:func:`core.evaluation.weighted.worse_groups`) are those of the
+in-memory path. Not yet on this path: the ``"covariates"`` candidate (group indicators and
+further judges' confidences; used in memory with ``--group`` or a second confidence column);
+a note says so.
 """
 
 from __future__ import annotations
@@ -111,6 +114,9 @@ def k_controls(ch: dict, start: int, *, n_classes: int, edges: list, coef: list,
             parts.append(np.bincount(g_unl, weights=ctrl[unl], minlength=n_groups))
             val = inv * (p_cells * (1 - p_cells) + (p_cells - ctrl) ** 2)
             parts.append(np.bincount(g_free, weights=val[free_unl], minlength=n_groups))
+    if "effort" in ch:  # each group's effort, for the worse-group sentences
+        parts.append(np.bincount(grp, weights=np.asarray(ch["effort"], float),
+                                 minlength=n_groups))
     return np.concatenate(parts)
 
 
@@ -260,30 +266,55 @@ def estimate_scaled(engine, *, classes: list, labelled_rows: np.ndarray, human_l
         sums = sums.reshape(-1, n_groups)
         g_rows = np.zeros(len(rows), np.int64) if gcol is None else \
             np.asarray(cols[gcol][rows], dtype=np.int64)
-        out = []
+        out, rest = [], []
+
+        def est(vec, sel):
+            return _estimate_group(vec, k, classes, ys, loo, sel, pi_l[sel], mach_l[sel],
+                                   human_lab[sel], sel_l[sel], sizes, confidence)
+
         for g in range(n_groups):
-            sel = g_rows == g
-            out.append(_estimate_group(sums[:, g], k, classes, ys, loo, sel, pi_l[sel],
-                                       mach_l[sel], human_lab[sel], sel_l[sel], sizes,
-                                       confidence))
-        return out
+            out.append(est(sums[:, g], g_rows == g))
+            if gcol is not None:  # every other row: the other groups' sums, added in order
+                others = [h for h in range(n_groups) if h != g]
+                vec = sums[:, others[0]].copy() if others else np.zeros(len(sums))
+                for h in others[1:]:
+                    vec = vec + sums[:, h]
+                rest.append(est(vec, g_rows != g))
+        return out, rest
 
     del lab_mask
-    whole = one(None, 1)[0]
+    whole = one(None, 1)[0][0]
     res = {**whole, "n_calibration": 0}
     by_group: dict[str, Any] = {}
-    for col, values in (groups or {}).items():
-        parts = one(f"group:{col}", len(values))
-        by_group[col] = {label_key(v, strip=False): p for v, p in zip(values, parts)}
-    from core.evaluation.weighted_design import ESTIMATE_KEYS
+    worse: list[dict[str, Any]] = []
+    sentences: list[str] = []
+    from core.evaluation.weighted import worse_groups
+    from core.evaluation.weighted_design import ESTIMATE_KEYS, worse_group_sentence
 
+    for col, values in (groups or {}).items():
+        parts, rest = one(f"group:{col}", len(values))
+        keys = [label_key(v, strip=False) for v in values]
+        by_group[col] = {key: _public(p) for key, p in zip(keys, parts)}
+        for w in worse_groups(dict(zip(keys, parts)), dict(zip(keys, rest))):
+            w = {"column": col, **w}
+            worse.append(w)
+            sentences.append(worse_group_sentence(w))
+    res = _public(res)
     res["by_group"] = by_group
-    res["notes"] = list(notes or []) + res["notes"]
+    res["notes"] = list(notes or []) + res["notes"] + sentences
     ordered = {key: res[key] for key in ESTIMATE_KEYS}
     ordered.update({key: res[key] for key in ("n_labelled", "audit_errors", "notes")})
-    ordered.update({"design": kind, "method": res["method"], "worse_groups": []})
+    ordered.update({"design": kind, "method": res["method"], "worse_groups": worse})
     del counts_sel
     return ordered
+
+
+def _public(r: dict[str, Any]) -> dict[str, Any]:
+    """A group's result as ``estimate_weighted_design`` writes it (no variance, no shares of
+    the worse-group test)."""
+    out = {key: v for key, v in r.items() if key not in ("human_share", "effort")}
+    out["accuracy"] = {key: v for key, v in r["accuracy"].items() if key != "variance"}
+    return out
 
 
 def _reduce_grouped(engine, gcol, k, edges, coef, n_groups):
@@ -308,7 +339,8 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
 
     m = int(s[0])
     mach_counts = s[1:1 + k]
-    body = s[1 + k:].reshape(k + 1, len(NAMES), 2)
+    body = s[1 + k:1 + k + (k + 1) * len(NAMES) * 2].reshape(k + 1, len(NAMES), 2)
+    effort = float(s[-1]) / m if len(s) > 1 + k + (k + 1) * len(NAMES) * 2 and m else None
     n_lab = int(sel.sum())
     n_free = int((pi < 1).sum())
     n_unl = m - n_lab
@@ -347,9 +379,11 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
             "conservative": bool(conservative)})
     right = ys[k][sel]
     if m == 0:
-        acc = {"estimate": None, "ci_low": None, "ci_high": None, "conservative": False}
+        acc = {"estimate": None, "ci_low": None, "ci_high": None, "variance": None,
+               "conservative": False}
     elif n_unl == 0:
-        acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "conservative": False}
+        acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
+               "conservative": False}
     else:
         total_k, var, df, _ = _best_total(right, pi, loo[k][sel], body[k, :, 0],
                                           body[k, :, 1], n_free, sizes, confidence, math.inf)
@@ -357,11 +391,14 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
         est = (n_lab + unl_right) / m
         if conservative:
             lo, hi = n_lab / m, 1.0
+            var_out = None
         else:
             half = _quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = max(n_lab / m, est - half), min(1.0, est + half)
+            var_out = var / m ** 2
         acc = {"estimate": float(est), "ci_low": float(min(lo, est)),
-               "ci_high": float(max(hi, est)), "conservative": bool(conservative)}
+               "ci_high": float(max(hi, est)), "variance": var_out,
+               "conservative": bool(conservative)}
     notes = []
     if conservative:
         notes.append(f"only {n_free} rows drawn at random are labelled (fewer than "
@@ -379,4 +416,5 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
             "random_equivalent": {key: v.get("random_equivalent")
                                   for key, v in share_map.items()},
             "n_labelled": n_lab, "audit_errors": int(((words == "audit") & (right == 0)).sum()),
-            "notes": notes, "method": "weighted", "machine_accuracy": machine_acc}
+            "notes": notes, "method": "weighted", "machine_accuracy": machine_acc,
+            "human_share": n_lab / m if m else None, "effort": effort}

@@ -119,3 +119,25 @@ def test_labels_into_a_large_round_table(judged, tmp_path, capsys):
                         tmp_path / "bad.csv", "-o", tmp_path / "bad.parquet")
     assert code == 2 and "not in the round's queue" in err
     assert not (tmp_path / "bad.parquet").exists()
+
+
+def test_groups_and_the_worse_group_on_the_large_table_path(judged, tmp_path, capsys):
+    """judge_table's ja rows are right half the time at the same confidence: both paths
+    flag language = ja as worse than the rest, on the same group sizes."""
+    path, gold = judged
+    assert _run(capsys, "queue", path, "--labels", "400", "-o", tmp_path / "q.parquet")[0] == 0
+    q = pd.read_parquet(tmp_path / "q.parquet")
+    q["human_label"] = np.where(q["queue_rank"].notna(), gold, None)
+    q.to_parquet(tmp_path / "ql.parquet")
+    q.to_csv(tmp_path / "ql.csv", index=False)
+    res = {}
+    for name, extra in (("ql.csv", ()), ("ql.parquet", ("--engine", "local"))):
+        code, out, err = _run(capsys, "estimate", tmp_path / name, "--group", "language",
+                              "--json", *extra)
+        assert code == 0, err
+        res[name] = json.loads(out)
+    a, b = res["ql.csv"], res["ql.parquet"]
+    assert [w["group"] for w in b["worse_groups"]] == [w["group"] for w in a["worse_groups"]] \
+        == ["ja"]
+    assert {g: r["M"] for g, r in b["by_group"]["language"].items()} == \
+        {g: r["M"] for g, r in a["by_group"]["language"].items()}
