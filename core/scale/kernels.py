@@ -51,10 +51,11 @@ def active_pi(s2: np.ndarray | None, cost: np.ndarray, g: np.ndarray, nu: float,
     return np.clip(p, max(float(floor), 1e-6), 1.0), p, den
 
 
-def design_pi(ch: dict, spec: dict) -> np.ndarray:
+def design_pi(ch: dict, spec: dict, r: dict | None = None) -> np.ndarray:
     """The inclusion probabilities of a chunk under a design ``spec``: ``{"kind": "active",
     "nu", "mu", "floor"}``, ``{"kind": "ones"}``, ``{"kind": "const", "rate"}`` or
-    ``{"kind": "route", "rate"}`` (1 on the chunk's ``route`` rows, ``rate`` elsewhere)."""
+    ``{"kind": "route", "rate"}`` (1 on the chunk's ``route`` rows, ``rate`` elsewhere);
+    ``r``: the chunk's :func:`row_inputs`, when already computed."""
     n = len(ch["q"])
     kind = spec["kind"]
     if kind == "ones":
@@ -63,7 +64,7 @@ def design_pi(ch: dict, spec: dict) -> np.ndarray:
         return np.full(n, float(spec["rate"]))
     if kind == "route":
         return np.where(ch["route"], 1.0, float(spec["rate"]))
-    r = row_inputs(ch, spec["n_classes"], spec["lam"])
+    r = row_inputs(ch, spec["n_classes"], spec["lam"]) if r is None else r
     cost = r["eff"] if spec["use_cost"] else np.ones(n)
     return active_pi(r["s2"], cost, r["g"], spec["nu"], spec["mu"], spec["floor"])[0]
 
@@ -91,13 +92,28 @@ def k_budget(ch: dict, start: int, *, nu: float, mu: float, floor: float, n_clas
              lam: float, use_cost: bool) -> np.ndarray:
     """[sum_i c_i pi_i(nu), d/d(log nu) of it] (columns ``sig`` and ``g`` of
     :func:`k_sig_gain`)."""
-    n = len(ch["q"])
-    cost = np.asarray(ch["effort"], dtype=float) if use_cost else np.ones(n)
-    pi, p, den = active_pi(None, cost, ch["g"], nu, mu, floor, sig=ch["sig"])
-    inner = (den > 0) & (p > max(float(floor), 1e-6)) & (p < 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope = np.where(inner, -0.5 * cost * p * nu * cost / np.where(inner, den, 1.0), 0.0)
-    return np.array([float((pi * cost).sum()), float(slope.sum())])
+    sig, g = ch["sig"], ch["g"]
+    fl = max(float(floor), 1e-6)
+    if use_cost:
+        cost = np.asarray(ch["effort"], dtype=float)
+        den = nu * cost - mu * g
+    else:  # cost 1: nu * 1 - mu g, the same numbers without the product
+        cost = None
+        den = nu - mu * g
+    # element by element active._pi_for: 1 where den <= 0, else sig / sqrt(den), clipped
+    pos = den > 0
+    p = np.ones(len(den))
+    p[pos] = sig[pos] / np.sqrt(den[pos])
+    pi = np.clip(p, fl, 1.0)
+    inner = pos & (p > fl) & (p < 1.0)
+    if cost is None:
+        total = float(pi.sum())
+        slope = -0.5 * nu * float((p[inner] / den[inner]).sum())
+    else:
+        total = float((pi * cost).sum())
+        c = cost[inner]
+        slope = -0.5 * nu * float((c * c * p[inner] / den[inner]).sum())
+    return np.array([total, slope])
 
 
 def k_budget_many(ch: dict, start: int, *, nus: list, mus: list, floors: list,
@@ -109,8 +125,13 @@ def k_budget_many(ch: dict, start: int, *, nus: list, mus: list, floors: list,
 
 
 def k_describe_many(ch: dict, start: int, *, specs: list) -> np.ndarray:
-    """:func:`k_describe` of several designs in one pass, concatenated."""
-    return np.concatenate([k_describe(ch, start, spec=spec) for spec in specs])
+    """:func:`k_describe` of several designs in one pass, concatenated (the chunk's row
+    inputs computed once)."""
+    if not specs:
+        return np.zeros(0)
+    r = row_inputs(ch, specs[0]["n_classes"], specs[0]["lam"])
+    v = r["f"] * (1 - r["f"])
+    return np.concatenate([_describe_sums(ch, spec, r, v) for spec in specs])
 
 
 def k_describe(ch: dict, start: int, *, spec: dict) -> np.ndarray:
@@ -118,8 +139,11 @@ def k_describe(ch: dict, start: int, *, spec: dict) -> np.ndarray:
     sum_i (1 / pi_i - 1) f_ic (1 - f_ic) (0 where f_ic (1 - f_ic) = 0)]: ``active._describe``'s
     sums."""
     r = row_inputs(ch, spec["n_classes"], spec["lam"])
-    pi = design_pi(ch, spec)
-    v = r["f"] * (1 - r["f"])
+    return _describe_sums(ch, spec, r, r["f"] * (1 - r["f"]))
+
+
+def _describe_sums(ch: dict, spec: dict, r: dict, v: np.ndarray) -> np.ndarray:
+    pi = design_pi(ch, spec, r)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(v > 0, (1 / pi - 1)[:, None] * v, 0.0)
     return np.r_[pi.sum(), (pi * r["eff"]).sum(), (pi + (1 - pi) * r["q"]).sum(),
