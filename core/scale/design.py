@@ -194,19 +194,32 @@ def _route_rows(engine, base: dict[str, Any], budget: float) -> tuple[np.ndarray
     earlier row) while the budget lasts, and the rate of the others."""
     gains = np.concatenate(engine.map(kernels.k_gain, n_classes=base["n_classes"],
                                       lam=base["lam"])) if engine.m else np.zeros(0)
-    order = np.argsort(-gains, kind="stable")
-    del gains
+    m = engine.m
     if base["use_cost"]:
+        order = np.argsort(-gains, kind="stable")
+        del gains
         cost = engine.columns["effort"]
         csum = np.cumsum(cost[order])
+        n_route = int(np.searchsorted(csum, budget * (1 + 1e-12), side="right"))
+        del csum
+        route = np.zeros(m, dtype=bool)
+        route[order[:n_route]] = True
+        del order
     else:
+        # a cost of 1 a row: the running sum is 1, 2, ..., so the first floor(B (1 + 1e-12))
+        # rows of the stable descending order: every gain above the n-th largest, then the
+        # earliest rows equal to it (the same rows, without sorting them all)
         cost = None
-        csum = np.cumsum(np.ones(engine.m))
-    n_route = int(np.searchsorted(csum, budget * (1 + 1e-12), side="right"))
-    del csum
-    route = np.zeros(engine.m, dtype=bool)
-    route[order[:n_route]] = True
-    del order
+        n_route = min(m, int(math.floor(budget * (1 + 1e-12))))
+        route = np.zeros(m, dtype=bool)
+        if n_route >= m:
+            route[:] = True
+        elif n_route > 0:
+            t = np.partition(gains, m - n_route)[m - n_route]
+            route = gains > t
+            need = n_route - int(route.sum())
+            route[np.flatnonzero(gains == t)[:need]] = True
+        del gains
     used = float(cost[route].sum()) if cost is not None else float(n_route)
     rest_cost = (float(cost[~route].sum()) if cost is not None else float(engine.m - n_route))
     left = budget - used

@@ -21,8 +21,10 @@ CHUNK = 700
 
 
 def _both(per_group, seed, *, kind="active", labels=None, effort_budget=None, effort=False,
-          lam=0.0):
+          lam=0.0, ties=False):
     df = judge_table(per_group, seed=seed)
+    if ties:  # confidences on a grid: the routing reference's top N cuts through ties
+        df["confidence"] = df["confidence"].round(2)
     if not effort:
         df = df.drop(columns=["predicted_effort_seconds"])
     memory = plan_design(load_design(df.drop(columns=["human_label"])), kind=kind,
@@ -50,6 +52,7 @@ def _rank(scaled, m):
     dict(per_group=1500, seed=3, labels=400, lam=0.5),
     dict(per_group=1000, seed=1, labels=250, kind="random"),
     dict(per_group=1000, seed=2, effort_budget=15000.0, effort=True),
+    dict(per_group=700, seed=4, labels=333, ties=True),
 ])
 def test_same_design_draw_and_queue_as_in_memory(case):
     memory, scaled, pi = _both(**case)
