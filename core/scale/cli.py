@@ -39,6 +39,20 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
                         "(default: all)")
 
 
+def _check_ray(args) -> None:
+    """--engine ray without Ray: exit 2 before any work, saying how to install it."""
+    if getattr(args, "engine", None) != "ray":
+        return
+    from core.errors import DataError
+    from core.scale.ray_engine import RAY_MISSING
+
+    try:
+        import ray  # noqa: F401
+        import ray.data  # noqa: F401
+    except ImportError:
+        raise DataError(RAY_MISSING) from None
+
+
 def _engine(args, columns: dict):
     from core.errors import DataError
 
@@ -144,8 +158,11 @@ def run_queue(args) -> int:
 
     t0 = time.time()
     kind = _check_queue_args(args)
+    _check_ray(args)
     check_writable(args.output)  # before the work
     lam = 0.0 if args.lam is None else float(args.lam)
+    if not (np.isfinite(lam) and lam >= 0):
+        raise DataError(f"--lam must be a finite number >= 0, got {lam}")
     roles = detect_parquet_roles(args.path, args.col)
     if roles.get("selection"):
         sel = read_columns(args.path, {"s": ("selection", roles["selection"])})["s"]
@@ -300,6 +317,7 @@ def estimate_results(args, path: str) -> dict:
     from core.scale.estimate import estimate_scaled
     from core.scale.parquet import class_codes, detect_parquet_roles, read_columns
 
+    _check_ray(args)
     if args.anytime or args.annotator_error == "auto":
         raise DataError("--anytime and --annotator-error auto are not on the large-table path "
                         "yet (--annotator-error ETA is)")
