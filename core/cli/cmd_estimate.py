@@ -58,7 +58,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "the stream's own)")
     from core.cli.rounds import add_round_args
 
+    from core.scale.cli import add_engine_args
+
     add_round_args(p, verb="estimate")
+    add_engine_args(p)  # a round table of the large-table path (Parquet)
     p.set_defaults(func=run)
 
 
@@ -94,6 +97,12 @@ def run(args: argparse.Namespace) -> int:
                                            run_anytime, stream_round_result,
                                            stream_table_result)
 
+    from core.scale.cli import estimate_results, wants_scale_estimate
+
+    if args.paths and args.round_id is None and all(wants_scale_estimate(args, p)
+                                                    for p in args.paths):
+        print_results(args, [estimate_results(args, p) for p in args.paths], _print_text)
+        return 0
     if args.anytime:
         return run_anytime(args)
 

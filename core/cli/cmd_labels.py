@@ -132,7 +132,13 @@ def run(args: argparse.Namespace) -> int:
     from core.atomic import locked, note_waiting
 
     from core.cli.common import check_output
+    from core.scale.labels import run_labels, wants_scale_labels
 
+    if wants_scale_labels(args):  # a large round table: -o OUT.parquet, batch by batch
+        return run_labels(args, read_label_file(args.source, sample_id_col=args.sample_id_col,
+                                                label_col=args.label_col,
+                                                annotator_col=args.annotator_col,
+                                                time_col=args.time_col))
     check_output(args.output, "csv")  # a bad -o fails before the work
     imported = read_label_file(args.source, sample_id_col=args.sample_id_col,
                                label_col=args.label_col, annotator_col=args.annotator_col,

@@ -111,8 +111,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     from core.cli.common import add_show_arg
     from core.cli.rounds import add_round_args
 
+    from core.scale.cli import add_engine_args
+
     add_show_arg(p)
     add_round_args(p, verb="write the table of")
+    add_engine_args(p)  # the large-table path (-o OUT.parquet, --engine)
     p.set_defaults(func=run)
 
 
@@ -126,7 +129,10 @@ def run(args: argparse.Namespace) -> int:
     from core.evaluation.sampling import annotator_table, plan_queue, queue_table
 
     from core.cli.common import check_output
+    from core.scale.cli import run_queue, wants_scale_queue
 
+    if wants_scale_queue(args):  # -o OUT.parquet or --engine: the large-table path
+        return run_queue(args)
     check_output(args.output, args.format)  # csv, or labelstudio's .json: before the work
     _check_double(args)
     if args.replan:

@@ -40,14 +40,19 @@ from core.evaluation.sampling.blind import showable_columns, shown_columns
 from core.evaluation.sampling.two_batch import (PILOT_SHARE, PILOT_TILT, pilot_probabilities,
                                                  second_batch)
 
+from core.evaluation.sampling.active import ActiveDesign, DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, FLOOR_LABELS, TAIL_FLOORS
+from core.evaluation.sampling.design import SELECTIONS
+from core.evaluation.sampling.draw import DRAW_SALT
+from core.evaluation.sampling.stream import DEFAULT_FLOOR
 __all__ = [
-    "DEFAULT_STREAM_DESIGN", "DRAW_PROBABILITY", "DRAW_WEIGHT", "Design", "EarlierLabels",
+    "ActiveDesign", "DEFAULT_FLOOR", "DEFAULT_STREAM_DESIGN", "DEFAULT_WIDTH_RATIO",
+    "DRAW_PROBABILITY", "DRAW_SALT", "DRAW_WEIGHT", "Design", "EarlierLabels", "FLOOR_LABELS",
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
-    "QueuePlan", "STREAM_DESIGNS", "StreamPlan", "active_design", "add_audit", "annotator_table",
-    "audit_size_for_half_width", "calibrated_probabilities", "coded_classes", "default_audit",
-    "design_frontier", "draw", "draw_stream", "expected_half_width", "load_design",
-    "machine_probabilities", "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified",
-    "planned_vs_realised", "queue_table", "range_sentence", "replan_stream", "second_batch",
-    "showable_columns", "shown_columns", "srs_half_width", "srs_size_for_half_width",
-    "stream_weights", "target_note", "z_value"
+    "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
+    "add_audit", "annotator_table", "audit_size_for_half_width", "calibrated_probabilities",
+    "coded_classes", "default_audit", "design_frontier", "draw", "draw_stream",
+    "expected_half_width", "load_design", "machine_probabilities", "pilot_probabilities",
+    "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised", "queue_table",
+    "range_sentence", "replan_stream", "second_batch", "showable_columns", "shown_columns",
+    "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note", "z_value"
 ]
