@@ -372,3 +372,22 @@ def test_the_packages_of_evaluation_point_one_way():
     assert set(edges) == set(EVALUATION_PACKAGES)
     assert _cycles(edges) == []
     assert "estimate" in edges["certify"] and "sampling" in edges["estimate"]  # seen at all
+
+
+def test_no_two_modules_of_a_package_define_the_same_public_name():
+    """A face re-exports every public name of its package once: two modules defining the same
+    name would leave the face with whichever it imported last (a stream's floor once shadowed
+    the active design's)."""
+    clashes = []
+    for package in EVALUATION_PACKAGES:
+        where: dict[str, str] = {}
+        for path in sorted((CORE / "evaluation" / package).glob("*.py")):
+            if path.name == "__init__.py":
+                continue
+            for name in _defined(ast.parse(path.read_text())):
+                if name.startswith("_"):
+                    continue
+                if name in where:
+                    clashes.append(f"{package}: {name} in {where[name]} and {path.stem}")
+                where[name] = path.stem
+    assert clashes == []

@@ -5,9 +5,12 @@ Parts (import the names below from this package, not from its modules):
 * :mod:`core.evaluation.annotators.agreement`: Cohen's and Fleiss' kappa, majority vote.
 * :mod:`core.evaluation.annotators.alpha`: Krippendorff's alpha with a bootstrap interval.
 * :mod:`core.evaluation.annotators.aggregate`: majority vote and Dawid-Skene with gold items.
-* :mod:`core.evaluation.annotators.report`: ``annotator_report``: agreement, per-annotator quality and time.
-* :mod:`core.evaluation.annotators.noise`: annotator error measured and corrected for in a round's estimates.
-* :mod:`core.evaluation.annotators.label_error`: the error of the labels a round uses, from one annotator's error.
+* :mod:`core.evaluation.annotators.report`: ``annotator_report``: agreement, per-annotator quality
+  and time.
+* :mod:`core.evaluation.annotators.noise`: annotator error measured and corrected for in a round's
+  estimates.
+* :mod:`core.evaluation.annotators.label_error`: the error of the labels a round uses, from one
+  annotator's error.
 """
 
 from core.evaluation.annotators.aggregate import AGGREGATES

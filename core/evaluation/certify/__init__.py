@@ -2,9 +2,12 @@
 
 Parts (import the names below from this package, not from its modules):
 
-* :mod:`core.evaluation.certify.selective`: guarantee mode: the machine's error on the rows it keeps is at most alpha.
-* :mod:`core.evaluation.certify.overall`: the overall-error guarantee (PAC labels): the final labels' error is at most epsilon.
-* :mod:`core.evaluation.certify.simulate`: repeated rounds on data with known truth: coverage and violation rates.
+* :mod:`core.evaluation.certify.selective`: guarantee mode: the machine's error on the rows it
+  keeps is at most alpha.
+* :mod:`core.evaluation.certify.overall`: the overall-error guarantee (PAC labels): the final
+  labels' error is at most epsilon.
+* :mod:`core.evaluation.certify.simulate`: repeated rounds on data with known truth: coverage and
+  violation rates.
 """
 
 from core.evaluation.certify.selective import (

@@ -2,13 +2,18 @@
 
 Parts (import the names below from this package, not from its modules):
 
-* :mod:`core.evaluation.estimate.shares`: difference estimators and exact bounds for routed/audited rounds.
-* :mod:`core.evaluation.estimate.weighted`: estimators for rounds planned with inclusion probabilities.
-* :mod:`core.evaluation.estimate.controls`: the candidate controls of the weighted estimators, fitted leave-one-out.
-* :mod:`core.evaluation.estimate.weighted_round`: a round's table into the weighted estimators; by group; worse groups.
+* :mod:`core.evaluation.estimate.shares`: difference estimators and exact bounds for routed/audited
+  rounds.
+* :mod:`core.evaluation.estimate.weighted`: estimators for rounds planned with inclusion
+  probabilities.
+* :mod:`core.evaluation.estimate.controls`: the candidate controls of the weighted estimators,
+  fitted leave-one-out.
+* :mod:`core.evaluation.estimate.weighted_round`: a round's table into the weighted estimators; by
+  group; worse groups.
 * :mod:`core.evaluation.estimate.anytime`: confidence sequences for a labelling stream.
 * :mod:`core.evaluation.estimate.anytime_words`: plain words for a stream's result.
-* :mod:`core.evaluation.estimate.sequences`: the asymptotic (GLIDE) and betting confidence sequences.
+* :mod:`core.evaluation.estimate.sequences`: the asymptotic (GLIDE) and betting confidence
+  sequences.
 """
 
 from core.evaluation.estimate.shares import (
@@ -24,7 +29,8 @@ from core.evaluation.estimate.anytime_words import (
 from core.evaluation.estimate.sequences import labels_for_half_width
 
 from core.evaluation.estimate.controls import PRIOR_ROWS
-from core.evaluation.estimate.weighted import DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF, weighted_total, worse_groups
+from core.evaluation.estimate.weighted import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF,
+                                               weighted_total, worse_groups)
 from core.evaluation.estimate.weighted_round import ESTIMATE_KEYS, worse_group_sentence
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",

@@ -2,8 +2,10 @@
 
 Parts (import the names below from this package, not from its modules):
 
-* :mod:`core.evaluation.labels.form`: ``LabelImport``, the one form both readers give; ``label_key``.
-* :mod:`core.evaluation.labels.imports`: returned labels read, joined by sample id and written into the round's table.
+* :mod:`core.evaluation.labels.form`: ``LabelImport``, the one form both readers give;
+  ``label_key``.
+* :mod:`core.evaluation.labels.imports`: returned labels read, joined by sample id and written into
+  the round's table.
 * :mod:`core.evaluation.labels.votes`: every annotator's label kept across imports.
 """
 

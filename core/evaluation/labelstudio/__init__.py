@@ -4,7 +4,8 @@ Parts (import the names below from this package, not from its modules):
 
 * :mod:`core.evaluation.labelstudio.project`: task JSON, labelling config, a round's project title.
 * :mod:`core.evaluation.labelstudio.export`: reading a Label Studio JSON export.
-* :mod:`core.evaluation.labelstudio.client`: the REST client: the only network access of the project.
+* :mod:`core.evaluation.labelstudio.client`: the REST client: the only network access of the
+  project.
 """
 
 from core.evaluation.labelstudio.project import (

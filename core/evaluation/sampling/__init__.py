@@ -2,16 +2,25 @@
 
 Parts (import the names below from this package, not from its modules):
 
-* :mod:`core.evaluation.sampling.design`: the ``selection`` of every row (calibration, routed, audit, machine), a round's table, routing (``plan_queue``).
-* :mod:`core.evaluation.sampling.active`: the active design: inclusion probabilities, the frontier and the recommended design.
-* :mod:`core.evaluation.sampling.plan`: ``plan_design``: a round planned with the active or random design, earlier labels carried.
-* :mod:`core.evaluation.sampling.forecast`: what a design's expectations rest on: calibrated probabilities, PPI++'s expected half-width.
-* :mod:`core.evaluation.sampling.plan_range`: the range of the plan's expectations under miscalibrated confidences; planned against realised.
-* :mod:`core.evaluation.sampling.audit`: an audit's expected interval width and the audit size a target width needs.
-* :mod:`core.evaluation.sampling.draw`: the Poisson draw of a planned round and the checks of its probabilities.
+* :mod:`core.evaluation.sampling.design`: the ``selection`` of every row (calibration, routed,
+  audit, machine), a round's table, routing (``plan_queue``).
+* :mod:`core.evaluation.sampling.active`: the active design: inclusion probabilities, the frontier
+  and the recommended design.
+* :mod:`core.evaluation.sampling.plan`: ``plan_design``: a round planned with the active or random
+  design, earlier labels carried.
+* :mod:`core.evaluation.sampling.forecast`: what a design's expectations rest on: calibrated
+  probabilities, PPI++'s expected half-width.
+* :mod:`core.evaluation.sampling.plan_range`: the range of the plan's expectations under
+  miscalibrated confidences; planned against realised.
+* :mod:`core.evaluation.sampling.audit`: an audit's expected interval width and the audit size a
+  target width needs.
+* :mod:`core.evaluation.sampling.draw`: the Poisson draw of a planned round and the checks of its
+  probabilities.
 * :mod:`core.evaluation.sampling.stratified`: the active design planned separately in each group.
-* :mod:`core.evaluation.sampling.stream`: a labelling stream: a successive sample with known per-draw probabilities.
-* :mod:`core.evaluation.sampling.two_batch`: two batches, a pilot and the rest planned on its labels.
+* :mod:`core.evaluation.sampling.stream`: a labelling stream: a successive sample with known
+  per-draw probabilities.
+* :mod:`core.evaluation.sampling.two_batch`: two batches, a pilot and the rest planned on its
+  labels.
 * :mod:`core.evaluation.sampling.blind`: what annotators see: an allow-list of columns.
 """
 
@@ -40,10 +49,10 @@ from core.evaluation.sampling.blind import showable_columns, shown_columns
 from core.evaluation.sampling.two_batch import (PILOT_SHARE, PILOT_TILT, pilot_probabilities,
                                                  second_batch)
 
-from core.evaluation.sampling.active import ActiveDesign, DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, FLOOR_LABELS, TAIL_FLOORS
+from core.evaluation.sampling.active import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, FLOOR_LABELS,
+                                             TAIL_FLOORS, ActiveDesign)
 from core.evaluation.sampling.design import SELECTIONS
 from core.evaluation.sampling.draw import DRAW_SALT
-from core.evaluation.sampling.stream import DEFAULT_FLOOR
 __all__ = [
     "ActiveDesign", "DEFAULT_FLOOR", "DEFAULT_STREAM_DESIGN", "DEFAULT_WIDTH_RATIO",
     "DRAW_PROBABILITY", "DRAW_SALT", "DRAW_WEIGHT", "Design", "EarlierLabels", "FLOOR_LABELS",

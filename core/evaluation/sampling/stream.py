@@ -34,7 +34,7 @@ import numpy as np
 from core.errors import DataError
 
 __all__ = ["DRAW_PROBABILITY", "DRAW_WEIGHT", "STREAM_DESIGNS", "replan_stream",
-           "DEFAULT_STREAM_DESIGN", "DEFAULT_FLOOR", "StreamPlan", "stream_weights",
+           "DEFAULT_STREAM_DESIGN", "STREAM_FLOOR", "StreamPlan", "stream_weights",
            "draw_stream", "draw_probabilities"]
 
 #: Column of a stream's table: p_t of each queued row (empty on rows not queued).
@@ -46,7 +46,7 @@ STREAM_DESIGNS = ("uniform", "weighted")
 #: The default design of ``hmceval queue --stream`` (see bench/anytime.py for the measurement).
 DEFAULT_STREAM_DESIGN = "weighted"
 #: The weighted design's share of uniform weight: w = (1 - floor) * u / mean(u) + floor.
-DEFAULT_FLOOR = 0.5
+STREAM_FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def replan_stream(plan: StreamPlan, labelled: int, weights: np.ndarray, *,
 
 
 def stream_weights(probabilities: np.ndarray, effort: np.ndarray | None = None, *,
-                   design: str = DEFAULT_STREAM_DESIGN, floor: float = DEFAULT_FLOOR) -> np.ndarray:
+                   design: str = DEFAULT_STREAM_DESIGN, floor: float = STREAM_FLOOR) -> np.ndarray:
     """The draw weights of a stream.
 
     Parameters
