@@ -58,12 +58,12 @@ def test_the_downloaded_queue_holds_no_answer_column(browser, tmp_path):
         assert page.locator('[data-testid="stException"]').count() == 0
         queue = pd.read_csv(got, dtype=str, keep_default_na=False)  # before the page takes it away
         page.close()
-    # the sample id under its own name (item_id), as the user's table names it
-    assert len(queue) > 0 and "item_id" in queue.columns
+    # the sample id under its own name (item_key), as the user's table names it
+    assert len(queue) > 0 and "item_key" in queue.columns
     assert "human_verdict" not in queue.columns
     # no column carries the answers under another name: joined on the item id, none equals gold
-    truth = table.set_index("item_id")["human_verdict"]
-    rows = queue["item_id"].map(truth)
+    truth = table.set_index("item_key")["human_verdict"]
+    rows = queue["item_key"].map(truth)
     assert rows.notna().all()  # every queued row is a row of the uploaded table
     for col in queue.columns:
         assert not (queue[col] == rows).all(), f"column {col!r} equals gold on every row"

@@ -416,8 +416,10 @@ def test_two_annotators_with_lead_times_pulled_aggregated_and_timed(server, tmp_
     capsys.readouterr()
     admin = LabelStudioClient(server["url"], server["admin"])
     second = LabelStudioClient(server["url"], server["second"])
-    who = {"admin": str(admin.check()["id"]), "second": str(second.check()["id"])}
-    assert who["admin"] != who["second"]
+    assert admin.check()["id"] != second.check()["id"]
+    # issue 33: a pull names annotators by their e-mail (the export's completed_by is an id)
+    who = {"admin": admin.check()["email"], "second": second.check()["email"]}
+    assert who == {"admin": ADMIN, "second": ANN2}
     exported = admin.export(int(admin.find_project("two annotators")["id"]))
     exported.sort(key=lambda t: t["id"])
     assert len(exported) >= 12
