@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     design = load_round(args.path, args.col) if args.path is not None else None
     ref = open_round(args, args.path)
     _check_show(args, design, ref)  # before the certificate is stored
-    if ref is not None:
+    if ref is not None:  # the certificate, the new plan and the files: all or nothing
         res = _certify_round(args, ref, design)
     elif overall:
         res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,
@@ -135,14 +135,13 @@ def run(args: argparse.Namespace) -> int:
 
         # a calibration sample's probabilities served the certificate; the certified rows
         # are a new plan (routed, machine, audit) that has none
-        write_round(design, queue_table(design, selection, rank).drop(
-            columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
-        to_csv_safe(annotator_table(design, selection, rank, done=has, show=shown(args)),
-                    out_path.with_name(f"{out_path.stem}_to_label.csv"))
-    if ref is not None and args.output:
-        from core.cli.rounds import export_round
+        from core.atomic import staged
 
-        export_round(*ref, args.output, show=shown(args))
+        with staged():  # the table, its sidecar and the annotators' file: all or none
+            write_round(design, queue_table(design, selection, rank).drop(
+                columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
+            to_csv_safe(annotator_table(design, selection, rank, done=has, show=shown(args)),
+                        out_path.with_name(f"{out_path.stem}_to_label.csv"))
     keys = PAC_KEYS if overall else CERTIFY_KEYS
     out = {k: res[k] for k in keys}
     if not overall:
@@ -170,15 +169,22 @@ def run(args: argparse.Namespace) -> int:
 
 def _certify_round(args: argparse.Namespace, ref, design) -> dict:
     """Certify the workspace round ``ref`` (:func:`core.workspace.rounds.certify_round`, what
-    the Evaluate page calls), after taking in the labels written into its table."""
-    from core.cli.rounds import round_lock, take_table_labels
+    the Evaluate page calls), after taking in the labels written into its table; with ``-o``
+    write the certified round's files. The labels taken in, the new plan, the certificate and
+    the files commit together or not at all (:func:`core.cli.step.one_step`: a kill -9 at any
+    moment leaves the round uncertified and the files as before, or both done)."""
+    from core.cli.rounds import export_round, round_lock, take_table_labels
+    from core.cli.step import one_step
     from core.workspace.rounds import certify_round
 
     ws, rid = ref
-    with round_lock(ws, rid):
+    with round_lock(ws, rid), one_step(ws):
         if design is not None:
             take_table_labels(ws, rid, design, args.path)
-        return certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
-                             audit=args.audit, seed=args.seed,
-                             overall_error=args.overall_error,
-                             annotator_error=args.annotator_error)
+        res = certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
+                            audit=args.audit, seed=args.seed,
+                            overall_error=args.overall_error,
+                            annotator_error=args.annotator_error)
+        if args.output:
+            export_round(ws, rid, args.output, show=shown(args))
+    return res

@@ -21,7 +21,9 @@ behind whose lock no live process holds; a journal of a step still running is le
 Test hook (test only): ``HMCEVAL_TEST_KILL_AT=step-temp`` (after the first temporary is
 recorded) or ``step-renames`` (after the journal says ``commit``, before any rename) makes
 the process kill itself there with SIGKILL (:func:`core.atomic.kill_point`;
-``step-mid-renames``, after the first rename, is in :func:`core.atomic.apply_ops`).
+``step-mid-renames``, after the first rename, is in :func:`core.atomic.apply_ops`;
+``step-end``, at the end of the step's block, its rows committed, before its renames, is in
+:func:`core.cli.step.one_step`).
 """
 
 from __future__ import annotations
