@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from core.cli.common import check_fraction, load_round, print_json, shown
 
@@ -179,6 +180,14 @@ def _certify_round(args: argparse.Namespace, ref, design) -> dict:
 
     ws, rid = ref
     with round_lock(ws, rid), one_step(ws):
+        done = _certified_alike(ws, rid, args)
+        if done is not None:  # its files lost (or asked again): written again, not certified
+            if args.output:
+                export_round(ws, rid, args.output, show=shown(args))
+            print(f"note: round #{rid} is certified already with these settings; its "
+                  "certificate is the stored one" + (" and its files are written again"
+                  if args.output else ""), file=sys.stderr)
+            return done
         if design is not None:
             take_table_labels(ws, rid, design, args.path)
         res = certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
@@ -188,3 +197,21 @@ def _certify_round(args: argparse.Namespace, ref, design) -> dict:
         if args.output:
             export_round(ws, rid, args.output, show=shown(args))
     return res
+
+
+def _certified_alike(ws, rid: int, args: argparse.Namespace) -> dict | None:
+    """The round's stored certificate when it was certified with the settings asked now (the
+    level, delta, lambda, audit, seed and annotator error), else None: a certify whose files
+    were lost can be run again and gives the same files; other settings are refused by the
+    round (certified once)."""
+    done = ws.latest_result(rid, "certify")
+    if done is None:
+        return None
+    s = ws.round(rid)["settings"]
+    asked = {"alpha": args.alpha, "overall_error": args.overall_error, "delta": args.delta,
+             "lam": args.lam, "audit": args.audit, "seed": args.seed}
+    same = all((s.get(k) is None and v is None) or (s.get(k) is not None and v is not None
+                                                    and float(s[k]) == float(v))
+               for k, v in asked.items())
+    return done if same and float(done.get("annotator_error", 0.0)) == float(
+        args.annotator_error) else None

@@ -161,3 +161,21 @@ def test_labelstudio_pull_killed_is_taken_back_or_finished(tmp_path, monkeypatch
                                    "-o", q], point, expect)
     finally:
         fake.httpd.shutdown()
+
+
+def test_a_certify_whose_files_were_lost_runs_again_to_the_same_files(guarantee_round):
+    """Issue 32: a certified round whose files were lost refused a re-run ("certified
+    already"). The same settings now write the same files again (the stored certificate, the
+    workspace unchanged); other settings are still refused (a round is certified once)."""
+    q = guarantee_round
+    ws, out_dir = q.parents[1] / "ws", q.parent
+    c = q.with_name("c.csv")
+    assert main(["certify", str(q), *map(str, CERTIFY), "-o", str(c)]) == 0
+    files, rows = _state(ws, out_dir)
+    for name in ("c.csv", "c.csv.round.json", "c_to_label.csv"):
+        (out_dir / name).unlink()
+    assert main(["certify", str(q), *map(str, CERTIFY), "-o", str(c)]) == 0
+    assert _state(ws, out_dir) == (files, rows)
+    other = ["--alpha", "0.25", *map(str, CERTIFY[2:])]
+    assert main(["certify", str(q), *other, "-o", str(c)]) == 2
+    assert _state(ws, out_dir) == (files, rows)
