@@ -21,8 +21,7 @@ import pandas as pd
 import pytest
 
 from core.cli import main
-from core.demo import make_demo
-from tests.cli.cli_support import folder_files, workspace_rows
+from tests.cli.cli_support import demo_round, folder_files, workspace_rows
 from tests.cli.labelstudio_support import FakeLabelStudio
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,15 +87,8 @@ def _killed_ends_as(tmp_path, argv, point: str, expect: str) -> None:
 def guarantee_round(tmp_path, monkeypatch):
     """A guarantee round (calibration 150 of the demo's rows) planned to out/q.csv, its
     calibration rows labelled in the workspace; returns out/q.csv."""
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(ws))
-    df = make_demo()
-    table = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(table, index=False)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
+    _, _, out_dir, df = demo_round(tmp_path, monkeypatch, "--calibration", 150, "--seed", 1)
     q = out_dir / "q.csv"
-    assert main(["queue", str(table), "--calibration", "150", "--seed", "1", "-o", str(q)]) == 0
     ids = pd.read_csv(out_dir / "q_to_label.csv")["sample_id"]
     gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
     gold[gold["sample_id"].isin(ids)].to_csv(tmp_path / "back.csv", index=False)
@@ -137,15 +129,8 @@ def test_estimate_killed_with_its_result_stored_is_taken_back(guarantee_round, t
 
 def _pulled_round(tmp_path, monkeypatch, fake):
     """A budget round planned to out/q.csv and pushed to ``fake``."""
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(ws))
-    df = make_demo()
-    table = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(table, index=False)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
+    _, _, out_dir, _ = demo_round(tmp_path, monkeypatch, "--human-share", 0.1, "--seed", 1)
     q = out_dir / "q.csv"
-    assert main(["queue", str(table), "--human-share", "0.1", "--seed", "1", "-o", str(q)]) == 0
     assert main(["labelstudio", "push", str(q), "--url", fake.url, "--token", "t"]) == 0
     return q
 

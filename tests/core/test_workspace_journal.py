@@ -18,8 +18,7 @@ import pandas as pd
 import pytest
 
 from core.cli import main
-from core.demo import make_demo
-from tests.cli.cli_support import folder_files, workspace_rows
+from tests.cli.cli_support import demo_round, folder_files, workspace_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,15 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def setup(tmp_path, monkeypatch):
     """A workspace with round 1 planned to out/q.csv; returns (ws, table, out folder, gold)."""
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(ws))
-    df = make_demo()
-    table = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(table, index=False)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    assert main(["queue", str(table), "--labels", "80", "--seed", "1",
-                 "-o", str(out_dir / "q.csv")]) == 0
+    ws, table, out_dir, df = demo_round(tmp_path, monkeypatch, "--labels", 80, "--seed", 1)
     gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
     return ws, table, out_dir, gold
 
