@@ -182,4 +182,16 @@ def replay(ws) -> list[str]:
             except OSError:
                 pass
             os.close(fd)
+    for lock_file in sorted(folder.glob("step-*.lock")):  # a step killed before its journal
+        if lock_file.with_suffix(".json").exists():
+            continue
+        fd = _lock(lock_file, wait=False)
+        if fd is None:  # a step starting now: its journal is being written
+            continue
+        try:
+            lock_file.unlink()
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
     return done
