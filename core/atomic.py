@@ -157,13 +157,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     suffix = ".tmp" + "".join(dest.suffixes[-2:])
     batch = _BATCH.get()
     try:
-        fd, name = tempfile.mkstemp(prefix=temp_prefix(dest), suffix=suffix, dir=dest.parent)
+        if batch is not None:  # named to the step (its journal) before it exists
+            tmp = _reserved_temp(dest, suffix, batch)
+        else:
+            fd, name = tempfile.mkstemp(prefix=temp_prefix(dest), suffix=suffix,
+                                        dir=dest.parent)
+            os.close(fd)
+            tmp = Path(name)
     except OSError as exc:
         raise DataError(f"cannot write {dest}: {_reason(exc)}") from None
-    os.close(fd)
-    tmp = Path(name)
-    if batch is not None:
-        batch.note_temp(tmp)
     handed = False
     try:
         try:
@@ -189,6 +191,27 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
                 tmp.unlink()
             except OSError:
                 pass
+
+
+def _reserved_temp(dest: Path, suffix: str, batch: "_Batch") -> Path:
+    """A new temporary of ``dest`` in a step: its name is told to the step first
+    (``note_temp``: the journal records it), then the file is created (exclusively, as
+    :func:`tempfile.mkstemp` does), so a step killed in between leaves no temporary its
+    journal does not name (a kill -9 of certify left one: bench/kill.py)."""
+    import secrets
+
+    tmp = dest.parent / f"{temp_prefix(dest)}{secrets.token_hex(8)}{suffix}"
+    batch.note_temp(tmp)
+    try:
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0),
+                     0o600)
+    except OSError:
+        batch.temps.remove(tmp)  # not created by this step: never removed by it
+        raise
+    os.close(fd)
+    if batch.on_temp is not None:  # test only: a step killed with its first temporary there
+        kill_point("step-temp")
+    return tmp
 
 
 class _Batch:

@@ -27,6 +27,7 @@ from pages._evaluate_design import (design_choice, guarantee_preview_table, guar
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._evaluate_stream import MODE_HELP, round_kinds, stream_settings
+from core.workspace.round_settings import RoundSettings
 from core.workspace.stream_rounds import is_stream, plan_stream_round
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
                            init_state, next_step, range_help, round_settings_note, save_scenario,
@@ -54,8 +55,7 @@ def _ev_set(field: str, wkey: str, scale: float = 1) -> None:
     ss["evaluate"] = {**ss["evaluate"], field: value}
 
 
-#: Simulated calibration samples per guarantee in the preview of guarantee mode.
-PREVIEW_ROUNDS = 200
+PREVIEW_ROUNDS = 200  # simulated calibration samples per guarantee in guarantee mode's preview
 
 
 def ev_widget(widget, label: str, field: str, *, scale: float = 1, **kwargs):
@@ -193,8 +193,8 @@ elif kind == "budget":
     if audit and audit == ss.get("_ev_audit_auto"):
         st.caption(f"Audit {count(audit)}: a fifth of the {count(kept)} rows the machine keeps, at most "
                    "200 (set your own above).")
-    settings = {"lam": params.lam, "share": params.share, "mode": params.mode,
-                "audit": audit, "seed": int(ss["evaluate"]["seed"])}
+    settings = RoundSettings(lam=params.lam, share=params.share, mode=params.mode,
+                             audit=audit, seed=int(ss["evaluate"]["seed"]))
 else:
     which = ev_widget(st.radio, "Guarantee", "guarantee", options=list(G.GUARANTEES),
                       format_func=G.GUARANTEES.get,
@@ -243,22 +243,22 @@ else:
                 f"the certificate does not let the machine keep, plus an audit of up to "
                 f"{count(n_audit)} of those it keeps: at least {count(min(n_cal + n_audit, data.M))} of "
                 f"{count(data.M)} samples.**")
-    settings = {"calibration": int(e["calibration"]), "guarantee": which,
-                "alpha": float(e["alpha"]), "overall_error": float(e["epsilon"]),
-                "delta": float(e["delta"]), "lam": float(e["cert_lam"]),
-                "audit": int(e["audit"]), "seed": int(e["seed"])}
+    settings = RoundSettings(calibration=int(e["calibration"]), guarantee=which,
+                             alpha=float(e["alpha"]), overall_error=float(e["epsilon"]),
+                             delta=float(e["delta"]), lam=float(e["cert_lam"]),
+                             audit=int(e["audit"]), seed=int(e["seed"]))
     guarantee_warning(data, settings, ss.get("_ev_previews"))
     if st.button("What would each guarantee keep on similar data?"):
         try:
             with st.spinner(f"Simulating {PREVIEW_ROUNDS} calibration samples for each "
                             "guarantee…"):
-                ss["_ev_previews"] = (json.dumps(settings, sort_keys=True),
+                ss["_ev_previews"] = (json.dumps(settings.to_dict(), sort_keys=True),
                                       G.guarantee_previews(data, settings,
                                                            rounds=PREVIEW_ROUNDS))
         except DataError as exc:
             show_error(exc)
     shown = ss.get("_ev_previews")
-    if shown is not None and shown[0] == json.dumps(settings, sort_keys=True):
+    if shown is not None and shown[0] == json.dumps(settings.to_dict(), sort_keys=True):
         guarantee_preview_table(shown[1], data.M - n_cal, PREVIEW_ROUNDS)
 
 if st.button("Plan the round", type="primary", **writes(disabled=settings is None)):

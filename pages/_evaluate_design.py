@@ -25,6 +25,7 @@ from core.format import count, hours_per_unit, pct, plain_number
 from core.summary import data_effort_unit
 from core.workspace import guarantees as G
 from core.workspace import rounds as R
+from core.workspace.round_settings import RoundSettings
 from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
                                           fix_shortfall, group_table, suggested_share)
 from pages._common import get_workspace, show_error, writes
@@ -82,7 +83,7 @@ def guarantee_warning(data: EvalData, settings: dict[str, Any],
     guarantee is expected to certify no row on similar data (its calibration labels would then
     save nothing: humans label every row). ``preview``: the full preview (settings JSON,
     table) when it was asked for."""
-    key = json.dumps(settings, sort_keys=True)
+    key = json.dumps(dict(settings), sort_keys=True)
     rounds = QUICK_ROUNDS
     if preview is not None and preview[0] == key:
         table, rounds = preview[1], None
@@ -217,11 +218,10 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
                "Every row gets the same probability of being labelled: the plain baseline.")
     rid, earlier = _earlier_choice(data)
     budget = _budget(data, ev_widget, default_labels, earlier)
-    settings = {"design": which, **budget, "seed": int(ss["evaluate"]["seed"])}
-    if rid is not None:
-        settings["calibrate_on"] = rid
+    settings = RoundSettings(design=which, **budget, seed=int(ss["evaluate"]["seed"]),
+                             calibrate_on=rid)
     try:
-        got = _preview(ss.get("data_key", data.name), data, json.dumps(settings, sort_keys=True),
+        got = _preview(ss.get("data_key", data.name), data, json.dumps(dict(settings), sort_keys=True),
                        0 if earlier is None else len(earlier.rows), earlier)
     except DataError as exc:
         show_error(exc, context="Budget")

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import DataError
-from core.evaluation import labelstudio
+from core.workspace import labelstudio_service as service
 from core.figures.evaluation import progress_figure
 from core.workspace.stream_rounds import is_stream
 from core.format import count, setting_number
@@ -110,40 +110,26 @@ def labels_section(ws, data, rid: int, rnd: dict, design, prog: dict) -> pd.Data
         url = c1.text_input("Label Studio URL", value=ss.get("_ls_url", "http://localhost:8080"))
         token = c2.text_input("Access token", type="password")
         ss["_ls_url"] = url
-        # one default with hmceval labelstudio (core), so either pulls what the other pushed
-        title = st.text_input("Project title", value=labelstudio.project_title(ws.root, rid))
+        # one default with hmceval labelstudio, one push and pull (labelstudio_service)
+        title = st.text_input("Project title", value=service.round_title(ws, rid))
+        show = ss.get("_annotator_show") or None
         c1, c2 = st.columns(2)
         if c1.button("Send the queue", **writes()):
-            from core.evaluation.labelstudio import LabelStudioClient
-
             try:
-                client = LabelStudioClient(url, token)
-                pushed = client.push_queue(
-                    title, labelstudio.labelling_config(design.data.labels, labelstudio.shown_fields(
-                        design, ss.get("_annotator_show") or None)),
-                    labelstudio.tasks(design, rnd["queue_rank"], done=design.has_label,
-                                      show=ss.get("_annotator_show") or None))
+                pushed = service.push_round(ws, rid, service.connect(url, token), title=title,
+                                            show=show, url=url)
             except DataError as exc:
                 show_error(exc, context="Label Studio")
             else:
-                ws.record_event(rid, "pushed", {"url": url, "project": pushed.project.id,
-                                                "tasks": pushed.n_sent})
-                st.success(f"{count(pushed.n_sent)} tasks sent to project #{pushed.project.id} "
-                           f"('{title}'); {count(pushed.n_existing)} were there already.")
+                if pushed.warning:
+                    st.warning(pushed.warning)
+                st.success(f"{count(pushed.result.n_sent)} tasks sent to project "
+                           f"#{pushed.result.project.id} ('{title}'); "
+                           f"{count(pushed.result.n_existing)} were there already.")
         if c2.button("Pull the labels", **writes()):
-            from core.evaluation.labelstudio import labels_from_labelstudio
-            from core.evaluation.labelstudio import LabelStudioClient
-
-            def _pull():
-                client = LabelStudioClient(url, token)
-                project = client.find_project(title) or client.find_project(
-                    f"HMCEval · {data.name} · round {rid}")  # the page's earlier default
-                if project is None:
-                    raise DataError(f"no project titled '{title}' on {url}; send the queue first")
-                return labels_from_labelstudio(client.export(int(project["id"])),
-                                               users=client.user_emails())
-
-            _do_import(_pull, f"Label Studio project '{title}'")
+            older = service.older_titles(rid, data_name=data.name)  # the page's earlier default
+            _do_import(lambda: service.pull_labels(service.connect(url, token), title, older),
+                       f"Label Studio project '{title}'")
     _show_import_report()
     imports = ws.imports(rid)
     if len(imports):

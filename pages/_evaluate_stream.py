@@ -23,6 +23,7 @@ from core.evaluation.estimate import (SEQUENCE_HELP, decide_expression, question
 from core.evaluation.sampling import DEFAULT_STREAM_DESIGN
 from core.figures.evaluation import stream_figure
 from core.format import pct
+from core.workspace.round_settings import RoundSettings
 from core.workspace.rounds import default_groups
 from core.workspace.stream_rounds import expected_labels, is_stream, stream_view
 from pages._common import md, next_step, show_error
@@ -107,19 +108,19 @@ def stream_settings(data: EvalData, ev_widget: Callable) -> dict[str, Any] | Non
             ev_widget(st.number_input, "Threshold (%)", "stream_threshold", scale=100,
                       min_value=0.0, max_value=100.0, step=0.5, format="%.1f")
     e = ss["evaluate"]
-    settings: dict[str, Any] = {"labels": int(e["stream_labels"]),
-                                "stream_design": e["stream_design"], "seed": int(e["seed"])}
+    settings = RoundSettings(labels=int(e["stream_labels"]), stream_design=e["stream_design"],
+                             seed=int(e["seed"]))
     when = []
     if use:
-        settings["target_half_width"] = float(e["stream_target"])
+        settings = settings.with_(target_half_width=float(e["stream_target"]))
         n = expected_labels(data, settings["target_half_width"])
         when.append(f"every class share is within ± {pct(settings['target_half_width'])} "
                     + (f"(expected after about {n:,} labels" if n <= settings["labels"] else
                        f"(expected to need about {n:,} labels, more than the queue holds")
                     + ", on the machine's confidences; the labels will tell)")
     if question != "none":
-        settings["decide"] = decide_expression(question, e["stream_op"],
-                                               float(e["stream_threshold"]), e["stream_class"])
+        settings = settings.with_(decide=decide_expression(
+            question, e["stream_op"], float(e["stream_threshold"]), e["stream_class"]))
         when.append(f"the question is decided: {question_words(settings['decide'])}")
     said = (f"Humans will label at most {settings['labels']:,} of {data.M:,} samples, from the "
             "top of the queue, in order; " + (f"stop when {' or when '.join(when)}" if when else

@@ -44,11 +44,12 @@ def stream_round_result(args: argparse.Namespace, ref, design, path: str | None)
     """The sequences of the stream round ``ref``, after taking in the labels written into its
     table ``path`` (``design``; None for ``--round ID``)."""
     from core.cli.rounds import round_lock, take_table_labels
+    from core.cli.step import one_step
     from core.workspace.stream_rounds import anytime_round
 
     check_anytime(args)
     ws, rid = ref
-    with round_lock(ws, rid):
+    with round_lock(ws, rid), one_step(ws):  # the labels taken in and the result: together
         if design is not None:
             take_table_labels(ws, rid, design, path)
         return anytime_round(ws, rid, groups=args.group, confidence=args.confidence,

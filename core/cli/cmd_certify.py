@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from core.cli.common import check_fraction, load_round, print_json, shown
 
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     design = load_round(args.path, args.col) if args.path is not None else None
     ref = open_round(args, args.path)
     _check_show(args, design, ref)  # before the certificate is stored
-    if ref is not None:
+    if ref is not None:  # the certificate, the new plan and the files: all or nothing
         res = _certify_round(args, ref, design)
     elif overall:
         res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,
@@ -135,14 +136,13 @@ def run(args: argparse.Namespace) -> int:
 
         # a calibration sample's probabilities served the certificate; the certified rows
         # are a new plan (routed, machine, audit) that has none
-        write_round(design, queue_table(design, selection, rank).drop(
-            columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
-        to_csv_safe(annotator_table(design, selection, rank, done=has, show=shown(args)),
-                    out_path.with_name(f"{out_path.stem}_to_label.csv"))
-    if ref is not None and args.output:
-        from core.cli.rounds import export_round
+        from core.atomic import staged
 
-        export_round(*ref, args.output, show=shown(args))
+        with staged():  # the table, its sidecar and the annotators' file: all or none
+            write_round(design, queue_table(design, selection, rank).drop(
+                columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
+            to_csv_safe(annotator_table(design, selection, rank, done=has, show=shown(args)),
+                        out_path.with_name(f"{out_path.stem}_to_label.csv"))
     keys = PAC_KEYS if overall else CERTIFY_KEYS
     out = {k: res[k] for k in keys}
     if not overall:
@@ -170,15 +170,48 @@ def run(args: argparse.Namespace) -> int:
 
 def _certify_round(args: argparse.Namespace, ref, design) -> dict:
     """Certify the workspace round ``ref`` (:func:`core.workspace.rounds.certify_round`, what
-    the Evaluate page calls), after taking in the labels written into its table."""
-    from core.cli.rounds import round_lock, take_table_labels
+    the Evaluate page calls), after taking in the labels written into its table; with ``-o``
+    write the certified round's files. The labels taken in, the new plan, the certificate and
+    the files commit together or not at all (:func:`core.cli.step.one_step`: a kill -9 at any
+    moment leaves the round uncertified and the files as before, or both done)."""
+    from core.cli.rounds import export_round, round_lock, take_table_labels
+    from core.cli.step import one_step
     from core.workspace.rounds import certify_round
 
     ws, rid = ref
-    with round_lock(ws, rid):
+    with round_lock(ws, rid), one_step(ws):
+        done = _certified_alike(ws, rid, args)
+        if done is not None:  # its files lost (or asked again): written again, not certified
+            if args.output:
+                export_round(ws, rid, args.output, show=shown(args))
+            print(f"note: round #{rid} is certified already with these settings; its "
+                  "certificate is the stored one" + (" and its files are written again"
+                  if args.output else ""), file=sys.stderr)
+            return done
         if design is not None:
             take_table_labels(ws, rid, design, args.path)
-        return certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
-                             audit=args.audit, seed=args.seed,
-                             overall_error=args.overall_error,
-                             annotator_error=args.annotator_error)
+        res = certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
+                            audit=args.audit, seed=args.seed,
+                            overall_error=args.overall_error,
+                            annotator_error=args.annotator_error)
+        if args.output:
+            export_round(ws, rid, args.output, show=shown(args))
+    return res
+
+
+def _certified_alike(ws, rid: int, args: argparse.Namespace) -> dict | None:
+    """The round's stored certificate when it was certified with the settings asked now (the
+    level, delta, lambda, audit, seed and annotator error), else None: a certify whose files
+    were lost can be run again and gives the same files; other settings are refused by the
+    round (certified once)."""
+    done = ws.latest_result(rid, "certify")
+    if done is None:
+        return None
+    s = ws.round(rid)["settings"]
+    asked = {"alpha": args.alpha, "overall_error": args.overall_error, "delta": args.delta,
+             "lam": args.lam, "audit": args.audit, "seed": args.seed}
+    same = all((s.get(k) is None and v is None) or (s.get(k) is not None and v is not None
+                                                    and float(s[k]) == float(v))
+               for k, v in asked.items())
+    return done if same and float(done.get("annotator_error", 0.0)) == float(
+        args.annotator_error) else None

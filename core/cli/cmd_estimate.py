@@ -148,11 +148,12 @@ def _estimate_round(args: argparse.Namespace, ref, design, path: str | None) -> 
     estimate_round`, the page's call, stored with the round), after taking in the labels
     written into its table ``path``; a gold column of the table is named in the notes."""
     from core.cli.rounds import round_lock, take_table_labels
+    from core.cli.step import one_step
     from core.evaluation.estimate import gold_column_note
     from core.workspace.rounds import estimate_round
 
     ws, rid = ref
-    with round_lock(ws, rid):
+    with round_lock(ws, rid), one_step(ws):  # the labels taken in and the result: together
         if design is not None:
             take_table_labels(ws, rid, design, path)
         res = estimate_round(ws, rid, groups=args.group, confidence=args.confidence,

@@ -21,7 +21,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     for name, text in (("push", "create or reuse the project and send the rows to label"),
                        ("pull", "export the project's annotations and write them into the table")):
         v = verbs.add_parser(name, help=text)
-        v.add_argument("path", help="the round's table (the output of hmceval queue or certify)")
+        v.add_argument("path", nargs=None if name == "push" else "?",
+                       help="the round's table (the output of hmceval queue or certify)"
+                            + ("" if name == "push" else "; optional with --round ID"))
         v.add_argument("--url", required=True, help="e.g. http://localhost:8080")
         v.add_argument("--token", help="access token (default: $LABEL_STUDIO_TOKEN)")
         v.add_argument("--project",
@@ -92,19 +94,25 @@ def queue_ranks(column):
 def _titles(args: argparse.Namespace) -> tuple[str, list[str]]:
     """The project's title and the older default titles a pull also looks for.
 
-    The round's project is :func:`core.evaluation.labelstudio.project.project_title` of its workspace
-    and id (the Evaluate page's default too), whatever the file is called: the round of
-    ``--round`` (pull), else the one the table's sidecar names. A table of no round: the file
-    name. ``--project`` wins.
+    The round's project is :func:`core.workspace.labelstudio_service.round_title` of its
+    workspace and id (the Evaluate page's default too), whatever the file is called: the round
+    of ``--round`` (pull), else the one the table's sidecar names. A table of no round: the
+    file name. ``--project`` wins.
     """
     from pathlib import Path
 
     from core.cli.round_table import round_key, round_link
     from core.evaluation.labelstudio import project_title
+    from core.workspace.labelstudio_service import older_titles
 
-    legacy = f"HMCEval · {Path(args.path).name}"
-    key = round_key(args.path)
-    older = ([f"HMCEval · round {key}"] if key else []) + [legacy]
+    if args.path is None:  # pull --round ID without a table
+        if getattr(args, "round_id", None) is None:
+            from core.errors import DataError
+
+            raise DataError("give the round's table (PATH) or --round ID")
+        older = []
+    else:
+        older = older_titles(round_key=round_key(args.path), file_name=Path(args.path).name)
     if args.project:
         return args.project, []
     if getattr(args, "round_id", None) is not None:
@@ -113,7 +121,7 @@ def _titles(args: argparse.Namespace) -> tuple[str, list[str]]:
         return project_title(open_workspace(args).root, args.round_id), older
     link = round_link(args.path)
     if link is None:
-        return legacy, []
+        return older[-1], []
     return project_title(link["workspace"], link["round_id"]), older
 
 
@@ -122,45 +130,28 @@ def run(args: argparse.Namespace) -> int:
     from core.atomic import locked, note_waiting
     from core.cli.common import load_round, shown
     from core.errors import DataError
-    from core.evaluation import labelstudio
-    from core.evaluation.labelstudio import labels_from_labelstudio
-    from core.evaluation.labelstudio import LabelStudioClient
+    from core.workspace import labelstudio_service as service
 
     token = args.token or os.environ.get("LABEL_STUDIO_TOKEN", "")
-    design = load_round(args.path, args.col)
     title, older = _titles(args)
-    client = LabelStudioClient(args.url, token)
-    if args.verb == "push":
+    client = service.connect(args.url, token)
+    if args.verb == "push":  # the page's push (core.workspace.labelstudio_service)
+        design = load_round(args.path, args.col)
         if "queue_rank" not in design.data.raw.columns:
             raise DataError("the table has no 'queue_rank' column: push the output of "
                             "hmceval queue or certify")
-        rank = queue_ranks(design.data.raw["queue_rank"])
-        task_list = labelstudio.tasks(design, rank, done=design.has_label,  # only what remains
-                                      show=shown(args))
-        warning = labelstudio.text_warning(task_list, design.data.text_columns)
-        if warning:
-            print(f"warning: {warning}", file=sys.stderr)
-        pushed = client.push_queue(
-            title, labelstudio.labelling_config(design.data.labels,
-                                                labelstudio.shown_fields(design, shown(args)),
-                                                names=_class_names(args.class_name,
-                                                                   design.data.labels),
-                                                instruction=args.instruction),
-            task_list)
-        print(f"{pushed.n_sent:,} tasks sent to project #{pushed.project.id} '{title}' "
-              f"({pushed.n_existing:,} were there already)")
+        pushed = service.push_queue(client, design, queue_ranks(design.data.raw["queue_rank"]),
+                                    title=title, show=shown(args),
+                                    names=_class_names(args.class_name, design.data.labels),
+                                    instruction=args.instruction)
+        if pushed.warning:
+            print(f"warning: {pushed.warning}", file=sys.stderr)
+        print(pushed.sentence)
         return 0
     from core.cli.common import check_output
 
     check_output(args.output, "csv")  # a bad -o fails before the download
-    project = client.find_project(title)
-    for other in older:  # a project pushed under an earlier default title
-        if project is None:
-            project = client.find_project(other)
-    if project is None:
-        raise DataError(f"no project titled '{title}' on {args.url}; push the queue first")
-    imported = labels_from_labelstudio(client.export(int(project["id"])),
-                                       users=client.user_emails())
+    imported = service.pull_labels(client, title, older)  # the page's pull
     from core.cli.rounds import open_round
 
     ref = open_round(args, args.path)

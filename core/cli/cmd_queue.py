@@ -163,14 +163,16 @@ def run(args: argparse.Namespace) -> int:
     design = load_round(args.path, args.col)
     budget = args.human_share is not None or args.human_count is not None
     if not (design.selection != "").any():  # a new round: planned and kept in the workspace
-        if budget:
-            settings = {"lam": float(args.lam), "mode": "exactly" if args.exactly else "at_most",
-                        "audit": int(args.audit), "seed": int(args.seed),
-                        "calibration": int(args.calibration),
-                        **({"share": float(args.human_share)} if args.human_share is not None
-                           else {"n_human": int(args.human_count)})}
+        from core.workspace.round_settings import RoundSettings
+
+        if budget:  # the round's settings, checked once (the page makes the same value)
+            settings = RoundSettings(
+                lam=float(args.lam), mode="exactly" if args.exactly else "at_most",
+                audit=int(args.audit), seed=int(args.seed), calibration=int(args.calibration),
+                share=None if args.human_share is None else float(args.human_share),
+                n_human=None if args.human_share is not None else int(args.human_count))
         else:
-            settings = {"calibration": int(args.calibration), "seed": int(args.seed)}
+            settings = RoundSettings(calibration=int(args.calibration), seed=int(args.seed))
         kind = "budget" if budget else "guarantee"
         ws = _open_workspace(args, design)
         with one_step(ws):  # the round and its files, together or not at all
@@ -281,7 +283,7 @@ def _open_workspace(args: argparse.Namespace, design):
     return open_workspace(args)
 
 
-def _plan(args: argparse.Namespace, design, kind: str, settings: dict, ws):
+def _plan(args: argparse.Namespace, design, kind: str, settings, ws):
     """Plan the round in the workspace ``ws`` (:func:`core.workspace.rounds.plan_round`, what
     the Evaluate page calls) on the table as loaded; it becomes the workspace's active dataset,
     as when the page plans. Returns ``(workspace, round_id)``. Call it inside
@@ -290,7 +292,7 @@ def _plan(args: argparse.Namespace, design, kind: str, settings: dict, ws):
     from core.workspace.rounds import plan_round
 
     if getattr(args, "double", 0):  # K rows labelled twice (plan_round draws them)
-        settings = {**settings, "double": int(args.double)}
+        settings = settings.with_(double=int(args.double))
     rid = plan_round(ws, design.data, kind=kind, settings=settings, source="cli")
     ws.remember_active(find_dataset_id(ws, design.data))
     return ws, rid
@@ -438,14 +440,17 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     if (design.selection != "").any():
         raise DataError(f"--design {kind} plans a round on undecided rows: the table already "
                         "has a selection (clear the column to re-plan)")
-    settings = {"design": kind, "seed": int(args.seed), "lam": float(lam),
-                **({"labels": float(args.labels)} if args.labels is not None
-                   else {"effort_budget": float(args.effort_budget)}
-                   if args.effort_budget is not None else {}),
-                **({"width_ratio": float(args.width_ratio)} if args.width_ratio is not None
-                   else {}),
-                **({"calibrate_on": int(args.calibrate_on)} if args.calibrate_on is not None
-                   else {})}
+    from core.workspace.round_settings import RoundSettings
+
+    def given(value, kind):
+        return None if value is None else kind(value)
+
+    settings = RoundSettings(design=kind, seed=int(args.seed), lam=float(lam),
+                             labels=given(args.labels, float),
+                             effort_budget=(None if args.labels is not None
+                                            else float(args.effort_budget)),
+                             width_ratio=given(args.width_ratio, float),
+                             calibrate_on=given(args.calibrate_on, int))
     ws = _open_workspace(args, design)
     if args.labels is None and args.effort_budget is None:
         settings = {**settings, "labels": _pilot_rest(ws, design, args.calibrate_on)}
@@ -535,8 +540,10 @@ def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int
         raise DataError("--calibration --design active draws a new round's calibration "
                         "sample: the table already has a selection (clear the column to "
                         "re-plan)")
-    settings = {"design": "active", "calibration": int(args.calibration),
-                "seed": int(args.seed), "lam": float(lam)}
+    from core.workspace.round_settings import RoundSettings
+
+    settings = RoundSettings(design="active", calibration=int(args.calibration),
+                             seed=int(args.seed), lam=float(lam))
     ws = _open_workspace(args, design)
     with one_step(ws):  # the round and its files, together or not at all
         ws, rid = _plan(args, design, "guarantee", settings, ws)

@@ -55,10 +55,12 @@ def run_stream(args: argparse.Namespace, write_round_files) -> int:
         if question.label not in names:
             raise DataError(f"--decide: class {question.label!r} is not one "
                             f"of the table's classes: {', '.join(sorted(names))}")
-    settings = {"design": "stream", "labels": int(args.labels), "seed": int(args.seed),
-                "stream_design": args.stream_design or DEFAULT_STREAM_DESIGN,
-                **({"target_half_width": float(h)} if h is not None else {}),
-                **({"decide": str(args.decide)} if args.decide is not None else {})}
+    from core.workspace.round_settings import RoundSettings
+
+    settings = RoundSettings(design="stream", labels=int(args.labels), seed=int(args.seed),
+                             stream_design=args.stream_design or DEFAULT_STREAM_DESIGN,
+                             target_half_width=None if h is None else float(h),
+                             decide=None if args.decide is None else str(args.decide))
     ws = open_workspace(args)
     with one_step(ws):  # the stream's round and its files, together or not at all
         rid = plan_stream_round(ws, design.data, settings, source="cli")

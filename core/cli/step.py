@@ -1,8 +1,10 @@
 """One step of a round, all or nothing: its workspace rows and its files together.
 
 ``hmceval queue`` stores a round, then writes the round's table, its sidecar and the
-annotators' file; ``hmceval labels`` stores the votes, then writes the table and
-``OUT.labels.csv``. Inside :func:`one_step` every file is written to its temporary first
+annotators' file; ``hmceval labels`` and ``labelstudio pull`` store the votes, then write the
+table and ``OUT.labels.csv``; ``hmceval certify`` takes in the table's labels, stores the
+certificate and the new plan, then writes the round's files; ``hmceval estimate`` takes in the
+table's labels and stores its result (rows only, no file). Inside :func:`one_step` every file is written to its temporary first
 (:func:`core.atomic.staged`) and renamed only when the whole step succeeded; when anything
 fails (a full device, the workspace's table file missing) every temporary is removed and the
 rows the step added to the workspace are taken away again (:func:`core.workspace.undo.undo`),
@@ -22,7 +24,7 @@ __all__ = ["one_step"]
 @contextmanager
 def one_step(ws) -> Iterator[None]:
     """The block's workspace rows in ``ws`` and its files, committed together or not at all."""
-    from core.atomic import staged
+    from core.atomic import kill_point, staged
     from core.workspace.journal import begin
     from core.workspace.undo import mark, undo
 
@@ -35,6 +37,7 @@ def one_step(ws) -> Iterator[None]:
     try:
         with staged(on_temp=journal.temp, before_commit=journal.commit):
             yield
+            kill_point("step-end")  # test only: the rows committed, no file renamed yet
     except BaseException as exc:
         if journal.committing:  # every file was written; a rename failed: finish, not undo
             journal.release()

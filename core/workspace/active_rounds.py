@@ -311,10 +311,12 @@ def fix_settings(settings: dict[str, Any], worse: dict[str, Any] | list[dict[str
         if not n_rows:
             raise DataError("give the labels budget of the new round (n_rows)")
         budget = {"labels": float(n_rows)}
-    return {"design": "active", **budget, "seed": int(settings.get("seed", 0)),
-            "lam": float(settings.get("lam", 0.0)) if is_weighted(settings) else 0.0,
-            "stratify": columns.pop(),
-            "min_share": {str(w["group"]): float(s) for w, s in zip(groups, shares)}}
+    from core.workspace.round_settings import RoundSettings
+
+    return RoundSettings(design="active", **budget, seed=int(settings.get("seed", 0)),
+                         lam=float(settings.get("lam", 0.0)) if is_weighted(settings) else 0.0,
+                         stratify=columns.pop(),
+                         min_share={str(w["group"]): float(s) for w, s in zip(groups, shares)})
 
 
 def fix_shortfall(settings: dict[str, Any], rows: dict[str, int], shares: dict[str, float],

@@ -19,9 +19,11 @@ The journal is removed when the step ends (committed, or failed and taken back i
 behind whose lock no live process holds; a journal of a step still running is left alone.
 
 Test hook (test only): ``HMCEVAL_TEST_KILL_AT=step-temp`` (after the first temporary is
-recorded) or ``step-renames`` (after the journal says ``commit``, before any rename) makes
+recorded and created, :func:`core.atomic.atomic_path`) or ``step-renames`` (after the journal says ``commit``, before any rename) makes
 the process kill itself there with SIGKILL (:func:`core.atomic.kill_point`;
-``step-mid-renames``, after the first rename, is in :func:`core.atomic.apply_ops`).
+``step-mid-renames``, after the first rename, is in :func:`core.atomic.apply_ops`;
+``step-end``, at the end of the step's block, its rows committed, before its renames, is in
+:func:`core.cli.step.one_step`).
 """
 
 from __future__ import annotations
@@ -95,10 +97,10 @@ class Journal:
         _write(self.path, self.state)
 
     def temp(self, tmp: Path) -> None:
-        """A temporary was created (``staged``'s ``on_temp``)."""
+        """A temporary is about to be created (``staged``'s ``on_temp``: recorded before the
+        file exists, so a kill in between leaves none the journal does not name)."""
         self.state["temps"].append(str(tmp))
         _write(self.path, self.state)
-        kill_point("step-temp")
 
     def commit(self, ops: list) -> None:
         """Every temporary is written: the renames are next (``staged``'s ``before_commit``)."""
@@ -179,5 +181,17 @@ def replay(ws) -> list[str]:
                 lock_file.unlink()
             except OSError:
                 pass
+            os.close(fd)
+    for lock_file in sorted(folder.glob("step-*.lock")):  # a step killed before its journal
+        if lock_file.with_suffix(".json").exists():
+            continue
+        fd = _lock(lock_file, wait=False)
+        if fd is None:  # a step starting now: its journal is being written
+            continue
+        try:
+            lock_file.unlink()
+        except OSError:
+            pass
+        finally:
             os.close(fd)
     return done

@@ -24,6 +24,7 @@ from core.evaluation.estimate import group_accuracy
 from core.summary import effort_clause
 from core.workspace.active_rounds import (design_record, earlier_labels, is_weighted,
                                           plan_calibration, plan_weighted)
+from core.workspace.round_settings import RoundSettings
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
@@ -65,7 +66,7 @@ def _design(raw: pd.DataFrame, roles: dict[str, Any], name: str, selection: np.n
                   hidden=(gold,) if gold else ())
 
 
-def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
+def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: RoundSettings | dict,
                scenario_id: int | None = None, source: str = "session") -> int:
     """Plan a round and store it.
 
@@ -93,62 +94,60 @@ def plan_round(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, 
     the round's ``double`` result): the annotators' error rate is measured on them
     (``hmceval estimate --annotator-error auto``).
     """
-    double = settings.get("double") or 0
-    store = _DoubleFirst(ws, double, int(settings.get("seed", 0))) if double else ws
-    return _plan_rows(store, data, kind=kind, settings=settings, scenario_id=scenario_id,
-                      source=source)
+    settings = RoundSettings.from_dict(settings)  # checked once, each field named
+    return _plan_rows(ws, data, kind=kind, settings=settings, scenario_id=scenario_id,
+                      source=source, double=int(settings.double or 0))
 
 
-class _DoubleFirst:
-    """The workspace, whose ``create_round`` draws the double rows from the plan's queue first
-    (a K larger than the queue is refused before anything is stored), then stores both."""
-
-    def __init__(self, ws: Workspace, k: int, seed: int):
-        self._ws, self._k, self._seed = ws, k, seed
-
-    def __getattr__(self, name: str):
-        return getattr(self._ws, name)
-
-    def create_round(self, *args, queue_rank, **kwargs) -> int:
-        from core.evaluation.annotators import draw_double
-
-        rows = draw_double(queue_rank, self._k, seed=self._seed)
-        rid = self._ws.create_round(*args, queue_rank=queue_rank, **kwargs)
-        self._ws.save_result(rid, "double", {"k": int(self._k), "rows": rows.tolist()})
-        return rid
+def _needed(settings: RoundSettings, name: str, kind: str) -> Any:
+    """A setting a round of ``kind`` cannot be planned without (a DataError naming it)."""
+    value = getattr(settings, name)
+    if value is None:
+        raise DataError(f"a {kind} round needs the round setting '{name}'")
+    return value
 
 
-def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: dict[str, Any],
-               scenario_id: int | None, source: str) -> int:
-    """The plan of :func:`plan_round` (selection, queue, inclusion), stored."""
+def _plan_rows(ws: Workspace, data: EvalData, *, kind: str, settings: RoundSettings,
+               scenario_id: int | None, source: str, double: int = 0) -> int:
+    """The plan of :func:`plan_round` (selection, queue, inclusion), stored; with ``double``
+    K, K rows of the queue drawn to be labelled twice first (a K larger than the queue is
+    refused before anything is stored) and stored with it as the ``double`` result."""
     design = _design(data.raw, data.roles, data.name, np.full(data.M, "", dtype=object), {})
-    seed = int(settings.get("seed", 0))
+    seed = int(settings.seed or 0)
     record = None  # the design kept beside a budget round planned with inclusion probabilities
-    if kind == "budget" and is_weighted(settings):
+    if kind == "budget" and settings.is_weighted:
         earlier = None
-        if settings.get("calibrate_on") is not None:
-            earlier = earlier_labels(ws, data, settings["calibrate_on"])
+        if settings.calibrate_on is not None:
+            earlier = earlier_labels(ws, data, settings.calibrate_on)
         plan, strata = plan_weighted(design, settings, earlier)
         record = design_record(plan, strata)
     elif kind == "budget":
-        count = settings.get("n_human")
-        plan = plan_queue(design, calibration=int(settings.get("calibration") or 0),
-                          lam=float(settings["lam"]),
-                          share=None if count is not None else float(settings["share"]),
+        count = settings.n_human
+        plan = plan_queue(design, calibration=int(settings.calibration or 0),
+                          lam=float(_needed(settings, "lam", "budget")),
+                          share=None if count is not None else float(
+                              _needed(settings, "share", "budget")),
                           n_human=None if count is None else int(count),
-                          mode=settings.get("mode", "at_most"), audit=int(settings.get("audit", 0)),
+                          mode=settings.mode or "at_most", audit=int(settings.audit or 0),
                           seed=seed)
-    elif kind == "guarantee" and settings.get("design") == "active":
-        plan = plan_calibration(design, int(settings["calibration"]), seed=seed,
-                                lam=float(settings.get("lam", 0.0)))
     elif kind == "guarantee":
-        plan = plan_queue(design, calibration=int(settings["calibration"]), seed=seed)
+        n_cal = int(_needed(settings, "calibration", "guarantee"))
+        plan = (plan_calibration(design, n_cal, seed=seed, lam=float(settings.lam or 0.0))
+                if settings.design == "active" else plan_queue(design, calibration=n_cal,
+                                                               seed=seed))
     else:
         raise DataError(f"round kind must be 'budget' or 'guarantee', got {kind!r}")
+    twice = None
+    if double:
+        from core.evaluation.annotators import draw_double
+
+        twice = draw_double(plan.queue_rank, double, seed=seed)
     dsid = dataset_id_for(ws, data, source=source)
     rid = ws.create_round(dsid, kind=kind, settings=settings, selection=plan.selection,
                           queue_rank=plan.queue_rank, scenario_id=scenario_id,
                           inclusion=plan.inclusion)  # None for routing and a random sample
+    if twice is not None:
+        ws.save_result(rid, "double", {"k": int(double), "rows": twice.tolist()})
     if record is not None:
         ws.save_result(rid, "design", record)
     if plan.carried is not None:  # the earlier labels the plan rests on, stored with it
@@ -255,8 +254,8 @@ def certify_round(ws: Workspace, round_id: int, *, alpha: float | None, delta: f
     # the audit (and levels) used now are the round's settings from here on (report, page)
     level = ({"alpha": float(alpha)} if overall_error is None
              else {"overall_error": float(overall_error)})
-    settings = {**rnd["settings"], **level, "delta": float(delta),
-                "lam": float(lam), "audit": int(audit), "seed": int(seed)}
+    settings = rnd["settings"].with_(**level, delta=float(delta), lam=float(lam),
+                                     audit=int(audit), seed=int(seed))
     ws.update_plan(round_id, sel, rank, action="certified",
                    detail={**level, "delta": delta, "lambda": lam, "audit": audit},
                    settings=settings)

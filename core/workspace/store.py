@@ -10,10 +10,9 @@ tables, which go to Parquet files named by their content hash. A Parquet file is
 *before* the transaction that refers to it commits; if anything fails in between the file is
 merely unreferenced, so a crash in the middle of an import leaves the previous state.
 
-**Parts.** :mod:`core.workspace.schema` holds the schema (``MIGRATIONS``, applied forward
-when a newer app opens an older workspace) and :mod:`core.workspace.tables` the Parquet files
-and :func:`table_hash`; this module holds :class:`Workspace`, the one object the app and the
-CLI use (the package ``core.workspace`` is the face of all three).
+**Parts.** :mod:`core.workspace.schema`: the schema (``MIGRATIONS``, applied forward when a
+newer app opens an older workspace); :mod:`core.workspace.tables`: the Parquet files and
+:func:`table_hash`; :mod:`core.workspace.round_settings`: a round's settings; here: :class:`Workspace`.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ import pandas as pd
 
 from core.errors import DataError, plain_value
 from core.userfile import expand_user
+from core.workspace.round_settings import RoundSettings, settings_json as _settings_json
 from core.workspace.schema import SCHEMA_VERSION, migrate
 from core.workspace.tables import (check_database_file, legacy_table_hash, plan_frame,
                                    plan_inclusion, plan_rows, read_table, table_hash, write_table)
@@ -411,7 +411,7 @@ class Workspace:
                                (dataset_id,)).fetchone()[0]
 
     # ----------------------------------------------------------------------------- rounds
-    def create_round(self, dataset_id: int, *, kind: str, settings: dict[str, Any],
+    def create_round(self, dataset_id: int, *, kind: str, settings: RoundSettings | dict,
                      selection: np.ndarray, queue_rank: np.ndarray,
                      scenario_id: int | None = None, who: str | None = None,
                      inclusion: np.ndarray | None = None) -> int:
@@ -426,7 +426,7 @@ class Workspace:
             cur = con.execute(
                 "INSERT INTO rounds (dataset_id, scenario_id, kind, settings_json, plan_file, "
                 "n_to_label, created_by, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (int(dataset_id), scenario_id, kind, json.dumps(settings, default=plain_value),
+                (int(dataset_id), scenario_id, kind, _settings_json(settings),
                  file, n_to_label, who or _who(), _now()))
             rid = int(cur.lastrowid)
             _add_event(con, rid, "planned", {"kind": kind, "n_to_label": n_to_label}, who)
@@ -434,7 +434,7 @@ class Workspace:
 
     def update_plan(self, round_id: int, selection: np.ndarray, queue_rank: np.ndarray, *,
                     action: str, detail: dict[str, Any] | None = None,
-                    who: str | None = None, settings: dict[str, Any] | None = None,
+                    who: str | None = None, settings: RoundSettings | dict | None = None,
                     inclusion: np.ndarray | None = None) -> None:
         """Replace a round's selection (after certification or an added audit), recorded;
         ``settings``, when given, replace the round's settings (e.g. the audit chosen when
@@ -445,7 +445,7 @@ class Workspace:
                         (file, n_to_label, int(round_id)))
             if settings is not None:
                 con.execute("UPDATE rounds SET settings_json=? WHERE id=?",
-                            (json.dumps(settings, default=plain_value), int(round_id)))
+                            (_settings_json(settings), int(round_id)))
             _add_event(con, round_id, action, detail, who)
 
     def list_rounds(self, dataset_id: int | None = None) -> pd.DataFrame:
@@ -465,12 +465,12 @@ class Workspace:
                                      "created_by", "created", "n_labelled"])
 
     def round(self, round_id: int) -> dict[str, Any]:
-        """A round: ``id``, ``dataset_id``, ``kind``, ``settings``, ``selection``,
-        ``queue_rank``, ``inclusion`` (arrays of shape (M,); ``inclusion`` None for a round
-        planned without inclusion probabilities), ``created_by``, ``created``."""
+        """A round: ``id``, ``dataset_id``, ``kind``, ``settings`` (a RoundSettings),
+        ``selection``, ``queue_rank``, ``inclusion`` (arrays of shape (M,); None without
+        inclusion probabilities), ``created_by``, ``created``."""
         with self._connect() as con:
             out = dict(_record(con, "rounds", round_id, "round"))
-        out["settings"] = json.loads(out.pop("settings_json"))
+        out["settings"] = RoundSettings.from_dict(json.loads(out.pop("settings_json")))
         plan = self._read_table(out["plan_file"])
         out["selection"], out["queue_rank"] = plan_rows(plan)
         out["inclusion"] = plan_inclusion(plan)

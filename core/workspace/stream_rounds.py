@@ -19,6 +19,7 @@ from core.errors import DataError
 from core.evaluation.estimate import labels_for_half_width, stream_design_estimate
 from core.evaluation.sampling import (DEFAULT_STREAM_DESIGN, STREAM_DESIGNS, StreamPlan,
                                       draw_stream, machine_probabilities, stream_weights)
+from core.workspace.round_settings import RoundSettings
 from core.workspace.store import Workspace
 
 __all__ = ["is_stream", "stream_plan", "plan_stream_round", "stream_of", "anytime_round",
@@ -53,12 +54,12 @@ def stream_plan(data: EvalData, settings: dict[str, Any]) -> StreamPlan:
     return draw_stream(w, n, seed=int(settings.get("seed", 0)))
 
 
-def plan_stream_round(ws: Workspace, data: EvalData, settings: dict[str, Any], *,
+def plan_stream_round(ws: Workspace, data: EvalData, settings: RoundSettings | dict, *,
                       scenario_id: int | None = None, source: str = "session") -> int:
     """Plan a stream and store it (the round, then its draw as the ``stream`` result)."""
     from core.workspace.rounds import dataset_id_for
 
-    settings = {**settings, "design": "stream"}
+    settings = RoundSettings.from_dict(settings).with_(design="stream")  # checked once
     plan = stream_plan(data, settings)
     selection = np.full(data.M, "machine", dtype=object)
     selection[plan.order] = "audit"

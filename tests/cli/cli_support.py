@@ -38,3 +38,20 @@ def workspace_rows(ws_dir) -> dict:
 def folder_files(folder) -> dict:
     """Every file of ``folder`` (hidden ones too) with its bytes."""
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def demo_round(tmp_path, monkeypatch, *queue_args):
+    """The demo's table without its gold (``demo.csv``), a workspace ``ws`` named by
+    ``HMCEVAL_WORKSPACE`` and a round planned by ``hmceval queue demo.csv QUEUE_ARGS`` into
+    ``out/q.csv``; returns ``(ws, table, out folder, the demo frame)``."""
+    from core.demo import make_demo
+
+    ws = tmp_path / "ws"
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(ws))
+    df = make_demo()
+    table = tmp_path / "demo.csv"
+    df.drop(columns=["human_label", "human_label_2"]).to_csv(table, index=False)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    assert main(["queue", str(table), *map(str, queue_args), "-o", str(out_dir / "q.csv")]) == 0
+    return ws, table, out_dir, df

@@ -18,8 +18,7 @@ import pandas as pd
 import pytest
 
 from core.cli import main
-from core.demo import make_demo
-from tests.cli.cli_support import folder_files, workspace_rows
+from tests.cli.cli_support import demo_round, folder_files, workspace_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,15 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def setup(tmp_path, monkeypatch):
     """A workspace with round 1 planned to out/q.csv; returns (ws, table, out folder, gold)."""
-    ws = tmp_path / "ws"
-    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(ws))
-    df = make_demo()
-    table = tmp_path / "demo.csv"
-    df.drop(columns=["human_label", "human_label_2"]).to_csv(table, index=False)
-    out_dir = tmp_path / "out"
-    out_dir.mkdir()
-    assert main(["queue", str(table), "--labels", "80", "--seed", "1",
-                 "-o", str(out_dir / "q.csv")]) == 0
+    ws, table, out_dir, df = demo_round(tmp_path, monkeypatch, "--labels", 80, "--seed", 1)
     gold = df[["sample_id", "human_label"]].rename(columns={"human_label": "label"})
     return ws, table, out_dir, gold
 
@@ -182,3 +173,22 @@ def test_a_rename_failing_after_the_commit_is_finished_at_the_next_start(setup, 
     assert len(pd.read_csv(out_dir / "q_to_label.csv")) == n_to_label
     assert not [p for p in out_dir.iterdir() if p.name.startswith(".")]
     assert not list((ws / "journal").iterdir())
+
+
+def test_a_lock_left_by_a_step_killed_before_its_journal_is_removed(tmp_path):
+    """A kill -9 between a step's lock file and its journal left ``step-<id>.lock`` alone in
+    the journal folder (bench/kill.py, labels on 200,000 rows, 1 of 20 kills); the next start
+    removes it, and leaves a running step's lock (held) alone."""
+    from core.workspace import Workspace
+    from core.workspace.journal import begin, replay
+    from core.workspace.undo import mark
+
+    ws = Workspace(tmp_path / "ws")
+    running = begin(ws, mark(ws))
+    running.path.unlink()  # a step whose journal is not written yet, its lock held
+    orphan = tmp_path / "ws" / "journal" / "step-dead.lock"
+    orphan.write_text("")
+    assert replay(ws) == []
+    assert not orphan.exists() and running.lock_file.exists()
+    running.done()
+    assert list((tmp_path / "ws" / "journal").iterdir()) == []

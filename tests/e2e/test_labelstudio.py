@@ -95,13 +95,11 @@ def personal_access_token(base: str, email: str, password: str, *, signup: bool 
         return json.loads(r.read())["token"]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    """A fresh Label Studio server; yields its URL and the two users' personal access tokens."""
-    if not EXE.is_file():
-        pytest.fail(f"Label Studio is not installed at {EXE}: run `make labelstudio` (make test "
-                    "does it) to create .venv-labelstudio")
-    tmp = tmp_path_factory.mktemp("labelstudio")
+def launch(tmp: Path, exe: Path = EXE) -> tuple[subprocess.Popen, str, float]:
+    """Start a fresh Label Studio server with its data (and home folders) in ``tmp``, on
+    127.0.0.1 on a free port; ``(process, URL, seconds it took to answer)``. Also used by
+    ``bench/kill.py``. A server that exits or does not answer in time is stopped and a
+    RuntimeError says why, with the end of its log."""
     port = _free_port()
     base = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items()
@@ -115,28 +113,48 @@ def server(tmp_path_factory):
         "SENTRY_DSN": "", "FRONTEND_SENTRY_DSN": "",
     })
     log = tmp / "server.log"
-    cmd = [str(EXE), "start", "--no-browser", "--host", base, "--internal-host", "127.0.0.1",
+    cmd = [str(exe), "start", "--no-browser", "--host", base, "--internal-host", "127.0.0.1",
            "--port", str(port), "--data-dir", str(tmp / "data"),
            "--username", ADMIN, "--password", ADMIN_PW]
     t0 = time.monotonic()
     with open(log, "wb") as out:
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=tmp,
                                 start_new_session=True)
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"label-studio exited with code {proc.returncode}:\n"
+                               f"{_log_tail(log)}")
+        if time.monotonic() - t0 > START_TIMEOUT:
+            _stop(proc)
+            raise RuntimeError(f"label-studio did not answer on {base} within "
+                               f"{START_TIMEOUT} s:\n{_log_tail(log)}")
+        try:
+            with urllib.request.urlopen(base + "/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, base, time.monotonic() - t0
+        except OSError:
+            pass
+        time.sleep(0.5)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a server :func:`launch` started (its whole process group)."""
+    _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A fresh Label Studio server; yields its URL and the two users' personal access tokens."""
+    if not EXE.is_file():
+        pytest.fail(f"Label Studio is not installed at {EXE}: run `make labelstudio` (make test "
+                    "does it) to create .venv-labelstudio")
+    tmp = tmp_path_factory.mktemp("labelstudio")
     try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"label-studio exited with code {proc.returncode}:\n{_log_tail(log)}")
-            if time.monotonic() - t0 > START_TIMEOUT:
-                pytest.fail(f"label-studio did not answer on {base} within {START_TIMEOUT} s:\n"
-                            f"{_log_tail(log)}")
-            try:
-                with urllib.request.urlopen(base + "/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            time.sleep(0.5)
-        started = time.monotonic() - t0
+        proc, base, started = launch(tmp)
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    log = tmp / "server.log"
+    try:
         admin_pat = personal_access_token(base, ADMIN, ADMIN_PW)
         second_pat = personal_access_token(base, ANN2, ANN2_PW, signup=True)
         yield {"url": base, "admin": admin_pat, "second": second_pat, "started": started,
