@@ -284,12 +284,14 @@ def groups(rounds: int, share: float = 0.3) -> None:
         print(f"| {v} | {found[v] / total:.3f} | {cover[v] / total:.3f} |")
 
 
-def two_batches(s: dict, rounds: int, share: float, tilt: float) -> dict:
+def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
+                weight: float | None = None) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
     recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
     against PPI++ on the same total of random labels and routing the same total."""
     from core.evaluation.sampling import pilot_probabilities, second_batch
+    from core.evaluation.estimate import two_stage_estimates
 
     mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
     m, budget = len(q), s["labels"]
@@ -305,7 +307,11 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float) -> dict:
         rec = second_batch(mach, q, k, labels=budget, pilot_pi=p1, rows=rows,
                            human_codes=gold[rows]).design
         xi = draw(rec.pi, seed=30_000 + r) | first
-        res = runs.add(xi, rec.pi)
+        res = None
+        if combine:  # the pilot's own estimate and the round's, combined (two_stage)
+            res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=k,
+                                      pilot=first, pilot_pi=p1, weight=weight)
+        res = runs.add(xi, rec.pi, res)
         a, acc = res["accuracy"], (np.where(xi, gold, mach) == gold).mean()
         acc_cov.append(a["ci_low"] <= acc <= a["ci_high"])
         planned.append((rec.expected_accuracy, rec.expected_half_width))
