@@ -285,7 +285,7 @@ def groups(rounds: int, share: float = 0.3) -> None:
 
 
 def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
-                weight: float | None = None) -> dict:
+                weight: float | None = None, width_ratio: float | None = None) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
     recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
@@ -304,8 +304,9 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
     for r in range(rounds):
         first = draw(p1, seed=90_000 + r)
         rows = np.flatnonzero(first)
+        extra = {} if width_ratio is None else {"width_ratio": width_ratio}
         rec = second_batch(mach, q, k, labels=budget, pilot_pi=p1, rows=rows,
-                           human_codes=gold[rows]).design
+                           human_codes=gold[rows], **extra).design
         xi = draw(rec.pi, seed=30_000 + r) | first
         res = None
         if combine:  # the pilot's own estimate and the round's, combined (two_stage)
