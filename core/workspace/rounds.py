@@ -23,7 +23,7 @@ from core.assignment import gains
 from core.evaluation.estimate import group_accuracy
 from core.summary import effort_clause
 from core.workspace.active_rounds import (design_record, earlier_labels, is_weighted,
-                                          plan_calibration, plan_weighted)
+                                          plan_calibration, plan_weighted, with_pilot)
 from core.workspace.store import Workspace
 
 __all__ = ["dataset_id_for", "data_from_workspace", "plan_round", "round_design", "progress",
@@ -162,8 +162,8 @@ def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
     probabilities of a round planned with them)."""
     rnd = ws.round(round_id)
     d = ws.dataset(rnd["dataset_id"])  # prepared once, as the round reads it
-    return rnd, _design(d["raw"], d["roles"], d["name"], rnd["selection"],
-                        ws.round_labels(round_id), rnd.get("inclusion"))
+    return rnd, with_pilot(ws, rnd, _design(d["raw"], d["roles"], d["name"], rnd["selection"],
+                                            ws.round_labels(round_id), rnd.get("inclusion")))
 
 
 def design_preview(data: EvalData, settings: dict[str, Any],
