@@ -326,10 +326,14 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
     return out
 
 
-def pilots(sets: list[dict], rounds: int, share: float, tilt: float) -> None:
+def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bool = True,
+           width_ratio: float | None = None) -> None:
+    how = ("the pilot's own estimate and the round's combined (two stages)" if combine else
+           "the round as written (pi = 1 on the pilot)")
     print(f"\n## two batches (the default where a user comes back): a pilot of {share:.0%} of the "
           f"budget ({tilt:.0%} of its weight towards the less sure rows), the confidences "
-          f"recalibrated on its labels, the rest planned on them; {rounds} rounds")
+          f"recalibrated on its labels, the rest planned on them; estimated with {how}; second "
+          f"batch's width ratio {width_ratio or 'default'}; {rounds} rounds")
     print("| data | labels (mean, pilot included) | final accuracy - routing the same total | "
           "worth / PPI++'s (smallest class) | of the bound at the realised accuracy | "
           "coverage (lowest class; accuracy) | planned vs realised: accuracy; widest "
@@ -338,7 +342,7 @@ def pilots(sets: list[dict], rounds: int, share: float, tilt: float) -> None:
     for s in sets:
         if s["labels"] < 120:
             continue
-        r = two_batches(s, rounds, share, tilt)
+        r = two_batches(s, rounds, share, tilt, combine, width_ratio=width_ratio)
         print(f"| {s['name']} | {r['labels']:.1f} | {100 * r['dacc']:+.2f} pt | "
               f"{r['ratio']:.2f} | {r['of_bound']:.2f} | {r['cov']:.3f}; {r['acc_cov']:.3f} | "
               f"{r['planned_acc']:.4f} vs {r['acc']:.4f}; {r['planned_half']:.4f} vs "
@@ -424,6 +428,11 @@ def main() -> None:
                          f"{PILOT_SHARE}; 0 skips the section)")
     ap.add_argument("--pilot-tilt", type=float, default=PILOT_TILT, metavar="T",
                     help=f"the pilot's weight towards the less sure rows (default {PILOT_TILT})")
+    ap.add_argument("--pilot-as-written", action="store_true",
+                    help="estimate two batches as the round is written (pi = 1 on the pilot), "
+                         "not in two stages")
+    ap.add_argument("--second-width-ratio", type=float, metavar="R",
+                    help="the second batch's width ratio (default: the active design's)")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
@@ -434,7 +443,8 @@ def main() -> None:
             compare(s, rounds)
     if args.pilot_share:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
-               max(100, rounds // 2), args.pilot_share, args.pilot_tilt)
+               max(100, rounds // 2), args.pilot_share, args.pilot_tilt,
+               not args.pilot_as_written, args.second_width_ratio)
     if args.no_extras:
         return
     frontier_span(sets[0], 100)
