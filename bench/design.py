@@ -285,7 +285,8 @@ def groups(rounds: int, share: float = 0.3) -> None:
 
 
 def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
-                weight: float | None = None, width_ratio: float | None = None) -> dict:
+                weight: float | None = None, width_ratio: float | None = None,
+                adaptive: bool = False) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
     recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
@@ -305,6 +306,12 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
         first = draw(p1, seed=90_000 + r)
         rows = np.flatnonzero(first)
         extra = {} if width_ratio is None else {"width_ratio": width_ratio}
+        if adaptive:  # the second batch as wide as the pilot's own estimate allows
+            alone = weighted_estimates(mach, np.where(first, gold, -1), first, p1, q,
+                                       n_classes=k)
+            halves = [x["half_width"] for x in alone["class_shares"]]
+            extra["pilot_half"] = float(max(halves)) if not any(
+                x["conservative"] for x in alone["class_shares"]) else None
         rec = second_batch(mach, q, k, labels=budget, pilot_pi=p1, rows=rows,
                            human_codes=gold[rows], **extra).design
         xi = draw(rec.pi, seed=30_000 + r) | first
