@@ -286,7 +286,7 @@ def groups(rounds: int, share: float = 0.3) -> None:
 
 def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
                 weight: float | None = None, width_ratio: float | None = None,
-                adaptive: bool = False) -> dict:
+                adaptive: bool = False, floor: float | None = None) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
     recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
@@ -306,6 +306,8 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
         first = draw(p1, seed=90_000 + r)
         rows = np.flatnonzero(first)
         extra = {} if width_ratio is None else {"width_ratio": width_ratio}
+        if floor is not None:
+            extra["floor"] = floor
         if adaptive:  # the second batch as wide as the pilot's own estimate allows
             alone = weighted_estimates(mach, np.where(first, gold, -1), first, p1, q,
                                        n_classes=k)

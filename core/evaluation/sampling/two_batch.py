@@ -16,9 +16,12 @@ the pilot's rows and labels. Given the pilot S1, the estimate is the pilot's lab
 design-unbiased estimate (with the controls of :mod:`core.evaluation.estimate.weighted`) of the rest over
 the second batch's Poisson draw with p2 > 0 on every other row: its expectation given S1 is the
 table's total, so it is unbiased unconditionally too, and an interval that covers with 95 %
-given every S1 covers with 95 % over both batches. The estimators read the round as one design
-with pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
---calibrate-on`` already writes it. ``bench/design.py`` measures coverage, accuracy against
+given every S1 covers with 95 % over both batches. The round is written as one design with
+pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
+--calibrate-on`` writes it; read so, the pilot's labels stand only for their own rows. The
+estimate (:mod:`core.evaluation.estimate.two_stage`) also uses the pilot alone as a Poisson
+sample of the table and combines the two stage-wise (Des Raj), and ``pilot_half`` plans the
+second batch for that combined interval (:func:`second_ratio`: wider, so more accurate). ``bench/design.py`` measures coverage, accuracy against
 routing and worth against PPI++; ``tests/core/test_evaluation_two_batch.py`` checks coverage on
 tables with known truth.
 """
