@@ -92,7 +92,7 @@ def test_two_stage_is_valid_by_simulation(k, rare, weight):
     # the second batch's probabilities depend on the pilot's labels; the pilot alone is a
     # Poisson sample of the table, and given it the round's estimate is unbiased, so their
     # combination covers every class share and the final accuracy over both batches' draws
-    m, budget, rounds = 1500, 300, 150
+    m, budget, rounds = 1500, 300, 300
     mach, gold, q = _judge(m, 5, k=k, rare=rare)
     truth = np.bincount(gold, minlength=k) / m
     cover, acc_cover, est = [], [], []
