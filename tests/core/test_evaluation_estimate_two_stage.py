@@ -59,8 +59,9 @@ def test_combination_against_its_two_stages():
     r = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1)
     z = z_value(0.95)
     for c in range(2):
-        s1 = (alone["class_shares"][c]["ci_high"] - alone["class_shares"][c]["ci_low"]) / 2 / z
-        s2 = (whole["class_shares"][c]["ci_high"] - whole["class_shares"][c]["ci_low"]) / 2 / z
+        e1, e2 = alone["class_shares"][c], whole["class_shares"][c]
+        s1 = max(e1["ci_high"] - e1["estimate"], e1["estimate"] - e1["ci_low"]) / z
+        s2 = max(e2["ci_high"] - e2["estimate"], e2["estimate"] - e2["ci_low"]) / z
         w = s2 ** 2 / (s1 ** 2 + s2 ** 2)
         assert r["stage_weights"][f"share_{c}"] == pytest.approx(w)
         want = w * alone["class_shares"][c]["estimate"] + \

@@ -42,10 +42,13 @@ __all__ = ["two_stage_estimates"]
 
 
 def _sd(entry: dict[str, Any], m: int, z: float) -> float | None:
-    """The standard error of a total from one stage's class-share entry (None: conservative)."""
+    """The standard error of a total from one stage's class-share entry (None: conservative):
+    the wider side of its interval (the other may be clipped at what the labels make certain)
+    over z (the t quantile's interval read so errs wide)."""
     if entry.get("conservative") or entry.get("ci_low") is None:
         return None
-    return (entry["ci_high"] - entry["ci_low"]) / 2 / z * m
+    est = entry["estimate"]
+    return max(entry["ci_high"] - est, est - entry["ci_low"]) / z * m
 
 
 def _weight(sd1: float | None, sd2: float | None, weight: float | None) -> float:
