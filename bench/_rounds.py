@@ -36,12 +36,14 @@ class Rounds:
         self.truth = np.bincount(gold, minlength=self.k) / self.m
         self.ours, self.ppi, self.cover, self.acc, self.n = [], [], [], [], []
 
-    def add(self, xi: np.ndarray, pi: np.ndarray) -> dict:
-        """One round: ``xi`` the rows labelled, ``pi`` their design. Returns our estimate."""
+    def add(self, xi: np.ndarray, pi: np.ndarray, result: dict | None = None) -> dict:
+        """One round: ``xi`` the rows labelled, ``pi`` their design. Returns our estimate
+        (``result`` when given: an estimate made otherwise, e.g. two batches combined)."""
         from ppi_py import ppi_mean_ci
 
         mach, gold, f = self.mach, self.gold, self.f
-        res = weighted_estimates(mach, np.where(xi, gold, -1), xi, pi, self.q, n_classes=self.k)
+        res = result if result is not None else \
+            weighted_estimates(mach, np.where(xi, gold, -1), xi, pi, self.q, n_classes=self.k)
         sh = res["class_shares"]
         self.ours.append([x["half_width"] for x in sh])
         self.cover.append([x["ci_low"] <= self.truth[c] <= x["ci_high"]

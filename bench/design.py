@@ -284,12 +284,15 @@ def groups(rounds: int, share: float = 0.3) -> None:
         print(f"| {v} | {found[v] / total:.3f} | {cover[v] / total:.3f} |")
 
 
-def two_batches(s: dict, rounds: int, share: float, tilt: float) -> dict:
+def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
+                weight: float | None = None, width_ratio: float | None = None,
+                adaptive: bool = False, floor: float | None = None) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
     recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
     against PPI++ on the same total of random labels and routing the same total."""
     from core.evaluation.sampling import pilot_probabilities, second_batch
+    from core.evaluation.estimate import two_stage_estimates
 
     mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
     m, budget = len(q), s["labels"]
@@ -302,10 +305,23 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float) -> dict:
     for r in range(rounds):
         first = draw(p1, seed=90_000 + r)
         rows = np.flatnonzero(first)
+        extra = {} if width_ratio is None else {"width_ratio": width_ratio}
+        if floor is not None:
+            extra["floor"] = floor
+        if adaptive:  # the second batch as wide as the pilot's own estimate allows
+            alone = weighted_estimates(mach, np.where(first, gold, -1), first, p1, q,
+                                       n_classes=k)
+            halves = [x["half_width"] for x in alone["class_shares"]]
+            extra["pilot_half"] = float(max(halves)) if not any(
+                x["conservative"] for x in alone["class_shares"]) else None
         rec = second_batch(mach, q, k, labels=budget, pilot_pi=p1, rows=rows,
-                           human_codes=gold[rows]).design
+                           human_codes=gold[rows], **extra).design
         xi = draw(rec.pi, seed=30_000 + r) | first
-        res = runs.add(xi, rec.pi)
+        res = None
+        if combine:  # the pilot's own estimate and the round's, combined (two_stage)
+            res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=k,
+                                      pilot=first, pilot_pi=p1, weight=weight)
+        res = runs.add(xi, rec.pi, res)
         a, acc = res["accuracy"], (np.where(xi, gold, mach) == gold).mean()
         acc_cov.append(a["ci_low"] <= acc <= a["ci_high"])
         planned.append((rec.expected_accuracy, rec.expected_half_width))
@@ -319,10 +335,14 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float) -> dict:
     return out
 
 
-def pilots(sets: list[dict], rounds: int, share: float, tilt: float) -> None:
+def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bool = True,
+           width_ratio: float | None = None) -> None:
+    how = ("the pilot's own estimate and the round's combined (two stages)" if combine else
+           "the round as written (pi = 1 on the pilot)")
     print(f"\n## two batches (the default where a user comes back): a pilot of {share:.0%} of the "
           f"budget ({tilt:.0%} of its weight towards the less sure rows), the confidences "
-          f"recalibrated on its labels, the rest planned on them; {rounds} rounds")
+          f"recalibrated on its labels, the rest planned on them; estimated with {how}; second "
+          f"batch's width ratio {width_ratio or 'default'}; {rounds} rounds")
     print("| data | labels (mean, pilot included) | final accuracy - routing the same total | "
           "worth / PPI++'s (smallest class) | of the bound at the realised accuracy | "
           "coverage (lowest class; accuracy) | planned vs realised: accuracy; widest "
@@ -331,7 +351,7 @@ def pilots(sets: list[dict], rounds: int, share: float, tilt: float) -> None:
     for s in sets:
         if s["labels"] < 120:
             continue
-        r = two_batches(s, rounds, share, tilt)
+        r = two_batches(s, rounds, share, tilt, combine, width_ratio=width_ratio)
         print(f"| {s['name']} | {r['labels']:.1f} | {100 * r['dacc']:+.2f} pt | "
               f"{r['ratio']:.2f} | {r['of_bound']:.2f} | {r['cov']:.3f}; {r['acc_cov']:.3f} | "
               f"{r['planned_acc']:.4f} vs {r['acc']:.4f}; {r['planned_half']:.4f} vs "
@@ -417,6 +437,11 @@ def main() -> None:
                          f"{PILOT_SHARE}; 0 skips the section)")
     ap.add_argument("--pilot-tilt", type=float, default=PILOT_TILT, metavar="T",
                     help=f"the pilot's weight towards the less sure rows (default {PILOT_TILT})")
+    ap.add_argument("--pilot-as-written", action="store_true",
+                    help="estimate two batches as the round is written (pi = 1 on the pilot), "
+                         "not in two stages")
+    ap.add_argument("--second-width-ratio", type=float, metavar="R",
+                    help="the second batch's width ratio (default: the active design's)")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
@@ -427,7 +452,8 @@ def main() -> None:
             compare(s, rounds)
     if args.pilot_share:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
-               max(100, rounds // 2), args.pilot_share, args.pilot_tilt)
+               max(100, rounds // 2), args.pilot_share, args.pilot_tilt,
+               not args.pilot_as_written, args.second_width_ratio)
     if args.no_extras:
         return
     frontier_span(sets[0], 100)

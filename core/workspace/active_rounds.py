@@ -32,7 +32,7 @@ from core.evaluation.sampling import srs_size_for_half_width
 
 __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
            "design_record", "earlier_labels", "earlier_rounds", "find_dataset_id",
-           "group_table", "suggested_share", "fix_settings", "fix_shortfall"]
+           "group_table", "suggested_share", "fix_settings", "fix_shortfall", "with_pilot"]
 
 #: The designs of a budget round planned with inclusion probabilities.
 WEIGHTED_DESIGNS: tuple[str, ...] = ("active", "random", "pilot")
@@ -141,6 +141,34 @@ def earlier_labels(ws: Any, data: Any, round_id: Any) -> EarlierLabels:
         weights = 1 / np.asarray(pi, dtype=float)[rows]
     return EarlierLabels(rows=rows, labels=np.array([given[r] for r in rows], dtype=object),
                          weights=weights, source=f"round {rid}")
+
+
+def with_pilot(ws: Any, rnd: dict[str, Any], design: Any) -> Any:
+    """``design`` with the pilot it was planned on (``pilot_rows``, ``pilot_inclusion``) when
+    the round was planned on an earlier round's labels (settings ``calibrate_on``) whose rows
+    were drawn with known probabilities and all labelled: its estimate then uses the pilot as a
+    sample of the table too (:mod:`core.evaluation.estimate.two_stage`). Otherwise (no earlier
+    round, routing, a pilot labelled in part) ``design`` as it is."""
+    import dataclasses
+
+    source = (rnd.get("settings") or {}).get("calibrate_on")
+    if source is None or design.inclusion is None:
+        return design
+    try:
+        early = ws.round(int(source))
+    except (DataError, TypeError, ValueError):
+        return design
+    p1 = early.get("inclusion")
+    if p1 is None or early.get("dataset_id") != rnd.get("dataset_id"):
+        return design
+    p1 = np.asarray(p1, dtype=float)
+    drawn = np.isin(np.asarray(early["selection"], dtype=object), LABELLED)
+    given = ws.round_labels(int(source))
+    if len(p1) != design.M or not np.all(np.isfinite(p1)) or p1.min() <= 0 \
+            or any(int(r) not in given for r in np.flatnonzero(drawn)) \
+            or not (design.has_label[drawn]).all():
+        return design
+    return dataclasses.replace(design, pilot_rows=drawn, pilot_inclusion=p1)
 
 
 def earlier_rounds(ws: Any, data: Any) -> list[dict[str, Any]]:

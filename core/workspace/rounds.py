@@ -22,8 +22,7 @@ from core.evaluation.labels import join_labels, refuse_outside_queue
 from core.assignment import gains
 from core.evaluation.estimate import group_accuracy
 from core.summary import effort_clause
-from core.workspace.active_rounds import (design_record, earlier_labels, is_weighted,
-                                          plan_calibration, plan_weighted)
+from core.workspace.active_rounds import (design_record, earlier_labels, plan_calibration, plan_weighted, with_pilot)
 from core.workspace.round_settings import RoundSettings
 from core.workspace.store import Workspace
 
@@ -161,8 +160,8 @@ def round_design(ws: Workspace, round_id: int) -> tuple[dict[str, Any], Design]:
     probabilities of a round planned with them)."""
     rnd = ws.round(round_id)
     d = ws.dataset(rnd["dataset_id"])  # prepared once, as the round reads it
-    return rnd, _design(d["raw"], d["roles"], d["name"], rnd["selection"],
-                        ws.round_labels(round_id), rnd.get("inclusion"))
+    return rnd, with_pilot(ws, rnd, _design(d["raw"], d["roles"], d["name"], rnd["selection"],
+                                            ws.round_labels(round_id), rnd.get("inclusion")))
 
 
 def design_preview(data: EvalData, settings: dict[str, Any],

@@ -9,8 +9,9 @@ import pytest
 
 from core.errors import DataError
 from core.evaluation.sampling.draw import draw
-from core.evaluation.sampling.two_batch import (MIN_PILOT, pilot_probabilities, pilot_size,
-                                       second_batch, two_batch_inclusion)
+from core.evaluation.sampling.two_batch import (MAX_SECOND_RATIO, MIN_PILOT,
+                                                 pilot_probabilities, pilot_size, second_batch,
+                                                 second_ratio, two_batch_inclusion)
 from core.evaluation.estimate.weighted import weighted_estimates
 
 
@@ -112,3 +113,28 @@ def test_two_batches_are_valid_by_simulation():
     assert np.mean(acc_cover) >= 0.93
     se = np.std(est) / np.sqrt(rounds)
     assert abs(np.mean(est) - truth[1]) < 3.5 * se + 1e-4
+
+
+def test_second_ratio_hand_worked():
+    # every row P = f = (0.7, 0.3): PPI++'s half-width on 400 labels is z sqrt(0.21 / 400)
+    # = 1.959964 * 0.0229129 = 0.044908; the target 0.95 of it is h = 0.042663; a pilot of
+    # half-width 0.08 leaves 1 / h2^2 = 1 / h^2 - 1 / 0.08^2, h2 / 0.044908 = 0.95 /
+    # sqrt(1 - (0.042663 / 0.08)^2) = 0.95 / sqrt(0.71561) = 1.12301
+    f = np.tile([0.7, 0.3], (1000, 1))
+    assert second_ratio(f, f, 400, 0.95, 0.08) == pytest.approx(1.12301, rel=1e-4)
+    # a pilot already as tight as the target: the second batch as wide as allowed
+    assert second_ratio(f, f, 400, 0.95, 0.03) == MAX_SECOND_RATIO
+    # a very wide pilot changes little
+    assert second_ratio(f, f, 400, 0.95, 10.0) == pytest.approx(0.95, rel=1e-4)
+
+
+def test_second_batch_is_wider_with_the_pilot_and_more_accurate():
+    mach, gold, q = _judge(1500, 0)
+    p1 = pilot_probabilities(q, 300)
+    rows = np.flatnonzero(draw(p1, seed=1))
+    kw = dict(labels=300, pilot_pi=p1, rows=rows, human_codes=gold[rows])
+    alone = second_batch(mach, q, 2, **kw).design
+    wide = second_batch(mach, q, 2, pilot_half=0.05, **kw).design
+    assert wide.expected_half_width >= alone.expected_half_width
+    assert wide.expected_accuracy >= alone.expected_accuracy
+    assert wide.pi[rows].min() == 1.0 and wide.pi.min() > 0

@@ -255,6 +255,12 @@ def test_a_round_planned_on_an_earlier_rounds_labels(ws):
     assert f"planned on the {len(rows1):,} labels of round {pilot}" in round_report_html(ws, main)
     est = R.round_summary(ws, main)["estimate"]
     assert est["n_labelled"] >= len(rows1) + (d2.selection[free] != "machine").sum()
+    # the earlier round was drawn with known probabilities and labelled in full: the estimate
+    # uses it as a sample of the table too (two stages), the pilot's rows and p1 as planned
+    _, d2 = R.round_design(ws, main)
+    assert np.array_equal(np.flatnonzero(d2.pilot_rows), rows1)
+    assert np.allclose(d2.pilot_inclusion, d1.inclusion)
+    assert est["method"] == "two-stage"
     # what is refused, with the reason
     with pytest.raises(DataError, match="no round with id 99"):
         R.plan_round(ws, data, kind="budget",
@@ -309,3 +315,18 @@ def test_fix_shortfall_says_before_the_click_that_the_budget_is_too_small():
     # a budget in effort is not compared with labels
     assert fix_shortfall({"design": "active", "effort_budget": 10.0}, {"ja": 500},
                          {"ja": 0.82}) is None
+
+
+def test_a_pilot_labelled_in_part_is_not_used_as_a_sample(ws):
+    # the labelled part of a pilot is not a draw with known probabilities (who labelled first
+    # is not random to the design): the round on it is estimated as written (pi = 1 carried)
+    data = prepare(judge_table(seed=2), name="judge")
+    pilot = R.plan_round(ws, data, kind="budget",
+                         settings={"design": "random", "labels": 160, "seed": 0})
+    R.simulate_annotators(ws, pilot, fraction=0.6)
+    main = R.plan_round(ws, data, kind="budget", settings={
+        "design": "active", "labels": 300, "seed": 1, "calibrate_on": pilot})
+    _, d2 = R.round_design(ws, main)
+    assert d2.pilot_rows is None and d2.pilot_inclusion is None
+    R.simulate_annotators(ws, main)
+    assert R.round_summary(ws, main)["estimate"]["method"] != "two-stage"

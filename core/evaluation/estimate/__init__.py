@@ -21,6 +21,7 @@ from core.evaluation.estimate.shares import (
 )
 from core.evaluation.estimate.weighted import weighted_estimates
 from core.evaluation.estimate.weighted_round import group_accuracy, stream_design_estimate
+from core.evaluation.estimate.two_stage import two_stage_estimates
 from core.evaluation.estimate.anytime import anytime_estimate, parse_decision
 from core.evaluation.estimate.anytime_words import (
     SEQUENCE_HELP, decide_expression, focus_interval, focus_name, question_words, stream_focus,
@@ -37,6 +38,7 @@ __all__ = [
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "anytime_estimate", "decide_expression", "estimate",
     "estimate_codes", "focus_interval", "focus_name", "gold_column_note", "group_accuracy",
     "labels_for_half_width", "parse_decision", "question_words", "stream_design_estimate",
-    "stream_focus", "stream_verdict", "trace_looks", "weighted_estimates", "weighted_total",
+    "stream_focus", "stream_verdict", "trace_looks", "two_stage_estimates", "weighted_estimates",
+    "weighted_total",
     "worse_group_sentence", "worse_groups"
 ]

@@ -16,6 +16,7 @@ import numpy as np
 
 from core.evaluation.estimate.anytime import anytime_estimate
 from core.evaluation.estimate.weighted import table_controls, weighted_estimates, worse_groups
+from core.evaluation.estimate.two_stage import two_stage_estimates
 
 __all__ = ["group_values", "design_arrays", "design_covariates", "group_accuracy",
            "worse_group_sentence", "estimate_weighted_design", "stream_design_estimate",
@@ -246,7 +247,10 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
     ``random_half_width``, ``random_equivalent``), plus ``design`` (``"active"`` or
     ``"random"``), ``method`` and ``worse_groups``; ``by_group`` holds the same object for each
     group value, and ``notes`` names every group whose final labels are significantly worse
-    than the rest.
+    than the rest. A round planned on a fully labelled earlier round drawn with known
+    probabilities (``design.pilot_rows``) is estimated over the whole table by
+    :func:`core.evaluation.estimate.two_stage.two_stage_estimates` (method ``"two-stage"``);
+    its groups as any round.
     """
     from core.data.keys import label_key
 
@@ -259,15 +263,24 @@ def estimate_weighted_design(design, *, groups: list[str] | None = None,
                           n_classes=k, covariates=cov)
     pi = np.asarray(design.inclusion, dtype=float)
     kind = "random" if not (pi >= 1).any() and np.ptp(pi) == 0 else "active"
+    pilot = getattr(design, "pilot_rows", None)
+    if pilot is not None and not (arr["labelled"][pilot]).all():
+        pilot = None
 
     def one(mask: np.ndarray, *, whole: bool) -> dict[str, Any]:
         sub = None if whole else {key: (v[mask] if isinstance(v, np.ndarray)
                                         and v.shape[:1] == mask.shape else v)
                                   for key, v in ctrl.items()}
-        r = weighted_estimates(arr["machine"][mask], arr["human"][mask],
-                               arr["labelled"][mask], arr["pi"][mask], arr["q"][mask],
-                               n_classes=k, confidence=confidence, controls=sub,
-                               covariates=cov if whole else None)
+        if whole and pilot is not None:  # two batches: the pilot a sample of the table too
+            r = two_stage_estimates(arr["machine"], arr["human"], arr["labelled"], arr["pi"],
+                                    arr["q"], n_classes=k, confidence=confidence,
+                                    pilot=pilot, pilot_pi=design.pilot_inclusion,
+                                    covariates=cov)
+        else:
+            r = weighted_estimates(arr["machine"][mask], arr["human"][mask],
+                                   arr["labelled"][mask], arr["pi"][mask], arr["q"][mask],
+                                   n_classes=k, confidence=confidence, controls=sub,
+                                   covariates=cov if whole else None)
         shares = dict(zip(keys, r["class_shares"]))
         lab, s = arr["labelled"][mask], sel[mask]
         right = arr["human"][mask] == arr["machine"][mask]

@@ -86,6 +86,11 @@ class Design:
         Columns that hold an answer although no role maps them in ``data``: a workspace round
         reads its labels from its imports, so the dataset's gold column is unmapped there but
         still never shown to annotators (:mod:`core.evaluation.sampling.blind`).
+    pilot_rows, pilot_inclusion : numpy.ndarray of shape (M,), optional
+        A round planned on an earlier round's labels (``hmceval queue --calibrate-on``) whose
+        draw had known probabilities and is labelled in full: the rows it drew (bool) and its
+        probabilities p1, so that the estimate uses the pilot as a sample of the table too
+        (:mod:`core.evaluation.estimate.two_stage`); None otherwise.
     """
 
     data: EvalData
@@ -96,6 +101,8 @@ class Design:
     notices: tuple[str, ...] = field(default_factory=tuple)
     inclusion: np.ndarray | None = None
     hidden: tuple[str, ...] = ()
+    pilot_rows: np.ndarray | None = None
+    pilot_inclusion: np.ndarray | None = None
 
     @property
     def M(self) -> int:

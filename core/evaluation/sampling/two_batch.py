@@ -16,9 +16,12 @@ the pilot's rows and labels. Given the pilot S1, the estimate is the pilot's lab
 design-unbiased estimate (with the controls of :mod:`core.evaluation.estimate.weighted`) of the rest over
 the second batch's Poisson draw with p2 > 0 on every other row: its expectation given S1 is the
 table's total, so it is unbiased unconditionally too, and an interval that covers with 95 %
-given every S1 covers with 95 % over both batches. The estimators read the round as one design
-with pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
---calibrate-on`` already writes it. ``bench/design.py`` measures coverage, accuracy against
+given every S1 covers with 95 % over both batches. The round is written as one design with
+pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
+--calibrate-on`` writes it; read so, the pilot's labels stand only for their own rows. The
+estimate (:mod:`core.evaluation.estimate.two_stage`) also uses the pilot alone as a Poisson
+sample of the table and combines the two stage-wise (Des Raj), and ``pilot_half`` plans the
+second batch for that combined interval (:func:`second_ratio`: wider, so more accurate). ``bench/design.py`` measures coverage, accuracy against
 routing and worth against PPI++; ``tests/core/test_evaluation_two_batch.py`` checks coverage on
 tables with known truth.
 """
@@ -31,11 +34,13 @@ import numpy as np
 
 from core.errors import DataError
 from core.evaluation.sampling.active import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, ActiveDesign,
-                                    design_frontier)
-from core.evaluation.sampling.forecast import MIN_CALIBRATION_LABELS, calibrated_probabilities
+                                    design_frontier, machine_probabilities)
+from core.evaluation.sampling.forecast import (MIN_CALIBRATION_LABELS, calibrated_probabilities,
+                                               ppi_expected_half_width)
 
-__all__ = ["PILOT_SHARE", "PILOT_TILT", "MIN_PILOT", "SECOND_FLOOR", "pilot_size",
-           "pilot_probabilities", "SecondBatch", "second_batch", "two_batch_inclusion"]
+__all__ = ["PILOT_SHARE", "PILOT_TILT", "MIN_PILOT", "SECOND_FLOOR", "MAX_SECOND_RATIO",
+           "pilot_size", "pilot_probabilities", "SecondBatch", "second_batch", "second_ratio",
+           "two_batch_inclusion"]
 
 #: Share of the budget (expected labels) the pilot takes.
 PILOT_SHARE = 0.2
@@ -49,6 +54,28 @@ MIN_PILOT = 2 * MIN_CALIBRATION_LABELS
 #: rows, which a lower floor labels least), and the optimiser trusts that curve (a floor of
 #: 0.1 made the demo's interval worth 0.55 of PPI++'s, against 0.80 at 0.35).
 SECOND_FLOOR = DEFAULT_FLOOR
+
+
+#: The widest the second batch's width ratio is let go when the pilot's own estimate narrows
+#: the combined interval (:func:`second_ratio`).
+MAX_SECOND_RATIO = 2.0
+
+
+def second_ratio(probabilities: np.ndarray, control: np.ndarray, labels: float,
+                 width_ratio: float, pilot_half: float) -> float:
+    """The second batch's width ratio so that, combined with a pilot of half-width
+    ``pilot_half``, the interval is ``width_ratio`` times PPI++'s expected half-width on
+    ``labels`` random labels (:func:`ppi_expected_half_width` with ``probabilities`` the
+    truth's and ``control`` the machine's): ``width_ratio / sqrt(1 - (h / pilot_half)^2)``,
+    h = ``width_ratio`` times PPI++'s, at most :data:`MAX_SECOND_RATIO` (and ``width_ratio``
+    itself when PPI++'s half-width is not finite)."""
+    ppi = ppi_expected_half_width(probabilities, control, max(float(labels), 1.0))
+    if not (np.isfinite(ppi) and ppi > 0):
+        return float(width_ratio)
+    t = (width_ratio * ppi / pilot_half) ** 2
+    if t >= 1 - (width_ratio / MAX_SECOND_RATIO) ** 2:
+        return float(max(MAX_SECOND_RATIO, width_ratio))
+    return float(width_ratio / np.sqrt(1 - t))
 
 
 def pilot_size(labels: float, share: float = PILOT_SHARE) -> float:
@@ -139,7 +166,7 @@ class SecondBatch:
 def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
                  labels: float, pilot_pi: np.ndarray, rows: np.ndarray,
                  human_codes: np.ndarray, width_ratio: float = DEFAULT_WIDTH_RATIO,
-                 floor: float = SECOND_FLOOR) -> SecondBatch:
+                 floor: float = SECOND_FLOOR, pilot_half: float | None = None) -> SecondBatch:
     """Plan the rest of a two-batch budget on the confidences recalibrated on the pilot.
 
     Parameters
@@ -159,6 +186,14 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
         Their labels, class codes 0..K-1.
     width_ratio, floor : float
         See :func:`core.evaluation.sampling.active.design_frontier`.
+    pilot_half : float, optional
+        The pilot's own interval half-width (its widest class share, the pilot estimated
+        alone), when the round will be estimated in two stages
+        (:mod:`core.evaluation.estimate.two_stage`): the combined interval's variance is about
+        h1^2 h2^2 / (h1^2 + h2^2), so the second batch may be as wide as h2 with
+        1 / h2^2 = 1 / h^2 - 1 / h1^2, h = ``width_ratio`` times PPI++'s expected half-width
+        on the whole budget, and spends the difference on accuracy (its width ratio at most
+        :data:`MAX_SECOND_RATIO`). It depends on the pilot only, so validity is untouched.
 
     Returns
     -------
@@ -182,11 +217,12 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
         extra = {"probabilities": probs, "gain": 1 - probs[np.arange(m), codes],
                  "reference_gain": 1 - q}
     except DataError:  # too few labels, or nothing to calibrate on: the confidences as they are
-        from core.evaluation.sampling.active import machine_probabilities
-
         probs = machine_probabilities(codes, q, n_classes)
         calibrated = False
     rest = max(float(labels) - len(rows), 1.0)
+    if pilot_half is not None and np.isfinite(pilot_half) and pilot_half > 0:
+        width_ratio = second_ratio(probs, machine_probabilities(codes, q, n_classes),
+                                   float(labels), width_ratio, float(pilot_half))
     rec, _ = design_frontier(codes, q, n_classes, labels=min(rest, float(m - len(rows))),
                              known=known, width_ratio=width_ratio,
                              floor=floor, **extra)

@@ -1,0 +1,149 @@
+"""Two batches as one estimate: the pilot's own estimate and the second batch's, combined.
+
+A two-batch round (:mod:`core.evaluation.sampling.two_batch`) draws a pilot S1 with known
+probabilities p1, then plans a second batch on the pilot's labels with probabilities p2 that
+depend on S1. Read as one design with pi = 1 on the pilot (:func:`weighted_estimates` on the
+round as written), the estimate T2 is unbiased given S1, but the pilot's labels only stand for
+their own rows: they neither stand for the table nor fit the control (rows labelled for sure
+weigh nothing in it), so a fifth of the budget is "spent".
+
+**The stage-wise (Des Raj) combination.** The pilot alone is a Poisson sample of the whole table
+with probabilities p1, so :func:`weighted_estimates` on it alone gives T1, unbiased for the
+total with its own variance estimate v1 (its controls fitted leave-one-out on the pilot). T2
+(the round with pi = 1 on S1) has E[T2 | S1] = T and variance estimate v2 given S1. Then
+
+    T_w = w T1 + (1 - w) T2
+
+has E[T_w] = T for any weight w fixed before the draw, and since T1 is a function of S1 while
+E[T2 - T | S1] = 0, the two errors are uncorrelated: Var(T_w) = w^2 Var(T1) + (1 - w)^2
+E[Var(T2 | S1)], estimated by w^2 v1 + (1 - w)^2 v2. The weight is chosen per outcome by the
+estimated variances, w = v2 / (v1 + v2) (the inverse-variance weight; ``weight=`` fixes it
+instead), which is what makes the combination at least as tight as the better of the two; its
+small dependence on the draw is what the simulations (``tests/core/
+test_evaluation_estimate_two_stage.py``, ``bench/design.py``) check costs no coverage. Where
+the pilot has too few labels for a normal interval the weight is 0 (the round's own estimate).
+
+The final labels' accuracy is (labelled rows + the machine's right answers among the unlabelled
+rows) / M; with K the machine's right answers over the whole table, the unlabelled part is
+K - (right answers among labelled rows), so each stage's estimate of K is combined as above.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from core.evaluation.sampling.audit import z_value
+from core.evaluation.estimate.weighted import weighted_estimates
+
+__all__ = ["two_stage_estimates"]
+
+
+def _sd(entry: dict[str, Any], m: int, z: float) -> float | None:
+    """The standard error of a total from one stage's class-share entry (None: conservative):
+    the wider side of its interval (the other may be clipped at what the labels make certain)
+    over z (the t quantile's interval read so errs wide)."""
+    if entry.get("conservative") or entry.get("ci_low") is None:
+        return None
+    est = entry["estimate"]
+    return max(entry["ci_high"] - est, est - entry["ci_low"]) / z * m
+
+
+def _weight(sd1: float | None, sd2: float | None, weight: float | None) -> float:
+    if sd1 is None:
+        return 0.0
+    if weight is not None:
+        return float(weight)
+    if sd2 is None:
+        return 1.0
+    v1, v2 = sd1 ** 2, sd2 ** 2
+    return 0.5 if v1 + v2 == 0 else v2 / (v1 + v2)
+
+
+def two_stage_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
+                        pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
+                        pilot: np.ndarray, pilot_pi: np.ndarray, confidence: float = 0.95,
+                        weight: float | None = None,
+                        covariates: np.ndarray | None = None) -> dict[str, Any]:
+    """Class shares and final accuracy of a two-batch round, the pilot used twice.
+
+    Parameters
+    ----------
+    machine, human, labelled, confidence_scores, n_classes, confidence, covariates
+        As :func:`core.evaluation.estimate.weighted.weighted_estimates`, for the whole round
+        (both batches' labels).
+    pi : array of shape (M,)
+        The round's inclusion probabilities as written: 1 on the pilot's rows, the second
+        batch's p2 elsewhere (:func:`core.evaluation.sampling.two_batch.two_batch_inclusion`).
+    pilot : bool array of shape (M,)
+        The rows the pilot drew (all labelled).
+    pilot_pi : array of shape (M,)
+        The pilot's probabilities p1 (fixed before it was drawn).
+    weight : float, optional
+        The pilot estimate's weight w in [0, 1], fixed in advance; by default each outcome's
+        v2 / (v1 + v2).
+
+    Returns
+    -------
+    dict
+        :func:`weighted_estimates`'s keys for the round (``class_shares``, ``accuracy``, ...),
+        the shares' and accuracy's estimates and intervals combined; ``method``
+        ``"two-stage"``; ``stage_weights`` (outcome -> w).
+    """
+    machine = np.asarray(machine, dtype=np.int64)
+    human = np.asarray(human, dtype=np.int64)
+    lab = np.asarray(labelled, dtype=bool)
+    first = np.asarray(pilot, dtype=bool)
+    if weight is not None and not 0 <= weight <= 1:
+        raise ValueError(f"the pilot's weight must be in [0, 1], got {weight}")
+    if (first & ~lab).any():
+        raise ValueError("every pilot row must be labelled")
+    m = len(machine)
+    z = z_value(confidence)
+    q = np.asarray(confidence_scores, dtype=float)
+    whole = weighted_estimates(machine, human, lab, pi, q, n_classes=n_classes,
+                               confidence=confidence, covariates=covariates)
+    if m == 0 or not first.any() or lab.all():
+        return {**whole, "stage_weights": {}}
+    alone = weighted_estimates(machine, np.where(first, human, -1), first,
+                               np.asarray(pilot_pi, dtype=float), q, n_classes=n_classes,
+                               confidence=confidence, covariates=covariates)
+    n_lab, n_unl = int(lab.sum()), m - int(lab.sum())
+    weights: dict[str, float] = {}
+    shares = []
+    for c, (e1, e2) in enumerate(zip(alone["class_shares"], whole["class_shares"])):
+        sd1, sd2 = _sd(e1, m, z), _sd(e2, m, z)
+        w = _weight(sd1, sd2, weight)
+        weights[f"share_{c}"] = w
+        if w == 0:
+            shares.append(e2)
+            continue
+        known = float((human[lab] == c).sum())
+        est = (w * e1["estimate"] + (1 - w) * e2["estimate"]) * m
+        sd = math.sqrt(w ** 2 * sd1 ** 2 + (1 - w) ** 2 * (sd2 or 0.0) ** 2)
+        lo_b, hi_b = known, known + n_unl
+        est = min(max(est, lo_b), hi_b)
+        lo, hi = max(est - z * sd, lo_b), min(est + z * sd, hi_b)
+        shares.append({**e2, "estimate": est / m, "ci_low": lo / m, "ci_high": hi / m,
+                       "half_width": (hi - lo) / 2 / m})
+    acc = dict(whole["accuracy"])
+    a1, a2 = alone["accuracy"], whole["accuracy"]
+    right1 = int((human[first] == machine[first]).sum())
+    right = int((human[lab] == machine[lab]).sum())
+    if a1.get("variance") is not None and a2.get("variance") is not None and n_unl:
+        # each stage's estimate of K, the machine's right answers over the table
+        k1 = a1["estimate"] * m - int(first.sum()) + right1
+        k2 = a2["estimate"] * m - n_lab + right
+        v1, v2 = a1["variance"] * m ** 2, a2["variance"] * m ** 2
+        w = _weight(math.sqrt(v1), math.sqrt(v2), weight)
+        weights["accuracy"] = w
+        unl_right = min(max(w * k1 + (1 - w) * k2 - right, 0.0), float(n_unl))
+        var = w ** 2 * v1 + (1 - w) ** 2 * v2
+        est = (n_lab + unl_right) / m
+        half = z * math.sqrt(var) / m
+        acc.update(estimate=est, ci_low=min(max(n_lab / m, est - half), est),
+                   ci_high=max(min(1.0, est + half), est), variance=var / m ** 2)
+    return {**whole, "class_shares": shares, "accuracy": acc, "method": "two-stage",
+            "stage_weights": weights}
