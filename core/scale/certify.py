@@ -128,17 +128,20 @@ def read_certify_design(path: str, specs: list[str] | None = None) -> CompactDes
 
 def certify_large(path: str, specs: list[str] | None = None, *, alpha: float | None,
                   overall_error: float | None, delta: float, lam: float = 0.0, seed: int = 0,
-                  annotator_error: float = 0.0) -> dict:
+                  annotator_error: float = 0.0, steps: bool = True) -> dict:
     """The certificate of a large Parquet table: :func:`core.evaluation.certify.certify` (or
     :func:`~core.evaluation.certify.certify_overall` with ``overall_error``) on its
-    :class:`CompactDesign`; the same dict, keys and numbers as on the loaded table."""
+    :class:`CompactDesign`; the same dict, keys and numbers as on the loaded table
+    (``steps=False``: the selective guarantee's ``steps`` None, not one row per distinct
+    gain)."""
     from core.evaluation.certify import certify, certify_overall
 
     design = read_certify_design(path, specs)
     if overall_error is not None:
         return certify_overall(design, epsilon=overall_error, delta=delta, lam=lam, seed=seed,
                                annotator_error=annotator_error)
-    return certify(design, alpha=alpha, delta=delta, lam=lam, annotator_error=annotator_error)
+    return certify(design, alpha=alpha, delta=delta, lam=lam, annotator_error=annotator_error,
+                   steps=steps)
 
 
 def wants_scale_certify(args) -> bool:
@@ -178,4 +181,4 @@ def run_certify(args) -> dict:
                         "for these")
     return certify_large(args.path, args.col, alpha=args.alpha,
                          overall_error=args.overall_error, delta=args.delta, lam=args.lam,
-                         seed=args.seed, annotator_error=args.annotator_error)
+                         seed=args.seed, annotator_error=args.annotator_error, steps=False)

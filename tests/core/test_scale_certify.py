@@ -60,6 +60,10 @@ def test_selective_guarantee_equals_the_in_memory_path(tmp_path, per_group, seed
     mem = certify(load_design(df), alpha=0.1, delta=0.1, lam=lam)
     big = certify_large(str(path), alpha=0.1, overall_error=None, delta=0.1, lam=lam)
     _same(mem, big)
+    lean = certify_large(str(path), alpha=0.1, overall_error=None, delta=0.1, lam=lam,
+                         steps=False)
+    assert lean.pop("steps") is None
+    _same({k: v for k, v in mem.items() if k != "steps"}, lean)
     # the certificate is a real one: some rows kept, every kept row outside the calibration
     assert big["n_machine"] > 0 and big["threshold"] is not None
     assert not np.any((big["selection"] == "machine") & df["human_label"].notna().to_numpy())
