@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the per-sample assignment as CSV (text cells "
                    "that a spreadsheet would run as formulas get a leading quote; - for standard output, "
                    "the metrics then on standard error)")
+    from core.scale.cli import add_engine_args
+
+    add_engine_args(p)  # a Parquet table of 500,000 rows or more: the large-table path
     p.set_defaults(func=run)
 
 
@@ -82,18 +85,27 @@ def run(args: argparse.Namespace) -> int:
     check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
     check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
     # lambda and the human share are checked by core.assignment (the page's messages)
-    if _has_constraints(args):
+    from core.scale.assign import run_assign, wants_scale_assign
+
+    large = wants_scale_assign(args)
+    if getattr(args, "engine", None) is not None and not large:
+        raise DataError("--engine takes assign's large-table path: a Parquet table")
+    if large:
+        data, inp, assignment = run_assign(args)
+        goal = None
+    elif _has_constraints(args):
         m = load_dataset(args.path, args.col).M
         if m > MAX_ILP_SAMPLES:
             raise DataError(f"extra constraints (--effort-budget, --effort-budget-share, "
                             f"--group-share) are solved by the general ILP, which takes at most "
                             f"{MAX_ILP_SAMPLES:,} samples; the table has {m:,} rows. Drop the "
                             "constraints or split the table")
-    goal = _goal(args)
-    if goal is None:
-        data, inp, assignment = assignment_from_args(args)
-    else:
-        data, inp, assignment, goal = goal
+    if not large:
+        goal = _goal(args)
+        if goal is None:
+            data, inp, assignment = assignment_from_args(args)
+        else:
+            data, inp, assignment, goal = goal
     result = assignment_json(data, inp, assignment)
     if goal is not None:
         result["goal"] = goal.to_json()

@@ -1,0 +1,86 @@
+"""hmceval assign on the large-table path (core.scale.assign): the same assignment and metrics
+as the in-memory path on the loaded table."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from core.assignment import assignment_json, run_assignment
+from core.cli import main
+from core.data import prepare
+from core.scale.assign import read_assign_inputs
+from core.assignment import solve_fast
+from tests.judge_table import judge_table
+
+
+def _table(per_group: int, seed: int, *, three: bool = False, extra: bool = False,
+           gold: bool = True) -> pd.DataFrame:
+    df = judge_table(per_group, seed=seed).drop(columns=["response"])
+    rng = np.random.default_rng(seed)
+    if three:  # a third class, numbers as labels
+        codes = {"no": 0, "yes": 1}
+        df["machine_label"] = df["machine_label"].map(codes)
+        df["human_label"] = df["human_label"].map(codes)
+        flip = rng.random(len(df)) < 0.1
+        df.loc[flip, "human_label"] = 2
+    if extra:
+        df["human_confidence"] = rng.uniform(0.9, 1.0, len(df))
+        df["machine_effort"] = rng.uniform(0, 2, len(df))
+        df["confidence"] = df["confidence"].round(2)  # ties in the ranking
+    if not gold:
+        df = df.drop(columns=["human_label"])
+    return df
+
+
+@pytest.mark.parametrize("per_group,seed,three,extra,gold,lam,n,mode", [
+    (1500, 1, False, False, True, 0.002, 1800, "at_most"),
+    (1200, 2, True, True, True, 0.0, 2000, "exactly"),
+    (1000, 3, False, True, False, 0.001, 900, "at_most"),
+])
+def test_assignment_equals_the_in_memory_path(tmp_path, per_group, seed, three, extra, gold,
+                                              lam, n, mode):
+    df = _table(per_group, seed, three=three, extra=extra, gold=gold)
+    path = tmp_path / "t.parquet"
+    df.to_parquet(path, row_group_size=1700)
+    data = prepare(df, name="t")
+    inp, mem = run_assignment(data, lam=lam, n_human=n, mode=mode)
+    cdata, cinp = read_assign_inputs(str(path))
+    big = solve_fast(cinp, lam=lam, n_human=n, mode=mode)
+    assert np.array_equal(mem.human, big.human) and mem.objective == big.objective
+    jm, jb = assignment_json(data, inp, mem), assignment_json(cdata, cinp, big)
+    assert json.dumps(jm, sort_keys=True) == json.dumps(jb, sort_keys=True)
+    assert 0 < jb["n_human"] <= n and (jb["accuracy"] is None) == (not gold)
+
+
+def test_cli_assign_of_a_parquet_table_equals_the_csv_one(tmp_path, capsys):
+    df = _table(1000, 4)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    df.to_parquet(tmp_path / "t.parquet", row_group_size=1500)
+    for flags in (("--lam", "0.003", "--human-share", "0.3"),
+                  ("--lam", "0", "--human-count", "700", "--exactly")):
+        assert main(["assign", str(tmp_path / "t.csv"), *flags, "--json"]) == 0
+        mem = json.loads(capsys.readouterr().out)
+        assert main(["assign", str(tmp_path / "t.parquet"), *flags, "--json",
+                     "--engine", "local"]) == 0
+        big = json.loads(capsys.readouterr().out)
+        assert big == mem and big["n_human"] > 0
+    # not yet on the path: -o, a goal; --engine on a CSV table
+    assert main(["assign", str(tmp_path / "t.parquet"), "--engine", "local", "-o",
+                 str(tmp_path / "o.csv")]) == 2
+    assert "not on assign's large-table path" in capsys.readouterr().err
+    assert main(["assign", str(tmp_path / "t.csv"), "--engine", "local"]) == 2
+    assert "--engine takes" in capsys.readouterr().err
+
+
+def test_a_missing_gold_label_names_its_row(tmp_path):
+    df = _table(100, 5)
+    df.loc[7, "human_label"] = None
+    df.to_parquet(tmp_path / "t.parquet")
+    from core.errors import DataError
+
+    with pytest.raises(DataError, match="row 8"):
+        read_assign_inputs(str(tmp_path / "t.parquet"))
