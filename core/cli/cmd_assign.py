@@ -37,9 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the per-sample assignment as CSV (text cells "
                    "that a spreadsheet would run as formulas get a leading quote; - for standard output, "
                    "the metrics then on standard error)")
-    from core.scale.cli import add_engine_args
+    from core.scale.cli import add_local_engine_arg
 
-    add_engine_args(p)  # a Parquet table of 500,000 rows or more: the large-table path
+    add_local_engine_arg(p, "assign")
     p.set_defaults(func=run)
 
 

@@ -60,9 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     add_show_arg(p)
     add_round_args(p, verb="certify")
-    from core.scale.cli import add_engine_args
+    from core.scale.cli import add_local_engine_arg
 
-    add_engine_args(p)  # a Parquet table of 500,000 rows or more: the large-table path
+    add_local_engine_arg(p, "certify")
     p.set_defaults(func=run)
 
 

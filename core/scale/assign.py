@@ -103,9 +103,6 @@ def run_assign(args) -> tuple[CompactData, Any, Any]:
     from core.errors import DataError
 
     refused = [flag for flag, on in (
-        ("--engine ray", getattr(args, "engine", None) == "ray"),
-        ("--address/--workers", getattr(args, "address", None) is not None
-         or getattr(args, "workers", None) is not None),
         ("-o", bool(args.output)),
         ("a goal", getattr(args, "target_accuracy", None) is not None
          or getattr(args, "effort_budget_hours", None) is not None),

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LARGE_ROWS", "add_engine_args", "wants_scale_queue", "run_queue", "wants_scale_estimate",
+__all__ = ["LARGE_ROWS", "add_engine_args", "add_local_engine_arg", "wants_scale_queue", "run_queue", "wants_scale_estimate",
            "estimate_results"]
 
 
@@ -37,6 +37,16 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--workers", type=int, default=None, metavar="N",
                    help="with --engine ray and no --address: CPUs of the local Ray "
                         "(default: all)")
+
+
+def add_local_engine_arg(p: argparse.ArgumentParser, verb: str) -> None:
+    """``--engine local``: the large-table path of a command whose work is one pass and a sort
+    in this process (``assign``, ``certify``: Ray would add nothing), taken by itself for a
+    Parquet table of :data:`LARGE_ROWS` rows or more."""
+    p.add_argument("--engine", choices=("local",), default=None,
+                   help=f"the large-table path for a Parquet table ({verb} reads only the "
+                        "columns it needs, as compact arrays; taken by itself from "
+                        f"{LARGE_ROWS:,} rows)")
 
 
 def _check_ray(args) -> None:
