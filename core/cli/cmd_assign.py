@@ -80,7 +80,14 @@ def run(args: argparse.Namespace) -> int:
 
     from core.cli.common import check_output, note_stream, refuse_json_on_stdout, write_csv_output
 
-    check_output(args.output, "csv", to_stdout=True)  # a bad -o fails before the work
+    from core.scale.parquet import is_parquet
+
+    if is_parquet(args.output):  # OUT.parquet: assign's large-table path
+        from core.atomic import check_writable
+
+        check_writable(args.output)
+    else:
+        check_output(args.output, "csv", to_stdout=True)  # a bad -o fails before the work
     refuse_json_on_stdout(args.output, args.json)
     check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
     check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
@@ -90,6 +97,9 @@ def run(args: argparse.Namespace) -> int:
     large = wants_scale_assign(args)
     if getattr(args, "engine", None) is not None and not large:
         raise DataError("--engine takes assign's large-table path: a Parquet table")
+    if is_parquet(args.output) and not large:
+        raise DataError("-o OUT.parquet is written by assign's large-table path: give a "
+                        "Parquet table (or write the assignment as CSV); nothing was written")
     if large:
         data, inp, assignment = run_assign(args)
         goal = None
@@ -112,7 +122,11 @@ def run(args: argparse.Namespace) -> int:
     rng = result.get("lambda_range") or {}
     if result["n_human"] == 0 and result["N"] > 0:
         note_nothing_routed(args.lam, rng.get("upper"), rng.get("effort_unit", "effort units"))
-    if args.output:
+    if args.output and large:
+        from core.scale.assign import write_assignment_parquet
+
+        write_assignment_parquet(args.path, args.output, data.roles, assignment.human)
+    elif args.output:
         write_csv_output(assignment_table(data, assignment), args.output)
     if args.json:
         print_json(result)

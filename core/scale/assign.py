@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CompactData", "read_assign_inputs", "wants_scale_assign", "run_assign"]
+__all__ = ["CompactData", "read_assign_inputs", "wants_scale_assign", "run_assign",
+           "write_assignment_parquet"]
 
 
 @dataclass(frozen=True)
@@ -101,9 +102,10 @@ def run_assign(args) -> tuple[CompactData, Any, Any]:
     from core.assignment import n_from_share, solve_fast
     from core.defaults import HUMAN_SHARE
     from core.errors import DataError
+    from core.scale.parquet import is_parquet
 
     refused = [flag for flag, on in (
-        ("-o", bool(args.output)),
+        ("-o OUT.csv (-o OUT.parquet is)", bool(args.output) and not is_parquet(args.output)),
         ("a goal", getattr(args, "target_accuracy", None) is not None
          or getattr(args, "effort_budget_hours", None) is not None),
         ("extra constraints", any(getattr(args, k, None) is not None for k in (
@@ -122,3 +124,58 @@ def run_assign(args) -> tuple[CompactData, Any, Any]:
         n = n_from_share(HUMAN_SHARE if args.human_share is None else args.human_share, data.M)
     mode = "exactly" if args.exactly else "at_most"
     return data, inp, solve_fast(inp, lam=args.lam, n_human=n, mode=mode)
+
+
+def write_assignment_parquet(path: str, out: str, roles: dict, human: np.ndarray) -> None:
+    """The per-sample assignment of a large table as Parquet, batch by batch: the columns of
+    :func:`core.assignment.assignment_table` (``row``, the ids, ``decision``, the labels, the
+    confidence, the efforts and ``final_label``) from the table's role columns."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from core.atomic import atomic_path
+    from core.scale.parquet import iter_batches
+
+    names = {r: roles[r] for r in ("sample_id", "dialogue_id", "turn", "machine_label",
+                                   "machine_confidence", "predicted_effort", "human_effort",
+                                   "human_label") if isinstance(roles.get(r), str)}
+    cols = list(dict.fromkeys(names.values()))
+    writer = None
+    start = 0
+    with atomic_path(out) as tmp:
+        try:
+            for b in iter_batches(path, cols):
+                n = b.num_rows
+                get = {r: b.column(cols.index(c)) for r, c in names.items()}
+                h = human[start:start + n]
+                table: dict = {"row": pa.array(np.arange(start + 1, start + n + 1))}
+                for r in ("sample_id", "dialogue_id", "turn"):
+                    if r in get:
+                        table[r] = get[r]
+                table["decision"] = pa.array(np.where(h, "human", "machine"))
+                mach = get["machine_label"]
+                gold = get.get("human_label")
+                if gold is not None and gold.type != mach.type:  # compared as text
+                    mach, gold = mach.cast(pa.string()), gold.cast(pa.string())
+                table["machine_label"] = mach
+                table["machine_confidence"] = get["machine_confidence"].cast(pa.float64())
+                effort = get.get("predicted_effort", get.get("human_effort"))
+                table["predicted_effort"] = (effort.cast(pa.float64()) if effort is not None
+                                             else pa.array(np.ones(n)))
+                if "human_effort" in get:
+                    table["human_effort"] = get["human_effort"].cast(pa.float64())
+                mask = pa.array(h)
+                if gold is not None:
+                    table["human_label"] = gold
+                    table["final_label"] = pc.if_else(mask, gold, mach)
+                else:
+                    table["final_label"] = pc.if_else(mask, pa.nulls(n, mach.type), mach)
+                t = pa.table(table)
+                if writer is None:
+                    writer = pq.ParquetWriter(str(tmp), t.schema)
+                writer.write_table(t.cast(writer.schema))
+                start += n
+        finally:
+            if writer is not None:
+                writer.close()

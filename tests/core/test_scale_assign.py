@@ -68,10 +68,29 @@ def test_cli_assign_of_a_parquet_table_equals_the_csv_one(tmp_path, capsys):
                      "--engine", "local"]) == 0
         big = json.loads(capsys.readouterr().out)
         assert big == mem and big["n_human"] > 0
-    # not yet on the path: -o, a goal; --engine on a CSV table
+    # -o OUT.parquet: the in-memory path's table, row by row
+    flags = ("--lam", "0.002", "--human-count", "800")
+    assert main(["assign", str(tmp_path / "t.csv"), *flags, "-o", str(tmp_path / "o.csv")]) == 0
+    assert main(["assign", str(tmp_path / "t.parquet"), *flags, "--engine", "local", "-o",
+                 str(tmp_path / "o.parquet")]) == 0
+    capsys.readouterr()
+    mem, big = pd.read_csv(tmp_path / "o.csv"), pd.read_parquet(tmp_path / "o.parquet")
+    assert list(big.columns) == list(mem.columns) and len(big) == len(mem) == 4000
+    for col in mem.columns:
+        if mem[col].dtype.kind == "f":
+            assert np.allclose(mem[col], big[col], rtol=0, atol=1e-12), col
+        else:
+            assert mem[col].astype(str).tolist() == big[col].astype(str).tolist(), col
+    assert (big["decision"] == "human").sum() == 800
+    # not yet on the path: -o OUT.csv, a goal; --engine or -o OUT.parquet of a CSV table
     assert main(["assign", str(tmp_path / "t.parquet"), "--engine", "local", "-o",
                  str(tmp_path / "o.csv")]) == 2
     assert "not on assign's large-table path" in capsys.readouterr().err
+    assert main(["assign", str(tmp_path / "t.parquet"), "--engine", "local",
+                 "--target-accuracy", "0.9"]) == 2
+    assert "not on assign's large-table path" in capsys.readouterr().err
+    assert main(["assign", str(tmp_path / "t.csv"), "-o", str(tmp_path / "p.parquet")]) == 2
+    assert "large-table path" in capsys.readouterr().err
     assert main(["assign", str(tmp_path / "t.csv"), "--engine", "local"]) == 2
     assert "--engine takes" in capsys.readouterr().err
 
