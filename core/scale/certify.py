@@ -152,7 +152,7 @@ def wants_scale_certify(args) -> bool:
 
     from core.cli.round_table import round_link
     from core.scale.cli import LARGE_ROWS
-    from core.scale.parquet import is_parquet, parquet_rows
+    from core.scale.parquet import is_parquet, parquet_rows, round_meta
 
     path = getattr(args, "path", None)
     if not is_parquet(path) or not Path(path).is_file():
@@ -161,8 +161,8 @@ def wants_scale_certify(args) -> bool:
         return False
     if getattr(args, "engine", None) is not None:
         return True
-    try:
-        return parquet_rows(path) >= LARGE_ROWS
+    try:  # a round table the large-table path wrote (its metadata), or a large table
+        return round_meta(path) is not None or parquet_rows(path) >= LARGE_ROWS
     except Exception:  # noqa: BLE001 - an unreadable file: the in-memory path says why
         return False
 

@@ -127,3 +127,42 @@ def test_cli_certify_of_a_parquet_table_equals_the_csv_one(tmp_path, monkeypatch
     assert main(["certify", str(tmp_path / "t.csv"), "--alpha", "0.1", "--delta", "0.1",
                  "--engine", "local"]) == 2
     assert "--engine takes" in capsys.readouterr().err
+
+
+def test_calibration_queue_then_certify_equal_the_in_memory_path(tmp_path, monkeypatch,
+                                                                  capsys):
+    """queue --calibration N_C -o OUT.parquet draws the rows and the queue order the CSV path
+    draws (same seed); once labelled, certify of that round table on the large-table path
+    gives the certificate of the same table certified in memory."""
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    df = judge_table(1000, seed=12, bad_accuracy=0.9)
+    gold = df["human_label"].to_numpy()
+    df = df.drop(columns=["human_label"])
+    df.to_csv(tmp_path / "t.csv", index=False)
+    df.to_parquet(tmp_path / "t.parquet", row_group_size=1500)
+    args = ("--calibration", "1500", "--seed", "5")
+    assert main(["queue", str(tmp_path / "t.csv"), *args, "-o", str(tmp_path / "q.csv")]) == 0
+    assert main(["queue", str(tmp_path / "t.parquet"), *args, "-o",
+                 str(tmp_path / "r.parquet")]) == 0
+    capsys.readouterr()
+    mem, big = pd.read_csv(tmp_path / "q.csv"), pd.read_parquet(tmp_path / "r.parquet")
+    assert (mem["selection"].fillna("") == big["selection"]).all()
+    assert (big["selection"] == "calibration").sum() == 1500
+    assert np.array_equal(mem["queue_rank"].to_numpy(float),
+                          big["queue_rank"].astype(float).to_numpy(), equal_nan=True)
+    sent_mem = pd.read_csv(tmp_path / "q_to_label.csv")
+    sent_big = pd.read_csv(tmp_path / "r_to_label.csv")
+    assert sent_mem["sample_id"].tolist() == sent_big["sample_id"].tolist()
+    # the annotators return the gold labels of the calibration rows
+    cal = (big["selection"] == "calibration").to_numpy()
+    big["human_label"] = np.where(cal, gold, None)
+    big.to_parquet(tmp_path / "r.parquet")  # a rewrite: the metadata is gone, --engine local
+    big.to_csv(tmp_path / "plain.csv", index=False)  # no sidecar: certified as a table
+    for flags in (("--alpha", "0.1"), ("--overall-error", "0.05")):
+        assert main(["certify", str(tmp_path / "plain.csv"), *flags, "--delta", "0.1",
+                     "--json"]) == 0
+        want = json.loads(capsys.readouterr().out)
+        assert main(["certify", str(tmp_path / "r.parquet"), *flags, "--delta", "0.1",
+                     "--json", "--engine", "local"]) == 0
+        got = json.loads(capsys.readouterr().out)
+        assert got == want and got["n_calibration"] == 1500 and got["n_machine"] > 0
