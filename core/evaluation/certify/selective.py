@@ -297,20 +297,22 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
 def _lean_certify(g: np.ndarray, cal: np.ndarray, sorted_g: np.ndarray, cg: np.ndarray,
                   cum: np.ndarray, *, n_req: int, n_start: int, alpha: float,
                   delta: float) -> CertifyResult:
-    """:func:`certify_arrays` without its steps: the same tests, element by element, on
-    blocks of the distinct gains, stopping at the first rejected one (a few arrays of M
-    numbers, not the steps' seven)."""
+    """:func:`certify_arrays` without its steps: the same tests, element by element, on the
+    distinct gains of each block of the sorted gains, stopping at the first rejected one (the
+    sorted gains and arrays of a block, not the steps' seven columns of M numbers)."""
     from scipy.stats import beta
 
     m, n_cal = len(g), int(cal.sum())
-    distinct = np.empty(m, dtype=bool)
-    distinct[:1] = True
-    np.not_equal(sorted_g[1:], sorted_g[:-1], out=distinct[1:])
-    grid = sorted_g[distinct]  # np.unique of the sorted gains (finite floats)
-    del distinct
     started, found = False, None
-    for lo in range(0, len(grid), _BOUND_BLOCK):
-        gb = grid[lo:lo + _BOUND_BLOCK]
+    before, prev = 0, None  # distinct gains before the block, the last gain seen
+    for lo in range(0, m, _BOUND_BLOCK):
+        block = sorted_g[lo:lo + _BOUND_BLOCK]
+        new = np.empty(len(block), dtype=bool)  # the block's distinct gains (np.unique's)
+        new[0] = prev is None or block[0] != prev
+        np.not_equal(block[1:], block[:-1], out=new[1:])
+        gb, prev = block[new], block[-1]
+        if not len(gb):
+            continue
         share = np.searchsorted(sorted_g, gb, side="right") / m
         n_j = np.searchsorted(cg, gb, side="right")
         e_j = cum[n_j]
@@ -318,6 +320,7 @@ def _lean_certify(g: np.ndarray, cal: np.ndarray, sorted_g: np.ndarray, cg: np.n
         if not started:  # both conditions grow with j: the first j meeting them starts
             first = np.flatnonzero((share * n_cal >= n_start - 1e-9) & (n_j >= n_req))
             if not len(first):
+                before += len(gb)
                 continue
             started, k = True, int(first[0])
         n, e = n_j[k:], e_j[k:]
@@ -328,16 +331,17 @@ def _lean_certify(g: np.ndarray, cal: np.ndarray, sorted_g: np.ndarray, cg: np.n
         stop = int(bad[0]) if len(bad) else len(u)
         if stop:
             i = k + stop - 1
-            found = (lo + i, float(u[stop - 1]), int(n_j[i]), int(e_j[i]), float(share[i]))
+            found = (before + i, float(gb[i]), float(u[stop - 1]), int(n_j[i]), int(e_j[i]),
+                     float(share[i]))
         if len(bad):
             break
+        before += len(gb)
     if found is None:
         return CertifyResult(threshold=None, j=None, keep=np.zeros(m, dtype=bool),
                              calibration=cal, n_required=n_req, risk_upper_bound=None,
                              calibration_kept=0, calibration_kept_errors=0, steps=None,
                              n_start=n_start, kept_share=None)
-    last, upper, n_last, e_last, share_last = found
-    t = float(grid[last])
+    last, t, upper, n_last, e_last, share_last = found
     return CertifyResult(threshold=t, j=last + 1, keep=(g <= t) & ~cal, calibration=cal,
                          n_required=n_req, risk_upper_bound=upper, calibration_kept=n_last,
                          calibration_kept_errors=e_last, steps=None, n_start=n_start,
