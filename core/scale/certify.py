@@ -116,7 +116,8 @@ def read_certify_design(path: str, specs: list[str] | None = None) -> CompactDes
                         "off; give the real effort, or leave the column out (--col "
                         "predicted_effort=-)")
     words = np.array(list(SELECTIONS) + [""], dtype=object)
-    selection = words[cols.pop("sel")] if "sel" in cols else np.full(m, "", dtype=object)
+    # a take of the words (np.full of an object array passes through 63 bytes a row)
+    selection = words[cols.pop("sel") if "sel" in cols else np.full(m, len(words) - 1, np.int8)]
     inclusion = None
     if pi_col is not None:
         inclusion = check_probabilities(pd.Series(cols.pop("pi")), selection, str(pi_col))

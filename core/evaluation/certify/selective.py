@@ -350,12 +350,12 @@ def _lean_certify(g: np.ndarray, cal: np.ndarray, sorted_g: np.ndarray, cg: np.n
 
 def certified_selection(calibration: np.ndarray, keep: np.ndarray) -> np.ndarray:
     """The certified rows' selection: ``calibration``, ``machine`` (kept) or ``routed``, as
-    an object array of shape (M,) filled in place (8 bytes a row: ``np.where`` of the words
-    made two unicode arrays of 44 bytes a row first)."""
-    out = np.full(len(keep), "routed", dtype=object)
-    out[np.asarray(keep, dtype=bool)] = "machine"
-    out[np.asarray(calibration, dtype=bool)] = "calibration"
-    return out
+    an object array of shape (M,) taken from a one-byte code (9 bytes a row at the peak:
+    ``np.where`` of the words made two unicode arrays of 44 bytes a row first, and
+    ``np.full`` of an object array 63)."""
+    code = np.asarray(keep, dtype=bool).astype(np.int8)
+    code[np.asarray(calibration, dtype=bool)] = 2
+    return np.array(["routed", "machine", "calibration"], dtype=object)[code]
 
 
 def calibration_errors(design: Design) -> tuple[np.ndarray, np.ndarray, list[str]]:
