@@ -74,6 +74,16 @@ def read_assign_inputs(path: str, specs: list[str] | None = None):
                                 k=cols.get("k"), machine_label=cols["code"],
                                 human_label=cols.get("gold"), human_effort=cols.get("he"),
                                 labels=codes)
+    if "gold" in cols:  # the codes are the classes' indices: label_codes without objects
+        from core.assignment import LabelCodes
+
+        c = len(codes)
+        t, p = cols["gold"].astype(np.int64), cols["code"].astype(np.int64)
+        machine_cm = np.bincount(t * c + p, minlength=c * c).reshape(c, c)
+        # SAEInputs.label_codes is a cached property: its value set as it would compute it
+        # (pd.Index of M Python objects, 40 bytes a row at its peak)
+        inp.__dict__["label_codes"] = LabelCodes(gold=t, machine=p, classes=codes,
+                                                 machine_cm=machine_cm)
     return CompactData(M=len(cols["a"]), effort_source=source, roles=roles, labels=codes), inp
 
 

@@ -103,3 +103,19 @@ def test_a_missing_gold_label_names_its_row(tmp_path):
 
     with pytest.raises(DataError, match="row 8"):
         read_assign_inputs(str(tmp_path / "t.parquet"))
+
+
+def test_label_codes_set_as_the_inputs_compute_them(tmp_path):
+    """read_assign_inputs sets SAEInputs.label_codes from the class codes; the property
+    computes the same from the labels (a fresh SAEInputs of the same arrays)."""
+    import dataclasses
+
+    df = _table(300, 6, three=True)
+    df.to_parquet(tmp_path / "t.parquet", row_group_size=500)
+    _, inp = read_assign_inputs(str(tmp_path / "t.parquet"))
+    fresh = dataclasses.replace(inp)  # no cached value: computed by the property
+    assert "label_codes" not in fresh.__dict__
+    got, want = inp.label_codes, fresh.label_codes
+    assert np.array_equal(got.gold, want.gold) and np.array_equal(got.machine, want.machine)
+    assert got.classes == want.classes and np.array_equal(got.machine_cm, want.machine_cm)
+    assert got.gold.dtype == want.gold.dtype
