@@ -88,8 +88,9 @@ def read_assign_inputs(path: str, specs: list[str] | None = None):
 
 
 def wants_scale_assign(args) -> bool:
-    """The large-table path for ``hmceval assign``: a Parquet table given ``--engine``, or
-    of :data:`core.scale.cli.LARGE_ROWS` rows or more."""
+    """The large-table path for ``hmceval assign``: a Parquet table given ``--engine`` or
+    ``-o OUT.parquet``, or, without ``-o OUT.csv``, a goal or extra constraints (not on the
+    path yet), of :data:`core.scale.cli.LARGE_ROWS` rows or more."""
     from pathlib import Path
 
     from core.scale.cli import LARGE_ROWS
@@ -98,8 +99,12 @@ def wants_scale_assign(args) -> bool:
     path = getattr(args, "path", None)
     if not is_parquet(path) or not Path(path).is_file():
         return False
-    if getattr(args, "engine", None) is not None:
+    if getattr(args, "engine", None) is not None or is_parquet(getattr(args, "output", None)):
         return True
+    if getattr(args, "output", None) or any(getattr(args, k, None) is not None for k in (
+            "target_accuracy", "effort_budget_hours", "effort_budget", "effort_budget_share",
+            "group_share")):
+        return False  # not on this path yet: the in-memory path, as before
     try:
         return parquet_rows(path) >= LARGE_ROWS
     except Exception:  # noqa: BLE001 - an unreadable file: the in-memory path says why

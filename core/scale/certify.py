@@ -147,8 +147,9 @@ def certify_large(path: str, specs: list[str] | None = None, *, alpha: float | N
 
 def wants_scale_certify(args) -> bool:
     """The large-table path for ``hmceval certify``: a Parquet table of no workspace round
-    (no ``--round``, no sidecar) given ``--engine``, or of
-    :data:`core.scale.cli.LARGE_ROWS` rows or more."""
+    (no ``--round``, no sidecar) given ``--engine``, or, without ``-o`` and ``--audit`` (not
+    on the path yet), one the path wrote or of :data:`core.scale.cli.LARGE_ROWS` rows or
+    more."""
     from pathlib import Path
 
     from core.cli.round_table import round_link
@@ -162,6 +163,8 @@ def wants_scale_certify(args) -> bool:
         return False
     if getattr(args, "engine", None) is not None:
         return True
+    if getattr(args, "output", None) or getattr(args, "audit", 0):
+        return False  # not on this path yet: the in-memory path, as before
     try:  # a round table the large-table path wrote (its metadata), or a large table
         return round_meta(path) is not None or parquet_rows(path) >= LARGE_ROWS
     except Exception:  # noqa: BLE001 - an unreadable file: the in-memory path says why

@@ -119,3 +119,27 @@ def test_label_codes_set_as_the_inputs_compute_them(tmp_path):
     assert np.array_equal(got.gold, want.gold) and np.array_equal(got.machine, want.machine)
     assert got.classes == want.classes and np.array_equal(got.machine_cm, want.machine_cm)
     assert got.gold.dtype == want.gold.dtype
+
+
+def test_a_large_table_takes_the_path_by_itself_and_what_it_lacks_stays_in_memory(
+        tmp_path, monkeypatch, capsys):
+    """From LARGE_ROWS rows (lowered here) a Parquet table takes the large-table path without
+    --engine (its message on a bad row says so: no in-memory loader's wording); -o OUT.csv
+    and a goal, not on the path yet, stay on the in-memory path, as before."""
+    import core.scale.cli as scale_cli
+
+    monkeypatch.setattr(scale_cli, "LARGE_ROWS", 100)
+    df = _table(100, 7)
+    df.to_parquet(tmp_path / "t.parquet")
+    assert main(["assign", str(tmp_path / "t.parquet"), "--json"]) == 0
+    big = json.loads(capsys.readouterr().out)
+    assert main(["assign", str(tmp_path / "t.parquet"), "--json", "-o",
+                 str(tmp_path / "o.csv")]) == 0
+    mem = json.loads(capsys.readouterr().out)
+    assert big == mem and len(pd.read_csv(tmp_path / "o.csv")) == 400
+    assert main(["assign", str(tmp_path / "t.parquet"), "--target-accuracy", "0.9"]) == 0
+    bad = df.copy()
+    bad.loc[5, "human_label"] = None
+    bad.to_parquet(tmp_path / "bad.parquet")
+    assert main(["assign", str(tmp_path / "bad.parquet")]) == 2
+    assert "missing value in row 6" in capsys.readouterr().err  # read_columns' wording

@@ -166,3 +166,21 @@ def test_calibration_queue_then_certify_equal_the_in_memory_path(tmp_path, monke
                      "--json", "--engine", "local"]) == 0
         got = json.loads(capsys.readouterr().out)
         assert got == want and got["n_calibration"] == 1500 and got["n_machine"] > 0
+
+
+def test_certify_with_output_stays_on_the_in_memory_path(tmp_path, monkeypatch, capsys):
+    """-o and --audit are not on certify's large-table path yet: without --engine a large
+    Parquet table is certified in memory with them, as before (with --engine: refused)."""
+    import core.scale.cli as scale_cli
+
+    monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
+    monkeypatch.setattr(scale_cli, "LARGE_ROWS", 100)
+    df = _table(500, 8, 1000)
+    df.to_parquet(tmp_path / "t.parquet")
+    assert main(["certify", str(tmp_path / "t.parquet"), "--alpha", "0.1", "--delta", "0.1",
+                 "--json"]) == 0
+    big = json.loads(capsys.readouterr().out)
+    assert main(["certify", str(tmp_path / "t.parquet"), "--alpha", "0.1", "--delta", "0.1",
+                 "--json", "-o", str(tmp_path / "o.csv")]) == 0
+    mem = json.loads(capsys.readouterr().out)
+    assert big == mem and (tmp_path / "o.csv").is_file()
