@@ -57,3 +57,48 @@ def sample_caption(m: int) -> str:
     return (f"Large table: the charts are drawn from a seeded sample of {count(k)} of its "
             f"{count(int(m))} rows (budgets as the same share of the sample); every number "
             "printed on the page is exact, computed on all rows.")
+
+
+def large_preview(data, settings: dict) -> dict | None:
+    """The Evaluate page's preview of an active or random round of a large table, solved in
+    chunked passes over its compact columns (:func:`core.scale.design.plan_scaled`, what
+    ``hmceval queue -o OUT.parquet`` runs; its frontier equals the in-memory solve's to
+    1e-11): ``{"summary", "frontier", "range": None, "large": True}``; None when the table is not large or
+    the settings are not on that path (an earlier round's labels, a stratified design).
+
+    The range of the expectations under miscalibrated confidences is not computed on this
+    path (:data:`PREVIEW_NOTE` says so)."""
+    if not is_large(data.M) or settings.get("calibrate_on") is not None \
+            or settings.get("stratify") or settings.get("design") not in ("active", "random"):
+        return None
+    import pandas as pd
+
+    from core.scale.design import plan_scaled
+    from core.scale.engine import LocalEngine
+    from core.workspace.active_rounds import budget_of
+
+    f = data.frame
+    classes = list(data.labels)
+    cols = {"q": f["machine_confidence"].to_numpy(float),
+            "code": pd.Index(classes, dtype=object).get_indexer(
+                f["machine_label"].astype(object)).astype(np.int16)}
+    if data.effort_source != "uniform":
+        cols["effort"] = f["predicted_effort"].to_numpy(float)
+    ratio = settings.get("width_ratio")
+    engine = LocalEngine(cols)
+    try:
+        plan = plan_scaled(engine, n_classes=len(classes), kind=settings["design"],
+                           lam=float(settings.get("lam", 0.0)), seed=int(settings.get("seed", 0)),
+                           width_ratio=None if ratio is None else float(ratio),
+                           **budget_of(settings))
+    finally:
+        engine.close()
+    return {"summary": plan.design.summary(), "frontier": plan.frontier, "range": None,
+            "large": True}
+
+
+#: The caption under a large table's design preview.
+PREVIEW_NOTE = ("Large table: the design was solved in chunked passes over its compact columns "
+                "(the large-table path of hmceval queue; the same design as in memory); the "
+                "range of these expectations under miscalibrated confidences is not computed "
+                "for a table this large.")
