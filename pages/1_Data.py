@@ -13,6 +13,7 @@ from core.figures.data import histogram, histogram_counts, label_balance
 from core.defaults import AUTO_SAVE_ROWS
 from core.format import count, pct
 from core.summary import data_effort_unit, effort_unit
+from pages._large import is_large
 from pages._common import (demo_frame, get_data, init_state, md, next_step, remember_active,
                            set_data, show_error, workspace_read_only, writes)
 
@@ -292,6 +293,9 @@ with e2:
         st.plotly_chart(figs["human_effort"], width="stretch")
     else:
         st.info("No ground-truth effort column: time cost is unavailable.")
+if is_large(data.M):  # binned counts of every row: exact, no sample needed
+    st.caption(f"Large table: these figures count all {count(data.M)} rows in bins (exact); "
+               "the Trade-off page draws its curves from a seeded sample.")
 st.subheader("Preview")
 # the mapped columns first (labels, confidence, effort, subgroups), then the others: the key
 # columns are in view in a 1,400 px window, the rest a scroll away (issue 25); missing cells

@@ -17,6 +17,7 @@ from core.assignment import lambda_grid
 from core.serialize import dumps
 from core.format import count, format_effort, pct, plain_number, prob, setting_number
 from core.summary import beyond_lambda_range, data_effort_unit, effort_unit, per_unit, tradeoff_summary
+from pages._large import is_large, sample_caption
 from pages._common import (current_lambda_range, current_result, current_sweep, data_lambda_range,
                            get_data, get_params, init_state, lambda_below_pivot, next_step,
                            range_help, show_error, synced)
@@ -266,6 +267,8 @@ else:
         y_titles=("score (%)", eff_title), x_title=lam_title), width="stretch")
     st.caption(f"λ from {setting_number(lam_grid[lam_grid > 0].min(), 3)} to {setting_number(lam_grid.max())} on a log "
                "scale (a log scale cannot show λ = 0).")
+if is_large(data.M):  # the sweeps drawn from a sample; the metrics above are exact
+    st.caption(sample_caption(data.M))
 
 st.subheader("Accuracy against time cost")
 if data.has_gold and data.has_effort:
@@ -284,6 +287,8 @@ if data.has_gold and data.has_effort:
     st.caption(f"{count(len(grid))} grid points (λ 0–{setting_number(grid_lams.max())}, log-like steps × N/M "
                "0–100% step 5%); the black line is the best accuracy reachable at each time cost"
                + ("; the current setting is the red star of the figure above." if marked else "."))
+    if is_large(data.M):
+        st.caption(sample_caption(data.M))
 else:
     st.info("The frontier needs gold labels and ground-truth effort.")
 

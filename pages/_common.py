@@ -432,8 +432,24 @@ def cached_sweep(data_key: str, _inp: SAEInputs, lams: tuple, shares: tuple | No
 
 
 def current_sweep(lams, *, shares=None, n_values=None, mode: str | None = None) -> pd.DataFrame:
-    """A sweep of the active dataset in ``mode`` (default: the current mode), cached."""
-    return cached_sweep(st.session_state["data_key"], sae_inputs(), tuple(map(float, lams)),
+    """A sweep of the active dataset in ``mode`` (default: the current mode), cached; of a
+    large table (:func:`pages._large.is_large`), of its seeded sample of rows, budgets in
+    samples taken as the same share of the sample (the charts say so)."""
+    from pages._large import is_large, sample_budget, sample_inputs
+
+    inp = sae_inputs()
+    if is_large(inp.M):
+        m = inp.M
+        key = st.session_state["data_key"] + ":sample"
+        if key not in st.session_state:  # the sample's inputs, kept per dataset
+            st.session_state[key] = sample_inputs(inp)
+        if n_values is not None:
+            n_values = [sample_budget(n, m) for n in n_values]
+        return cached_sweep(key, st.session_state[key], tuple(map(float, lams)),
+                            None if shares is None else tuple(map(float, shares)),
+                            None if n_values is None else tuple(map(int, n_values)),
+                            mode or st.session_state["mode"])
+    return cached_sweep(st.session_state["data_key"], inp, tuple(map(float, lams)),
                         None if shares is None else tuple(map(float, shares)),
                         None if n_values is None else tuple(map(int, n_values)),
                         mode or st.session_state["mode"])

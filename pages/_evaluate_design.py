@@ -126,6 +126,11 @@ def design_choice(ev_widget: Callable) -> str:
 @st.cache_data(show_spinner="Solving the design…", max_entries=16)
 def _preview(data_key: str, _data: EvalData, settings_json: str, n_earlier: int = 0,
              _earlier: EarlierLabels | None = None) -> dict[str, Any]:
+    from pages._large import large_preview
+
+    got = large_preview(_data, json.loads(settings_json))  # a large table: chunked passes
+    if got is not None:
+        return got
     plan, _ = R.design_preview(_data, json.loads(settings_json), _earlier)
     return {"summary": plan.design.summary(), "frontier": plan.design.frontier,
             "range": plan.expected_range}
@@ -248,6 +253,10 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
     st.caption(" ".join(lines) + " Expected values; the intervals after labelling use the "
                "labels themselves. " + range_sentence(got.get("range"), source=None if earlier
                                                        is None else f"round #{rid}"))
+    if got.get("large"):  # solved by pages._large.large_preview
+        from pages._large import PREVIEW_NOTE
+
+        st.caption(PREVIEW_NOTE)
     if earlier is not None:
         st.caption(f"Planned on the {count(len(earlier.rows))} labels of round #{rid}: the "
                    "expectations below rest on the confidences recalibrated on them, and those "

@@ -37,6 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-o", "--output", help="write the per-sample assignment as CSV (text cells "
                    "that a spreadsheet would run as formulas get a leading quote; - for standard output, "
                    "the metrics then on standard error)")
+    from core.scale.cli import add_local_engine_arg
+
+    add_local_engine_arg(p, "assign")
     p.set_defaults(func=run)
 
 
@@ -77,30 +80,53 @@ def run(args: argparse.Namespace) -> int:
 
     from core.cli.common import check_output, note_stream, refuse_json_on_stdout, write_csv_output
 
-    check_output(args.output, "csv", to_stdout=True)  # a bad -o fails before the work
+    from core.scale.parquet import is_parquet
+
+    if is_parquet(args.output):  # OUT.parquet: assign's large-table path
+        from core.atomic import check_writable
+
+        check_writable(args.output)
+    else:
+        check_output(args.output, "csv", to_stdout=True)  # a bad -o fails before the work
     refuse_json_on_stdout(args.output, args.json)
     check_float(getattr(args, "effort_budget", None), "--effort-budget", lo=0.0)
     check_float(getattr(args, "effort_budget_share", None), "--effort-budget-share", lo=0.0, hi=1.0)
     # lambda and the human share are checked by core.assignment (the page's messages)
-    if _has_constraints(args):
+    from core.scale.assign import run_assign, wants_scale_assign
+
+    large = wants_scale_assign(args)
+    if getattr(args, "engine", None) is not None and not large:
+        raise DataError("--engine takes assign's large-table path: a Parquet table")
+    if is_parquet(args.output) and not large:
+        raise DataError("-o OUT.parquet is written by assign's large-table path: give a "
+                        "Parquet table (or write the assignment as CSV); nothing was written")
+    if large:
+        data, inp, assignment = run_assign(args)
+        goal = None
+    elif _has_constraints(args):
         m = load_dataset(args.path, args.col).M
         if m > MAX_ILP_SAMPLES:
             raise DataError(f"extra constraints (--effort-budget, --effort-budget-share, "
                             f"--group-share) are solved by the general ILP, which takes at most "
                             f"{MAX_ILP_SAMPLES:,} samples; the table has {m:,} rows. Drop the "
                             "constraints or split the table")
-    goal = _goal(args)
-    if goal is None:
-        data, inp, assignment = assignment_from_args(args)
-    else:
-        data, inp, assignment, goal = goal
+    if not large:
+        goal = _goal(args)
+        if goal is None:
+            data, inp, assignment = assignment_from_args(args)
+        else:
+            data, inp, assignment, goal = goal
     result = assignment_json(data, inp, assignment)
     if goal is not None:
         result["goal"] = goal.to_json()
     rng = result.get("lambda_range") or {}
     if result["n_human"] == 0 and result["N"] > 0:
         note_nothing_routed(args.lam, rng.get("upper"), rng.get("effort_unit", "effort units"))
-    if args.output:
+    if args.output and large:
+        from core.scale.assign import write_assignment_parquet
+
+        write_assignment_parquet(args.path, args.output, data.roles, assignment.human)
+    elif args.output:
         write_csv_output(assignment_table(data, assignment), args.output)
     if args.json:
         print_json(result)

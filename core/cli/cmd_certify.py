@@ -61,6 +61,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     add_show_arg(p)
     add_round_args(p, verb="certify")
+    from core.scale.cli import add_local_engine_arg
+
+    add_local_engine_arg(p, "certify")
     p.set_defaults(func=run)
 
 
@@ -100,11 +103,19 @@ def run(args: argparse.Namespace) -> int:
     if args.audit and not args.output:
         raise DataError("--audit needs -o: the audit is written into the output table")
     from core.cli.rounds import open_round
+    from core.scale.certify import run_certify, wants_scale_certify
 
-    design = load_round(args.path, args.col) if args.path is not None else None
-    ref = open_round(args, args.path)
-    _check_show(args, design, ref)  # before the certificate is stored
-    if ref is not None:  # the certificate, the new plan and the files: all or nothing
+    large = wants_scale_certify(args)
+    if getattr(args, "engine", None) is not None and not large:
+        raise DataError("--engine takes certify's large-table path: a Parquet table of no "
+                        "workspace round (no --round, no sidecar)")
+    design = None if large else load_round(args.path, args.col) if args.path is not None else None
+    ref = None if large else open_round(args, args.path)
+    if not large:
+        _check_show(args, design, ref)  # before the certificate is stored
+    if large:
+        res = run_certify(args)
+    elif ref is not None:  # the certificate, the new plan and the files: all or nothing
         res = _certify_round(args, ref, design)
     elif overall:
         res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,

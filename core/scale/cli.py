@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["LARGE_ROWS", "add_engine_args", "wants_scale_queue", "run_queue", "wants_scale_estimate",
+__all__ = ["LARGE_ROWS", "add_engine_args", "add_local_engine_arg", "wants_scale_queue", "run_queue", "wants_scale_estimate",
            "estimate_results"]
 
 
@@ -37,6 +37,16 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--workers", type=int, default=None, metavar="N",
                    help="with --engine ray and no --address: CPUs of the local Ray "
                         "(default: all)")
+
+
+def add_local_engine_arg(p: argparse.ArgumentParser, verb: str) -> None:
+    """``--engine local``: the large-table path of a command whose work is one pass and a sort
+    in this process (``assign``, ``certify``: Ray would add nothing), taken by itself for a
+    Parquet table of :data:`LARGE_ROWS` rows or more."""
+    p.add_argument("--engine", choices=("local",), default=None,
+                   help=f"the large-table path for a Parquet table ({verb} reads only the "
+                        "columns it needs, as compact arrays; taken by itself from "
+                        f"{LARGE_ROWS:,} rows)")
 
 
 def _check_ray(args) -> None:
@@ -157,6 +167,9 @@ def run_queue(args) -> int:
                                     write_round_parquet)
 
     t0 = time.time()
+    if args.calibration and args.design is None and args.labels is None \
+            and args.effort_budget is None:
+        return _run_calibration_queue(args)  # guarantee mode's calibration sample
     kind = _check_queue_args(args)
     _check_ray(args)
     check_writable(args.output)  # before the work
@@ -258,6 +271,105 @@ def run_queue(args) -> int:
           f"{time.time() - t0:.1f} s); the round is recorded in the table, not in the "
           f"workspace: fill column '{human_col or 'human_label'}' on the rows to label (or "
           "hmceval labels), then hmceval estimate " + str(out), file=sys.stderr)
+    return 0
+
+
+def _run_calibration_queue(args) -> int:
+    """``hmceval queue TABLE.parquet --calibration N_C -o OUT.parquet``: guarantee mode's
+    calibration sample, a simple random sample of N_C rows drawn and ranked with the in-memory
+    path's draws (:func:`core.evaluation.sampling.plan_queue`: the seed's generator chooses the
+    rows, then permutes them into the queue), written batch by batch: every original column,
+    ``selection`` (``calibration`` or empty), ``queue_rank``, a ``sample_id`` when the table
+    has none and an empty ``human_label`` column when it has no human label."""
+    from core.errors import DataError
+
+    import numpy as np
+    import pyarrow as pa
+
+    from core.atomic import check_writable
+    from core.cli.common import print_json, shown
+    from core.evaluation.sampling import SELECTIONS
+    from core.scale.parquet import (detect_parquet_roles, is_parquet, parquet_rows,
+                                    read_columns, write_round_parquet)
+
+    if not is_parquet(args.path) or not is_parquet(args.output):
+        raise DataError("the large-table path draws a calibration sample of a Parquet table "
+                        "into -o OUT.parquet")
+    refused = [flag for flag, on in (
+        ("--stream", args.stream), ("--replan", args.replan),
+        ("--round", args.round_id is not None), ("--calibrate-on", args.calibrate_on is not None),
+        ("--double", args.double), ("--human-share", args.human_share is not None),
+        ("--human-count", args.human_count is not None), ("--audit", args.audit),
+        ("--format labelstudio", args.format != "csv"),
+        ("--engine ray", getattr(args, "engine", None) == "ray")) if on]
+    if refused:
+        raise DataError(f"{', '.join(refused)}: not with --calibration on the large-table path "
+                        "yet (it draws guarantee mode's calibration sample); nothing was "
+                        "written")
+    if not 0 <= args.seed < 2**63:
+        raise DataError(f"--seed must be in [0, 2^63), got {args.seed}")
+    check_writable(args.output)
+    roles = detect_parquet_roles(args.path, args.col)
+    m = parquet_rows(args.path)
+    if not 1 <= args.calibration <= m:
+        raise DataError(f"--calibration must be between 1 and the table's {m:,} rows, got "
+                        f"{args.calibration}")
+    if roles.get("selection"):
+        sel = read_columns(args.path, {"s": ("selection", roles["selection"])})["s"]
+        if (sel != len(SELECTIONS)).any():
+            raise DataError(f"column '{roles['selection']}' already has a selection; a "
+                            "calibration sample is drawn on undecided rows (clear it)")
+        del sel
+    rng = np.random.default_rng(int(args.seed))
+    rows = np.sort(rng.choice(m, size=int(args.calibration), replace=False))
+    queue = rows[rng.permutation(len(rows))]
+    q_rows, q_rank = np.sort(queue), np.argsort(queue, kind="stable") + 1
+    id_col = roles.get("sample_id") or "sample_id"
+    new_id = roles.get("sample_id") is None
+    human_col = roles.get("human_label")
+    sel_col = roles.get("selection") or "selection"
+    show = list(dict.fromkeys(([id_col] if not new_id else []) + list(roles.get("text") or [])
+                              + shown(args)))
+    picked: list = []
+
+    def per_batch(b, start: int) -> dict:
+        n = b.num_rows
+        lo, hi = np.searchsorted(q_rows, [start, start + n])
+        rank = np.zeros(n, dtype=np.int64)
+        mask = np.zeros(n, dtype=bool)
+        rank[q_rows[lo:hi] - start] = q_rank[lo:hi]
+        mask[q_rows[lo:hi] - start] = True
+        extra = {}
+        if new_id:
+            extra["sample_id"] = pa.array(np.arange(start + 1, start + n + 1, dtype=np.int64))
+        extra[sel_col] = pa.array(np.where(mask, "calibration", "").tolist(), type=pa.string())
+        extra["queue_rank"] = pa.array(rank, mask=~mask)
+        if human_col is None:
+            extra["human_label"] = pa.nulls(n, type=pa.string())
+        if mask.any():
+            sub = {c: b.column(b.schema.names.index(c)).to_numpy(zero_copy_only=False)[mask]
+                   for c in show if c in b.schema.names}
+            if new_id:
+                sub = {"sample_id": np.arange(start + 1, start + n + 1)[mask], **sub}
+            picked.append((rank[mask], sub))
+        return extra
+
+    meta = {"format": "hmceval-large-round", "version": 1, "design": "calibration", "M": m,
+            "seed": int(args.seed), "calibration": int(args.calibration), "engine": "local"}
+    out = Path(args.output)
+    write_round_parquet(args.path, out, per_batch, meta=meta)
+    sent = out.with_name(f"{out.stem}_to_label.csv")
+    _write_to_label(picked, sent, id_col)
+    if args.json:
+        print_json({"design": "calibration", "M": m, "counts": {"calibration": len(rows)},
+                    "rows_to_label": len(rows), "seed": int(args.seed), "output": str(out),
+                    "to_label": str(sent)})
+        return 0
+    print(f"{len(rows):,} rows to label (calibration {len(rows):,}); round table written to "
+          f"{out}; for annotators: {sent}")
+    print(f"large-table path: the calibration sample is recorded in the table, not in the "
+          f"workspace: fill column '{human_col or 'human_label'}' on its rows (or hmceval "
+          f"labels), then hmceval certify {out}", file=sys.stderr)
     return 0
 
 

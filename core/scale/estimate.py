@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 
-from core.errors import DataError
 from core.evaluation.sampling import machine_probabilities
 from core.evaluation.estimate import PRIOR_ROWS
 from core.evaluation.sampling import srs_half_width, srs_size_for_half_width, z_value

@@ -423,3 +423,18 @@ def test_a_large_upload_is_saved_on_request(run_page, tmp_path, monkeypatch):
     assert ws.list_datasets()["name"].tolist() == ["big.csv"] and ws.last_active() is not None
     at.run()
     assert not any("active for this session only" in i.value for i in at.info)
+
+
+def test_a_large_table_says_its_figures_count_every_row(run_page, monkeypatch):
+    """issue 34: the Data page's figures are bin counts of every row, exact on a large table
+    too, and say so (the threshold lowered so the demo table counts as large)."""
+    import pages._large as large
+
+    at = run_page("1_Data.py")
+    assert not any("Large table" in c.value for c in at.caption)
+    monkeypatch.setattr(large, "LARGE_ROWS", 100)
+    at = run_page("1_Data.py")
+    assert not at.exception
+    m = at.session_state["data"].M
+    said = [c.value for c in at.caption if "Large table" in c.value]
+    assert said and f"all {m:,} rows" in said[0]

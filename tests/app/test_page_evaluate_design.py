@@ -277,3 +277,32 @@ def test_two_worse_groups_of_one_column_are_fixed_in_one_round(run_page, fresh_w
     assert rnd["settings"]["stratify"] == "language"
     assert rnd["settings"]["min_share"] == {warned[0]: 0.4, warned[1]: 0.3}
     assert rnd["settings"]["labels"] == 900
+
+
+def test_a_large_table_previews_the_design_in_chunked_passes(run_page, fresh_workspace,
+                                                            monkeypatch):
+    """issue 34: from LARGE_ROWS rows (lowered here) the active design's preview is solved by
+    core.scale's chunked passes: the same sentence of expectations as the in-memory solve,
+    and a caption saying how it was solved."""
+    import pages._large as large
+
+    def preview(at):
+        at.radio(key="_w_ev_design").set_value("active").run()
+        at.number_input(key="_w_ev_labels").set_value(400).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label")]
+        return plan, [c.value for c in at.caption]
+
+    memory, captions = preview(run_page(PAGE))
+    assert not any("chunked passes" in c for c in captions)
+    import streamlit as st
+
+    st.cache_data.clear()  # the in-memory preview is cached on the same data and settings
+    monkeypatch.setattr(large, "LARGE_ROWS", 100)
+    calls = []
+    real = large.large_preview
+    monkeypatch.setattr(large, "large_preview", lambda *a: calls.append(1) or real(*a))
+    scaled, captions = preview(run_page(PAGE))
+    assert calls and memory and scaled == memory
+    assert any("chunked passes" in c for c in captions)
+    st.cache_data.clear()  # the large path's preview is not left for the next test

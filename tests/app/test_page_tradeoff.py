@@ -332,3 +332,38 @@ def test_the_other_modes_frontier_is_ready_before_a_switch(run_page, monkeypatch
     at.radio(key="_w_mode").set_value("exactly").run()
     assert not at.exception
     assert ("exactly", 21) not in calls, calls  # read from the cache
+
+
+def test_a_large_table_draws_its_charts_from_a_sample_and_says_so(run_page, monkeypatch):
+    """issue 34: from LARGE_ROWS rows the sweeps behind the charts run on a seeded sample of
+    CHART_ROWS rows, with a caption; the metrics printed stay the whole table's (the same as
+    below the threshold). The thresholds are lowered so the demo table counts as large."""
+    import pages._large as large
+
+    small = run_page("2_Trade-off.py")
+    m = small.session_state["data"].M
+    assert not any("seeded sample" in c.value for c in small.caption)
+    monkeypatch.setattr(large, "LARGE_ROWS", 100)
+    monkeypatch.setattr(large, "CHART_ROWS", 150)
+    at = run_page("2_Trade-off.py")
+    assert not at.exception and not at.error
+    said = [c.value for c in at.caption if "seeded sample" in c.value]
+    assert said and f"150 of its {m:,} rows" in said[0] and "exact" in said[0]
+    assert metrics(at) == metrics(small)  # exact numbers: all rows
+    sample = at.session_state[at.session_state["data_key"] + ":sample"]
+    assert sample.M == 150
+    # the sample's rows are the data's rows: each row's confidence and effort carried together
+    full = small.session_state["data"].frame
+    pairs = set(zip(full["machine_confidence"], full["predicted_effort"]))
+    assert all((a, l) in pairs for a, l in zip(sample.a, sample.l))
+
+
+def test_sample_rows_and_budget_by_hand(monkeypatch):
+    import pages._large as large
+
+    monkeypatch.setattr(large, "CHART_ROWS", 4)
+    rows = large.sample_rows(10)
+    assert len(rows) == 4 and len(set(rows)) == 4 and list(rows) == sorted(rows)
+    assert list(rows) == list(large.sample_rows(10))  # seeded: the same rows every run
+    assert large.sample_budget(5, 10) == 2  # 5 of 10 rows -> half of the 4 sampled
+    assert large.sample_budget(3, 3) == 3 and len(large.sample_rows(3)) == 3

@@ -301,3 +301,34 @@ def test_annotator_error_makes_the_guarantee_hold_against_the_truth():
     assert violations[0.0] / rounds > 2 * delta
     # the sentence says what the guarantee is relative to
     assert "the truth (the annotators being wrong on at most 3.0%)" in res["guarantee"]
+
+
+@pytest.mark.parametrize("block", [3, 64, 1 << 14])
+def test_certify_arrays_without_steps_tests_the_same_thresholds(monkeypatch, block):
+    """steps=False (the large-table path) scans the distinct gains block by block and stops
+    at the first rejection: the same threshold, bound and counts as the full table of steps,
+    whose accepted row it must equal, on tied and untied gains, certified or not."""
+    import core.evaluation.certify.selective as sel
+
+    monkeypatch.setattr(sel, "_BOUND_BLOCK", block)
+    rng = np.random.default_rng(11)
+    seen = set()
+    for trial in range(30):
+        m = int(rng.integers(300, 3000))
+        g = rng.random(m) if trial % 2 else rng.integers(0, 40, m) / 40.0
+        cal = rng.random(m) < rng.uniform(0.1, 0.6)
+        err = rng.random(m) < (0.02 + 0.3 * g) * rng.uniform(0.2, 1.0)
+        alpha = float(rng.uniform(0.05, 0.3))
+        full = sel.certify_arrays(g, cal, err, alpha=alpha, delta=0.1)
+        lean = sel.certify_arrays(g, cal, err, alpha=alpha, delta=0.1, steps=False)
+        assert lean.steps is None
+        for f in ("threshold", "j", "risk_upper_bound", "calibration_kept",
+                  "calibration_kept_errors", "n_start", "n_required", "kept_share"):
+            assert getattr(lean, f) == getattr(full, f), f
+        assert np.array_equal(lean.keep, full.keep)
+        if full.j is not None:  # the accepted row of the steps, read independently
+            row = full.steps.iloc[full.j - 1]
+            assert row.status == "accepted" and lean.risk_upper_bound == row.upper_bound
+            assert lean.calibration_kept == row.n and lean.threshold == row.threshold
+        seen.add(full.j is None)
+    assert seen == {True, False}  # both outcomes met

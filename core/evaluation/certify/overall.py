@@ -437,7 +437,8 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
         Keys :data:`PAC_KEYS`, then ``annotator_error``, ``epsilon_annotators``, ``notes`` and
         the non-JSON ``selection`` (shape (M,)).
     """
-    from core.evaluation.certify.selective import annotator_margin, calibration_errors, count_share
+    from core.evaluation.certify.selective import (annotator_margin, calibration_errors,
+                                                  certified_selection, count_share)
     from core.assignment import gains
 
     _check(epsilon, "epsilon (--overall-error)")
@@ -478,7 +479,7 @@ def certify_overall(design, *, epsilon: float, delta: float, lam: float = 0.0,
     else:
         res = certify_overall_arrays(g, cal, err, epsilon=eps_ann, delta=delta, seed=seed)
     n_cal = int(cal.sum())
-    selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)
+    selection = certified_selection(cal, res.keep)
     n_machine = int(res.keep.sum())
     n_human = m - n_cal - n_machine
     effort = float(inp.l[selection == "routed"].sum())

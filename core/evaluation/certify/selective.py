@@ -51,6 +51,7 @@ from core.assignment import gains
 
 __all__ = ["GRID_SIZE", "START_FRACTIONS", "required_calibration", "start_calibration", "clopper_pearson_upper", "threshold_grid",
            "CertifyResult", "certify_arrays", "certify", "CERTIFY_KEYS", "calibration_errors",
+           "certified_selection",
            "annotator_margin"]
 
 #: Number of points of :func:`threshold_grid` (kept shares 1 %, 2 %, ..., 100 %; the former
@@ -84,6 +85,9 @@ def _check_levels(alpha: float, delta: float) -> None:
         if not isinstance(v, (int, float, np.floating)) or not math.isfinite(v) or not 0 < v < 1:
             raise DataError(f"{name} must be a number strictly between 0 and 1, got {v}")
 
+
+#: Thresholds whose bounds are computed at once in :func:`certify_arrays`.
+_BOUND_BLOCK = 1 << 14
 
 #: The largest count :func:`required_calibration` returns (more rows than any table holds).
 MAX_REQUIRED = 10**15
@@ -197,13 +201,13 @@ class CertifyResult:
     risk_upper_bound: float | None
     calibration_kept: int
     calibration_kept_errors: int
-    steps: pd.DataFrame
+    steps: pd.DataFrame | None
     n_start: int = 0
     kept_share: float | None = None
 
 
 def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *, alpha: float,
-                   delta: float) -> CertifyResult:
+                   delta: float, steps: bool = True) -> CertifyResult:
     """The certification procedure on arrays (see the module docstring).
 
     Parameters
@@ -215,6 +219,9 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
     errors : bool array of shape (M,)
         Machine label differs from the human label (read on calibration rows only).
     alpha, delta : float in (0, 1)
+    steps : bool, default=True
+        False: ``steps`` of the result is None (one row per distinct gain, up to M rows of
+        seven columns: the large-table path, which prints the certificate, leaves it out).
 
     Returns
     -------
@@ -234,11 +241,14 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
     n_cal = int(cal.sum())
     n_start = start_calibration(alpha, delta, n_cal)
     sorted_g = np.sort(g, kind="stable")
-    grid = np.unique(sorted_g)
-    share = np.searchsorted(sorted_g, grid, side="right") / len(g)
     order = np.argsort(g[cal], kind="stable")
     cg = g[cal][order]
     cum = np.concatenate([[0], np.cumsum(err[cal][order])])
+    if not steps:
+        return _lean_certify(g, cal, sorted_g, cg, cum, n_req=n_req, n_start=n_start,
+                             alpha=alpha, delta=delta)
+    grid = np.unique(sorted_g)
+    share = np.searchsorted(sorted_g, grid, side="right") / len(g)
     n_j = np.searchsorted(cg, grid, side="right")
     e_j = cum[n_j]
     size = len(grid)
@@ -250,19 +260,28 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
     last = None
     if j0 < size:
         n, e = n_j[j0:], e_j[j0:]
-        ok = (e < n) & (n > 0)
         u = np.ones(len(n))
-        u[ok] = beta.ppf(1 - delta, e[ok] + 1, n[ok] - e[ok])
-        bad = np.flatnonzero(u > alpha)
-        stop = int(bad[0]) if len(bad) else len(u)
+        stop = len(u)
+        # the bounds block by block, up to the first above alpha (the test stops there): one
+        # quantile per tested threshold, not one per distinct gain of all M rows
+        for lo in range(0, len(u), _BOUND_BLOCK):
+            hi = min(lo + _BOUND_BLOCK, len(u))
+            nb, eb = n[lo:hi], e[lo:hi]
+            ok = (eb < nb) & (nb > 0)
+            u[lo:hi][ok] = beta.ppf(1 - delta, eb[ok] + 1, nb[ok] - eb[ok])
+            bad = np.flatnonzero(u[lo:hi] > alpha)
+            if len(bad):
+                stop = lo + int(bad[0])
+                break
         upper[j0:j0 + min(stop + 1, len(u))] = u[:stop + 1]
         status[j0:j0 + stop] = "accepted"
         if stop < len(u):
             status[j0 + stop] = "rejected"
         if stop:
             last = j0 + stop - 1
-    steps = pd.DataFrame({"j": np.arange(1, size + 1), "threshold": grid, "kept_share": share,
-                          "n": n_j, "errors": e_j, "upper_bound": upper, "status": status})
+    steps = None if not steps else pd.DataFrame({
+        "j": np.arange(1, size + 1), "threshold": grid, "kept_share": share, "n": n_j,
+        "errors": e_j, "upper_bound": upper, "status": status})
     if last is None:
         return CertifyResult(threshold=None, j=None, keep=np.zeros(len(g), dtype=bool),
                              calibration=cal, n_required=n_req, risk_upper_bound=None,
@@ -273,6 +292,70 @@ def certify_arrays(g: np.ndarray, calibration: np.ndarray, errors: np.ndarray, *
                          n_required=n_req, risk_upper_bound=float(upper[last]),
                          calibration_kept=int(n_j[last]), calibration_kept_errors=int(e_j[last]),
                          steps=steps, n_start=n_start, kept_share=float(share[last]))
+
+
+def _lean_certify(g: np.ndarray, cal: np.ndarray, sorted_g: np.ndarray, cg: np.ndarray,
+                  cum: np.ndarray, *, n_req: int, n_start: int, alpha: float,
+                  delta: float) -> CertifyResult:
+    """:func:`certify_arrays` without its steps: the same tests, element by element, on the
+    distinct gains of each block of the sorted gains, stopping at the first rejected one (the
+    sorted gains and arrays of a block, not the steps' seven columns of M numbers)."""
+    from scipy.stats import beta
+
+    m, n_cal = len(g), int(cal.sum())
+    started, found = False, None
+    before, prev = 0, None  # distinct gains before the block, the last gain seen
+    for lo in range(0, m, _BOUND_BLOCK):
+        block = sorted_g[lo:lo + _BOUND_BLOCK]
+        new = np.empty(len(block), dtype=bool)  # the block's distinct gains (np.unique's)
+        new[0] = prev is None or block[0] != prev
+        np.not_equal(block[1:], block[:-1], out=new[1:])
+        gb, prev = block[new], block[-1]
+        if not len(gb):
+            continue
+        share = np.searchsorted(sorted_g, gb, side="right") / m
+        n_j = np.searchsorted(cg, gb, side="right")
+        e_j = cum[n_j]
+        k = 0
+        if not started:  # both conditions grow with j: the first j meeting them starts
+            first = np.flatnonzero((share * n_cal >= n_start - 1e-9) & (n_j >= n_req))
+            if not len(first):
+                before += len(gb)
+                continue
+            started, k = True, int(first[0])
+        n, e = n_j[k:], e_j[k:]
+        ok = (e < n) & (n > 0)
+        u = np.ones(len(n))
+        u[ok] = beta.ppf(1 - delta, e[ok] + 1, n[ok] - e[ok])
+        bad = np.flatnonzero(u > alpha)
+        stop = int(bad[0]) if len(bad) else len(u)
+        if stop:
+            i = k + stop - 1
+            found = (before + i, float(gb[i]), float(u[stop - 1]), int(n_j[i]), int(e_j[i]),
+                     float(share[i]))
+        if len(bad):
+            break
+        before += len(gb)
+    if found is None:
+        return CertifyResult(threshold=None, j=None, keep=np.zeros(m, dtype=bool),
+                             calibration=cal, n_required=n_req, risk_upper_bound=None,
+                             calibration_kept=0, calibration_kept_errors=0, steps=None,
+                             n_start=n_start, kept_share=None)
+    last, t, upper, n_last, e_last, share_last = found
+    return CertifyResult(threshold=t, j=last + 1, keep=(g <= t) & ~cal, calibration=cal,
+                         n_required=n_req, risk_upper_bound=upper, calibration_kept=n_last,
+                         calibration_kept_errors=e_last, steps=None, n_start=n_start,
+                         kept_share=share_last)
+
+
+def certified_selection(calibration: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The certified rows' selection: ``calibration``, ``machine`` (kept) or ``routed``, as
+    an object array of shape (M,) taken from a one-byte code (9 bytes a row at the peak:
+    ``np.where`` of the words made two unicode arrays of 44 bytes a row first, and
+    ``np.full`` of an object array 63)."""
+    code = np.asarray(keep, dtype=bool).astype(np.int8)
+    code[np.asarray(calibration, dtype=bool)] = 2
+    return np.array(["routed", "machine", "calibration"], dtype=object)[code]
 
 
 def calibration_errors(design: Design) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -334,7 +417,7 @@ def annotator_margin(level: float, annotator_error: float, name: str) -> float:
 
 
 def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0,
-            annotator_error: float = 0.0) -> dict:
+            annotator_error: float = 0.0, steps: bool = True) -> dict:
     """Certify a round's table: the ``hmceval certify --json`` object plus the new selection.
 
     Parameters
@@ -353,6 +436,8 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0,
         holds against the truth, not only against the annotators' labels
         (:func:`annotator_margin`: the rows are certified at alpha - annotator_error). With 0
         the guarantee is relative to the annotators' labels.
+    steps : bool, default=True
+        False: the result's ``steps`` is None (:func:`certify_arrays`).
 
     Returns
     -------
@@ -376,9 +461,9 @@ def certify(design: Design, *, alpha: float, delta: float, lam: float = 0.0,
                         "selective guarantee (--alpha) needs a simple random calibration "
                         "sample: certify the overall error instead (--overall-error EPS), or "
                         "draw the calibration sample with --design routing")
-    res = certify_arrays(g, cal, err, alpha=alpha_ann, delta=delta)
+    res = certify_arrays(g, cal, err, alpha=alpha_ann, delta=delta, steps=steps)
     n_cal = int(cal.sum())
-    selection = np.where(cal, "calibration", np.where(res.keep, "machine", "routed")).astype(object)
+    selection = certified_selection(cal, res.keep)
     n_machine = int(res.keep.sum())
     n_human = m - n_cal - n_machine
     routed = selection == "routed"

@@ -38,7 +38,7 @@ from core.evaluation.sampling.audit import (
     audit_size_for_half_width, default_audit, expected_half_width, srs_half_width,
     srs_size_for_half_width, z_value
 )
-from core.evaluation.sampling.draw import draw
+from core.evaluation.sampling.draw import check_probabilities, draw
 from core.evaluation.sampling.stratified import plan_stratified
 from core.evaluation.sampling.stream import (
     DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, DRAW_WEIGHT, STREAM_DESIGNS, StreamPlan,
@@ -59,9 +59,10 @@ __all__ = [
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
     "add_audit", "annotator_table", "audit_size_for_half_width", "calibrated_probabilities",
-    "coded_classes", "default_audit", "design_frontier", "draw", "draw_stream",
-    "expected_half_width", "load_design", "machine_probabilities", "pilot_probabilities",
-    "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised", "queue_table",
-    "range_sentence", "replan_stream", "second_batch", "showable_columns", "shown_columns",
-    "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note", "z_value"
+    "check_probabilities", "coded_classes", "default_audit", "design_frontier", "draw",
+    "draw_stream", "expected_half_width", "load_design", "machine_probabilities",
+    "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
+    "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
+    "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",
+    "z_value"
 ]
