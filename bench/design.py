@@ -37,7 +37,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.evaluation.sampling import active_design, design_frontier, machine_probabilities  # noqa: E402
+from core.evaluation.sampling import (active_design, design_frontier, machine_probabilities)  # noqa: E402
 from core.evaluation.sampling import draw  # noqa: E402
 from core.evaluation.estimate import AUDIT, MACHINE, ROUTED, estimate_codes  # noqa: E402
 from core.evaluation.sampling import default_audit, srs_half_width  # noqa: E402

@@ -15,9 +15,8 @@ import streamlit as st
 from core.csv_safe import to_csv_safe
 from core.errors import DataError
 from core.evaluation import labelstudio
-from core.evaluation.sampling import showable_columns
-from core.evaluation.sampling import annotator_table
-from core.evaluation.sampling import audit_size_for_half_width, default_audit, expected_half_width
+from core.evaluation.sampling import (annotator_table, audit_size_for_half_width, default_audit,
+                                      expected_half_width, showable_columns)
 from core.format import count, pct, setting_number
 from core.workspace import guarantees as G
 from core.workspace import rounds as R

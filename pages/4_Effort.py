@@ -3,27 +3,24 @@ and sending the predicted effort to the active dataset for the sample assignment
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core.csv_safe import to_csv_safe
 from core.data import load_table
 from core.defaults import HEE_FOLDS, HEE_N_ESTIMATORS, HEE_PERMUTATION_REPEATS
 from core import defaults
 from core.errors import DataError
-from core.figures.effort import correlation_figure, importance_figure, predicted_vs_real_figure
-from core.format import count, plain_number, prob, pvalue
+from core.format import count, plain_number
 from core.hee import (DEFAULT_MAX_FEATURES, DEFAULT_RANDOM_STATE, DIALOGUE_FEATURES, FEATURE_ALIASES,
                       ID_ALIASES, SPLIT_ALIASES, TIME_ALIASES, TURN_PARAPHRASED_ALIASES, EffortResult,
                       detect_column, effort_data_problems, effort_samples, estimate_effort,
-                      feature_correlations, features_from_samples, load_masked_lm, per_sample_effort,
-                      effort_notices, effort_predictions, effort_settings, resolve_feature_set)
+                      features_from_samples, load_masked_lm, per_sample_effort,
+                      effort_notices, resolve_feature_set)
 from core.hee.model import SEED_MAX
-from core.mce.models import MODELS_ENV, available_models, models_root
-from core.serialize import dumps
 from pages._common import fingerprint, get_data, init_state, md, next_step, set_data, show_error, synced
 from pages._effort_campaign import campaign_section
+from pages._effort_inputs import lm_choice, pick
+from pages._effort_results import show_results
 from pages._warm import effort_features, effort_fit
 
 init_state()
@@ -105,61 +102,6 @@ def _samples(data_key: str, _data, text_col: str, label_col: str):
     return prepared, fingerprint(prepared.samples)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _downloads(fit_key: str, _results: dict) -> tuple[bytes, str]:
-    # the predictions CSV and the metrics JSON of the fitted models, built once per fit
-    return (to_csv_safe(effort_predictions(_results)).encode(),
-            dumps({name: r.summary() for name, r in _results.items()}))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _correlations(fit_key: str, _table: pd.DataFrame, cols: tuple, labels: tuple, time_col: str):
-    return feature_correlations(_table[list(cols)], _table[time_col].to_numpy(dtype=float),
-                                labels=list(labels))
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def _figures(fit_key: str, _results: dict, _corr: pd.DataFrame):
-    # the scatter and the correlation bars of one fit (a resource: st.plotly_chart only reads)
-    scatter = predicted_vs_real_figure({name: (r.predictions["time_norm"], r.predictions["predicted_norm"])
-                                        for name, r in _results.items()})
-    return scatter, correlation_figure(_corr)
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _importance_figure(fit_key: str, name: str, _result: EffortResult):
-    return importance_figure(_result.importances, title=f"Feature importance · {name}")
-
-
-def _lm_choice() -> str:
-    """The masked LM of the perplexity feature: a choice among the models folder's masked LMs
-    (never a free server path); returns its folder, or "" when none is chosen."""
-    lms = {m.name: str(m.path) for m in available_models("masked_lm")}
-    if ss["eff_lm"] not in lms:
-        ss["eff_lm"] = ""
-    synced(st.selectbox, "Masked LM (optional)", "eff_lm", options=[""] + list(lms),
-           format_func=lambda n: n or "— none: perplexity skipped —",
-           help=f"A masked language model from the models folder `{models_root()}` ({MODELS_ENV}) "
-                "for the pseudo-perplexity feature.")
-    if not lms:
-        st.caption(f"No masked language model in `{models_root()}` ({MODELS_ENV}): the perplexity "
-                   "feature is skipped.")
-    return lms.get(ss["eff_lm"], "")
-
-
-def _pick(label: str, options: list, key: str, *, default=None, allow_none: bool = True, help=None):
-    """A selectbox whose choice lives in ss['eff_map'][key]."""
-    opts = ([None] if allow_none else []) + list(options)
-    cur = ss["eff_map"].get(key, default)
-    if cur not in opts:
-        cur = default if default in opts else opts[0] if opts else None
-    choice = st.selectbox(label, opts, index=opts.index(cur) if cur in opts else 0,
-                          format_func=lambda c: "— none —" if c is None else str(c),
-                          key=f"_w_effmap_{key}", help=help)
-    ss["eff_map"] = {**ss["eff_map"], key: choice}
-    return choice
-
-
 # ----------------------------------------------------------------------------- the data
 synced(st.radio, "Data", "eff_source", options=["active", "upload"], horizontal=True,
        format_func={"active": "Active dataset (turn texts)", "upload": "Upload an annotation log"}.get)
@@ -184,7 +126,7 @@ if ss["eff_source"] == "active":
     else:
         c1, c2, c3 = st.columns(3)
         with c1:
-            text_col = _pick("Turn text", data.text_columns, "text_active", allow_none=False)
+            text_col = pick("Turn text", data.text_columns, "text_active", allow_none=False)
         with c2:
             label_opts = ["machine_label"] + (["human_label"] if data.has_gold else [])
             if ss["eff_label"] not in label_opts:
@@ -195,7 +137,7 @@ if ss["eff_source"] == "active":
                    help="The paper counts malevolent turns with the machine classifier's labels "
                         "when predicting. Labels must be 0/1.")
         with c3:
-            lm_dir = _lm_choice()
+            lm_dir = lm_choice()
         prepared, work_key = _samples(ss["data_key"], data, text_col, ss["eff_label"])
         work, cols = prepared.samples, tuple(prepared.columns.items())
         if prepared.sources:
@@ -235,38 +177,38 @@ else:
         if ss["eff_kind"] == "dialogue":
             c1, c2 = st.columns(2)
             with c1:
-                time_col = _pick("Annotation time", cols_all, "time",
+                time_col = pick("Annotation time", cols_all, "time",
                                  default=detect_column(cols_all, TIME_ALIASES), allow_none=False)
             with c2:
-                id_col = _pick("Dialogue id", cols_all, "id", default=detect_column(cols_all, ID_ALIASES))
+                id_col = pick("Dialogue id", cols_all, "id", default=detect_column(cols_all, ID_ALIASES))
             table = raw
             turns_col = None
         else:
             c1, c2, c3 = st.columns(3)
             with c1:
-                d_col = _pick("Dialogue id", cols_all, "t_dialogue",
+                d_col = pick("Dialogue id", cols_all, "t_dialogue",
                               default=detect_column(cols_all, ID_ALIASES), allow_none=False)
-                t_col = _pick("Turn text", cols_all, "t_text",
+                t_col = pick("Turn text", cols_all, "t_text",
                               default=detect_column(cols_all, ("text", "response", "utterance", "turn_text")),
                               allow_none=False)
-                tm_col = _pick("Annotation time of the dialogue", cols_all, "t_time",
+                tm_col = pick("Annotation time of the dialogue", cols_all, "t_time",
                                default=detect_column(cols_all, TIME_ALIASES), allow_none=False)
             with c2:
-                l_col = _pick("Malevolent label (0/1)", cols_all, "t_label",
+                l_col = pick("Malevolent label (0/1)", cols_all, "t_label",
                               default=detect_column(cols_all, ("label", "malevolent", "machine_label",
                                                                "machine_predict")))
-                p_col = _pick("Paraphrased (0/1)", cols_all, "t_para",
+                p_col = pick("Paraphrased (0/1)", cols_all, "t_para",
                               default=detect_column(cols_all, TURN_PARAPHRASED_ALIASES))
-                fs_col = _pick("First submission (0/1)", cols_all, "t_first",
+                fs_col = pick("First submission (0/1)", cols_all, "t_first",
                                default=detect_column(cols_all, FEATURE_ALIASES["first_submission"]))
             with c3:
-                ws_col = _pick("Worker test score", cols_all, "t_ws",
+                ws_col = pick("Worker test score", cols_all, "t_ws",
                                default=detect_column(cols_all, FEATURE_ALIASES["worker_score"]))
-                ar_col = _pick("Approval-rate ranking", cols_all, "t_ar",
+                ar_col = pick("Approval-rate ranking", cols_all, "t_ar",
                                default=detect_column(cols_all, FEATURE_ALIASES["approval_ranking"]))
-                tn_col = _pick("Turn index (order)", cols_all, "t_turn",
+                tn_col = pick("Turn index (order)", cols_all, "t_turn",
                                default=detect_column(cols_all, ("turn", "turn_index", "turn_id")))
-            lm_dir = _lm_choice()
+            lm_dir = lm_choice()
             chosen = [c for c in (d_col, t_col, tm_col, l_col, p_col, fs_col, ws_col, ar_col, tn_col) if c]
             if len(set(chosen)) != len(chosen):
                 st.error("Each role needs its own column: a column is chosen twice.")
@@ -404,85 +346,7 @@ if not results:
           "the dataset already has.")
 
 # ----------------------------------------------------------------------------- results
-st.subheader("Metrics")
-first = next(iter(results.values()))
-mode = (f"{first.params['n_splits']}-fold shuffled cross-validation" if first.mode == "cv"
-        else f"train/test split on `{first.params['split_column']}` "
-             f"({count(first.folds['n_train'].iloc[0])} / {count(first.folds['n_test'].iloc[0])})")
-st.caption(f"{mode}; normalised time (min-max over all {count(len(table))} dialogues); mean over folds. "
-           "Lower errors (MSE, RMSE, MAE: squared, root-squared and absolute error of the "
-           "predicted time) and a higher R² (share of the time's variation explained) are better.",
-           help="For comparison, the HMCEval paper (its Table 4, on its own release): dialogue "
-                "features (D) MSE 0.009, RMSE 0.092, MAE 0.061, R² 0.433; with worker features "
-                "(D+W) 0.004, 0.059, 0.033, 0.763.")
-metrics = pd.DataFrame({name: {"MSE": r.metrics["mse"], "RMSE": r.metrics["rmse"],
-                               "MAE": r.metrics["mae"], "R²": r.metrics["r2"]}
-                        for name, r in results.items()})
-st.dataframe(metrics, column_config={name: st.column_config.NumberColumn(format="%.3f")
-                                      for name in metrics.columns}, placeholder="—")
-# the settings each model was fitted with, read from the results (not from the widgets)
-settings = effort_settings(results)
-st.caption("Settings used: " + " · ".join(
-    f"**{name}** {row.features} features, {row.evaluation}, {row.trees} trees, "
-    f"{row.max_features} features tried per split, seed {row.seed}"
-    for name, row in settings.iterrows()))
-st.dataframe(settings.rename(columns={"max_features": "features per split"}), placeholder="—")
-d1, d2 = st.columns(2)
-slug = "_".join(name.replace("+", "") for name in results)
-fit_key += repr(sorted(results))  # a feature set that failed is not among the results
-predictions_csv, metrics_json = _downloads(fit_key, results)
-d1.download_button("Download the predictions (CSV)", predictions_csv,
-                   file_name=f"effort_predictions_{slug}.csv", mime="text/csv", key="eff_dl_pred",
-                   help="One row per dialogue and feature set: fold, real and predicted time "
-                        "(normalised and in the table's unit).")
-d2.download_button("Download the metrics (JSON)", metrics_json,
-                   file_name=f"effort_metrics_{slug}.json", mime="application/json", key="eff_dl_metrics",
-                   help="Per feature set: the metrics, per-fold metrics, correlations, importances "
-                        "and settings (the form of hmceval effort --json).")
-with st.expander("Per-fold metrics"):
-    folds = pd.concat([r.folds.assign(features=name) for name, r in results.items()], ignore_index=True)
-    folds = folds[["features", "fold", "n_train", "n_test", "mse", "rmse", "mae", "r2"]].rename(columns={
-        "features": "feature set", "n_train": "training dialogues", "n_test": "test dialogues",
-        "mse": "MSE", "rmse": "RMSE", "mae": "MAE", "r2": "R²"})
-    st.dataframe(folds, hide_index=True,
-                 column_config={c: st.column_config.NumberColumn(format="%.3f")
-                                for c in ("MSE", "RMSE", "MAE", "R²")}, placeholder="—")
-
-
-all_cols: list[str] = []
-labels: list[str] = []
-for r in results.values():
-    for c, lab in zip(r.features, r.labels):
-        if c not in all_cols:
-            all_cols.append(c)
-            labels.append(lab)
-corr = _correlations(fit_key, table, tuple(all_cols), tuple(labels), time_col)
-scatter_fig, corr_fig = _figures(fit_key, results, corr)
-st.plotly_chart(scatter_fig, key="eff_scatter")
-
-st.subheader("Correlation with the real time")
-shown = pd.DataFrame({
-    "feature": corr["label"],
-    "column": corr["feature"],
-    "Pearson": [("undefined" if not np.isfinite(v) else f"{prob(v)}") + m
-                for v, m in zip(corr["pearson"], corr["pearson_mark"])],
-    "Pearson p": corr["pearson_p"].map(pvalue),
-    "Spearman": [("undefined" if not np.isfinite(v) else f"{prob(v)}") + m
-                 for v, m in zip(corr["spearman"], corr["spearman_mark"])],
-    "Spearman p": corr["spearman_p"].map(pvalue),
-})
-st.caption("** p < 0.001, * p < 0.05 (two-sided). Undefined: a constant feature or time has no "
-           "correlation.")
-st.dataframe(shown, hide_index=True, placeholder="—")
-st.plotly_chart(corr_fig, key="eff_corr")
-
-st.subheader("Feature importance")
-imp_set = st.selectbox("Model", list(results), key="_w_eff_imp_set") if len(results) > 1 else first.feature_set
-res_imp = results.get(imp_set, first)
-st.plotly_chart(_importance_figure(fit_key, imp_set, res_imp),
-                key="eff_imp")
-if ss["eff_perm"] == 0:
-    st.caption("Permutation importance is off (Model settings).")
+show_results(results, table, time_col=time_col, fit_key=fit_key, permutation_off=ss["eff_perm"] == 0)
 
 # ----------------------------------------------------------------------------- send to the dataset
 st.subheader("Use the predicted effort")

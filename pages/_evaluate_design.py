@@ -17,9 +17,7 @@ import streamlit as st
 
 from core.data import EvalData
 from core.errors import DataError
-from core.evaluation.sampling import target_note
-from core.evaluation.sampling import EarlierLabels
-from core.evaluation.sampling import range_sentence
+from core.evaluation.sampling import EarlierLabels, range_sentence, target_note
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
 from core.format import count, hours_per_unit, pct, plain_number
 from core.summary import data_effort_unit

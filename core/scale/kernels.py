@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.evaluation.sampling import machine_probabilities
-from core.evaluation.sampling import DRAW_SALT
+from core.evaluation.sampling import DRAW_SALT, machine_probabilities
 
 __all__ = ["row_inputs", "active_pi", "design_pi", "row_sigma", "k_stats", "k_gain", "k_sig_gain", "k_budget", "k_budget_many", "k_describe_many", "k_describe",
            "k_draw", "uniforms"]

@@ -26,9 +26,8 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
-from core.evaluation.sampling import plan_design
-from core.evaluation.sampling import LABELLED, Design, EarlierLabels, QueuePlan
-from core.evaluation.sampling import srs_size_for_half_width
+from core.evaluation.sampling import (LABELLED, Design, EarlierLabels, plan_design, QueuePlan,
+                                      srs_size_for_half_width)
 
 __all__ = ["WEIGHTED_DESIGNS", "is_weighted", "budget_of", "plan_weighted", "plan_calibration",
            "design_record", "earlier_labels", "earlier_rounds", "find_dataset_id",

@@ -15,7 +15,8 @@ import pandas as pd
 
 from core.data import EvalData, prepare
 from core.errors import DataError
-from core.evaluation.sampling import LABELLED, Design, EarlierLabels, add_audit, plan_queue, queue_table
+from core.evaluation.sampling import (LABELLED, Design, EarlierLabels, add_audit, plan_queue,
+                                      queue_table)
 from core.evaluation.estimate import estimate
 from core.evaluation.certify import certify
 from core.evaluation.labels import join_labels, refuse_outside_queue

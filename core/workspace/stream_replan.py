@@ -15,9 +15,8 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
-from core.evaluation.sampling import coded_classes
-from core.evaluation.sampling import MIN_CALIBRATION_LABELS, calibrated_probabilities
-from core.evaluation.sampling import replan_stream, stream_weights
+from core.evaluation.sampling import (MIN_CALIBRATION_LABELS, calibrated_probabilities,
+                                      coded_classes, replan_stream, stream_weights)
 from core.workspace.store import Workspace
 from core.workspace.stream_rounds import is_stream, stream_of
 

@@ -391,3 +391,16 @@ def test_no_two_modules_of_a_package_define_the_same_public_name():
                     clashes.append(f"{package}: {name} in {where[name]} and {path.stem}")
                 where[name] = path.stem
     assert clashes == []
+
+
+MAX_PAGE_LINES = 400
+
+
+def test_pages_are_thin():
+    """A page (``pages/<n>_<Name>.py``, ``app.py``) is at most 400 lines: what it shows in parts
+    goes to ``pages/_<page>_<part>.py`` and what it computes to ``core``."""
+    pages = [*sorted((ROOT / "pages").glob("[0-9]*.py")), ROOT / "app.py"]
+    assert len(pages) >= 9
+    over = {str(p.relative_to(ROOT)): n for p in pages
+            if (n := len(p.read_text().splitlines())) > MAX_PAGE_LINES}
+    assert over == {}
