@@ -448,7 +448,7 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
     settings = RoundSettings(design=kind, seed=int(args.seed), lam=float(lam),
                              labels=given(args.labels, float),
                              effort_budget=(None if args.labels is not None
-                                            else float(args.effort_budget)),
+                                            else given(args.effort_budget, float)),
                              width_ratio=given(args.width_ratio, float),
                              calibrate_on=given(args.calibrate_on, int))
     ws = _open_workspace(args, design)

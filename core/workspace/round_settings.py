@@ -31,7 +31,7 @@ __all__ = ["RoundSettings", "settings_json", "DESIGNS", "MODES", "GUARANTEE_KIND
 
 #: ``design``: the SAE's routing (a budget round's default), the active or random design
 #: with inclusion probabilities, a labelling stream
-DESIGNS = ("routing", "active", "random", "stream")
+DESIGNS = ("routing", "active", "random", "pilot", "stream")
 #: ``mode`` of a routing round's share: at most the share, or exactly
 MODES = ("at_most", "exactly")
 #: ``guarantee`` of a guarantee round: the error on the rows the machine keeps (alpha) or the
@@ -70,7 +70,7 @@ class RoundSettings(Mapping):
 
     Parameters
     ----------
-    design : {"routing", "active", "random", "stream"}, optional
+    design : {"routing", "active", "random", "pilot", "stream"}, optional
         A budget round's design (None: routing).
     lam : float, optional
         Lambda of the ranking gains.
@@ -243,8 +243,9 @@ class RoundSettings(Mapping):
 
     @property
     def is_weighted(self) -> bool:
-        """An active or random design (inclusion probabilities)."""
-        return self.design in ("active", "random")
+        """An active, random or pilot design (inclusion probabilities: the first of two batches
+        is one)."""
+        return self.design in ("active", "random", "pilot")
 
     @property
     def is_stream(self) -> bool:
