@@ -163,7 +163,7 @@ def curves_pair_figure(df: pd.DataFrame, *, x: str, left: Sequence[str], right: 
                                       "xref": "paper", "yref": "paper", "xanchor": "center",
                                       "yanchor": "bottom", "yshift": 6, "showarrow": False,
                                       "font": {"size": 14}})
-    return _figure(traces, fixed_margins(layout, left=80, right=10, top=80, bottom=100))
+    return _figure(traces, fixed_margins(layout, left=80, right=10, top=80, bottom=110))
 
 
 def _curves(df: pd.DataFrame, *, x: str, metrics: Sequence[str], current: float | None,
