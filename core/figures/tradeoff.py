@@ -319,11 +319,13 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
         traces.append({"type": "scatter", "x": [current[x]], "y": [current[y]],
                        "mode": "markers", "name": "current",
                        "marker": {"size": 16, "symbol": "star", "color": "#d62728"}})
-    return _figure(traces, {
+    # fixed margins (the colour bar's on the right): drawn anew on every move of N or λ when it
+    # stars the current setting (the goal figure off, as on large tables)
+    return _figure(traces, fixed_margins({
         "title": {"text": f"{_NAMES.get(y, y)} against time cost: every setting and the best reached"},
         "xaxis": {"title": {"text": x_title or _NAMES.get(x, x)}, "tickformat": ".0%"},
-        "yaxis": {"title": {"text": f"{_NAMES.get(y, y)} (%)"}, "tickformat": ".0%"}, "height": 440,
-        "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 50, "b": 10}})
+        "yaxis": {"title": {"text": f"{_NAMES.get(y, y)} (%)"}, "tickformat": ".0%"},
+        "height": 440}, left=80, right=110, top=50, bottom=100))
 
 
 def frontier_steps(x, y) -> tuple[np.ndarray, np.ndarray]:

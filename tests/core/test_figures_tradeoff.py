@@ -186,7 +186,7 @@ def test_frontier_figure_draws_each_distinct_point_once():
 
 
 def test_figures_redrawn_per_move_have_margins_nothing_expands():
-    """The curves and goal figures, drawn anew on every move of N or λ, keep fixed margins
+    """The curves, goal and frontier figures, drawn anew on every move of N or λ, keep fixed margins
     (plotly.js draws a figure twice when its legend or axis labels push a margin out; issue 33):
     no margin expansion, no axis automargin, the legend in the bottom margin."""
     from core.figures.tradeoff import curves_pair_figure, fixed_margins, goal_figure
@@ -205,7 +205,13 @@ def test_figures_redrawn_per_move_have_margins_nothing_expands():
     pair = curves_pair_figure(df, x="human_share", left=["accuracy"], right=["human_ratio"],
                               current=0.5)
     goal = goal_figure([0.0, 1.0], [0.8, 0.9], current=(0.5, 0.85))
-    for fig, axes in ((pair, ("xaxis", "yaxis", "xaxis2", "yaxis2")), (goal, ("xaxis", "yaxis"))):
-        assert fig.layout.margin.autoexpand is False and fig.layout.margin.b == 110
+    # the frontier starred with the current setting (drawn per move when the goal figure is off)
+    frontier = frontier_figure(pd.DataFrame({"time_cost": [0.1, 0.5], "accuracy": [0.8, 0.9],
+                                             "lambda": [0.0, 1.0], "human_share": [0.1, 0.5]}),
+                               current={"time_cost": 0.5, "accuracy": 0.9}, log_lambda=True)
+    assert frontier.layout.margin.r == 110  # the colour bar's room
+    for fig, axes in ((pair, ("xaxis", "yaxis", "xaxis2", "yaxis2")), (goal, ("xaxis", "yaxis")),
+                      (frontier, ("xaxis", "yaxis"))):
+        assert fig.layout.margin.autoexpand is False and fig.layout.margin.b >= 100
         assert all(fig.layout[a].automargin is False for a in axes)
         assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
