@@ -23,6 +23,7 @@ __all__ = [
     "frontier_figure",
     "goal_figure",
     "frontier_steps",
+    "fixed_margins",
     "zoomed_range",
     "log_ticks",
 ]
@@ -46,6 +47,21 @@ def _figure(traces: list[dict], layout: dict) -> go.Figure:
     builders below write them from fixed keys (tested in tests/core/test_figures_tradeoff.py),
     and plotly's validation of every property cost more than the rest of a page's rerun."""
     return go.Figure(data=traces, layout={**layout, "template": TEMPLATE}, _validate=False)
+
+def fixed_margins(layout: dict, *, left: int, right: int, top: int, bottom: int) -> dict:
+    """``layout`` with margins of fixed pixels that nothing expands (legend, axes' labels), its
+    legend in one row at the bottom of the figure: plotly.js draws a figure whose margins grow
+    once, measures what pushes them, then draws it all again; a figure drawn anew on every move
+    of N or lambda pays that twice (issue 33). The margins are sized for percentage ticks and
+    one-line axis titles; the figure's height stays its own."""
+    out = {**layout, "margin": {"l": left, "r": right, "t": top, "b": bottom, "autoexpand": False},
+           "legend": {**layout.get("legend", {}), "orientation": "h", "yref": "container",
+                      "y": 0, "yanchor": "bottom"}}
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")):
+            out[key] = {**axis, "automargin": False}
+    return out
+
 
 RELIABILITY_METRICS = ("precision", "recall", "f1", "accuracy")
 EFFORT_METRICS = ("human_ratio", "time_cost", "time_cost_predicted")
@@ -130,8 +146,7 @@ def curves_pair_figure(df: pd.DataFrame, *, x: str, left: Sequence[str], right: 
     -------
     plotly.graph_objects.Figure
     """
-    layout: dict = {"title": {"text": title}, "legend": {"orientation": "h", "y": -0.3},
-                    "margin": {"t": 80, "b": 10}, "height": 400, "annotations": []}
+    layout: dict = {"title": {"text": title}, "height": 400, "annotations": []}
     traces: list[dict] = []
     for i, (metrics, domain) in enumerate(((left, [0.0, 0.44]), (right, [0.56, 1.0]))):
         panel, xaxis, yaxis = _curves(df, x=x, metrics=metrics, current=current,
@@ -148,7 +163,7 @@ def curves_pair_figure(df: pd.DataFrame, *, x: str, left: Sequence[str], right: 
                                       "xref": "paper", "yref": "paper", "xanchor": "center",
                                       "yanchor": "bottom", "yshift": 6, "showarrow": False,
                                       "font": {"size": 14}})
-    return _figure(traces, layout)
+    return _figure(traces, fixed_margins(layout, left=80, right=10, top=80, bottom=110))
 
 
 def _curves(df: pd.DataFrame, *, x: str, metrics: Sequence[str], current: float | None,
@@ -304,11 +319,13 @@ def frontier_figure(grid: pd.DataFrame, *, current: dict | None = None,
         traces.append({"type": "scatter", "x": [current[x]], "y": [current[y]],
                        "mode": "markers", "name": "current",
                        "marker": {"size": 16, "symbol": "star", "color": "#d62728"}})
-    return _figure(traces, {
+    # fixed margins (the colour bar's on the right): drawn anew on every move of N or λ when it
+    # stars the current setting (the goal figure off, as on large tables)
+    return _figure(traces, fixed_margins({
         "title": {"text": f"{_NAMES.get(y, y)} against time cost: every setting and the best reached"},
         "xaxis": {"title": {"text": x_title or _NAMES.get(x, x)}, "tickformat": ".0%"},
-        "yaxis": {"title": {"text": f"{_NAMES.get(y, y)} (%)"}, "tickformat": ".0%"}, "height": 440,
-        "legend": {"orientation": "h", "y": -0.2}, "margin": {"t": 50, "b": 10}})
+        "yaxis": {"title": {"text": f"{_NAMES.get(y, y)} (%)"}, "tickformat": ".0%"},
+        "height": 440}, left=80, right=110, top=50, bottom=100))
 
 
 def frontier_steps(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -388,9 +405,9 @@ def goal_figure(x, y, *, current: tuple[float, float] | None = None,
         traces.append({"type": "scatter", "x": [target_x, target_x], "y": rng, "mode": "lines",
                        "name": "budget", "line": {"dash": "dot", "color": "grey"},
                        "hoverinfo": "skip"})
-    return _figure(traces, {
+    return _figure(traces, fixed_margins({
         "title": {"text": title or f"{y_title} against {x_title}: the best reachable"},
         "xaxis": {"title": {"text": x_title}, "rangemode": "tozero"},
         "yaxis": {"title": {"text": y_title}, "range": rng,
                   "tickformat": ".0%" if rng[1] - rng[0] > 0.2 else ".1%"},
-        "height": 400, "legend": {"orientation": "h", "y": -0.25}, "margin": {"t": 50, "b": 10}})
+        "height": 400}, left=80, right=10, top=50, bottom=110))

@@ -183,3 +183,35 @@ def test_frontier_figure_draws_each_distinct_point_once():
     assert list(cloud.marker.color) == pytest.approx([0.0, 1.0, -3.0])
     front = next(t for t in fig.data if t.name == "frontier")
     assert list(front.x) == [0.1, 0.2] and list(front.y) == pytest.approx([0.7, 0.9])
+
+
+def test_figures_redrawn_per_move_have_margins_nothing_expands():
+    """The curves, goal and frontier figures, drawn anew on every move of N or λ, keep fixed margins
+    (plotly.js draws a figure twice when its legend or axis labels push a margin out; issue 33):
+    no margin expansion, no axis automargin, the legend in the bottom margin."""
+    from core.figures.tradeoff import curves_pair_figure, fixed_margins, goal_figure
+
+    lay = fixed_margins({"xaxis": {"title": {"text": "x"}}, "yaxis2": {"range": [0, 1]},
+                         "legend": {"title": {"text": "l"}}, "height": 400},
+                        left=80, right=10, top=50, bottom=110)
+    assert lay["margin"] == {"l": 80, "r": 10, "t": 50, "b": 110, "autoexpand": False}
+    assert lay["xaxis"] == {"title": {"text": "x"}, "automargin": False}
+    assert lay["yaxis2"] == {"range": [0, 1], "automargin": False}
+    assert lay["legend"] == {"title": {"text": "l"}, "orientation": "h", "yref": "container",
+                             "y": 0, "yanchor": "bottom"}
+    assert lay["height"] == 400
+    df = pd.DataFrame({"human_share": [0.0, 1.0], "accuracy": [0.8, 1.0],
+                       "human_ratio": [0.0, 1.0]})
+    pair = curves_pair_figure(df, x="human_share", left=["accuracy"], right=["human_ratio"],
+                              current=0.5)
+    goal = goal_figure([0.0, 1.0], [0.8, 0.9], current=(0.5, 0.85))
+    # the frontier starred with the current setting (drawn per move when the goal figure is off)
+    frontier = frontier_figure(pd.DataFrame({"time_cost": [0.1, 0.5], "accuracy": [0.8, 0.9],
+                                             "lambda": [0.0, 1.0], "human_share": [0.1, 0.5]}),
+                               current={"time_cost": 0.5, "accuracy": 0.9}, log_lambda=True)
+    assert frontier.layout.margin.r == 110  # the colour bar's room
+    for fig, axes in ((pair, ("xaxis", "yaxis", "xaxis2", "yaxis2")), (goal, ("xaxis", "yaxis")),
+                      (frontier, ("xaxis", "yaxis"))):
+        assert fig.layout.margin.autoexpand is False and fig.layout.margin.b >= 100
+        assert all(fig.layout[a].automargin is False for a in axes)
+        assert fig.layout.legend.yref == "container" and fig.layout.legend.y == 0
