@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from core.evaluation.sampling import machine_probabilities
-from core.evaluation.estimate import PRIOR_ROWS
+from core.evaluation.estimate import PRIOR_ROWS, accuracy_from_total, t_quantile
 from core.evaluation.sampling import srs_half_width, srs_size_for_half_width, z_value
 from core.evaluation.estimate import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF,
                                       weighted_total)
@@ -162,15 +162,6 @@ def _fit(y: np.ndarray, x: np.ndarray, w: np.ndarray, o: np.ndarray, pen: np.nda
     return b, loo, float(h.sum())
 
 
-def _quantile(confidence: float, df: float) -> float:
-    from scipy.stats import t
-
-    z = z_value(confidence)
-    if not math.isfinite(df):
-        return z
-    return float(t.ppf(0.5 + confidence / 2, max(df - 1.0, 1.0)))
-
-
 def _best_total(y_lab, pi_lab, ctrl_lab, unl_sums, unl_priors, n_free, sizes, confidence,
                 prior_df):
     """``weighted._best_total`` from the labelled rows and the unlabelled rows' sums."""
@@ -187,7 +178,7 @@ def _best_total(y_lab, pi_lab, ctrl_lab, unl_sums, unl_priors, n_free, sizes, co
         prior += float(unl_priors[j])
         total, var, _, df = weighted_total(y_lab, ctrl, pi_lab, float(unl_sums[j]),
                                            model_variance=prior, prior_df=prior_df)
-        half = _quantile(confidence, df) * math.sqrt(var)
+        half = t_quantile(confidence, df) * math.sqrt(var)
         score = half * (1 + sizes[j] / n)
         if best is None or score < best[0]:
             best = (score, total, var, df, name)
@@ -360,7 +351,7 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
             total, var, df, _ = _best_total(y, pi, loo[c][sel], body[c, :, 0], body[c, :, 1],
                                             n_free, sizes, confidence, PRIOR_DF)
             est = total / m
-            half = _quantile(confidence, df) * math.sqrt(var) / m
+            half = t_quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
         floor_, ceil_ = known / m, (known + n_unl) / m
         est = min(max(est, floor_), ceil_)
@@ -386,18 +377,9 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
     else:
         total_k, var, df, _ = _best_total(right, pi, loo[k][sel], body[k, :, 0],
                                           body[k, :, 1], n_free, sizes, confidence, math.inf)
-        unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
-        est = (n_lab + unl_right) / m
-        if conservative:
-            lo, hi = n_lab / m, 1.0
-            var_out = None
-        else:
-            half = _quantile(confidence, df) * math.sqrt(var) / m
-            lo, hi = max(n_lab / m, est - half), min(1.0, est + half)
-            var_out = var / m ** 2
-        acc = {"estimate": float(est), "ci_low": float(min(lo, est)),
-               "ci_high": float(max(hi, est)), "variance": var_out,
-               "conservative": bool(conservative)}
+        acc = accuracy_from_total(total_k, var, df, right_labelled=float(right.sum()),
+                                  n_lab=n_lab, n_unl=n_unl, m=m, confidence=confidence,
+                                  conservative=conservative)
     notes = []
     if conservative:
         notes.append(f"only {n_free} rows drawn at random are labelled (fewer than "

@@ -33,12 +33,13 @@ from core.evaluation.estimate.controls import PRIOR_ROWS
 from core.evaluation.estimate.weighted import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF,
                                                weighted_total, worse_groups)
 from core.evaluation.estimate.weighted_round import ESTIMATE_KEYS, worse_group_sentence
+from core.evaluation.estimate.weighted import accuracy_from_total, t_quantile
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
-    "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "anytime_estimate", "decide_expression", "estimate",
-    "estimate_codes", "focus_interval", "focus_name", "gold_column_note", "group_accuracy",
-    "labels_for_half_width", "parse_decision", "question_words", "stream_design_estimate",
-    "stream_focus", "stream_verdict", "trace_looks", "two_stage_estimates", "weighted_estimates",
-    "weighted_total",
+    "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",
+    "decide_expression", "estimate", "estimate_codes", "focus_interval", "focus_name",
+    "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
+    "question_words", "stream_design_estimate", "stream_focus", "stream_verdict", "t_quantile",
+    "trace_looks", "two_stage_estimates", "weighted_estimates", "weighted_total",
     "worse_group_sentence", "worse_groups"
 ]

@@ -77,7 +77,8 @@ import numpy as np
 
 from core.evaluation.sampling.audit import srs_half_width, srs_size_for_half_width, z_value
 
-__all__ = ["MIN_LABELS", "ALARM_LEVEL", "weighted_total", "ppi_mean_interval",
+__all__ = ["t_quantile", "accuracy_from_total",
+           "MIN_LABELS", "ALARM_LEVEL", "weighted_total", "ppi_mean_interval",
            "table_controls", "weighted_estimates", "worse_groups"]
 
 #: Fewest labelled rows (with pi < 1) for a normal interval; fewer gives the conservative one.
@@ -146,13 +147,36 @@ def weighted_total(y_lab: np.ndarray, m_lab: np.ndarray, pi_lab: np.ndarray,
     return total, var, n, df
 
 
-def _quantile(confidence: float, df: float) -> float:
+def t_quantile(confidence: float, df: float) -> float:
+    """The two-sided ``confidence`` quantile of Student's t with ``df - 1`` degrees of freedom
+    (at least 1), the normal one for an infinite ``df``."""
     from scipy.special import stdtrit  # what scipy.stats.t.ppf computes, without its overhead
 
     z = z_value(confidence)
     if not math.isfinite(df):
         return z
     return float(stdtrit(max(df - 1.0, 1.0), 0.5 + confidence / 2))
+
+
+def accuracy_from_total(total_k: float, var: float, df: float, *, right_labelled: float,
+                        n_lab: int, n_unl: int, m: int, confidence: float,
+                        conservative: bool) -> dict[str, Any]:
+    """The final labels' accuracy and its interval from the estimated total ``total_k`` of rows
+    the machine gets right (variance ``var``, degrees of freedom ``df``): the labelled rows count
+    as right, the unlabelled rows' share is clipped to what they could hold; ``conservative``:
+    every value they could take."""
+    unl_right = min(max(total_k - right_labelled, 0.0), float(n_unl))
+    est = (n_lab + unl_right) / m
+    if conservative:
+        lo, hi = n_lab / m, 1.0
+        var_out = None
+    else:
+        half = t_quantile(confidence, df) * math.sqrt(var) / m
+        lo, hi = max(n_lab / m, est - half), min(1.0, est + half)
+        var_out = var / m ** 2
+    return {"estimate": float(est), "ci_low": float(min(lo, est)),
+            "ci_high": float(max(hi, est)), "variance": var_out,
+            "conservative": bool(conservative)}
 
 
 def ppi_mean_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *,
@@ -286,7 +310,7 @@ def _best_total(y_lab: np.ndarray, lab: np.ndarray, pi: np.ndarray, candidates: 
         prior = float((inv_free * (pq_free + (p_free - ctrl[free]) ** 2)).sum())
         total, var, _, df = weighted_total(y_lab, ctrl[lab], pi_lab, float(ctrl[unl].sum()),
                                            model_variance=prior, prior_df=prior_df)
-        half = _quantile(confidence, df) * math.sqrt(var)
+        half = t_quantile(confidence, df) * math.sqrt(var)
         score = half * (1 + (sizes[j] if sizes else 0) / n)
         if best is None or score < best[0]:
             best = (score, total, var, df, name, half)
@@ -377,7 +401,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
             total, var, df, name = _best_total(y, lab, pi, _candidates(controls, f"share_{c}"),
                                                names, confidence, PRIOR_DF, sizes)
             est = total / m
-            half = _quantile(confidence, df) * math.sqrt(var) / m
+            half = t_quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
             if random_design:
                 # plain random labelling: PPI++ itself is a candidate (two coefficients), kept
@@ -417,18 +441,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
         total_k, var, df, chosen["accuracy"] = _best_total(
             right, lab, pi, _candidates(controls, "accuracy"), names, confidence, math.inf, sizes)
-        unl_right = min(max(total_k - right.sum(), 0.0), float(n_unl))
-        est = (n_lab + unl_right) / m
-        if conservative:
-            lo, hi = n_lab / m, 1.0
-            var_out = None
-        else:
-            half = _quantile(confidence, df) * math.sqrt(var) / m
-            lo, hi = max(n_lab / m, est - half), min(1.0, est + half)
-            var_out = var / m ** 2
-        acc = {"estimate": float(est), "ci_low": float(min(lo, est)),
-               "ci_high": float(max(hi, est)), "variance": var_out,
-               "conservative": bool(conservative)}
+        acc = accuracy_from_total(total_k, var, df, right_labelled=float(right.sum()),
+                                  n_lab=n_lab, n_unl=n_unl, m=m, confidence=confidence,
+                                  conservative=conservative)
     if conservative:
         notes.append(f"only {n_free} rows drawn at random are labelled (fewer than "
                      f"{MIN_LABELS}): the intervals span every value the {n_unl:,} unlabelled "
