@@ -29,7 +29,7 @@ import pandas as pd
 from core.errors import DataError
 from core.evaluation.sampling import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, FLOOR_LABELS,
                                     TAIL_FLOORS, ActiveDesign)
-from core.evaluation.sampling import srs_size_for_half_width, z_value
+from core.evaluation.sampling import compared_with, srs_size_for_half_width, z_value
 from core.scale import kernels
 
 __all__ = ["ScalePlan", "plan_scaled", "bisection_hi"]
@@ -180,15 +180,6 @@ def _described(sums: np.ndarray, mu: float, kind: str, m: int, confidence: float
                         n_routed=int(routed))
 
 
-def _compared(d: ActiveDesign, route: ActiveDesign, ppi_half: float) -> ActiveDesign:
-    half = d.expected_half_width
-    worth = (ppi_half / half) ** 2 if math.isfinite(half) and half > 0 else (
-        math.inf if half == 0 else float("nan"))
-    return ActiveDesign(**{**d.__dict__,
-                           "accuracy_vs_routing": d.expected_accuracy - route.expected_accuracy,
-                           "worth_vs_ppi": worth})
-
-
 def _route_rows(engine, base: dict[str, Any], budget: float) -> tuple[np.ndarray, float]:
     """``active.routing_design`` (no audit): the rows routed, by descending gain (ties to the
     earlier row) while the budget lasts, and the rate of the others."""
@@ -275,7 +266,7 @@ def plan_scaled(engine, *, n_classes: int, labels: float | None = None,
                        confidence)
     ppi_var = float(np.max(stats[3:])) / m
     ppi_half = z_value(confidence) * math.sqrt(ppi_var / (rate * m))
-    route, random = _compared(route, route, ppi_half), _compared(random, route, ppi_half)
+    route, random = compared_with(route, route, ppi_half), compared_with(random, route, ppi_half)
     parts = engine.map(kernels.k_sig_gain, n_classes=base["n_classes"], lam=base["lam"])
     engine.columns["sig"] = np.concatenate([p["sig"] for p in parts])
     engine.columns["g"] = np.concatenate([p["g"] for p in parts])
@@ -300,7 +291,7 @@ def plan_scaled(engine, *, n_classes: int, labels: float | None = None,
         ds = _designed_many(engine, base, specs, [float(u) for u in mus], "active", m,
                             confidence)
         last_root[0] = roots[-1]
-        return [(_compared(d, route, ppi_half), spec) for d, spec in zip(ds, specs)]
+        return [(compared_with(d, route, ppi_half), spec) for d, spec in zip(ds, specs)]
 
     last_root = [base["x0"]]
     scale = (s2_sum / m) / rate ** 2 / max(g_abs / m, 1e-9)

@@ -15,11 +15,10 @@ Parts (import the names below from this package, not from its modules):
 
 from core.evaluation.annotators.aggregate import AGGREGATES
 from core.evaluation.annotators.report import annotator_report, describe
-from core.evaluation.annotators.noise import (
-    DOUBLE_COLUMN, annotator_copies, correct_estimate, draw_double, draw_labels,
-    error_from_pairs, error_from_votes, given_error, mark_uncorrected, simulate_noise,
-    symmetric_confusion
-)
+from core.evaluation.annotators.noise import (annotator_copies, correct_estimate, DOUBLE_COLUMN,
+                                              draw_double, draw_labels, error_from_pairs,
+                                              error_from_votes, given_error, mark_uncorrected,
+                                              simulate_noise, symmetric_confusion)
 from core.evaluation.annotators.label_error import labels_error
 
 __all__ = [

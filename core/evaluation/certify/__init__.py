@@ -10,18 +10,14 @@ Parts (import the names below from this package, not from its modules):
   violation rates.
 """
 
-from core.evaluation.certify.selective import (
-    CERTIFY_KEYS, certify, certify_arrays, clopper_pearson_upper, required_calibration,
-    threshold_grid
-)
-from core.evaluation.certify.overall import (
-    PAC_KEYS, certify_overall, certify_overall_arrays, certify_overall_weighted_arrays,
-    weighted_beta
-)
-from core.evaluation.certify.simulate import (
-    confidence_implied_errors, simulate_budget, simulate_certify, simulate_design,
-    validity_table
-)
+from core.evaluation.certify.selective import (certify, certify_arrays, CERTIFY_KEYS,
+                                               clopper_pearson_upper, required_calibration,
+                                               threshold_grid)
+from core.evaluation.certify.overall import (certify_overall, certify_overall_arrays,
+                                             certify_overall_weighted_arrays, PAC_KEYS,
+                                             weighted_beta)
+from core.evaluation.certify.simulate import (confidence_implied_errors, simulate_budget,
+                                              simulate_certify, simulate_design, validity_table)
 
 __all__ = [
     "CERTIFY_KEYS", "PAC_KEYS", "certify", "certify_arrays", "certify_overall",

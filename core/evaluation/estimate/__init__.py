@@ -16,24 +16,21 @@ Parts (import the names below from this package, not from its modules):
   sequences.
 """
 
-from core.evaluation.estimate.shares import (
-    AUDIT, MACHINE, ROUTED, estimate, estimate_codes, gold_column_note
-)
-from core.evaluation.estimate.weighted import weighted_estimates
-from core.evaluation.estimate.weighted_round import group_accuracy, stream_design_estimate
-from core.evaluation.estimate.two_stage import two_stage_estimates
-from core.evaluation.estimate.anytime import anytime_estimate, parse_decision
-from core.evaluation.estimate.anytime_words import (
-    SEQUENCE_HELP, decide_expression, focus_interval, focus_name, question_words, stream_focus,
-    stream_verdict, trace_looks
-)
-from core.evaluation.estimate.sequences import labels_for_half_width
-
+from core.evaluation.estimate.shares import (AUDIT, estimate, estimate_codes, gold_column_note,
+                                             MACHINE, ROUTED)
+from core.evaluation.estimate.weighted import (accuracy_from_total, DEFAULT_CONTROL, FLEX_LABELS,
+                                               MIN_LABELS, PRIOR_DF, t_quantile,
+                                               weighted_estimates, weighted_total, worse_groups)
 from core.evaluation.estimate.controls import PRIOR_ROWS
-from core.evaluation.estimate.weighted import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF,
-                                               weighted_total, worse_groups)
-from core.evaluation.estimate.weighted_round import ESTIMATE_KEYS, worse_group_sentence
-from core.evaluation.estimate.weighted import accuracy_from_total, t_quantile
+from core.evaluation.estimate.weighted_round import (ESTIMATE_KEYS, group_accuracy,
+                                                     stream_design_estimate, worse_group_sentence)
+from core.evaluation.estimate.anytime import anytime_estimate, parse_decision
+from core.evaluation.estimate.anytime_words import (decide_expression, focus_interval, focus_name,
+                                                    question_words, SEQUENCE_HELP, stream_focus,
+                                                    stream_verdict, trace_looks)
+from core.evaluation.estimate.sequences import labels_for_half_width
+from core.evaluation.estimate.two_stage import two_stage_estimates
+
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",

@@ -10,13 +10,10 @@ Parts (import the names below from this package, not from its modules):
 """
 
 from core.evaluation.labels.form import LabelImport
-from core.evaluation.labels.imports import (
-    apply_labels, join_labels, labels_from_table, refuse_outside_queue
-)
-from core.evaluation.labels.votes import (
-    check_seconds, merge_votes, read_votes, votes_import, votes_path, write_votes
-)
-
+from core.evaluation.labels.imports import (apply_labels, join_labels, labels_from_table,
+                                            refuse_outside_queue)
+from core.evaluation.labels.votes import (check_seconds, merge_votes, read_votes, votes_import,
+                                          votes_path, write_votes)
 
 __all__ = [
     "LabelImport", "apply_labels", "check_seconds", "join_labels", "labels_from_table",

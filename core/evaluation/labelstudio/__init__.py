@@ -8,10 +8,8 @@ Parts (import the names below from this package, not from its modules):
   project.
 """
 
-from core.evaluation.labelstudio.project import (
-    NO_TEXT_COLUMN, labelling_config, project_title, shown_fields, task_json, tasks,
-    text_warning
-)
+from core.evaluation.labelstudio.project import (labelling_config, NO_TEXT_COLUMN, project_title,
+                                                 shown_fields, task_json, tasks, text_warning)
 from core.evaluation.labelstudio.export import labels_from_labelstudio
 from core.evaluation.labelstudio.client import LabelStudioClient
 

@@ -24,43 +24,36 @@ Parts (import the names below from this package, not from its modules):
 * :mod:`core.evaluation.sampling.blind`: what annotators see: an allow-list of columns.
 """
 
-from core.evaluation.sampling.design import (
-    Design, EarlierLabels, LABELLED, QueuePlan, add_audit, annotator_table, coded_classes,
-    load_design, plan_queue, queue_table
-)
-from core.evaluation.sampling.active import (
-    PROBABILITY_COLUMN, active_design, design_frontier, machine_probabilities, target_note
-)
+from core.evaluation.sampling.design import (add_audit, annotator_table, coded_classes, Design,
+                                             EarlierLabels, LABELLED, load_design, plan_queue,
+                                             queue_table, QueuePlan, SELECTIONS)
+from core.evaluation.sampling.active import (active_design, ActiveDesign, compared_with,
+                                             DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, design_frontier,
+                                             FLOOR_LABELS, machine_probabilities,
+                                             PROBABILITY_COLUMN, TAIL_FLOORS, target_note)
 from core.evaluation.sampling.plan import plan_design
-from core.evaluation.sampling.forecast import MIN_CALIBRATION_LABELS, calibrated_probabilities
+from core.evaluation.sampling.forecast import calibrated_probabilities, MIN_CALIBRATION_LABELS
 from core.evaluation.sampling.plan_range import planned_vs_realised, range_sentence
-from core.evaluation.sampling.audit import (
-    audit_size_for_half_width, default_audit, expected_half_width, srs_half_width,
-    srs_size_for_half_width, z_value
-)
-from core.evaluation.sampling.draw import check_probabilities, draw
+from core.evaluation.sampling.audit import (audit_size_for_half_width, default_audit,
+                                            expected_half_width, srs_half_width,
+                                            srs_size_for_half_width, z_value)
+from core.evaluation.sampling.draw import check_probabilities, draw, DRAW_SALT
 from core.evaluation.sampling.stratified import plan_stratified
-from core.evaluation.sampling.stream import (
-    DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, DRAW_WEIGHT, STREAM_DESIGNS, StreamPlan,
-    draw_stream, replan_stream, stream_weights
-)
+from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, draw_stream,
+                                             DRAW_WEIGHT, replan_stream, STREAM_DESIGNS,
+                                             stream_weights, StreamPlan)
+from core.evaluation.sampling.two_batch import (pilot_probabilities, PILOT_SHARE, PILOT_TILT,
+                                                second_batch)
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
-from core.evaluation.sampling.two_batch import (PILOT_SHARE, PILOT_TILT, pilot_probabilities,
-                                                 second_batch)
-
-from core.evaluation.sampling.active import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, FLOOR_LABELS,
-                                             TAIL_FLOORS, ActiveDesign)
-from core.evaluation.sampling.design import SELECTIONS
-from core.evaluation.sampling.draw import DRAW_SALT
 __all__ = [
     "ActiveDesign", "DEFAULT_FLOOR", "DEFAULT_STREAM_DESIGN", "DEFAULT_WIDTH_RATIO",
     "DRAW_PROBABILITY", "DRAW_SALT", "DRAW_WEIGHT", "Design", "EarlierLabels", "FLOOR_LABELS",
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
     "add_audit", "annotator_table", "audit_size_for_half_width", "calibrated_probabilities",
-    "check_probabilities", "coded_classes", "default_audit", "design_frontier", "draw",
-    "draw_stream", "expected_half_width", "load_design", "machine_probabilities",
+    "check_probabilities", "coded_classes", "compared_with", "default_audit", "design_frontier",
+    "draw", "draw_stream", "expected_half_width", "load_design", "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",

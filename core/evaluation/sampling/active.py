@@ -68,7 +68,7 @@ from core.errors import DataError, describe_rows
 from core.evaluation.sampling.forecast import ppi_expected_half_width
 from core.evaluation.sampling.audit import srs_size_for_half_width, z_value
 
-__all__ = ["DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "FLOOR_LABELS", "DEFAULT_WIDTH_RATIO",
+__all__ = ["compared_with", "DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "FLOOR_LABELS", "DEFAULT_WIDTH_RATIO",
            "ACCURACY_TOLERANCE", "target_note", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
            "ActiveDesign", "routing_design", "design_frontier", "active_design"]
 
@@ -288,7 +288,7 @@ def _describe(pi: np.ndarray, mu: float, kind: str, f: np.ndarray, q: np.ndarray
                         n_routed=int((pi >= 1).sum()))
 
 
-def _compared(d: ActiveDesign, route: ActiveDesign, ppi_half: float) -> ActiveDesign:
+def compared_with(d: ActiveDesign, route: ActiveDesign, ppi_half: float) -> ActiveDesign:
     """``d`` with its expected accuracy against routing's and its worth against PPI++'s."""
     half = d.expected_half_width
     worth = (ppi_half / half) ** 2 if math.isfinite(half) and half > 0 else (
@@ -550,12 +550,12 @@ def _context(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, 
     ppi_half = ppi_expected_half_width(f, machine_probabilities(machine_codes, q, n_classes),
                                        rate * n_free + int(held.sum()),
                                        confidence=confidence_level)
-    route, random = _compared(route, route, ppi_half), _compared(random, route, ppi_half)
+    route, random = compared_with(route, route, ppi_half), compared_with(random, route, ppi_half)
 
     def solve(mu: float, floor: float | None = None) -> ActiveDesign:
         pi = inclusion_probabilities(s2[free], cost, budget, gain=g[free], mu=float(mu),
                                      floor=fl if floor is None else float(floor))
-        return _compared(describe(pi, float(mu), "active"), route, ppi_half)
+        return compared_with(describe(pi, float(mu), "active"), route, ppi_half)
 
     return {"free": free, "rate": rate, "s2": s2, "g": g, "unit": unit, "route": route,
             "random": random, "ppi_half": ppi_half, "solve": solve, "floor": fl}
