@@ -485,9 +485,11 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                   f"the rest on them: hmceval queue {args.path} --calibrate-on {rid} -o OUT")
             _note_labels_present(design, rank)
             return 0
+        from core.format import count
+
         print(f"{kind} design: {n_to_label} rows to label ({shown}); expected final "
               f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "
-              f"{hw:.4f} (worth {summary['random_equivalent']} random labels); round table "
+              f"{hw:.4f} (worth {count(summary['random_equivalent'])} random labels); round table "
               f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")
               + f"; {round_note(ws, rid)}")
         if record.get("calibrated_on"):

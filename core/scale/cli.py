@@ -263,9 +263,11 @@ def run_queue(args) -> int:
                     "passes": plan.passes, "seconds": round(time.time() - t0, 2)})
         return 0
     said = ", ".join(f"{k} {v:,}" for k, v in counts.items() if v)
+    from core.format import count
+
     print(f"{kind} design: {len(queue):,} rows to label ({said}); expected final accuracy "
           f"{summary['expected_accuracy']:.1%}, expected class-share half-width "
-          f"{summary['expected_half_width']:.4f} (worth {summary['random_equivalent']} random "
+          f"{summary['expected_half_width']:.4f} (worth {count(summary['random_equivalent'])} random "
           f"labels); round table written to {out}; for annotators: {sent}")
     print(f"large-table path: {m:,} rows in {plan.passes} passes ({engine.name} engine, "
           f"{time.time() - t0:.1f} s); the round is recorded in the table, not in the "
