@@ -98,8 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "engine", None) is not None and not large:
         raise DataError("--engine takes assign's large-table path: a Parquet table")
     if is_parquet(args.output) and not large:
-        raise DataError("-o OUT.parquet is written by assign's large-table path: give a "
-                        "Parquet table (or write the assignment as CSV); nothing was written")
+        raise DataError(f"-o {args.output}: a Parquet assignment is written by assign's "
+                        "large-table path: give a Parquet table (or write the assignment as "
+                        "CSV); nothing was written")
     if large:
         data, inp, assignment = run_assign(args)
         goal = None
