@@ -82,10 +82,9 @@ def read_certify_design(path: str, specs: list[str] | None = None) -> CompactDes
     import pandas as pd
     import pyarrow.parquet as pq
 
-    from core.defaults import MAX_EFFORT
     from core.errors import DataError
     from core.evaluation.sampling import PROBABILITY_COLUMN, SELECTIONS, check_probabilities
-    from core.scale.parquet import class_codes, detect_parquet_roles, read_columns
+    from core.scale.parquet import class_codes, detect_parquet_roles, effort_specs, read_columns
 
     roles = detect_parquet_roles(path, specs)
     human_col = roles.get("human_label")
@@ -97,13 +96,8 @@ def read_certify_design(path: str, specs: list[str] | None = None) -> CompactDes
     spec: dict[str, tuple] = {"code": ("codes", roles["machine_label"], classes, False),
                               "human": ("codes", human_col, classes, True),
                               "q": ("float", roles["machine_confidence"], 0.0, 1.0)}
-    effort = roles.get("predicted_effort") or roles.get("human_effort")
-    if effort:
-        spec["effort"] = ("float", effort, 0.0, MAX_EFFORT)
-    if roles.get("human_confidence"):
-        spec["b"] = ("float", roles["human_confidence"], 0.0, 1.0)
-    if roles.get("machine_effort"):
-        spec["k"] = ("float", roles["machine_effort"], 0.0, MAX_EFFORT)
+    optional, effort = effort_specs(roles)
+    spec.update(optional)
     if roles.get("selection"):
         spec["sel"] = ("selection", roles["selection"])
     pi_col = next((c for c in names if str(c).strip().lower() == PROBABILITY_COLUMN), None)

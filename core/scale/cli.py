@@ -126,21 +126,14 @@ def _read_design_columns(path: str, roles: dict[str, Any]) -> tuple[dict, list]:
 
     import numpy as np
 
-    from core.defaults import MAX_EFFORT
-    from core.scale.parquet import class_codes, read_columns
+    from core.scale.parquet import class_codes, effort_specs, read_columns
 
     label_cols = [roles["machine_label"]] + ([roles["human_label"]]
                                              if roles.get("human_label") else [])
     classes = class_codes(path, label_cols)
+    optional, effort = effort_specs(roles)
     spec: dict[str, tuple] = {"code": ("codes", roles["machine_label"], classes, False),
-                              "q": ("float", roles["machine_confidence"], 0.0, 1.0)}
-    effort = roles.get("predicted_effort") or roles.get("human_effort")
-    if effort:
-        spec["effort"] = ("float", effort, 0.0, MAX_EFFORT)
-    if roles.get("human_confidence"):
-        spec["b"] = ("float", roles["human_confidence"], 0.0, 1.0)
-    if roles.get("machine_effort"):
-        spec["k"] = ("float", roles["machine_effort"], 0.0, MAX_EFFORT)
+                              "q": ("float", roles["machine_confidence"], 0.0, 1.0), **optional}
     cols = read_columns(path, spec)
     if effort and not np.any(cols["effort"] > 0):
         raise DataError(f"column '{effort}' is 0 on every row: there is no effort to trade "
@@ -163,8 +156,8 @@ def run_queue(args) -> int:
     from core.evaluation.sampling import SELECTIONS
     from core.scale.design import plan_scaled
     from core.scale.kernels import design_pi
-    from core.scale.parquet import (detect_parquet_roles, parquet_rows, read_columns,
-                                    write_round_parquet)
+    from core.scale.parquet import (detect_parquet_roles, parquet_rows, queued_view,
+                                    read_columns, write_round_parquet)
 
     t0 = time.time()
     if args.calibration and args.design is None and args.labels is None \
@@ -232,11 +225,7 @@ def run_queue(args) -> int:
                 zero_copy_only=False)
             labelled_queue[0] += int((present & mask).sum())
         if mask.any():
-            sub = {c: b.column(b.schema.names.index(c)).to_numpy(zero_copy_only=False)[mask]
-                   for c in show if c in b.schema.names}
-            if new_id:
-                sub = {"sample_id": np.arange(start + 1, start + n + 1)[mask], **sub}
-            picked.append((rank[mask], sub))
+            picked.append((rank[mask], queued_view(b, mask, show, start=start, new_id=new_id)))
         return extra
 
     meta = {"format": "hmceval-large-round", "version": 1, "design": kind, "M": m,
@@ -292,7 +281,7 @@ def _run_calibration_queue(args) -> int:
     from core.cli.common import print_json, shown
     from core.evaluation.sampling import SELECTIONS
     from core.scale.parquet import (detect_parquet_roles, is_parquet, parquet_rows,
-                                    read_columns, write_round_parquet)
+                                    queued_view, read_columns, write_round_parquet)
 
     if not is_parquet(args.path) or not is_parquet(args.output):
         raise DataError("the large-table path draws a calibration sample of a Parquet table "
@@ -349,11 +338,7 @@ def _run_calibration_queue(args) -> int:
         if human_col is None:
             extra["human_label"] = pa.nulls(n, type=pa.string())
         if mask.any():
-            sub = {c: b.column(b.schema.names.index(c)).to_numpy(zero_copy_only=False)[mask]
-                   for c in show if c in b.schema.names}
-            if new_id:
-                sub = {"sample_id": np.arange(start + 1, start + n + 1)[mask], **sub}
-            picked.append((rank[mask], sub))
+            picked.append((rank[mask], queued_view(b, mask, show, start=start, new_id=new_id)))
         return extra
 
     meta = {"format": "hmceval-large-round", "version": 1, "design": "calibration", "M": m,

@@ -29,7 +29,8 @@ import numpy as np
 from core.errors import DataError
 
 __all__ = ["BATCH", "META_KEY", "is_parquet", "parquet_rows", "detect_parquet_roles",
-           "iter_batches", "read_columns", "class_codes", "round_meta", "write_round_parquet"]
+           "iter_batches", "read_columns", "effort_specs", "queued_view", "class_codes",
+           "round_meta", "write_round_parquet"]
 
 #: Rows per batch read from a Parquet file.
 BATCH = 1 << 17
@@ -169,6 +170,35 @@ def _floats(arr, col: str, start: int, lo: float | None, hi: float | None) -> np
         raise DataError(f"column '{col}' must hold numbers{rng}; row {start + bad[0] + 1:,} "
                         f"holds {float(x[bad[0]])!r}")
     return x
+
+
+def effort_specs(roles: dict) -> tuple[dict[str, tuple], str | None]:
+    """The :func:`read_columns` specs of a table's optional effort roles: ``effort`` (the
+    predicted effort, else the human effort), ``b`` (human confidence), ``k`` (machine effort);
+    and the effort column read (``None`` when the table has none)."""
+    from core.defaults import MAX_EFFORT
+
+    spec: dict[str, tuple] = {}
+    effort = roles.get("predicted_effort") or roles.get("human_effort")
+    if effort:
+        spec["effort"] = ("float", effort, 0.0, MAX_EFFORT)
+    if roles.get("human_confidence"):
+        spec["b"] = ("float", roles["human_confidence"], 0.0, 1.0)
+    if roles.get("machine_effort"):
+        spec["k"] = ("float", roles["machine_effort"], 0.0, MAX_EFFORT)
+    return spec, effort
+
+
+def queued_view(batch, mask: np.ndarray, show: list[str], *, start: int,
+                new_id: bool) -> dict[str, np.ndarray]:
+    """The queued rows (``mask``) of one record batch as annotators see them: the shown columns
+    (an allow-list), with a 1-based row number as ``sample_id`` when the table has no id."""
+    names = batch.schema.names
+    sub = {c: batch.column(names.index(c)).to_numpy(zero_copy_only=False)[mask]
+           for c in show if c in names}
+    if new_id:
+        sub = {"sample_id": np.arange(start + 1, start + len(mask) + 1)[mask], **sub}
+    return sub
 
 
 def read_columns(path: str | Path, spec: dict[str, tuple]) -> dict[str, np.ndarray]:
