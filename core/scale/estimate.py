@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from core.evaluation.sampling import machine_probabilities
-from core.evaluation.estimate import PRIOR_ROWS, accuracy_from_total, t_quantile
-from core.evaluation.sampling import srs_half_width, srs_size_for_half_width, z_value
+from core.evaluation.estimate import PRIOR_ROWS, accuracy_from_total, share_entry, t_quantile
+from core.evaluation.sampling import z_value
 from core.evaluation.estimate import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF,
                                       weighted_total)
 
@@ -353,20 +353,9 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
             est = total / m
             half = t_quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
-        floor_, ceil_ = known / m, (known + n_unl) / m
-        est = min(max(est, floor_), ceil_)
-        lo, hi = max(min(lo, est), floor_), min(max(hi, est), ceil_)
-        half = (hi - lo) / 2
-        p = est
-        shares.append({
-            "estimate": float(est), "ci_low": float(lo), "ci_high": float(hi),
-            "machine_only": float(mach_counts[c] / m), "half_width": float(half),
-            "random_half_width": (srs_half_width(m, n_lab, p * (1 - p), confidence=confidence)
-                                  if n_lab >= 1 else None),
-            "random_equivalent": (None if p * (1 - p) == 0 else
-                                  srs_size_for_half_width(m, p * (1 - p), half,
-                                                          confidence=confidence)),
-            "conservative": bool(conservative)})
+        shares.append(share_entry(est, lo, hi, known=known, n_unl=n_unl, m=m, n_lab=n_lab,
+                                  machine_only=float(mach_counts[c] / m),
+                                  confidence=confidence, conservative=conservative))
     right = ys[k][sel]
     if m == 0:
         acc = {"estimate": None, "ci_low": None, "ci_high": None, "variance": None,

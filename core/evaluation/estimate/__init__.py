@@ -19,7 +19,7 @@ Parts (import the names below from this package, not from its modules):
 from core.evaluation.estimate.shares import (AUDIT, estimate, estimate_codes, gold_column_note,
                                              MACHINE, ROUTED)
 from core.evaluation.estimate.weighted import (accuracy_from_total, DEFAULT_CONTROL, FLEX_LABELS,
-                                               MIN_LABELS, PRIOR_DF, t_quantile,
+                                               MIN_LABELS, PRIOR_DF, share_entry, t_quantile,
                                                weighted_estimates, weighted_total, worse_groups)
 from core.evaluation.estimate.controls import PRIOR_ROWS
 from core.evaluation.estimate.weighted_round import (ESTIMATE_KEYS, group_accuracy,
@@ -36,7 +36,7 @@ __all__ = [
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",
     "decide_expression", "estimate", "estimate_codes", "focus_interval", "focus_name",
     "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
-    "question_words", "stream_design_estimate", "stream_focus", "stream_verdict", "t_quantile",
-    "trace_looks", "two_stage_estimates", "weighted_estimates", "weighted_total",
+    "question_words", "share_entry", "stream_design_estimate", "stream_focus", "stream_verdict",
+    "t_quantile", "trace_looks", "two_stage_estimates", "weighted_estimates", "weighted_total",
     "worse_group_sentence", "worse_groups"
 ]

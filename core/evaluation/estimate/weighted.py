@@ -77,7 +77,7 @@ import numpy as np
 
 from core.evaluation.sampling.audit import srs_half_width, srs_size_for_half_width, z_value
 
-__all__ = ["t_quantile", "accuracy_from_total",
+__all__ = ["t_quantile", "accuracy_from_total", "share_entry",
            "MIN_LABELS", "ALARM_LEVEL", "weighted_total", "ppi_mean_interval",
            "table_controls", "weighted_estimates", "worse_groups"]
 
@@ -156,6 +156,27 @@ def t_quantile(confidence: float, df: float) -> float:
     if not math.isfinite(df):
         return z
     return float(stdtrit(max(df - 1.0, 1.0), 0.5 + confidence / 2))
+
+
+def share_entry(est: float, lo: float, hi: float, *, known: float, n_unl: int, m: int,
+                n_lab: int, machine_only: float, confidence: float,
+                conservative: bool) -> dict[str, Any]:
+    """One class share's result: the estimate and interval clipped to what the rows allow
+    (``known`` labelled rows of the class, up to ``n_unl`` more), its half-width, the half-width
+    as many random labels would give and the random labels it is worth."""
+    floor_, ceil_ = known / m, (known + n_unl) / m
+    est = min(max(est, floor_), ceil_)
+    lo, hi = max(min(lo, est), floor_), min(max(hi, est), ceil_)
+    half = (hi - lo) / 2
+    p = est
+    return {"estimate": float(est), "ci_low": float(lo), "ci_high": float(hi),
+            "machine_only": float(machine_only), "half_width": float(half),
+            "random_half_width": (srs_half_width(m, n_lab, p * (1 - p), confidence=confidence)
+                                  if n_lab >= 1 else None),
+            "random_equivalent": (None if p * (1 - p) == 0 else
+                                  srs_size_for_half_width(m, p * (1 - p), half,
+                                                          confidence=confidence)),
+            "conservative": bool(conservative)}
 
 
 def accuracy_from_total(total_k: float, var: float, df: float, *, right_labelled: float,
@@ -413,21 +434,9 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
                         (hi - lo) * (1 + size / max(n_free, 1)):
                     est, lo, hi, name = p_est, p_lo, p_hi, "ppi++"
             chosen[f"share_{c}"] = name
-        floor_, ceil_ = known / m, (known + n_unl) / m
-        est = min(max(est, floor_), ceil_)
-        lo, hi = max(min(lo, est), floor_), min(max(hi, est), ceil_)
-        half = (hi - lo) / 2
-        p = est
-        shares.append({
-            "estimate": float(est), "ci_low": float(lo), "ci_high": float(hi),
-            "machine_only": float((machine == c).mean()),
-            "half_width": float(half),
-            "random_half_width": (srs_half_width(m, n_lab, p * (1 - p), confidence=confidence)
-                                  if n_lab >= 1 else None),
-            "random_equivalent": (None if p * (1 - p) == 0 else
-                                  srs_size_for_half_width(m, p * (1 - p), half,
-                                                          confidence=confidence)),
-            "conservative": bool(conservative)})
+        shares.append(share_entry(est, lo, hi, known=known, n_unl=n_unl, m=m, n_lab=n_lab,
+                                  machine_only=float((machine == c).mean()),
+                                  confidence=confidence, conservative=conservative))
     # accuracy of the final labels
     right = (human[lab] == machine[lab]).astype(float)
     acc: dict[str, Any]
