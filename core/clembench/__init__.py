@@ -51,8 +51,9 @@ from core.clembench.model import (
     TURN_KEYS, EPISODE_KEYS, AGGREGATE_KEYS, Episode, EpisodeScores, LoadedEpisodes, ABORTED, ACCURACY,
     CLEMSCORE, KAPPA, LOSE, MAIN_SCORE, MIDDLE_ACCURACY, PARSED_REQUEST_COUNT, PLAYED, QUALITY_SCORE,
     REQUEST_COUNT, REQUEST_SUCCESS_RATIO, SLOT_FILLED, SLOT_FILLING_ACCURACY, SUCCESS, TRUNCATED_KAPPA,
-    VIOLATED_REQUEST_COUNT, MIN_N_SLOTS, MAX_N_SLOTS,
+    VIOLATED_REQUEST_COUNT,
 )
+from core.defaults import MIN_N_SLOTS, MAX_N_SLOTS
 from core.clembench.metrics import probe_accuracy, cohen_kappa, truncated_kappa, main_score, middle_round
 from core.clembench.io import (
     MAX_FILE_BYTES, parse_interactions, parse_episode, parse_recorded_scores, load_paths, load_uploads,

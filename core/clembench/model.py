@@ -46,10 +46,6 @@ REQUIRED_FIELDS = (
     "probes", "Played Probe Rounds", "Aborted", "Filled Slots", *COUNT_FIELDS,
 )
 
-#: Bounds of an explicit number of slots (``n_slots=`` of the loaders, ``--n-slots`` of the CLI),
-#: kept in :mod:`core.defaults` so the CLI's help needs no numpy.
-from core.defaults import MAX_N_SLOTS, MIN_N_SLOTS  # noqa: E402
-
 #: Where an episode's number of slots came from (:attr:`Episode.slots_from`), in the order of
 #: precedence: given explicitly, the game instance (what clembench's scorer reads), the log's
 #: ``realised_slots``, or inferred from the probes.

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from core.clembench.model import COUNT_FIELDS, MAX_N_SLOTS, MIN_N_SLOTS
+from core.clembench.model import COUNT_FIELDS
+from core.defaults import MAX_N_SLOTS, MIN_N_SLOTS
 from core.errors import DataError
 
 __all__ = ["INSTANCE_FILE", "check_n_slots", "count_length_fits", "instance_n_slots", "infer_n_slots"]

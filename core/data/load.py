@@ -80,7 +80,8 @@ def load_table(source: str | os.PathLike | bytes | IO[bytes], *, name: str | Non
     is_text = False
     if ext in (".parquet", ".pq") or data[:4] == b"PAR1":
         df = _read_parquet(data, label)
-    elif ext in (".json", ".jsonl", ".jsonlines", ".ndjson") or (not ext and data.lstrip()[:1] in (b"[", b"{")):
+    elif ext in (".json", ".jsonl", ".jsonlines", ".ndjson") or (
+            ext not in _TEXT_EXTENSIONS and data[:65536].lstrip()[:1] in (b"[", b"{")):
         df = _read_json(data, label)
     else:
         if ext in (".tsv", ".tab"):
@@ -183,6 +184,10 @@ def _read_parquet(data: bytes, label: str) -> pd.DataFrame:
         raise
     except Exception as exc:  # pyarrow raises several types for corrupt files
         raise DataError(f"{label} is not a readable Parquet file: {exc}") from None
+
+
+# extensions read as delimited text whatever the first byte; any other is sniffed
+_TEXT_EXTENSIONS = (".csv", ".tsv", ".tab", ".txt")
 
 
 def _read_json(data: bytes, label: str) -> pd.DataFrame:

@@ -12,3 +12,5 @@ Parts:
 from core.workspace.store import ENV_VAR, Workspace, default_root
 from core.workspace.schema import SCHEMA_VERSION
 from core.workspace.tables import table_hash
+
+__all__ = ["ENV_VAR", "SCHEMA_VERSION", "Workspace", "default_root", "table_hash"]

@@ -109,8 +109,9 @@ def plan_frame(selection: np.ndarray, queue_rank: np.ndarray,
 def plan_rows(plan: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """``(selection, queue_rank)`` of a stored plan, as :func:`plan_frame` took them
     (an undecided row reads ``""``)."""
-    sel = plan["selection"].astype(str).to_numpy(dtype=object)
-    return (np.where(sel == "nan", "", sel).astype(object),
+    raw = plan["selection"]
+    sel = raw.astype(str).to_numpy(dtype=object)
+    return (np.where(raw.isna().to_numpy(), "", sel).astype(object),
             plan["queue_rank"].to_numpy(dtype=float))
 
 

@@ -207,3 +207,17 @@ def test_a_formula_guard_quote_comes_off_again():
     """core.csv_safe writes a formula-like cell behind a quote; it reads back as written."""
     df = load_table(b"label,n\n'+,1\n'=SUM(A1),2\nplain,3\n", name="f.csv")
     assert df["label"].tolist() == ["+", "=SUM(A1)", "plain"]
+
+
+@pytest.mark.parametrize("name", ["upload.bin", "export.dat", "table"])
+def test_json_under_an_unknown_extension_is_sniffed(tmp_path, name):
+    rows = [{"id": "a", "label": "safe"}, {"id": "b", "label": "unsafe"}]
+    path = tmp_path / name
+    path.write_text("\n  " + json.dumps(rows))
+    df = load_table(path)
+    assert list(df.columns) == ["id", "label"] and df["label"].tolist() == ["safe", "unsafe"]
+
+
+def test_a_csv_whose_first_cell_starts_with_a_bracket_stays_csv():
+    df = load_table(b"[note],label\nx,safe\n", name="t.csv")
+    assert list(df.columns) == ["[note]", "label"]
