@@ -153,3 +153,12 @@ def test_annotator_table_is_the_queue_without_answers():
     done = np.array([False, False, True, False, False])
     out3 = annotator_table(d, sel, rank, done=done)
     assert out3["uid"].tolist() == [15, 11] and out3["queue_rank"].tolist() == [2, 3]
+
+
+def test_queue_order_by_rank_without_the_unqueued_and_the_done():
+    from core.evaluation.sampling import queue_order
+
+    rank = np.array([3.0, np.nan, 0.0, 2.0, 1.0, 2.0])
+    assert queue_order(rank).tolist() == [2, 4, 3, 5, 0]  # equal ranks keep row order
+    done = np.array([False, False, False, True, False, False])
+    assert queue_order(rank, done).tolist() == [2, 4, 5, 0]

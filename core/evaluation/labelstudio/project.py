@@ -22,7 +22,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from core.evaluation.sampling.blind import shown_columns
-from core.evaluation.sampling.design import Design
+from core.evaluation.sampling.design import Design, queue_order
 
 __all__ = ["tasks", "labelling_config", "project_title", "shown_fields", "task_json",
            "text_warning"]
@@ -87,11 +87,7 @@ def tasks(design: Design, queue_rank: np.ndarray, *, done: np.ndarray | None = N
     """
     shown = shown_fields(design, show)
     rank = np.asarray(queue_rank, dtype=float)
-    todo = np.isfinite(rank)
-    if done is not None:
-        todo &= ~np.asarray(done, dtype=bool)
-    rows = np.flatnonzero(todo)
-    rows = rows[np.argsort(rank[rows], kind="stable")]
+    rows = queue_order(rank, done)
     ids = design.sample_ids()
     raw = design.data.raw
     fields: list[tuple[str, list]] = [

@@ -26,7 +26,8 @@ Parts (import the names below from this package, not from its modules):
 
 from core.evaluation.sampling.design import (add_audit, annotator_table, coded_classes, Design,
                                              EarlierLabels, LABELLED, load_design, plan_queue,
-                                             queue_table, QueuePlan, SELECTIONS)
+                                             queue_order, queue_table, QueuePlan,
+                                             SELECTIONS)
 from core.evaluation.sampling.active import (active_design, ActiveDesign, compared_with,
                                              DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, design_frontier,
                                              FLOOR_LABELS, machine_probabilities,
@@ -51,7 +52,7 @@ __all__ = [
     "DRAW_PROBABILITY", "DRAW_SALT", "DRAW_WEIGHT", "Design", "EarlierLabels", "FLOOR_LABELS",
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
-    "add_audit", "annotator_table", "audit_size_for_half_width", "calibrated_probabilities",
+    "add_audit", "annotator_table", "queue_order", "audit_size_for_half_width", "calibrated_probabilities",
     "check_probabilities", "coded_classes", "compared_with", "default_audit", "design_frontier",
     "draw", "draw_stream", "expected_half_width", "load_design", "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",

@@ -450,14 +450,32 @@ def annotator_table(design: Design, selection: np.ndarray,
     rest = shown_columns(design.data, show, selection_column=design.selection_column,
                          hidden=design.hidden)
     table = queue_table(design, selection, queue_rank)
+    rows = queue_order(queue_rank, done)
+    sid = design.data.roles.get("sample_id") or "sample_id"
+    return table.iloc[rows][[sid, "queue_rank", *rest]].reset_index(drop=True)
+
+
+def queue_order(queue_rank: np.ndarray, done: np.ndarray | None = None) -> np.ndarray:
+    """The rows still to label, in queue order.
+
+    Parameters
+    ----------
+    queue_rank : array-like of shape (M,)
+        A row's place in the queue, NaN for a row not queued.
+    done : array-like of bool, shape (M,), optional
+        Rows already labelled, left out.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Row positions with a finite rank and not done, sorted by rank (ties keep row order).
+    """
     rank = np.asarray(queue_rank, dtype=float)
     todo = np.isfinite(rank)
     if done is not None:
         todo &= ~np.asarray(done, dtype=bool)
     rows = np.flatnonzero(todo)
-    rows = rows[np.argsort(rank[rows], kind="stable")]
-    sid = design.data.roles.get("sample_id") or "sample_id"
-    return table.iloc[rows][[sid, "queue_rank", *rest]].reset_index(drop=True)
+    return rows[np.argsort(rank[rows], kind="stable")]
 
 
 def add_audit(selection: np.ndarray, queue_rank: np.ndarray, audit: int, *, seed: int = 0,
