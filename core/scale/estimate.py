@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from core.evaluation.sampling import machine_probabilities
-from core.evaluation.estimate import PRIOR_ROWS, accuracy_from_total, share_entry, t_quantile
+from core.evaluation.estimate import (PRIOR_ROWS, accuracy_from_total, settled_accuracy,
+                                      share_entry, t_quantile)
 from core.evaluation.sampling import z_value
 from core.evaluation.estimate import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS, PRIOR_DF,
                                       weighted_total)
@@ -357,13 +358,8 @@ def _estimate_group(s: np.ndarray, k: int, classes: list, ys: list, loo: list,
                                   machine_only=float(mach_counts[c] / m),
                                   confidence=confidence, conservative=conservative))
     right = ys[k][sel]
-    if m == 0:
-        acc = {"estimate": None, "ci_low": None, "ci_high": None, "variance": None,
-               "conservative": False}
-    elif n_unl == 0:
-        acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
-               "conservative": False}
-    else:
+    acc = settled_accuracy(m, n_unl)
+    if acc is None:
         total_k, var, df, _ = _best_total(right, pi, loo[k][sel], body[k, :, 0],
                                           body[k, :, 1], n_free, sizes, confidence, math.inf)
         acc = accuracy_from_total(total_k, var, df, right_labelled=float(right.sum()),

@@ -225,3 +225,12 @@ def test_routing_round_gets_group_accuracy_and_warnings_too():
     assert [w["group"] for w in res["worse_groups"]] == ["ja"]
     assert any(n.startswith("language = ja") for n in res["notes"])
     assert design.M == len(df)
+
+
+def test_settled_accuracy_when_nothing_is_left_to_estimate():
+    from core.evaluation.estimate import settled_accuracy
+
+    assert settled_accuracy(0, 0)["estimate"] is None
+    every = settled_accuracy(12, 0)
+    assert (every["estimate"], every["ci_low"], every["ci_high"], every["variance"]) == (1.0, 1.0, 1.0, 0.0)
+    assert settled_accuracy(12, 3) is None

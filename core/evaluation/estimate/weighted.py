@@ -200,6 +200,18 @@ def accuracy_from_total(total_k: float, var: float, df: float, *, right_labelled
             "conservative": bool(conservative)}
 
 
+def settled_accuracy(m: int, n_unl: int) -> dict[str, Any] | None:
+    """The final labels' accuracy where nothing is left to estimate: no rows (every value
+    None), or every row labelled (1.0, exactly); None otherwise."""
+    if m == 0:
+        return {"estimate": None, "ci_low": None, "ci_high": None, "variance": None,
+                "conservative": False}
+    if n_unl == 0:
+        return {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
+                "conservative": False}
+    return None
+
+
 def ppi_mean_interval(y: np.ndarray, yhat: np.ndarray, yhat_unlabelled: np.ndarray, *,
                       confidence: float = 0.95) -> tuple[float, float, float]:
     """PPI++'s estimate and interval for a mean (power-tuned, lambda clipped to [0, 1]).
@@ -439,14 +451,8 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
                                   confidence=confidence, conservative=conservative))
     # accuracy of the final labels
     right = (human[lab] == machine[lab]).astype(float)
-    acc: dict[str, Any]
-    if m == 0:
-        acc = {"estimate": None, "ci_low": None, "ci_high": None, "variance": None,
-               "conservative": False}
-    elif n_unl == 0:
-        acc = {"estimate": 1.0, "ci_low": 1.0, "ci_high": 1.0, "variance": 0.0,
-               "conservative": False}
-    else:
+    acc = settled_accuracy(m, n_unl)
+    if acc is None:
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
         total_k, var, df, chosen["accuracy"] = _best_total(
             right, lab, pi, _candidates(controls, "accuracy"), names, confidence, math.inf, sizes)
