@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError, describe_rows
-from core.evaluation.sampling.design import LABELLED, Design
+from core.evaluation.sampling.design import LABELLED, Design, coded_classes
 from core.data.keys import label_key
 from core.evaluation.sampling.audit import srs_half_width, srs_size_for_half_width, z_value
 from core.evaluation.estimate.weighted_round import (ESTIMATE_KEYS, estimate_weighted_design,
@@ -345,15 +345,9 @@ def estimate(design: Design, *, groups: list[str] | None = None,
     if design.inclusion is not None:
         return estimate_weighted_design(design, groups=groups, confidence=confidence)
     sel_words = design.selection
-    present = set(design.machine_label.tolist()) | {
-        v for v, w in zip(design.human_label, sel_words) if v is not None and w in LABELLED}
-    try:
-        labels = sorted(present)
-    except TypeError:
-        labels = sorted(present, key=str)
+    labels, mach = coded_classes(design.machine_label, {
+        v for v, w in zip(design.human_label, sel_words) if v is not None and w in LABELLED})
     index = {v: i for i, v in enumerate(labels)}
-    mach = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
-                       count=design.M)
     hum_obj = design.human_label
     sel = np.fromiter((_CODE[v] for v in design.selection), dtype=np.int64, count=design.M)
     labelled_sel = np.isin(sel, [CAL, ROUTED, AUDIT])

@@ -17,6 +17,7 @@ import numpy as np
 from core.evaluation.estimate.anytime import anytime_estimate
 from core.evaluation.estimate.weighted import table_controls, weighted_estimates, worse_groups
 from core.evaluation.estimate.two_stage import two_stage_estimates
+from core.evaluation.sampling.design import coded_classes
 
 __all__ = ["group_values", "design_arrays", "design_covariates", "group_accuracy",
            "worse_group_sentence", "estimate_weighted_design", "stream_design_estimate",
@@ -83,15 +84,9 @@ def design_arrays(design) -> dict[str, Any]:
             raise DataError(f"{len(missing)} {word} rows have no human label: "
                             f"{describe_rows(missing, limit=10)}; label them (or import their "
                             "labels) before estimating")
-    present = set(design.machine_label.tolist()) | {
-        v for v, ok in zip(design.human_label, has) if ok}
-    try:
-        classes = sorted(present)
-    except TypeError:
-        classes = sorted(present, key=str)
+    classes, machine = coded_classes(design.machine_label,
+                                     {v for v, ok in zip(design.human_label, has) if ok})
     index = {v: i for i, v in enumerate(classes)}
-    machine = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
-                          count=design.M)
     human = np.full(design.M, -1, dtype=np.int64)
     for i in np.flatnonzero(has):
         human[i] = index[design.human_label[i]]
@@ -333,8 +328,6 @@ def stream_design_estimate(design, *, order: np.ndarray, draw_probability: np.nd
     groups : list of str, optional
         Group columns of the table.
     """
-    from core.evaluation.sampling.design import coded_classes
-
     order = np.asarray(order, dtype=np.int64)
     has = np.asarray(design.has_label, dtype=bool)
     classes, machine = coded_classes(design.machine_label,
