@@ -25,6 +25,7 @@ from pages._common import next_step, show_error
 from pages._evaluate_annotators import annotators_section
 from pages._evaluate_design import WORTH_HELP, group_section
 from pages._evaluate_stream import stream_result
+from pages._evaluate_two_batch import pilot_next
 from core.workspace.stream_rounds import is_stream
 
 
@@ -137,6 +138,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
     annotators_section(ws, rid)  # the end of section 3: the annotators' agreement and time
+    pilot_next(ws, data, rid)  # a two-batch round's first batch: plan the rest on its labels
     st.header("4 · Result")
     cert = ws.latest_result(rid, "certify")
     if cert:
