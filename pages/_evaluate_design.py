@@ -269,9 +269,8 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
 
 
 def show_round_design(record: dict[str, Any] | None) -> None:
-    """What an active or random round was planned with (its stored design record)."""
-    flash = st.session_state.pop("_ev_flash", None)
-    if flash:
+    """What an active, random or pilot round was planned with (its stored design record)."""
+    if flash := st.session_state.pop("_ev_flash", None):
         st.success(flash)
     if not record:
         return
@@ -279,8 +278,9 @@ def show_round_design(record: dict[str, Any] | None) -> None:
         st.markdown(f"Planned for about {count(record['expected_labels'])} labels: expected "
                     f"accuracy of the final labels {pct(record['expected_accuracy'])}, a class "
                     f"share to ± {pct(record['expected_half_width'])} "
-                    f"({worth_text(record['random_equivalent'])}); "
-                    f"{count(record['n_routed'])} rows labelled for sure."
+                    + ("(after the first of two batches alone); " if record["design"] == "pilot"
+                       else f"({worth_text(record['random_equivalent'])}); ")
+                    + f"{count(record['n_routed'])} rows labelled for sure."
                     + (f" Planned on the {count(record['calibrated_on']['labels'])} labels of "
                        f"{record['calibrated_on']['source']} (the confidences recalibrated on "
                        "them; those rows carried into this round, labelled)."

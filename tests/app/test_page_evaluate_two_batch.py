@@ -65,6 +65,8 @@ def _plan_pilot(run_page):
     assert "pilot design" in plan[0].proto.help
     click(at, "Plan the round")
     assert any("Round #1 planned and saved" in s.value for s in at.success)
+    assert any(e.label.startswith("The design of this round: Two batches") for e in at.expander)
+    assert any("(after the first of two batches alone)" in m.value for m in at.markdown)
     return at
 
 
