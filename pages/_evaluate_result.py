@@ -25,7 +25,7 @@ from pages._common import next_step, show_error
 from pages._evaluate_annotators import annotators_section
 from pages._evaluate_design import WORTH_HELP, group_section
 from pages._evaluate_stream import stream_result
-from pages._evaluate_two_batch import pilot_next
+from pages._evaluate_two_batch import TWO_STAGE_WORDS, pilot_next
 from core.workspace.stream_rounds import is_stream
 
 
@@ -194,6 +194,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
         if note not in summary.get("group_notes", []):  # those are shown with their fix, below
             st.warning(note)
     _against_truth(ws, rid, state_key, classes)
+    if est.get("method") == "two-stage":  # the rest of two batches, the first all labelled
+        st.caption(TWO_STAGE_WORDS)
     _plan_against_labels(ws.latest_result(rid, "design"), est)
     st.markdown(f"**{round_sentence(summary)}**")
     first = classes[-1]

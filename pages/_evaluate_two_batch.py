@@ -32,6 +32,13 @@ TWO_BATCHES_HELP = (
     "is planned with the active design on the confidences recalibrated on them, and the "
     "result counts the first batch as a sample of the whole table too (a two-stage estimate).")
 
+#: the result of the rest of two batches, estimated in two stages, in plain words
+TWO_STAGE_WORDS = (
+    "Estimated in two stages: the first batch's labels count as a random sample of the whole "
+    "table (drawn with known probabilities) and, with this round's, as the labels of their own "
+    "rows; the two estimates are combined, each weighted by how precise it is (the two-stage "
+    "estimate of core.evaluation.estimate.two_stage).")
+
 
 @st.cache_data(show_spinner="Planning the first batch…", max_entries=8)
 def _pilot_preview(data_key: str, _data: EvalData, settings_json: str) -> dict[str, Any]:

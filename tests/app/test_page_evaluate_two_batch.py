@@ -132,6 +132,7 @@ def test_two_batches_plan_simulate_rest_result(run_page, fresh_workspace, tmp_pa
 
     est = estimate_round(ws, 2, save=False)
     assert est["method"] == "two-stage"
+    assert any(c.value.startswith("Estimated in two stages") for c in at.caption)
     assert table.loc["final accuracy", "realised"] == _pct(est["accuracy"]["estimate"])
 
 
