@@ -58,7 +58,13 @@ def _plan_pilot(run_page):
     assert "--design pilot" in radio.proto.help
     radio.set_value("pilot").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
+    # a budget too small for two batches is refused before anything is planned
+    at.number_input(key="_w_ev_labels").set_value(100).run()
+    assert any("too small for two batches" in e.value for e in at.error), \
+        [e.value for e in at.error]
+    assert [b for b in at.button if b.label == "Plan the round"][0].disabled
     at.number_input(key="_w_ev_labels").set_value(BUDGET).run()
+    assert not at.error
     plan = [m for m in at.markdown if m.value.startswith("**Humans first label about 100 of")]
     assert plan, [m.value for m in at.markdown]  # 20 % of 500
     assert "the other 400 labels of the budget" in plan[0].value
