@@ -138,7 +138,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
     annotators_section(ws, rid)  # the end of section 3: the annotators' agreement and time
-    pilot_next(ws, data, rid)  # a two-batch round's first batch: plan the rest on its labels
+    pilot_next(ws, data, rid, rnd)  # a first batch of two: plan the rest on its labels
     st.header("4 · Result")
     cert = ws.latest_result(rid, "certify")
     if cert:

@@ -19,7 +19,7 @@ from core.errors import DataError
 from core.evaluation.sampling import PILOT_SHARE, PILOT_TILT
 from core.format import count, pct
 from core.workspace import rounds as R
-from core.workspace.pilot_rounds import pilot_settings, pilot_state, rest_settings
+from core.workspace.pilot_rounds import is_pilot, pilot_settings, pilot_state, rest_settings
 from core.workspace.round_settings import RoundSettings
 from pages._common import show_error, writes
 
@@ -84,10 +84,12 @@ def pilot_plan(data: EvalData, ev_widget: Callable, which: str,
     return settings
 
 
-def pilot_next(ws, data: EvalData, rid: int) -> None:
+def pilot_next(ws, data: EvalData, rid: int, rnd: dict[str, Any]) -> None:
     """Under a two-batch round's first batch: how far its labels are, and the button that plans
     the rest on them (:func:`core.workspace.pilot_rounds.rest_settings`), or the round the rest
-    was planned in."""
+    was planned in. Nothing for another round (``rnd``: the round's record)."""
+    if not is_pilot(rnd.get("settings")):
+        return
     state = pilot_state(ws, data, rid)
     if state is None:
         return
