@@ -94,6 +94,8 @@ def test_two_batches_plan_simulate_rest_result(run_page, fresh_workspace, tmp_pa
 
     at = _plan_pilot(run_page)
     assert any(h.value == "Two batches: the rest of the budget" for h in at.subheader)
+    # its lambda is the design's own (0), not the Trade-off page's: no "planned with λ" note
+    assert not any("was planned with" in i.value for i in at.info)
     assert not [b for b in at.button if b.label == "Plan the rest on its labels"]
     # half the first batch labelled: planned against realised already, the rest offered with
     # the word that the two-stage estimate waits for the whole batch
