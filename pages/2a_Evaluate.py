@@ -26,6 +26,7 @@ from pages._evaluate_design import (design_choice, guarantee_preview_table, guar
 from pages._evaluate_labels import labels_section
 from pages._evaluate_result import result_section
 from pages._evaluate_stream import MODE_HELP, round_kinds, stream_settings
+from pages._evaluate_two_batch import pilot_plan
 from core.workspace.round_settings import RoundSettings
 from core.workspace.stream_rounds import is_stream, plan_stream_round
 from pages._common import (current_result, data_lambda_range, get_data, get_params, get_workspace,
@@ -134,9 +135,9 @@ params = get_params()
 design_kind = design_choice(ev_widget) if kind == "budget" else None
 if kind == "stream":
     settings = stream_settings(data, ev_widget)
-elif design_kind in ("active", "random"):
-    settings = weighted_settings(data, ev_widget, design_kind,
-                                 params.n_human + int(ss["evaluate"]["audit"]))
+elif design_kind in ("active", "random", "pilot"):  # "pilot": the first of two batches
+    settings = (pilot_plan if design_kind == "pilot" else weighted_settings)(
+        data, ev_widget, design_kind, params.n_human + int(ss["evaluate"]["audit"]))
 elif kind == "budget":
     st.caption(f"Routing: {params.label} (set N and λ on the Trade-off page). An audit is a "
                "random sample of the rows the machine keeps; humans label it too, so the final "

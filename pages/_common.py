@@ -619,7 +619,7 @@ def _setting_text(name: str, value: Any) -> str:
 def round_settings_note(round_id: int, used: dict, params: Params) -> None:
     """Say, beside a round's results, which settings the round was planned with when they
     differ from the current ones (the plan shown above follows the current settings)."""
-    if "alpha" in used or "overall_error" in used or used.get("design") in ("active", "random"):
+    if "alpha" in used or "overall_error" in used or used.get("design") in ("active", "random", "pilot"):
         return  # its λ is the ranking's or the design's own, not the Trade-off page's
     diff = settings_differences(used, settings_of(params.scenario))
     if not diff:

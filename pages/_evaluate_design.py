@@ -21,12 +21,12 @@ from core.evaluation.sampling import EarlierLabels, range_sentence, target_note
 from core.figures.evaluation import frontier_figure, group_accuracy_figure, worth_text
 from core.format import count, hours_per_unit, pct, plain_number
 from core.summary import data_effort_unit
-from core.workspace import guarantees as G
-from core.workspace import rounds as R
+from core.workspace import guarantees as G, rounds as R
 from core.workspace.round_settings import RoundSettings
 from core.workspace.active_rounds import (earlier_labels, earlier_rounds, fix_settings,
                                           fix_shortfall, group_table, suggested_share)
 from pages._common import get_workspace, show_error, writes
+from pages._evaluate_two_batch import TWO_BATCHES, TWO_BATCHES_HELP
 
 #: "worth N random labels" and PPI++ in plain words (issue 33)
 WORTH_HELP = ("Worth N random labels: labelling N rows picked at random would give an interval "
@@ -37,7 +37,7 @@ PPI_WORDS = ("PPI++ (prediction-powered inference): the usual estimate from labe
 
 #: The designs of a budget round, as the page names them.
 DESIGN_LABELS = {"active": "Active (recommended)", "routing": "Routing + audit",
-                 "random": "Random"}
+                 "random": "Random", "pilot": TWO_BATCHES}
 
 
 def guarantee_preview_table(table: pd.DataFrame, rest: int, rounds: int) -> None:
@@ -118,7 +118,8 @@ def design_choice(ev_widget: Callable) -> str:
                           "where the machine is unsure and smaller where labelling takes "
                           "long, so every label serves the final labels and the estimate. "
                           "Routing + audit: the N least confident rows go to humans, a random "
-                          "audit checks the rest. Random: every row the same chance.")
+                          "audit checks the rest. Random: every row the same chance. "
+                          + TWO_BATCHES_HELP)
 
 
 @st.cache_data(show_spinner="Solving the design…", max_entries=16)
@@ -164,7 +165,6 @@ def _budget(data: EvalData, ev_widget: Callable, default_labels: int,
     """The budget widgets; rows carried from ``earlier`` labels are outside the budget (its
     largest value is the rest of the table)."""
     ss = st.session_state
-    ev = ss["evaluate"]
     unit = data_effort_unit(data)
     per_hour = hours_per_unit(unit)
     free = np.ones(data.M, dtype=bool)
@@ -173,9 +173,9 @@ def _budget(data: EvalData, ev_widget: Callable, default_labels: int,
     n_free = max(1, int(free.sum()))
     effort = data.frame["predicted_effort"].astype(float)[free] \
         if "predicted_effort" in data.frame else None
-    if ev.get("labels") is None:
+    if ss["evaluate"].get("labels") is None:
         ss["evaluate"] = {**ss["evaluate"], "labels": int(min(data.M, max(1, default_labels)))}
-    if ev.get("effort_budget") is None and effort is not None:
+    if ss["evaluate"].get("effort_budget") is None and effort is not None:
         ss["evaluate"] = {**ss["evaluate"],
                           "effort_budget": float(ss["evaluate"]["labels"] * effort.mean())}
     options = ["labels"] + (["effort"] if effort is not None else [])
@@ -269,9 +269,8 @@ def weighted_settings(data: EvalData, ev_widget: Callable, which: str,
 
 
 def show_round_design(record: dict[str, Any] | None) -> None:
-    """What an active or random round was planned with (its stored design record)."""
-    flash = st.session_state.pop("_ev_flash", None)
-    if flash:
+    """What an active, random or pilot round was planned with (its stored design record)."""
+    if flash := st.session_state.pop("_ev_flash", None):
         st.success(flash)
     if not record:
         return
@@ -279,8 +278,9 @@ def show_round_design(record: dict[str, Any] | None) -> None:
         st.markdown(f"Planned for about {count(record['expected_labels'])} labels: expected "
                     f"accuracy of the final labels {pct(record['expected_accuracy'])}, a class "
                     f"share to ± {pct(record['expected_half_width'])} "
-                    f"({worth_text(record['random_equivalent'])}); "
-                    f"{count(record['n_routed'])} rows labelled for sure."
+                    + ("(after the first of two batches alone); " if record["design"] == "pilot"
+                       else f"({worth_text(record['random_equivalent'])}); ")
+                    + f"{count(record['n_routed'])} rows labelled for sure."
                     + (f" Planned on the {count(record['calibrated_on']['labels'])} labels of "
                        f"{record['calibrated_on']['source']} (the confidences recalibrated on "
                        "them; those rows carried into this round, labelled)."

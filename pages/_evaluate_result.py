@@ -25,6 +25,7 @@ from pages._common import next_step, show_error
 from pages._evaluate_annotators import annotators_section
 from pages._evaluate_design import WORTH_HELP, group_section
 from pages._evaluate_stream import stream_result
+from pages._evaluate_two_batch import TWO_STAGE_WORDS, pilot_next
 from core.workspace.stream_rounds import is_stream
 
 
@@ -137,6 +138,7 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                    imports: pd.DataFrame) -> None:
     """Draw section 4 of the round ``rid`` (it stops the page while there is no result yet)."""
     annotators_section(ws, rid)  # the end of section 3: the annotators' agreement and time
+    pilot_next(ws, data, rid, rnd)  # a first batch of two: plan the rest on its labels
     st.header("4 · Result")
     cert = ws.latest_result(rid, "certify")
     if cert:
@@ -192,6 +194,8 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
         if note not in summary.get("group_notes", []):  # those are shown with their fix, below
             st.warning(note)
     _against_truth(ws, rid, state_key, classes)
+    if est.get("method") == "two-stage":  # the rest of two batches, the first all labelled
+        st.caption(TWO_STAGE_WORDS)
     _plan_against_labels(ws.latest_result(rid, "design"), est)
     st.markdown(f"**{round_sentence(summary)}**")
     first = classes[-1]

@@ -452,8 +452,10 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
                              width_ratio=given(args.width_ratio, float),
                              calibrate_on=given(args.calibrate_on, int))
     ws = _open_workspace(args, design)
-    if args.labels is None and args.effort_budget is None:
-        settings = {**settings, "labels": _pilot_rest(ws, design, args.calibrate_on)}
+    if args.labels is None and args.effort_budget is None:  # a pilot's rest (the page's too)
+        from core.workspace.pilot_rounds import pilot_rest
+
+        settings = settings.with_(labels=pilot_rest(ws, design.data, args.calibrate_on))
     with one_step(ws):  # the round and its files, together or not at all
         ws, rid = _plan(args, design, "budget", settings, ws)  # the page's round service
         out, sent, counts, _, rank = write_round_files(args, ws, rid)
@@ -505,24 +507,6 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
             print(said)
     _note_labels_present(design, rank)
     return 0
-
-
-def _pilot_rest(ws, design, round_id: int) -> float:
-    """The second batch's budget after a pilot round: its whole budget less the labels it
-    got (DataError when the round is not a pilot or its labels used it all)."""
-    from core.errors import DataError
-    from core.workspace.active_rounds import earlier_labels
-
-    settings = ws.round(int(round_id)).get("settings") or {}
-    if settings.get("design") != "pilot":
-        raise DataError(f"--calibrate-on {round_id} without --labels continues a pilot round "
-                        f"(--design pilot); round #{round_id} is not one: give --labels B")
-    got = len(earlier_labels(ws, design.data, round_id).rows)
-    rest = float(settings["labels"]) - got
-    if rest < 1:
-        raise DataError(f"the pilot round #{round_id} got {got} labels, its whole budget of "
-                        f"{float(settings['labels']):g}: nothing is left to plan")
-    return rest
 
 
 def _run_active_calibration(args: argparse.Namespace, design, lam: float) -> int:

@@ -33,9 +33,11 @@ def _frontier_titles(at: AppTest) -> list[str]:
 def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     at = run_page(PAGE)
     assert not at.exception
-    # the routing round stays the page's default; the design radio offers the three
+    # the routing round stays the page's default; the design radio offers the four (two
+    # batches: tests/app/test_page_evaluate_two_batch.py)
     radio = at.radio(key="_w_ev_design")
-    assert radio.options == ["Active (recommended)", "Routing + audit", "Random"]
+    assert radio.options == ["Active (recommended)", "Routing + audit", "Random",
+                             "Two batches: a first batch, then the rest planned on its labels"]
     assert radio.value == "routing"
     radio.set_value("active").run()
     assert not at.exception and not at.error, [e.value for e in at.error]

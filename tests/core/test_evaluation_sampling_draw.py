@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from core.errors import DataError
-from core.evaluation.sampling.draw import check_probabilities, draw, draw_queue
+from core.evaluation.sampling.draw import (DRAW_SALT, check_probabilities, draw, draw_queue,
+                                           earlier_stage)
 
 
 def test_poisson_draw_frequencies():
@@ -43,6 +44,20 @@ def test_draw_is_salted_so_it_is_not_the_seeds_own_first_uniforms():
     assert not np.array_equal(xi, u < pi)
     # drawn rows are not the rows with small u: about 30 % of them fall under 0.3 either way
     assert abs(np.mean(u[xi] < 0.3) - 0.3) < 0.06
+
+
+def test_a_stage_is_a_stream_of_its_own():
+    """A round planned on an earlier round's labels draws with ``stage`` (earlier_stage of the
+    rows carried): its uniforms are not the earlier round's, whatever the seed."""
+    pi = np.full(2000, 0.3)
+    u = np.random.default_rng(np.random.SeedSequence([5, DRAW_SALT])).random(2000)
+    assert np.array_equal(draw(pi, seed=5), u < pi)  # stage 0: the draw as it always was
+    staged = draw(pi, seed=5, stage=earlier_stage(np.array([3, 1, 2])))
+    assert not np.array_equal(staged, u < pi)
+    assert abs(np.mean(u[staged] < 0.3) - 0.3) < 0.06  # independent of the earlier uniforms
+    assert earlier_stage([3, 1, 2]) == earlier_stage([1, 2, 3]) > 0  # order of the rows: none
+    assert earlier_stage([1, 2, 3]) != earlier_stage([1, 2, 4])
+    assert 0 < earlier_stage([]) < 2**63
 
 
 def test_draw_queue_by_hand():

@@ -156,6 +156,12 @@ def test_planned_vs_realised_hand_worked():
     # routing rounds and rounds without an estimate: nothing to compare
     assert planned_vs_realised({**record, "design": "routing"}, est) == []
     assert planned_vs_realised(record, None) == []
+    # the first of two batches compares too: 100 expected labels, 93 got, nothing carried
+    pilot = {"design": "pilot", "expected_accuracy": 0.9, "expected_half_width": 0.05,
+             "expected_labels": 100.0}
+    rows = {r["quantity"]: r for r in planned_vs_realised(pilot, {**est, "n_labelled": 93})}
+    assert (rows["labels"]["planned"], rows["labels"]["realised"]) == (100, 93)
+    assert rows["final accuracy"]["difference"] == pytest.approx(-0.05)
     # an old record without a range still compares the points
     old = {k: v for k, v in record.items() if k != "expected_range"}
     assert planned_vs_realised(old, est)[0]["planned_low"] is None

@@ -38,7 +38,7 @@ from core.evaluation.sampling.plan_range import planned_vs_realised, range_sente
 from core.evaluation.sampling.audit import (audit_size_for_half_width, default_audit,
                                             expected_half_width, srs_half_width,
                                             srs_size_for_half_width, z_value)
-from core.evaluation.sampling.draw import check_probabilities, draw, DRAW_SALT
+from core.evaluation.sampling.draw import check_probabilities, draw, DRAW_SALT, earlier_stage
 from core.evaluation.sampling.stratified import plan_stratified
 from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, draw_stream,
                                              DRAW_WEIGHT, replan_stream, STREAM_DESIGNS,
@@ -54,7 +54,7 @@ __all__ = [
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
     "add_audit", "annotator_table", "queue_order", "audit_size_for_half_width", "calibrated_probabilities",
     "check_probabilities", "coded_classes", "compared_with", "default_audit", "design_frontier",
-    "draw", "draw_stream", "expected_half_width", "load_design", "machine_probabilities",
+    "draw", "draw_stream", "earlier_stage", "expected_half_width", "load_design", "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",

@@ -14,23 +14,40 @@ import pandas as pd
 
 from core.errors import DataError, describe_rows
 
-__all__ = ["DRAW_SALT", "draw", "draw_queue", "check_probabilities"]
+__all__ = ["DRAW_SALT", "draw", "earlier_stage", "draw_queue", "check_probabilities"]
 
 #: Salt of the Poisson draw's seed.
 DRAW_SALT = 0x4D43E
 
 
-def draw(pi: np.ndarray, *, seed: int = 0) -> np.ndarray:
-    """Poisson sampling: row i is drawn with probability pi_i, independently. Bool (M,)."""
+def draw(pi: np.ndarray, *, seed: int = 0, stage: int = 0) -> np.ndarray:
+    """Poisson sampling: row i is drawn with probability pi_i, independently. Bool (M,).
+
+    ``stage`` (0: none) sets a stream of its own for a round planned on an earlier round's
+    labels (:func:`earlier_stage`): with the earlier round's seed and stream, the rows it did
+    not draw would all have uniforms above its probabilities, and a row whose new probability
+    is no larger could never be drawn."""
     pi = np.asarray(pi, dtype=float)
     # the seed is salted: data generated from default_rng(seed)'s own first draws (a
     # simulation, a demo) would otherwise line up with the draw and make it a fixed cut-off
-    rng = np.random.default_rng(np.random.SeedSequence([int(seed), DRAW_SALT]))
+    entropy = [int(seed), DRAW_SALT] + ([int(stage)] if stage else [])
+    rng = np.random.default_rng(np.random.SeedSequence(entropy))
     return (rng.random(len(pi)) < pi) | (pi >= 1)
 
 
+def earlier_stage(rows: np.ndarray) -> int:
+    """The draw's ``stage`` of a round planned on the labels of ``rows`` (an earlier round's
+    labelled rows): a 63-bit digest of the sorted rows, never 0, the same from the page and the
+    command line, and another for each earlier round's rows."""
+    import hashlib
+
+    key = np.sort(np.asarray(rows, dtype=np.int64)).astype("<i8").tobytes()
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "little") >> 1 | 1
+
+
 def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0,
-               done: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+               done: np.ndarray | None = None, stage: int = 0
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Draw a round from its inclusion probabilities and rank the rows to label.
 
     Parameters
@@ -42,6 +59,9 @@ def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0,
         Seed of the Poisson draw (:func:`draw`) and of the audit's random order.
     done : bool array of shape (M,), optional
         Rows labelled already (carried from an earlier round, pi = 1): ``routed``, not queued.
+    stage : int, default=0
+        The Poisson draw's own stream (:func:`draw`; :func:`earlier_stage` for a round planned
+        on an earlier round's labels).
 
     Returns
     -------
@@ -52,7 +72,7 @@ def draw_queue(pi: np.ndarray, gain: np.ndarray, *, seed: int = 0,
     """
     pi = np.asarray(pi, dtype=float)
     g = np.asarray(gain, dtype=float)
-    drawn = draw(pi, seed=int(seed))
+    drawn = draw(pi, seed=int(seed), stage=int(stage))
     sel = np.where(pi >= 1, "routed", np.where(drawn, "audit", "machine")).astype(object)
     rng = np.random.default_rng(int(seed) + 1)
     audit = np.flatnonzero(sel == "audit")

@@ -20,7 +20,7 @@ from core.assignment import gains
 from core.errors import DataError, describe_rows
 from core.evaluation.sampling.active import ActiveDesign, design_frontier
 from core.evaluation.sampling.design import SELECTIONS, Design, EarlierLabels, QueuePlan
-from core.evaluation.sampling.draw import draw_queue
+from core.evaluation.sampling.draw import draw_queue, earlier_stage
 
 __all__ = ["plan_design"]
 
@@ -53,7 +53,9 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     width_ratio : float, optional
         See :func:`~core.evaluation.sampling.active.design_frontier`.
     seed : int, default=0
-        Seed of the Poisson draw; the same seed gives the same rows.
+        Seed of the Poisson draw; the same seed gives the same rows. With ``earlier`` the draw
+        has a stream of its own (:func:`core.evaluation.sampling.draw.earlier_stage`), so a
+        round planned on a pilot drawn with the same seed is drawn independently of it.
     earlier : EarlierLabels, optional
         Labels humans already gave on some rows. The active design then plans on the
         confidences recalibrated on them
@@ -143,8 +145,11 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                else float(width_ratio), **extra)
     pi = np.asarray(chosen.pi, dtype=float)
     route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
-    # carried rows are labelled already: routed, out of the queue
-    sel, rank = draw_queue(pi, g, seed=int(seed), done=known)
+    # carried rows are labelled already: routed, out of the queue; the draw has a stream of
+    # its own, independent of the earlier round's (drawn with the same seed, its rows left
+    # out would otherwise all be those whose uniforms exceeded its probabilities)
+    sel, rank = draw_queue(pi, g, seed=int(seed), done=known,
+                           stage=0 if earlier is None else earlier_stage(earlier.rows))
     counts = {v: int((sel == v).sum()) for v in SELECTIONS + ("",)}
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,

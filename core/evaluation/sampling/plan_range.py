@@ -280,9 +280,10 @@ def planned_vs_realised(record: dict[str, Any] | None, estimate: dict[str, Any] 
         ``quantity`` ("final accuracy", "widest class-share half-width", "labels"),
         ``planned``, ``planned_low``, ``planned_high`` (None without a range), ``realised``,
         ``in_range`` (None without a range or a realised value), ``difference`` (realised less
-        planned). Empty without a design record of an active or random round or an estimate.
+        planned). Empty without a design record of an active, random or pilot round (the first
+        of two batches, its expectations on the confidences as reported) or an estimate.
     """
-    if not record or record.get("design") not in ("active", "random") or not estimate:
+    if not record or record.get("design") not in ("active", "random", "pilot") or not estimate:
         return []
     rng = record.get("expected_range") or {}
     halves = [s.get("half_width") for s in (estimate.get("class_shares") or {}).values()]
