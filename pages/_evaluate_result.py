@@ -173,7 +173,6 @@ def result_section(ws, data, rid: int, rnd: dict, design, prog: dict,
                   "the result, its interval and the report appear here as soon as the labels allow.")
         st.stop()
     est = summary["estimate"]
-    effort = summary["effort"]
     classes = list(est["class_shares"])
     cols = st.columns(len(classes) + 1)
     for col, c in zip(cols, classes):
