@@ -61,7 +61,7 @@ from core.rsm.report import (
 )
 from core.rsm.responses import NO_INFO, TRIM_TOLERANCE, as_numbers, flag_key, select_responses, trim_scores
 
-__all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "score_types", "processed_scores", "scaling_from",
+__all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "distinct_roles", "score_types", "processed_scores", "scaling_from",
            "rsmeval_tables", "write_tables", "by_name"]
 
 #: rsmeval's ``file_format`` values.
@@ -253,7 +253,7 @@ def rsmeval_tables(
         docstring) -> DataFrame with rsmeval's index and columns. Missing values are NaN.
     """
     groups = list(groups)
-    _distinct_roles(human=human, system=system, human2=human2, groups=groups, id_column=id_column,
+    distinct_roles(human=human, system=system, human2=human2, groups=groups, id_column=id_column,
                     candidate_column=candidate_column)
     frame, _summary = select_responses(
         df, human=human, system=system, human2=human2, groups=groups, exclude_zero_scores=exclude_zero_scores,
@@ -344,7 +344,7 @@ def rsmeval_tables(
     return tables
 
 
-def _distinct_roles(*, human: str, system: str, human2: str | None, groups: Sequence[str],
+def distinct_roles(*, human: str, system: str, human2: str | None, groups: Sequence[str],
                     id_column: str | None, candidate_column: str | None) -> None:
     """rsmeval renames the columns it uses (``spkitemid``, ``sc1``, ``sc2``, ``raw``,
     ``candidate``); one column in two of those roles, or a subgroup among them, cannot be

@@ -506,8 +506,17 @@ def test_rsmeval_config_equals_the_same_options_on_the_command_line(tmp_path, ca
     ({"use_wandb": True}, "field 'use_wandb'"),
     ({"min_n_per_group": 5}, "field 'min_n_per_group': needs 'subgroups'"),
     ({"experiment_id": "a b"}, "field 'experiment_id'"),
-    ({"id_column": "nope"}, "id column 'nope' (id_column) not found"),
-    ({"system_score_column": "nope"}, "'nope' not found"),
+    ({"id_column": "nope"}, "field 'id_column': column 'nope' not found in p.csv"),
+    ({"system_score_column": "nope"}, "field 'system_score_column': column 'nope' not found in p.csv"),
+    # a column the file lacks, named with its field before the report runs (the messages named
+    # the column only: "group column 'nope' not found")
+    ({"subgroups": "g, nope"}, "field 'subgroups': column 'nope' not found in p.csv (columns: id, h, s, g)"),
+    ({"second_human_score_column": "nope"}, "field 'second_human_score_column': column 'nope'"),
+    ({"candidate_column": "nope"}, "field 'candidate_column': column 'nope'"),
+    ({"flag_column": {"nope": 1}}, "field 'flag_column': column 'nope'"),
+    # a path the system cannot look up (an OSError traceback before; found by the fuzz)
+    ({"predictions_file": "x" * 5000}, "field 'predictions_file': not a usable path"),
+    ({"human_score_column": "s"}, "as the human score (human_score_column) and as the system score"),
     # one column in two of rsmeval's roles (a KeyError traceback before)
     ({"id_column": "s"}, "column 's' is given as the id column (id_column) and as the system score"),
     ({"second_human_score_column": "s"}, "as the system score (system_score_column) and as the second human"),
