@@ -33,10 +33,13 @@ agree. What rsmeval does, step by step (``FeaturePreprocessor.process_data_rsmev
   ``raw``, ``candidate``).
 
 Rows are in rsmeval's order: the by-group tables (``eval_by``, ``consistency_by``,
-``disattenuated_correlations_by``) by label with ``All data`` among them (:func:`by_name`, as
-rsmeval's ``groupby``), the fairness estimates by group size, ties by label (RSMTool's
-``convert_to_ordered_category``), ``test_excluded_responses`` by the step that set a response
-aside (human score, system score, candidate), each in the file's order.
+``disattenuated_correlations_by``) by label with ``All data`` among them (the agreement report's
+order, :func:`core.rsm.checks.by_label`, as rsmeval's ``groupby``), the fairness estimates by
+group size, ties by label (RSMTool's ``convert_to_ordered_category``),
+``test_excluded_responses`` by the step that set a response aside (human score, system score,
+candidate), each in the file's order. Columns are in the order rsmeval writes them today
+(``eval_short`` and ``eval_by``: its ``filter_metrics`` order; RSMTool's expected files of
+2016-2019 list those sorted by name, as pandas 0.23.4 wrote them).
 
 RSMTool's own rsmeval test experiments (its 26, every file of their expected outputs:
 ``tests/data/rsmtool``) are reproduced by ``tests/core/test_rsm_rsmeval_experiments.py``.
@@ -62,7 +65,7 @@ from core.rsm.report import (
 from core.rsm.responses import NO_INFO, TRIM_TOLERANCE, as_numbers, flag_key, select_responses, trim_scores
 
 __all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "distinct_roles", "score_types", "processed_scores", "scaling_from",
-           "rsmeval_tables", "write_tables", "by_name"]
+           "rsmeval_tables", "write_tables"]
 
 #: rsmeval's ``file_format`` values.
 FILE_FORMATS: tuple[str, ...] = ("csv", "tsv", "xlsx")
@@ -161,30 +164,6 @@ def _short(rows: Mapping[str, Mapping[str, Any]], prefix: str, smd: str) -> dict
             key = name if name in ("N", "h_mean", "h_sd") else f"{name}.{prefix}{suffix}"
             out[key] = rows[prefix + suffix][name]
     return out
-
-
-def by_name(table: pd.DataFrame) -> pd.DataFrame:
-    """A by-group table's rows in rsmeval's order: by label, ``All data`` among them.
-
-    rsmeval reads subgroup labels as text and computes its by-group tables over
-    ``groupby(<group>)`` of the responses plus a copy of them labelled ``All data``
-    (``Analyzer.compute_metrics_by_group``; the disattenuated correlations through
-    ``pd.concat(..., sort=True)``), so the rows come sorted by their text: ``All data`` first
-    for labels such as ``Esperanto`` or ``QUESTION_1``, after ``1`` or ``Aardvark``.
-    (The fairness estimates keep RSMTool's model order: by size, ties by label.)
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        One row per group label (and ``All data``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The same rows, sorted by ``str(label)``.
-    """
-    order = sorted(range(len(table.index)), key=lambda i: str(table.index[i]))
-    return table.iloc[order]
 
 
 def _float(value: Any) -> float:
@@ -323,9 +302,6 @@ def rsmeval_tables(
             tables[f"consistency_by_{g}"] = _frame(reports[trim][f"consistency_by_{g}"], cols)
             tables[f"disattenuated_correlations_by_{g}"] = _frame(
                 reports[trim][f"disattenuated_correlations_by_{g}"], DISATTENUATED_COLUMNS)
-        for name in (f"eval_by_{g}", f"consistency_by_{g}", f"disattenuated_correlations_by_{g}"):
-            if name in tables:
-                tables[name] = by_name(tables[name])
     tables["test_excluded_composition"] = _excluded_composition(
         df, frame.index, human=human, system=system, flag_column=flag_column,
         exclude_zero_scores=exclude_zero_scores, listwise=min_items_per_candidate is not None)
