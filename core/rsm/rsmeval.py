@@ -37,9 +37,9 @@ Rows are in rsmeval's order: the by-group tables (``eval_by``, ``consistency_by`
 order, :func:`core.rsm.checks.by_label`, as rsmeval's ``groupby``), the fairness estimates by
 group size, ties by label (RSMTool's ``convert_to_ordered_category``),
 ``test_excluded_responses`` by the step that set a response aside (human score, system score,
-candidate), each in the file's order. Columns are in the order rsmeval writes them today
-(``eval_short`` and ``eval_by``: its ``filter_metrics`` order; RSMTool's expected files of
-2016-2019 list those sorted by name, as pandas 0.23.4 wrote them).
+candidate), each in the file's order. Columns are in the order of RSMTool's files: those of
+``eval_short`` and ``eval_by`` sorted by name, as rsmeval wrote them with the pandas it pinned
+(0.23.4; see :func:`_short`).
 
 RSMTool's own rsmeval test experiments (its 26, every file of their expected outputs:
 ``tests/data/rsmtool``) are reproduced by ``tests/core/test_rsm_rsmeval_experiments.py``.
@@ -156,13 +156,22 @@ def processed_scores(raw: np.ndarray, *, scaling: tuple[float, float, float, flo
 
 
 def _short(rows: Mapping[str, Mapping[str, Any]], prefix: str, smd: str) -> dict[str, Any]:
-    """RSMTool's ``filter_metrics`` of one set of responses: ``rows`` score type -> metrics."""
+    """RSMTool's ``filter_metrics`` of one set of responses: ``rows`` score type -> metrics,
+    keyed by column name in the order of RSMTool's files: sorted by name.
+
+    ``filter_metrics`` builds the row with ``pd.DataFrame([metricdict])``; the pandas RSMTool
+    pinned when it wrote its expected files (0.23.4) sorted the keys of a frame built from a list
+    of dicts (pandas-dev/pandas#22708), so its ``eval_short`` and ``eval_by_<group>`` files list
+    the columns sorted by name (47 of RSMTool's 52 such files; the 5 it rewrote after unpinning
+    pandas, as rsmeval writes them with a later pandas, list them in ``filter_metrics``' own
+    order, :data:`SHORT_METRICS`)."""
     out: dict[str, Any] = {}
     for suffix, metrics in SHORT_METRICS.items():
         for metric in metrics:
             name = smd if metric == "SMD" else metric
             key = name if name in ("N", "h_mean", "h_sd") else f"{name}.{prefix}{suffix}"
             out[key] = rows[prefix + suffix][name]
+    out = {key: out[key] for key in sorted(out)}
     return out
 
 

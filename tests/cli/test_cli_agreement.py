@@ -324,7 +324,7 @@ def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     # xlsx output (one workbook per table), xlsx input scaled with an xlsx training table, and
     # scale_with raw (issue 32: --scale-with raw was read as a file name)
     from tests.core.rsmtool_support import (DATA, check_column_orders, check_row_orders, compare_folder,
-                                            sorted_column_files)
+                                            filter_metrics_files)
 
     argv = _rsmtool_args(name, tmp_path)
     code, out, err = _run(argv, capsys)
@@ -336,8 +336,8 @@ def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     assert counts["wrong"] == [] and counts["missing"] == [] and counts["text_wrong"] == []
     assert counts["equal"] == counts["numbers"] > 1000 and counts["extra"] == []
     assert check_row_orders(name, tmp_path, fmt) == 0  # every file's rows in rsmeval's order
-    # every file's columns in rsmeval's order (RSMTool's files that pandas 0.23.4 sorted aside)
-    assert check_column_orders(name, tmp_path, fmt) == sorted_column_files(name)
+    # every file's columns in RSMTool's files' order (its 5 in filter_metrics' order aside)
+    assert check_column_orders(name, tmp_path, fmt) == filter_metrics_files(name)
     assert f"wrote {len(list(tmp_path.iterdir()))} tables" in err
 
 
@@ -422,9 +422,9 @@ def test_rsmeval_config_runs_each_experiments_own_file(name, tmp_path, capsys, m
     such as ../../files/... relative to the file, not to the current folder): every expected
     file, every number and text equal, no row or column RSMTool's file lacks, every file's rows
     in RSMTool's order (but for the tied estimates of tests/core/test_rsm_rsmeval_experiments.py),
-    every file's columns too (but for the files pandas 0.23.4 sorted, named there)."""
+    every file's columns too (but for RSMTool's 5 in filter_metrics' order, named there)."""
     from tests.core.rsmtool_support import (DATA, TIED_ESTIMATES, check_column_orders, check_row_orders,
-                                            compare_folder, sorted_column_files)
+                                            compare_folder, filter_metrics_files)
 
     (cfg_path,) = (DATA / "experiments" / name).glob("*.json")
     cfg = json.loads(cfg_path.read_text())
@@ -441,7 +441,7 @@ def test_rsmeval_config_runs_each_experiments_own_file(name, tmp_path, capsys, m
     assert counts["extra"] == []
     assert counts["equal"] == counts["numbers"] > 0
     assert check_row_orders(name, out, fmt) == TIED_ESTIMATES.get(name, 0)
-    assert check_column_orders(name, out, fmt) == sorted_column_files(name)
+    assert check_column_orders(name, out, fmt) == filter_metrics_files(name)
     assert all(p.name.startswith(cfg["experiment_id"] + "_") for p in out.iterdir())
     assert not (tmp_path / "output").exists()
 

@@ -17,9 +17,9 @@ RTOL, ATOL = 1e-6, 1e-9
 #: Experiments whose estimates_osa and estimates_osd files list groups of one size in an order
 #: other than RSMTool's rule (see tests/core/test_rsm_rsmeval_experiments.py): how many files.
 TIED_ESTIMATES = {"lr-eval-with-h2": 2, "lr-eval-exclude-listwise": 2}
-#: Expected files (of all 457) whose columns are sorted by their text where RSMTool's
-#: ``filter_metrics`` lists them in its own order (see tests/core/test_rsm_rsmeval_experiments.py).
-SORTED_COLUMNS_FILES = 47
+#: Expected files (of all 457) whose columns are in RSMTool's ``filter_metrics`` order, not sorted
+#: by name as in its other files of those tables (see tests/core/test_rsm_rsmeval_experiments.py).
+FILTER_METRICS_ORDER_FILES = 5
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -167,30 +167,29 @@ def is_sorted_by_text(columns: list[str]) -> bool:
 
 def check_column_orders(name: str, folder: Path, fmt: str) -> int:
     """Assert every file's columns are RSMTool's file's, left to right, but for files whose
-    columns RSMTool's file lists sorted by their text where ``filter_metrics`` builds them in
-    its own order: ours then must be in ``filter_metrics``' order. Returns how many such."""
+    columns RSMTool's file lists in ``filter_metrics``' order where its other files of those
+    tables (and ours) list them sorted by their text. Returns how many such."""
     expected_dir = DATA / "experiments" / name / "output"
-    sorted_files = 0
+    later = 0
     for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
         expected, ours = header(expected_path), header(folder / expected_path.name)
         if ours == expected:
             continue
-        order = filter_metrics_order(expected)
-        assert order is not None and order != expected and is_sorted_by_text(expected), \
+        assert filter_metrics_order(expected) == expected, \
             f"{expected_path.name}: columns {ours} where RSMTool has {expected}"
-        assert ours == order, f"{expected_path.name}: columns {ours}, not in filter_metrics' order {order}"
-        sorted_files += 1
-    return sorted_files
+        assert ours == [""] + sorted(expected[1:]) and is_sorted_by_text(ours), \
+            f"{expected_path.name}: columns {ours}, not sorted by their text"
+        later += 1
+    return later
 
 
-def sorted_column_files(name: str) -> int:
-    """How many of the experiment's expected files list ``filter_metrics``' columns sorted by
-    their text (not in its order)."""
+def filter_metrics_files(name: str) -> int:
+    """How many of the experiment's expected files list ``filter_metrics``' columns in its order
+    (not sorted by their text)."""
     (cfg,) = (DATA / "experiments" / name).glob("*.json")
     fmt = json.loads(cfg.read_text()).get("file_format", "csv")
     n = 0
     for path in sorted((DATA / "experiments" / name / "output").glob(f"*.{fmt}")):
         columns = header(path)
-        order = filter_metrics_order(columns)
-        n += order is not None and columns != order
+        n += filter_metrics_order(columns) == columns
     return n

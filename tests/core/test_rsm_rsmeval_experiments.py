@@ -31,18 +31,18 @@ groups by ``value_counts()`` alone, and its fix the same day (commit a95b37ac, "
 the order is consistent and reproducible across runs") names why; the two experiments list the
 same five equal-size groups in two different orders (3, 5, 4, 2 and 4, 2, 5, 3).
 
-The columns of every file are also RSMTool's file's, left to right: 410 of the 457 files. The
-other 47 are ``eval_short`` and ``eval_by_<group>`` files written in 2016-2019 with pandas 0.23.4
-(RSMTool pinned it then), which sorted the keys of a frame built from a list of dicts
-(pandas-dev/pandas#22708): RSMTool's ``filter_metrics`` builds these tables with
+The columns of every file are also RSMTool's file's, left to right: 452 of the 457 files.
+RSMTool's ``filter_metrics`` builds ``eval_short`` and ``eval_by_<group>`` with
 ``pd.DataFrame([metricdict])`` in its own order (``N``, ``h_mean``, ``h_sd``, the ``_trim``
-metrics, then the ``_trim_round`` ones), so its files of those years list the columns sorted by
-their text. The 5 files of the same tables that RSMTool rewrote later with pandas unpinned
-(``lr-eval-system-score-constant``, 2020, and ``lr-eval-scale-raw``, 2023) list them in
-``filter_metrics``' order, as rsmeval writes them today, and so do ours; the two kinds of file
-come from the same code, so no rule matches both. The test checks the 410 column for column,
-and that each of the 47 lists our columns sorted by their text, ours in ``filter_metrics``'
-order (written in the test from RSMTool's source).
+metrics, then the ``_trim_round`` ones); the pandas RSMTool pinned when it wrote its files
+(0.23.4) sorted the keys of a frame built from a list of dicts (pandas-dev/pandas#22708), so 47
+of its 52 such files list the columns sorted by name, and so do ours. The other 5 are files of
+the same tables that RSMTool rewrote after unpinning pandas (``lr-eval-system-score-constant``,
+2020: ``eval_short``, ``eval_by_L1``, ``eval_by_QUESTION``; ``lr-eval-scale-raw``, 2023:
+``eval_short``, ``eval_by_QUESTION``), in ``filter_metrics``' order, as rsmeval 12 writes them
+with a current pandas; they come from the same code as the 47, so no rule matches both. The test
+checks the 452 column for column, and that each of the 5 holds our columns in
+``filter_metrics``' order (written in the test from RSMTool's source), ours sorted by name.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ import pytest
 
 from core.rsm.rsmeval import read_table, rsmeval_tables, write_tables
 from tests.core.rsmtool_support import (
-    DATA, EXPERIMENTS, SORTED_COLUMNS_FILES, TIED_ESTIMATES, check_column_orders, check_row_orders, compare_folder,
-    filter_metrics_order, header, is_sorted_by_text, sorted_column_files)
+    DATA, EXPERIMENTS, FILTER_METRICS_ORDER_FILES, TIED_ESTIMATES, check_column_orders, check_row_orders, compare_folder,
+    filter_metrics_files, filter_metrics_order, header, is_sorted_by_text)
 
 
 def _config(name: str) -> dict:
@@ -110,8 +110,8 @@ def test_every_expected_number_of_the_experiment(name, tmp_path):
 def test_every_files_rows_and_columns_in_rsmevals_order(name, tmp_path):
     _cfg, fmt = _run(name, tmp_path)
     assert check_row_orders(name, tmp_path, fmt) == TIED_ESTIMATES.get(name, 0)
-    # every file's columns left to right as RSMTool's, but the files pandas 0.23.4 sorted
-    assert check_column_orders(name, tmp_path, fmt) == sorted_column_files(name)
+    # every file's columns left to right as RSMTool's, but its 5 files in filter_metrics' order
+    assert check_column_orders(name, tmp_path, fmt) == filter_metrics_files(name)
 
 
 def test_the_expected_files_column_orders():
@@ -126,7 +126,8 @@ def test_the_expected_files_column_orders():
                 continue
             assert columns == order or (is_sorted_by_text(columns) and sorted(columns) == sorted(order)), path.name
             kinds["sorted" if columns != order else "filter_metrics"].append(path.name)
-    assert len(kinds["sorted"]) == sum(map(sorted_column_files, EXPERIMENTS)) == SORTED_COLUMNS_FILES == 47
+    assert len(kinds["sorted"]) == 47
+    assert len(kinds["filter_metrics"]) == sum(map(filter_metrics_files, EXPERIMENTS)) == FILTER_METRICS_ORDER_FILES
     assert sorted(kinds["filter_metrics"]) == [
         "lr_eval_scale_raw_eval_by_QUESTION.csv", "lr_eval_scale_raw_eval_short.csv",
         "lr_eval_system_score_constant_eval_by_L1.csv", "lr_eval_system_score_constant_eval_by_QUESTION.csv",
