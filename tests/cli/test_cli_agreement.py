@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from core.cli import main
@@ -350,7 +351,10 @@ def test_tables_json_is_the_report_without_tables(tmp_path, table, capsys):
     assert out == trimmed and json.loads(plain)["eval"]["N"] == 4
     # without scale_with rsmeval reports the raw score types; 'All data' first by group
     assert (tmp_path / "agreement_eval.csv").read_text().splitlines()[1].startswith('"raw",4,')
-    assert (tmp_path / "agreement_eval_by_lang.csv").read_text().splitlines()[1].startswith('"All data",4,')
+    by_lang = pd.read_csv(tmp_path / "agreement_eval_by_lang.csv", index_col=0)
+    assert list(by_lang.index) == ["All data", "de.ch", "en.us"] and by_lang.loc["All data", "N"] == 4
+    # the columns sorted by name, as RSMTool's files list them
+    assert list(by_lang.columns[:4]) == ["DSM.raw_trim", "DSM.raw_trim_round", "N", "R2.raw_trim"]
 
 
 @pytest.mark.parametrize(("extra", "message"), [
