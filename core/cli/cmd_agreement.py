@@ -173,8 +173,10 @@ def run(args: argparse.Namespace) -> int:
     from core.errors import DataError
     from core.rsm.rsmeval import check_output, read_table
 
+    cfg = None
     if args.rsmeval_config is not None:
-        flags, label = _from_config(args), _CONFIG_FIELDS
+        cfg = _from_config(args)
+        flags, label = cfg.flag_column, _CONFIG_FIELDS
     else:
         missing = [n for n, v in (("path", args.path), ("--human", args.human), ("--system", args.system))
                    if v is None]
@@ -203,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("--scale-with and --id-column apply to rsmeval's tables: give --tables DIR")
     table = read_table(args.path)  # rsmeval's formats: CSV, TSV, JSON lines, xlsx, ...
     col = lambda name: resolve_column(table, name)  # noqa: E731 - a JSON lines path such as metadata.h1
+    if cfg is not None:
+        _check_config_columns(cfg, table, col)
     for flag, name in (("--human", args.human), ("--system", args.system), ("--human2", args.human2)):
         if name is not None and col(name) in table.columns:
             _check_magnitude(table[col(name)], col(name), label[flag])
@@ -237,9 +241,9 @@ _CONFIG_FIELDS = {"--human": "human_score_column", "--system": "system_score_col
                   "--human2": "second_human_score_column", "--id-column": "id_column"}
 
 
-def _from_config(args: argparse.Namespace) -> dict | None:
+def _from_config(args: argparse.Namespace):
     """Fill ``args`` from an rsmeval configuration file (after refusing any data option given
-    beside it); returns its flag_column."""
+    beside it); returns the configuration (core.rsm.rsmeval_config.RsmevalConfig)."""
     from core.errors import DataError
     from core.rsm.rsmeval_config import read_rsmeval_config
 
@@ -268,7 +272,28 @@ def _from_config(args: argparse.Namespace) -> dict | None:
             raise DataError(f"{out.resolve()} exists and is not a folder (rsmeval's output folder)")
         out.mkdir(exist_ok=True)
         args.tables = str(out)
-    return cfg.flag_column
+    return cfg
+
+
+def _check_config_columns(cfg, table, col) -> None:
+    """Every column an rsmeval configuration names is in its predictions file, and in one role
+    only (core.rsm.rsmeval.distinct_roles; a flag column may be any): else a DataError naming
+    the field (before the report, whose messages name the columns only)."""
+    from core.errors import DataError
+    from core.rsm.rsmeval import distinct_roles
+
+    for field, names in (("human_score_column", [cfg.human]), ("system_score_column", [cfg.system]),
+                         ("second_human_score_column", [cfg.human2]), ("id_column", [cfg.id_column]),
+                         ("subgroups", cfg.subgroups), ("candidate_column", [cfg.candidate_column]),
+                         ("flag_column", list(cfg.flag_column or {}))):
+        for name in names:
+            if name is not None and col(name) not in table.columns:
+                shown = ", ".join(map(str, table.columns[:50])) + (", ..." if len(table.columns) > 50 else "")
+                raise DataError(f"rsmeval configuration {cfg.path.name}: field '{field}': column {name!r} not "
+                                f"found in {cfg.predictions_file.name} (columns: {shown})")
+    distinct_roles(human=col(cfg.human), system=col(cfg.system), human2=col(cfg.human2),
+                   groups=[col(g) for g in cfg.subgroups], id_column=col(cfg.id_column),
+                   candidate_column=col(cfg.candidate_column))
 
 
 def _write_tables(args: argparse.Namespace, table, col, flags, scale_frame) -> None:

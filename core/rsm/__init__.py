@@ -52,7 +52,7 @@ different subject: :mod:`core.evaluation.annotators.agreement`.
 
 from __future__ import annotations
 
-from core.rsm.checks import MAX_GROUPS, MAX_SCORE, group_order
+from core.rsm.checks import MAX_GROUPS, MAX_SCORE, by_label, group_order
 from core.rsm.metrics import (
     DSM_TOLERANCE, round_half_even, agreement, exact_agreement, adjacent_agreement, cohen_kappa,
     quadratic_weighted_kappa, pearson_r, standardized_mean_difference, mean_squared_error,
@@ -126,6 +126,7 @@ __all__ = [
     "disattenuated_correlation",
     "true_score_metrics",
     "group_order",
+    "by_label",
     "evaluation_report",
     "agreement_report",
     "ESTIMATE_COLUMNS",

@@ -4,7 +4,7 @@ pairs, subgroup labels, numeric columns."""
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -128,6 +128,30 @@ def group_order(groups: npt.ArrayLike | pd.Series) -> list[Hashable]:
         Distinct labels.
     """
     return group_codes(groups)[1]
+
+
+def by_label(labels: Iterable[Hashable]) -> list[Hashable]:
+    """Group labels in the order rsmeval lists the rows of its by-group tables: by their text.
+
+    rsmeval reads subgroup labels as text and computes ``eval_by_<group>``,
+    ``consistency_by_<group>`` and ``disattenuated_correlations_by_<group>`` over
+    ``groupby(<group>)`` of the responses plus a copy of them labelled ``All data``
+    (``Analyzer.compute_metrics_by_group``), so its rows come sorted by their text, ``All data``
+    among them: first for labels such as ``QUESTION_1``, after ``1`` or ``Aardvark``. The
+    agreement report, the Fairness page and rsmeval's tables list groups in this order; the
+    fairness models keep :func:`group_order` (the largest group is their reference).
+
+    Parameters
+    ----------
+    labels : iterable of hashable
+        Group labels (``All data`` may be among them).
+
+    Returns
+    -------
+    list
+        The labels sorted by ``str(label)`` (stable: labels of one text keep their order).
+    """
+    return sorted(labels, key=str)
 
 
 def group_codes(groups: npt.ArrayLike | pd.Series) -> tuple[np.ndarray, list[Hashable]]:

@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from core.errors import DataError
-from core.rsm.checks import check_groups, check_level_count, check_pair, group_codes, one_blas_thread
+from core.rsm.checks import by_label, check_groups, check_level_count, check_pair, group_codes, one_blas_thread
 
 
 #: Columns of each coefficient row (RSMTool's ``estimates_<analysis>_by_<group>``).
@@ -415,7 +415,8 @@ def assignment_by_group(
     Returns
     -------
     pandas.DataFrame
-        One row per group (:func:`group_order`), columns :data:`ASSIGNMENT_GROUP_COLUMNS`:
+        One row per group (by label: :func:`core.rsm.checks.by_label`, the agreement report's
+        order), columns :data:`ASSIGNMENT_GROUP_COLUMNS`:
         ``N``, ``n_human``, ``human_ratio`` (``n_human / N``), ``time_cost`` (the group's effort
         sent to humans over the group's total effort; NaN when that total is 0), ``accuracy`` and
         ``f1`` (macro, over the classes occurring in the group) of the collaborative labels
@@ -488,6 +489,7 @@ def assignment_by_group(
             row["f1"] = collab["f1"]
             row["machine_accuracy"] = classification_scores(gold[mask], ml[mask])["accuracy"]
         rows[label] = row
+    rows = {label: rows[label] for label in by_label(rows)}  # the report's and rsmeval's order
     index = pd.Index(list(rows), dtype=object, name="group")
     return pd.DataFrame(
         {c: pd.Series([rows[k][c] for k in rows], index=index, dtype=object if c in ("time_cost", "accuracy", "f1", "machine_accuracy") else None) for c in ASSIGNMENT_GROUP_COLUMNS},

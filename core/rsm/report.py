@@ -12,7 +12,7 @@ import pandas as pd
 
 from core.errors import DataError, describe_rows
 from core.rsm.checks import (
-    as_scores, check_groups, check_level_count, check_pair, group_codes, group_levels, numeric_column,
+    as_scores, by_label, check_groups, check_level_count, check_pair, group_codes, group_levels, numeric_column,
     one_blas_thread, optional_scores, sample_sd,
 )
 from core.rsm.compare import nominal_only
@@ -270,10 +270,15 @@ def consistency_by_group(
     return out
 
 
+def _by_label(rows: Mapping[Hashable, Any]) -> dict[Hashable, Any]:
+    """Per-group rows in rsmeval's order (:func:`core.rsm.checks.by_label`)."""
+    return {label: rows[label] for label in by_label(rows)}
+
+
 def _consistency_with_whole(h: np.ndarray, h2: np.ndarray, g: np.ndarray) -> dict[Hashable, dict[str, Any]]:
-    """:func:`consistency_by_group` with the whole set first as :data:`ALL_DATA` (rsmeval's rows)."""
+    """:func:`consistency_by_group` with the whole set as :data:`ALL_DATA`, in rsmeval's rows and order."""
     whole = consistency_by_group(h, h2, np.full(h.shape[0], ALL_DATA, dtype=object))
-    return {**whole, **consistency_by_group(h, h2, g)}
+    return _by_label({**whole, **consistency_by_group(h, h2, g)})
 
 
 def true_score_metrics(human_scores: npt.ArrayLike, y_pred: npt.ArrayLike) -> dict[str, Any]:
@@ -351,8 +356,9 @@ def evaluation_report(
         ``eval_by_g`` (label -> :data:`EVAL_BY_GROUP_COLUMNS`), ``fairness_by_g``
         (see :func:`core.rsm.fairness.fairness_analyses`) and, with ``human2``,
         ``consistency_by_g`` (label -> :data:`CONSISTENCY_BY_GROUP_COLUMNS`) and
-        ``disattenuated_correlations_by_g`` (:data:`ALL_DATA`, then label ->
-        :data:`DISATTENUATED_COLUMNS`). With ``human2`` also ``degradation``
+        ``disattenuated_correlations_by_g`` (label -> :data:`DISATTENUATED_COLUMNS`); the
+        ``_by_g`` rows are the whole set (:data:`ALL_DATA`) and every group, in rsmeval's order
+        (:func:`core.rsm.checks.by_label`: by their text). With ``human2`` also ``degradation``
         (:func:`degradation`) and ``disattenuated_correlations`` (:func:`disattenuated_correlation`
         of the ``eval`` and ``consistency`` correlations), both None when nothing is double-scored.
     """
@@ -394,16 +400,16 @@ def _evaluation_report(
         check_level_count(coded[1], f"group column {col!r}")
         if ALL_DATA in coded[1]:
             raise DataError(f"group column {col!r}: a group is named {ALL_DATA!r}, the name of the whole set's row")
-        report[f"eval_by_{col}"] = {**_group_rows(h, m, g, (np.zeros(h.shape[0], dtype=np.intp), [ALL_DATA])),
-                                    **_group_rows(h, m, g, coded)}
+        report[f"eval_by_{col}"] = _by_label({**_group_rows(h, m, g, (np.zeros(h.shape[0], dtype=np.intp), [ALL_DATA])),
+                                              **_group_rows(h, m, g, coded)})
         report[f"fairness_by_{col}"] = fairness_by_codes(h, m, coded, name=f"group column {col!r}")
         if human2 is not None:
             cons = _consistency_with_whole(h, ratings[:, 1], g)
             report[f"consistency_by_{col}"] = cons
             both = ~np.isnan(ratings[:, 1])
             whole_hh = pearson_r(h[both], ratings[both, 1]) if both.any() else math.nan
-            report[f"disattenuated_correlations_by_{col}"] = disattenuated_by_group(
-                (pearson_r(h, m), whole_hh), report[f"eval_by_{col}"], cons)
+            report[f"disattenuated_correlations_by_{col}"] = _by_label(disattenuated_by_group(
+                (pearson_r(h, m), whole_hh), report[f"eval_by_{col}"], cons))
     return report
 
 

@@ -33,10 +33,13 @@ agree. What rsmeval does, step by step (``FeaturePreprocessor.process_data_rsmev
   ``raw``, ``candidate``).
 
 Rows are in rsmeval's order: the by-group tables (``eval_by``, ``consistency_by``,
-``disattenuated_correlations_by``) by label with ``All data`` among them (:func:`by_name`, as
-rsmeval's ``groupby``), the fairness estimates by group size, ties by label (RSMTool's
-``convert_to_ordered_category``), ``test_excluded_responses`` by the step that set a response
-aside (human score, system score, candidate), each in the file's order.
+``disattenuated_correlations_by``) by label with ``All data`` among them (the agreement report's
+order, :func:`core.rsm.checks.by_label`, as rsmeval's ``groupby``), the fairness estimates by
+group size, ties by label (RSMTool's ``convert_to_ordered_category``),
+``test_excluded_responses`` by the step that set a response aside (human score, system score,
+candidate), each in the file's order. Columns are in the order of RSMTool's files: those of
+``eval_short`` and ``eval_by`` sorted by name, as rsmeval wrote them with the pandas it pinned
+(0.23.4; see :func:`_short`).
 
 RSMTool's own rsmeval test experiments (its 26, every file of their expected outputs:
 ``tests/data/rsmtool``) are reproduced by ``tests/core/test_rsm_rsmeval_experiments.py``.
@@ -61,8 +64,8 @@ from core.rsm.report import (
 )
 from core.rsm.responses import NO_INFO, TRIM_TOLERANCE, as_numbers, flag_key, select_responses, trim_scores
 
-__all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "score_types", "processed_scores", "scaling_from",
-           "rsmeval_tables", "write_tables", "by_name"]
+__all__ = ["FILE_FORMATS", "SHORT_METRICS", "MAX_XLSX_BYTES", "read_table", "check_output", "distinct_roles", "score_types", "processed_scores", "scaling_from",
+           "rsmeval_tables", "write_tables"]
 
 #: rsmeval's ``file_format`` values.
 FILE_FORMATS: tuple[str, ...] = ("csv", "tsv", "xlsx")
@@ -153,38 +156,23 @@ def processed_scores(raw: np.ndarray, *, scaling: tuple[float, float, float, flo
 
 
 def _short(rows: Mapping[str, Mapping[str, Any]], prefix: str, smd: str) -> dict[str, Any]:
-    """RSMTool's ``filter_metrics`` of one set of responses: ``rows`` score type -> metrics."""
+    """RSMTool's ``filter_metrics`` of one set of responses: ``rows`` score type -> metrics,
+    keyed by column name in the order of RSMTool's files: sorted by name.
+
+    ``filter_metrics`` builds the row with ``pd.DataFrame([metricdict])``; the pandas RSMTool
+    pinned when it wrote its expected files (0.23.4) sorted the keys of a frame built from a list
+    of dicts (pandas-dev/pandas#22708), so its ``eval_short`` and ``eval_by_<group>`` files list
+    the columns sorted by name (47 of RSMTool's 52 such files; the 5 it rewrote after unpinning
+    pandas, as rsmeval writes them with a later pandas, list them in ``filter_metrics``' own
+    order, :data:`SHORT_METRICS`)."""
     out: dict[str, Any] = {}
     for suffix, metrics in SHORT_METRICS.items():
         for metric in metrics:
             name = smd if metric == "SMD" else metric
             key = name if name in ("N", "h_mean", "h_sd") else f"{name}.{prefix}{suffix}"
             out[key] = rows[prefix + suffix][name]
+    out = {key: out[key] for key in sorted(out)}
     return out
-
-
-def by_name(table: pd.DataFrame) -> pd.DataFrame:
-    """A by-group table's rows in rsmeval's order: by label, ``All data`` among them.
-
-    rsmeval reads subgroup labels as text and computes its by-group tables over
-    ``groupby(<group>)`` of the responses plus a copy of them labelled ``All data``
-    (``Analyzer.compute_metrics_by_group``; the disattenuated correlations through
-    ``pd.concat(..., sort=True)``), so the rows come sorted by their text: ``All data`` first
-    for labels such as ``Esperanto`` or ``QUESTION_1``, after ``1`` or ``Aardvark``.
-    (The fairness estimates keep RSMTool's model order: by size, ties by label.)
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        One row per group label (and ``All data``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The same rows, sorted by ``str(label)``.
-    """
-    order = sorted(range(len(table.index)), key=lambda i: str(table.index[i]))
-    return table.iloc[order]
 
 
 def _float(value: Any) -> float:
@@ -253,7 +241,7 @@ def rsmeval_tables(
         docstring) -> DataFrame with rsmeval's index and columns. Missing values are NaN.
     """
     groups = list(groups)
-    _distinct_roles(human=human, system=system, human2=human2, groups=groups, id_column=id_column,
+    distinct_roles(human=human, system=system, human2=human2, groups=groups, id_column=id_column,
                     candidate_column=candidate_column)
     frame, _summary = select_responses(
         df, human=human, system=system, human2=human2, groups=groups, exclude_zero_scores=exclude_zero_scores,
@@ -323,9 +311,6 @@ def rsmeval_tables(
             tables[f"consistency_by_{g}"] = _frame(reports[trim][f"consistency_by_{g}"], cols)
             tables[f"disattenuated_correlations_by_{g}"] = _frame(
                 reports[trim][f"disattenuated_correlations_by_{g}"], DISATTENUATED_COLUMNS)
-        for name in (f"eval_by_{g}", f"consistency_by_{g}", f"disattenuated_correlations_by_{g}"):
-            if name in tables:
-                tables[name] = by_name(tables[name])
     tables["test_excluded_composition"] = _excluded_composition(
         df, frame.index, human=human, system=system, flag_column=flag_column,
         exclude_zero_scores=exclude_zero_scores, listwise=min_items_per_candidate is not None)
@@ -344,7 +329,7 @@ def rsmeval_tables(
     return tables
 
 
-def _distinct_roles(*, human: str, system: str, human2: str | None, groups: Sequence[str],
+def distinct_roles(*, human: str, system: str, human2: str | None, groups: Sequence[str],
                     id_column: str | None, candidate_column: str | None) -> None:
     """rsmeval renames the columns it uses (``spkitemid``, ``sc1``, ``sc2``, ``raw``,
     ``candidate``); one column in two of those roles, or a subgroup among them, cannot be

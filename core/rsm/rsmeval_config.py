@@ -132,10 +132,15 @@ def _names(cfg: dict, path: Path, field: str) -> tuple[str, ...]:
 def _located(base: Path, path: Path, field: str, value: str) -> Path:
     """rsmeval's ``DataReader.locate_files``: an absolute path, or one relative to the
     configuration file's folder; it must exist."""
-    p = Path(os.path.expanduser(value)) if value.startswith("~/") else Path(value)
-    p = Path(os.path.abspath(p if p.is_absolute() else base / p))
-    if not p.is_file():
-        raise _fail(path, field, f"file not found: {value!r} (looked for {p})")
+    shown = value if len(value) <= 200 else f"{value[:200]}... ({len(value):,} characters)"
+    try:
+        p = Path(os.path.expanduser(value)) if value.startswith("~/") else Path(value)
+        p = Path(os.path.abspath(p if p.is_absolute() else base / p))
+        found = p.is_file()
+    except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a NUL byte, ~nosuchuser
+        raise _fail(path, field, f"not a usable path: {shown!r} ({exc.__class__.__name__})") from None
+    if not found:
+        raise _fail(path, field, f"file not found: {shown!r}" + (f" (looked for {p})" if len(value) <= 200 else ""))
     return p
 
 

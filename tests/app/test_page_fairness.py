@@ -90,6 +90,22 @@ def _ordinal_frame(seed: int = 0, n: int = 400) -> pd.DataFrame:
                          "human_label": gold, "lang": group})
 
 
+def test_groups_listed_by_name_as_rsmeval_lists_them(run_page):
+    """Issue 32: the page lists a column's groups as rsmeval's tables and the report do (by
+    their text, core.rsm.checks.by_label), not by size; the largest group stays the base."""
+    frame = _ordinal_frame()
+    frame["lang"] = np.where(frame["lang"] == "grp.a", "zz.big", "aa.small")  # 90 % and 10 %
+    at = run_page(PAGE, state=_state(frame, {"subgroups": ["lang"]}, fair_groups=["lang"]))
+    assert not at.exception and not at.error
+    by_lang = [d.value for d in at.dataframe if d.value.index.name == "lang"]
+    agreement = next(t for t in by_lang if "DSM" in t.columns)
+    rates = next(t for t in by_lang if "human_ratio" in t.columns)
+    assert list(agreement.index) == list(rates.index) == ["aa.small", "zz.big"]
+    assert list(agreement["N"]) == [40, 360]
+    asked = next(m for m in at.markdown if "Do the errors depend on the group?" in m.value)
+    assert "zz.big" in asked.value  # the reference of the fairness models: the largest group
+
+
 def test_ordinal_scores_flag_the_biased_group(run_page):
     at = run_page(PAGE, state=_state(_ordinal_frame(), {"subgroups": ["lang"]}, fair_groups=["lang"]))
     assert not at.exception and not at.error

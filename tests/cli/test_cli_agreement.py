@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
 
 from core.cli import main
@@ -323,7 +324,8 @@ def _rsmtool_args(name: str, tables) -> list[str]:
 def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     # xlsx output (one workbook per table), xlsx input scaled with an xlsx training table, and
     # scale_with raw (issue 32: --scale-with raw was read as a file name)
-    from tests.core.rsmtool_support import DATA, check_row_orders, compare_folder
+    from tests.core.rsmtool_support import (DATA, check_column_orders, check_row_orders, compare_folder,
+                                            filter_metrics_files)
 
     argv = _rsmtool_args(name, tmp_path)
     code, out, err = _run(argv, capsys)
@@ -335,6 +337,8 @@ def test_tables_equal_rsmtools_expected_files(name, tmp_path, capsys):
     assert counts["wrong"] == [] and counts["missing"] == [] and counts["text_wrong"] == []
     assert counts["equal"] == counts["numbers"] > 1000 and counts["extra"] == []
     assert check_row_orders(name, tmp_path, fmt) == 0  # every file's rows in rsmeval's order
+    # every file's columns in RSMTool's files' order (its 5 in filter_metrics' order aside)
+    assert check_column_orders(name, tmp_path, fmt) == filter_metrics_files(name)
     assert f"wrote {len(list(tmp_path.iterdir()))} tables" in err
 
 
@@ -347,7 +351,10 @@ def test_tables_json_is_the_report_without_tables(tmp_path, table, capsys):
     assert out == trimmed and json.loads(plain)["eval"]["N"] == 4
     # without scale_with rsmeval reports the raw score types; 'All data' first by group
     assert (tmp_path / "agreement_eval.csv").read_text().splitlines()[1].startswith('"raw",4,')
-    assert (tmp_path / "agreement_eval_by_lang.csv").read_text().splitlines()[1].startswith('"All data",4,')
+    by_lang = pd.read_csv(tmp_path / "agreement_eval_by_lang.csv", index_col=0)
+    assert list(by_lang.index) == ["All data", "de.ch", "en.us"] and by_lang.loc["All data", "N"] == 4
+    # the columns sorted by name, as RSMTool's files list them
+    assert list(by_lang.columns[:4]) == ["DSM.raw_trim", "DSM.raw_trim_round", "N", "R2.raw_trim"]
 
 
 @pytest.mark.parametrize(("extra", "message"), [
@@ -418,8 +425,10 @@ def test_rsmeval_config_runs_each_experiments_own_file(name, tmp_path, capsys, m
     """Each of RSMTool's 26 rsmeval experiments, its configuration file given as it is (paths
     such as ../../files/... relative to the file, not to the current folder): every expected
     file, every number and text equal, no row or column RSMTool's file lacks, every file's rows
-    in RSMTool's order (but for the tied estimates of tests/core/test_rsm_rsmeval_experiments.py)."""
-    from tests.core.rsmtool_support import DATA, TIED_ESTIMATES, check_row_orders, compare_folder
+    in RSMTool's order (but for the tied estimates of tests/core/test_rsm_rsmeval_experiments.py),
+    every file's columns too (but for RSMTool's 5 in filter_metrics' order, named there)."""
+    from tests.core.rsmtool_support import (DATA, TIED_ESTIMATES, check_column_orders, check_row_orders,
+                                            compare_folder, filter_metrics_files)
 
     (cfg_path,) = (DATA / "experiments" / name).glob("*.json")
     cfg = json.loads(cfg_path.read_text())
@@ -436,6 +445,7 @@ def test_rsmeval_config_runs_each_experiments_own_file(name, tmp_path, capsys, m
     assert counts["extra"] == []
     assert counts["equal"] == counts["numbers"] > 0
     assert check_row_orders(name, out, fmt) == TIED_ESTIMATES.get(name, 0)
+    assert check_column_orders(name, out, fmt) == filter_metrics_files(name)
     assert all(p.name.startswith(cfg["experiment_id"] + "_") for p in out.iterdir())
     assert not (tmp_path / "output").exists()
 
@@ -500,8 +510,17 @@ def test_rsmeval_config_equals_the_same_options_on_the_command_line(tmp_path, ca
     ({"use_wandb": True}, "field 'use_wandb'"),
     ({"min_n_per_group": 5}, "field 'min_n_per_group': needs 'subgroups'"),
     ({"experiment_id": "a b"}, "field 'experiment_id'"),
-    ({"id_column": "nope"}, "id column 'nope' (id_column) not found"),
-    ({"system_score_column": "nope"}, "'nope' not found"),
+    ({"id_column": "nope"}, "field 'id_column': column 'nope' not found in p.csv"),
+    ({"system_score_column": "nope"}, "field 'system_score_column': column 'nope' not found in p.csv"),
+    # a column the file lacks, named with its field before the report runs (the messages named
+    # the column only: "group column 'nope' not found")
+    ({"subgroups": "g, nope"}, "field 'subgroups': column 'nope' not found in p.csv (columns: id, h, s, g)"),
+    ({"second_human_score_column": "nope"}, "field 'second_human_score_column': column 'nope'"),
+    ({"candidate_column": "nope"}, "field 'candidate_column': column 'nope'"),
+    ({"flag_column": {"nope": 1}}, "field 'flag_column': column 'nope'"),
+    # a path the system cannot look up (an OSError traceback before; found by the fuzz)
+    ({"predictions_file": "x" * 5000}, "field 'predictions_file': not a usable path"),
+    ({"human_score_column": "s"}, "as the human score (human_score_column) and as the system score"),
     # one column in two of rsmeval's roles (a KeyError traceback before)
     ({"id_column": "s"}, "column 's' is given as the id column (id_column) and as the system score"),
     ({"second_human_score_column": "s"}, "as the system score (system_score_column) and as the second human"),

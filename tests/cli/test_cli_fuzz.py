@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.cli import main
+from tests.cli.fuzz_rsmeval import check_rsmeval, rsmeval_config_input
 
 SEED = int(os.environ.get("HMCEVAL_FUZZ_SEED", "24"))
 RUNS = int(os.environ.get("HMCEVAL_FUZZ_RUNS", "1"))
@@ -46,7 +47,7 @@ HANG_S = 30
 PER_COMMAND = {"assign": 120, "queue": 80, "estimate": 60, "certify": 60, "labels": 60,
                "turns": 60, "sweep": 60, "confidence": 120, "agreement": 80, "annotators": 60,
                "effort": 15, "workspace": 80, "report": 40, "scorekeeping": 60, "tooltalk": 60,
-               "train-classifier": 4, "labelstudio": 20}
+               "train-classifier": 4, "labelstudio": 20, "rsmeval-config": 80}
 #: seconds of inputs per command when HMCEVAL_FUZZ_RUNS is 1 (the suite's ~45 s)
 BUDGET_S = 2.2
 #: inputs run per command (printed with -s)
@@ -317,6 +318,8 @@ def _rows(path) -> int | None:
 def check(command: str, argv: list, code: int, out: str, err: str, ctx: dict) -> None:
     assert code in (0, 2), (code, err[-2000:])
     assert "Traceback" not in err, err[-2000:]
+    if command == "rsmeval-config":  # agreement --rsmeval-config (tests/cli/fuzz_rsmeval.py)
+        return check_rsmeval(code, out, err, ctx)
     if code != 0:
         return
     if "--json" in argv:
@@ -529,6 +532,8 @@ def args_for(command: str, rng, path, folder, round_path) -> tuple[list, dict]:
 def make_input(command: str, rng, folder) -> tuple[list, dict, str]:
     """One input of ``command`` written into ``folder``: (argv, context for :func:`check`, the
     mutations applied)."""
+    if command == "rsmeval-config":
+        return rsmeval_config_input(rng, folder, write)
     n = int(pick(rng, 0, 3, 12, 40, 40, 120))
     table, mutation = mutate(base_table(rng, n), rng)
     path = write(table, rng, folder, "t")

@@ -4,6 +4,7 @@ tests/core/test_rsm_rsmeval_experiments.py and tests/cli/test_cli_agreement.py).
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -16,6 +17,9 @@ RTOL, ATOL = 1e-6, 1e-9
 #: Experiments whose estimates_osa and estimates_osd files list groups of one size in an order
 #: other than RSMTool's rule (see tests/core/test_rsm_rsmeval_experiments.py): how many files.
 TIED_ESTIMATES = {"lr-eval-with-h2": 2, "lr-eval-exclude-listwise": 2}
+#: Expected files (of all 457) whose columns are in RSMTool's ``filter_metrics`` order, not sorted
+#: by name as in its other files of those tables (see tests/core/test_rsm_rsmeval_experiments.py).
+FILTER_METRICS_ORDER_FILES = 5
 
 
 def _read(path: Path) -> pd.DataFrame:
@@ -133,3 +137,59 @@ def check_row_orders(name: str, folder: Path, fmt: str) -> int:
         assert [sizes[g] for g in expected[1:]] == [sizes[g] for g in ours[1:]], file
         tied += 1
     return tied
+
+
+def header(path: Path) -> list[str]:
+    """A file's columns as written, left to right (the unnamed index column as ``""``)."""
+    return ["" if str(c).startswith("Unnamed") else str(c) for c in _read(path).columns]
+
+
+def filter_metrics_order(columns: list[str]) -> list[str] | None:
+    """The columns of an ``eval_short`` or ``eval_by_<group>`` table in the order RSMTool's
+    ``Analyzer.filter_metrics`` builds them (rsmtool/analyzer.py at a844f716: its
+    ``chosen_metrics``, ``N``, ``h_mean``, ``h_sd``, then the ``X_trim`` metrics, then the
+    ``X_trim_round`` ones, into ``pd.DataFrame([metricdict])``), or None if ``columns`` are
+    not such a table's. Written from RSMTool's source, not from hmceval's."""
+    names = [c for c in columns if c]
+    prefix = "scale" if "sys_mean.scale_trim" in names else "raw"
+    smd = "DSM" if f"DSM.{prefix}_trim" in names else "SMD"
+    order = (["N", "h_mean", "h_sd"]
+             + [f"{m}.{prefix}_trim" for m in ("sys_mean", "sys_sd", "wtkappa", "corr", smd, "RMSE", "R2")]
+             + [f"{m}.{prefix}_trim_round" for m in ("sys_mean", "sys_sd", "kappa", "exact_agr", "adj_agr", smd)])
+    return [""] + order if sorted(names) == sorted(order) else None
+
+
+def is_sorted_by_text(columns: list[str]) -> bool:
+    """The columns (but the index) sorted by their text, as pandas before 0.25 sorted the keys
+    of a frame built from a list of dicts (pandas-dev/pandas#22708)."""
+    return columns[1:] == sorted(columns[1:])
+
+
+def check_column_orders(name: str, folder: Path, fmt: str) -> int:
+    """Assert every file's columns are RSMTool's file's, left to right, but for files whose
+    columns RSMTool's file lists in ``filter_metrics``' order where its other files of those
+    tables (and ours) list them sorted by their text. Returns how many such."""
+    expected_dir = DATA / "experiments" / name / "output"
+    later = 0
+    for expected_path in sorted(expected_dir.glob(f"*.{fmt}")):
+        expected, ours = header(expected_path), header(folder / expected_path.name)
+        if ours == expected:
+            continue
+        assert filter_metrics_order(expected) == expected, \
+            f"{expected_path.name}: columns {ours} where RSMTool has {expected}"
+        assert ours == [""] + sorted(expected[1:]) and is_sorted_by_text(ours), \
+            f"{expected_path.name}: columns {ours}, not sorted by their text"
+        later += 1
+    return later
+
+
+def filter_metrics_files(name: str) -> int:
+    """How many of the experiment's expected files list ``filter_metrics``' columns in its order
+    (not sorted by their text)."""
+    (cfg,) = (DATA / "experiments" / name).glob("*.json")
+    fmt = json.loads(cfg.read_text()).get("file_format", "csv")
+    n = 0
+    for path in sorted((DATA / "experiments" / name / "output").glob(f"*.{fmt}")):
+        columns = header(path)
+        n += filter_metrics_order(columns) == columns
+    return n

@@ -12,7 +12,7 @@ import pytest
 
 from core.defaults import MAX_SCORE
 from core.errors import DataError
-from core.rsm.checks import (MAX_GROUPS, as_scores, check_groups, check_level_count,
+from core.rsm.checks import (MAX_GROUPS, as_scores, by_label, check_groups, check_level_count,
                              check_magnitude, check_pair, group_codes, group_levels,
                              group_order, is_constant, numeric_column, one_blas_thread,
                              optional_scores, sample_sd)
@@ -121,3 +121,11 @@ def test_one_blas_thread_limits_blas_inside_only():
     with one_blas_thread():
         inside = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
         assert all(n == 1 for n in inside)
+
+
+def test_by_label_is_rsmevals_row_order():
+    # by the labels' text (code points: digits, then capitals, then small letters), "All data"
+    # among them, numbers by their text; not by size and not as numbers (10 before 9)
+    assert by_label(["b", "Zed", "All data", "1", 9, "a b", 10]) == ["1", 10, 9, "All data", "Zed", "a b", "b"]
+    assert by_label(["QUESTION_2", "All data", "QUESTION_1"]) == ["All data", "QUESTION_1", "QUESTION_2"]
+    assert by_label([]) == []

@@ -187,7 +187,7 @@ def test_assignment_by_group_by_hand():
         machine_label=[1, 0, 0, 1, 1], human_label=[0, 0, 1, 1, 0], human_effort=[1, 1, 2, 0, 2],
     )
     assert list(t.columns) == list(ASSIGNMENT_GROUP_COLUMNS)
-    assert list(t.index) == ["b", "a"]  # largest first
+    assert list(t.index) == ["a", "b"]  # by label, as rsmeval's tables (b, the largest, is not first)
     b, a = t.loc["b"], t.loc["a"]
     assert (b["N"], b["n_human"], a["N"], a["n_human"]) == (3, 1, 2, 1)
     assert b["human_ratio"] == pytest.approx(1 / 3) and a["human_ratio"] == 0.5

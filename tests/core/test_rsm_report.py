@@ -145,3 +145,23 @@ def test_a_group_named_like_the_whole_set_row_is_refused():
         agreement_report(table, human="h", system="m", groups=["g"])
     rep = agreement_report(table, human="h", system="m", groups=["g"], group_errors="report")
     assert "All data" in rep["error_by_g"] and "eval_by_g" not in rep
+
+
+def test_by_group_rows_in_rsmevals_order_not_by_size():
+    """Issue 32: the report (JSON, the Fairness page) lists groups as rsmeval's tables do, by
+    their text with "All data" among them; the fairness models keep the largest group as base."""
+    from core.rsm import assignment_by_group
+
+    # sizes: "b" 3, "Zed" 2, "1" 1 (by size: b, Zed, 1; by text: 1, All data, Zed, b)
+    df = pd.DataFrame({"h": [1, 2, 3, 2, 3, 4], "s": [1.2, 2.1, 2.9, 2.2, 3.1, 3.8],
+                       "h2": [1, 2, 3, 3, None, 4], "g": ["b", "b", "b", "Zed", "Zed", "1"]})
+    rep = agreement_report(df, human="h", system="s", human2="h2", groups=["g"])
+    for key in ("eval_by_g", "consistency_by_g", "disattenuated_correlations_by_g"):
+        assert list(rep[key]) == ["1", "All data", "Zed", "b"], key
+    assert rep["eval_by_g"]["b"]["N"] == 3 and rep["eval_by_g"]["All data"]["N"] == 6
+    assert rep["consistency_by_g"]["Zed"]["N"] == 1  # one of Zed's two rows has H2
+    assert rep["fairness_by_g"]["base_category"] == "b"
+    rates = assignment_by_group(np.array([1, 0, 0, 1, 0, 0], dtype=bool), df["g"].to_numpy(),
+                                machine_label=np.ones(6), human_label=df["h"].to_numpy())
+    assert list(rates.index) == ["1", "Zed", "b"]
+    assert list(rates["N"]) == [1, 2, 3] and list(rates["n_human"]) == [0, 1, 1]
