@@ -286,11 +286,14 @@ def groups(rounds: int, share: float = 0.3) -> None:
 
 def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
                 weight: float | None = None, width_ratio: float | None = None,
-                adaptive: bool = False, floor: float | None = None) -> dict:
+                adaptive: bool = True, floor: float | None = None,
+                fit_on_pilot: bool = True) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
-    recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
-    against PPI++ on the same total of random labels and routing the same total."""
+    recalibrated on its labels, the rest of the budget planned on them with the pilot carried
+    (``adaptive``: for the two-stage interval, as ``queue --calibrate-on`` after a pilot plans
+    it); against PPI++ on the same total of random labels and routing the same total.
+    ``fit_on_pilot``: the second stage's controls fitted on the pilot's rows too."""
     from core.evaluation.sampling import pilot_probabilities, second_batch
     from core.evaluation.estimate import two_stage_estimates
 
@@ -320,7 +323,8 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
         res = None
         if combine:  # the pilot's own estimate and the round's, combined (two_stage)
             res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=k,
-                                      pilot=first, pilot_pi=p1, weight=weight)
+                                      pilot=first, pilot_pi=p1, weight=weight,
+                                      fit_on_pilot=fit_on_pilot)
         res = runs.add(xi, rec.pi, res)
         a, acc = res["accuracy"], (np.where(xi, gold, mach) == gold).mean()
         acc_cov.append(a["ci_low"] <= acc <= a["ci_high"])
@@ -336,13 +340,16 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
 
 
 def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bool = True,
-           width_ratio: float | None = None) -> None:
+           width_ratio: float | None = None, adaptive: bool = True,
+           fit_on_pilot: bool = True) -> None:
     how = ("the pilot's own estimate and the round's combined (two stages)" if combine else
            "the round as written (pi = 1 on the pilot)")
     print(f"\n## two batches (the default where a user comes back): a pilot of {share:.0%} of the "
           f"budget ({tilt:.0%} of its weight towards the less sure rows), the confidences "
-          f"recalibrated on its labels, the rest planned on them; estimated with {how}; second "
-          f"batch's width ratio {width_ratio or 'default'}; {rounds} rounds")
+          f"recalibrated on its labels, the rest planned on them"
+          f"{' for the two-stage interval' if adaptive else ''}; estimated with {how}"
+          f"{', the second stage controls fitted on the pilot too' if fit_on_pilot else ''}; "
+          f"second batch's width ratio {width_ratio or 'default'}; {rounds} rounds")
     print("| data | labels (mean, pilot included) | final accuracy - routing the same total | "
           "worth / PPI++'s (smallest class) | of the bound at the realised accuracy | "
           "coverage (lowest class; accuracy) | planned vs realised: accuracy; widest "
@@ -351,7 +358,8 @@ def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bo
     for s in sets:
         if s["labels"] < 120:
             continue
-        r = two_batches(s, rounds, share, tilt, combine, width_ratio=width_ratio)
+        r = two_batches(s, rounds, share, tilt, combine, width_ratio=width_ratio,
+                        adaptive=adaptive, fit_on_pilot=fit_on_pilot)
         print(f"| {s['name']} | {r['labels']:.1f} | {100 * r['dacc']:+.2f} pt | "
               f"{r['ratio']:.2f} | {r['of_bound']:.2f} | {r['cov']:.3f}; {r['acc_cov']:.3f} | "
               f"{r['planned_acc']:.4f} vs {r['acc']:.4f}; {r['planned_half']:.4f} vs "
@@ -442,6 +450,10 @@ def main() -> None:
                          "not in two stages")
     ap.add_argument("--second-width-ratio", type=float, metavar="R",
                     help="the second batch's width ratio (default: the active design's)")
+    ap.add_argument("--second-alone", action="store_true",
+                    help="plan the second batch for its own interval, not the two-stage one")
+    ap.add_argument("--no-pilot-fit", action="store_true",
+                    help="fit the second stage's controls without the pilot's rows")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
@@ -453,7 +465,8 @@ def main() -> None:
     if args.pilot_share:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
                max(100, rounds // 2), args.pilot_share, args.pilot_tilt,
-               not args.pilot_as_written, args.second_width_ratio)
+               not args.pilot_as_written, args.second_width_ratio,
+               adaptive=not args.second_alone, fit_on_pilot=not args.no_pilot_fit)
     if args.no_extras:
         return
     frontier_span(sets[0], 100)

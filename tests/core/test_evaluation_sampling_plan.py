@@ -147,3 +147,34 @@ def test_estimate_with_carried_labels_covers():
         cover_acc.append(res["accuracy"]["ci_low"] <= final_acc <= res["accuracy"]["ci_high"])
     assert np.mean(cover) >= 0.9 and np.mean(cover_acc) >= 0.9
     assert abs(np.mean(est) - truth) < 3 * np.std(est) / np.sqrt(len(est))
+
+
+def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
+    """Planned for the combined interval, the rest of a two-batch budget is the frontier's
+    design at the width ratio second_ratio gives (wider, more accurate); no pilot half-width
+    (or one that is not a number) leaves the plan as it was."""
+    from core.evaluation.sampling.active import machine_probabilities
+    from core.evaluation.sampling.forecast import calibrated_probabilities
+    from core.evaluation.sampling.two_batch import second_ratio
+
+    df = _overconfident()
+    design = load_design(df)
+    rows = np.arange(0, 3000, 25)
+    earlier = EarlierLabels(rows=rows, labels=df["human_label"].to_numpy()[rows])
+    plain = plan_design(design, labels=300, seed=2, earlier=earlier)
+    assert np.array_equal(plan_design(design, labels=300, seed=2, earlier=earlier,
+                                      pilot_half=float("nan")).inclusion, plain.inclusion)
+    plan = plan_design(design, labels=300, seed=2, earlier=earlier, pilot_half=0.05)
+    inp = design.inputs()
+    classes = list(design.data.labels)
+    codes = np.array([classes.index(v) for v in design.machine_label])
+    human = np.array([classes.index(v) for v in earlier.labels])
+    probs = calibrated_probabilities(codes, inp.a, 2, rows=rows, human_codes=human)
+    ratio = second_ratio(probs, machine_probabilities(codes, inp.a, 2), 300 + len(rows), 0.95,
+                         0.05)
+    assert ratio > 0.95
+    assert plan.design.expected_accuracy >= plain.design.expected_accuracy
+    assert plan.design.expected_half_width >= plain.design.expected_half_width
+    assert plan.design.expected_half_width <= plain.design.frontier[
+        "expected_half_width"].max() + 1e-12
+    assert (plan.inclusion[rows] == 1).all()

@@ -41,7 +41,43 @@ import numpy as np
 from core.evaluation.sampling.audit import z_value
 from core.evaluation.estimate.weighted import table_controls, weighted_estimates
 
-__all__ = ["two_stage_estimates", "pilot_fit_weights"]
+__all__ = ["two_stage_estimates", "pilot_fit_weights", "pilot_half_width"]
+
+
+def pilot_half_width(machine: np.ndarray, confidence_scores: np.ndarray, n_classes: int, *,
+                     rows: np.ndarray, human_codes: np.ndarray, pilot_pi: np.ndarray,
+                     confidence: float = 0.95) -> float | None:
+    """The pilot's own interval half-width (its widest class share), the pilot estimated
+    alone as a Poisson sample of the table (T1 of :func:`two_stage_estimates`): what the
+    second batch is planned against (``pilot_half`` of
+    :func:`core.evaluation.sampling.plan.plan_design`). None when the pilot has too few
+    labels for a normal interval.
+
+    Parameters
+    ----------
+    machine : int array of shape (M,)
+    confidence_scores : array of shape (M,)
+    n_classes : int
+    rows : int array
+        The pilot's drawn rows (all labelled).
+    human_codes : int array
+        Their labels, class codes 0..K-1.
+    pilot_pi : array of shape (M,)
+        The pilot's probabilities p1.
+    confidence : float, default=0.95
+    """
+    machine = np.asarray(machine, dtype=np.int64)
+    first = np.zeros(len(machine), dtype=bool)
+    first[np.asarray(rows, dtype=np.int64)] = True
+    human = np.full(len(machine), -1, dtype=np.int64)
+    human[np.asarray(rows, dtype=np.int64)] = np.asarray(human_codes, dtype=np.int64)
+    alone = weighted_estimates(machine, human, first, np.asarray(pilot_pi, dtype=float),
+                               np.asarray(confidence_scores, dtype=float),
+                               n_classes=n_classes, confidence=confidence)
+    shares = alone["class_shares"]
+    if not shares or any(x["conservative"] or x["half_width"] is None for x in shares):
+        return None
+    return float(max(x["half_width"] for x in shares))
 
 
 def pilot_fit_weights(machine: np.ndarray, confidence_scores: np.ndarray, pi: np.ndarray,

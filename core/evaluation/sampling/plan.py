@@ -28,7 +28,8 @@ __all__ = ["plan_design"]
 def plan_design(design: Design, *, kind: str = "active", labels: float | None = None,
                 effort_budget: float | None = None, lam: float = 0.0, mu: float | None = None,
                 width_ratio: float | None = None, seed: int = 0,
-                earlier: EarlierLabels | None = None) -> QueuePlan:
+                earlier: EarlierLabels | None = None,
+                pilot_half: float | None = None) -> QueuePlan:
     """Plan a round with inclusion probabilities: the active design, or plain random labelling.
 
     Parameters
@@ -63,6 +64,13 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         counted in the budget), so every estimate of the round uses them exactly, and the new
         draw, which depends on them only through the plan, stays a Poisson sample of the
         other rows.
+    pilot_half : float, optional
+        With ``earlier`` the pilot of two batches: the pilot's own interval half-width (its
+        widest class share, the pilot estimated alone as a sample of the table). The round
+        will be estimated in two stages (:mod:`core.evaluation.estimate.two_stage`), so the
+        design is planned for the combined interval
+        (:func:`core.evaluation.sampling.two_batch.second_ratio`: the width ratio the
+        pilot's estimate leaves, spent on accuracy). It depends on the pilot only.
 
     Returns
     -------
@@ -111,10 +119,17 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         # reference, by the confidences as reported (as it does today)
         extra = {"probabilities": probs, "reference_gain": g, "known": known}
         g = gains(probs[np.arange(design.M), codes], inp.l, lam=float(lam), b=inp.b, k=inp.k)
+    ratio = DEFAULT_WIDTH_RATIO if width_ratio is None else float(width_ratio)
+    if earlier is not None and pilot_half is not None and labels is not None \
+            and np.isfinite(pilot_half) and pilot_half > 0:
+        from core.evaluation.sampling.active import machine_probabilities
+        from core.evaluation.sampling.two_batch import second_ratio
+
+        ratio = second_ratio(extra["probabilities"], machine_probabilities(codes, inp.a, k),
+                             float(labels) + float(known.sum()), ratio, float(pilot_half))
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,
-                                 width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
-                                 else float(width_ratio), **extra)
+                                 width_ratio=ratio, **extra)
     if kind == "random":
         free = ~known
         cost = np.ones(design.M) if labels is not None else np.asarray(inp.l, dtype=float)
