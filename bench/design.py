@@ -287,7 +287,7 @@ def groups(rounds: int, share: float = 0.3) -> None:
 def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
                 weight: float | None = None, width_ratio: float | None = None,
                 adaptive: bool = True, floor: float | None = None,
-                fit_on_pilot: bool = True) -> dict:
+                fit_on_pilot: bool = False) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
     recalibrated on its labels, the rest of the budget planned on them with the pilot carried
@@ -341,7 +341,7 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
 
 def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bool = True,
            width_ratio: float | None = None, adaptive: bool = True,
-           fit_on_pilot: bool = True) -> None:
+           fit_on_pilot: bool = False) -> None:
     how = ("the pilot's own estimate and the round's combined (two stages)" if combine else
            "the round as written (pi = 1 on the pilot)")
     print(f"\n## two batches (the default where a user comes back): a pilot of {share:.0%} of the "
@@ -452,8 +452,8 @@ def main() -> None:
                     help="the second batch's width ratio (default: the active design's)")
     ap.add_argument("--second-alone", action="store_true",
                     help="plan the second batch for its own interval, not the two-stage one")
-    ap.add_argument("--no-pilot-fit", action="store_true",
-                    help="fit the second stage's controls without the pilot's rows")
+    ap.add_argument("--pilot-fit", action="store_true",
+                    help="fit the second stage's controls on the pilot's rows too")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
@@ -466,7 +466,7 @@ def main() -> None:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
                max(100, rounds // 2), args.pilot_share, args.pilot_tilt,
                not args.pilot_as_written, args.second_width_ratio,
-               adaptive=not args.second_alone, fit_on_pilot=not args.no_pilot_fit)
+               adaptive=not args.second_alone, fit_on_pilot=args.pilot_fit)
     if args.no_extras:
         return
     frontier_span(sets[0], 100)

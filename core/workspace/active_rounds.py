@@ -158,10 +158,12 @@ def earlier_labels(ws: Any, data: Any, round_id: Any) -> EarlierLabels:
     weights = None
     if pi is not None and np.all(np.isfinite(np.asarray(pi, dtype=float)[rows])):
         weights = 1 / np.asarray(pi, dtype=float)[rows]
-    inclusion = None  # the pilot of two batches: every drawn row labelled
-    if weights is not None and (rnd.get("settings") or {}).get("design") == "pilot" \
-            and len(rows) == int(np.isin(sel, LABELLED).sum()):
-        inclusion = np.asarray(pi, dtype=float)
+    inclusion = None  # drawn with known probabilities, every drawn row labelled: a pilot
+    # the round planned on it is estimated in two stages (with_pilot), so planned for that
+    if weights is not None and len(rows) == int(np.isin(sel, LABELLED).sum()):
+        p1 = np.asarray(pi, dtype=float)
+        if np.all(np.isfinite(p1)) and p1.min() > 0:
+            inclusion = p1
     return EarlierLabels(rows=rows, labels=np.array([given[r] for r in rows], dtype=object),
                          weights=weights, source=f"round {rid}", inclusion=inclusion)
 

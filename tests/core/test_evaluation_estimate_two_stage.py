@@ -44,18 +44,18 @@ def test_combination_against_its_two_stages():
     human = np.where(xi, gold, -1)
     whole = weighted_estimates(mach, human, xi, pi, q, n_classes=2)
     alone = weighted_estimates(mach, np.where(first, gold, -1), first, p1, q, n_classes=2)
-    # weight 0: the round as written (its controls not fitted on the pilot)
+    # weight 0: the round as written (its controls not fitted on the pilot, the default)
     r0 = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1,
-                             weight=0.0, fit_on_pilot=False)
+                             weight=0.0)
     for a, b in zip(r0["class_shares"], whole["class_shares"]):
         assert a["estimate"] == pytest.approx(b["estimate"])
         assert a["half_width"] == pytest.approx(b["half_width"])
-    # ... and by default with its controls fitted on the pilot's rows too
+    # ... and with its controls fitted on the pilot's rows too
     ctrl = table_controls(mach, human, xi, pi, q, n_classes=2,
                           carried_weights=pilot_fit_weights(mach, q, pi, first, p1))
     fitted = weighted_estimates(mach, human, xi, pi, q, n_classes=2, controls=ctrl)
     r0f = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1,
-                              weight=0.0)
+                              weight=0.0, fit_on_pilot=True)
     for a, b, c in zip(r0f["class_shares"], fitted["class_shares"], whole["class_shares"]):
         assert a["estimate"] == pytest.approx(b["estimate"])
         assert a["half_width"] == pytest.approx(b["half_width"])
@@ -69,20 +69,20 @@ def test_combination_against_its_two_stages():
     r = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1)
     z = z_value(0.95)
     for c in range(2):
-        e1, e2 = alone["class_shares"][c], fitted["class_shares"][c]
+        e1, e2 = alone["class_shares"][c], whole["class_shares"][c]
         s1 = max(e1["ci_high"] - e1["estimate"], e1["estimate"] - e1["ci_low"]) / z
         s2 = max(e2["ci_high"] - e2["estimate"], e2["estimate"] - e2["ci_low"]) / z
         w = s2 ** 2 / (s1 ** 2 + s2 ** 2)
         assert r["stage_weights"][f"share_{c}"] == pytest.approx(w)
         want = w * alone["class_shares"][c]["estimate"] + \
-            (1 - w) * fitted["class_shares"][c]["estimate"]
+            (1 - w) * whole["class_shares"][c]["estimate"]
         assert r["class_shares"][c]["estimate"] == pytest.approx(want)
         assert r["class_shares"][c]["half_width"] == pytest.approx(
             z * math.sqrt(s1 ** 2 * s2 ** 2 / (s1 ** 2 + s2 ** 2)), rel=1e-6)
         assert r["class_shares"][c]["half_width"] < min(s1, s2) * z
     assert r["method"] == "two-stage"
     assert r["accuracy"]["ci_high"] - r["accuracy"]["ci_low"] <= \
-        fitted["accuracy"]["ci_high"] - fitted["accuracy"]["ci_low"] + 1e-12
+        whole["accuracy"]["ci_high"] - whole["accuracy"]["ci_low"] + 1e-12
 
 
 def test_refuses_an_unlabelled_pilot_row_and_a_weight_outside():
@@ -98,8 +98,9 @@ def test_refuses_an_unlabelled_pilot_row_and_a_weight_outside():
                             pilot=first, pilot_pi=p1)
 
 
-@pytest.mark.parametrize("k, rare, weight", [(2, 0.3, None), (2, 0.3, 0.3), (3, None, None)])
-def test_two_stage_is_valid_by_simulation(k, rare, weight):
+@pytest.mark.parametrize("k, rare, weight, fit", [(2, 0.3, None, False), (2, 0.3, 0.3, False),
+                                                  (3, None, None, False), (2, 0.3, None, True)])
+def test_two_stage_is_valid_by_simulation(k, rare, weight, fit):
     # the second batch's probabilities depend on the pilot's labels; the pilot alone is a
     # Poisson sample of the table, and given it the round's estimate is unbiased, so their
     # combination covers every class share and the final accuracy over both batches' draws
@@ -110,7 +111,7 @@ def test_two_stage_is_valid_by_simulation(k, rare, weight):
     for r in range(rounds):
         first, p1, xi, pi = _round(mach, gold, q, k, budget, 1000 + r)
         res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, pi, q, n_classes=k,
-                                  pilot=first, pilot_pi=p1, weight=weight)
+                                  pilot=first, pilot_pi=p1, weight=weight, fit_on_pilot=fit)
         sh = res["class_shares"]
         cover.append([x["ci_low"] <= truth[c] <= x["ci_high"] for c, x in enumerate(sh)])
         est.append([x["estimate"] for x in sh])

@@ -174,7 +174,26 @@ def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
                          0.05)
     assert ratio > 0.95
     assert plan.design.expected_accuracy >= plain.design.expected_accuracy
-    assert plan.design.expected_half_width >= plain.design.expected_half_width
-    assert plan.design.expected_half_width <= plain.design.frontier[
-        "expected_half_width"].max() + 1e-12
+    # the second batch's own interval is wider; the plan says what the two stages will give:
+    # 1 / sqrt(1 / h2^2 + 1 / 0.05^2), worth against PPI++ up by (h2 / h)^2
+    table = plan.design.frontier
+    row = table[table["recommended"]].iloc[0]
+    h2 = float(row["expected_half_width"])
+    assert h2 >= plain.design.expected_half_width
+    h = 1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2)
+    assert plan.design.expected_half_width == pytest.approx(h, rel=1e-12)
+    assert plan.design.worth_vs_ppi == pytest.approx(float(row["worth_vs_ppi"]) * (h2 / h) ** 2,
+                                                     rel=1e-9)
+    lo, hi = plan.expected_range["expected_half_width"]
+    assert lo <= h <= hi and hi < 0.05
     assert (plan.inclusion[rows] == 1).all()
+
+
+def test_combined_half_width_hand_worked():
+    from core.evaluation.sampling.plan_range import combined_half_width
+
+    # 1 / sqrt(1 / 0.03^2 + 1 / 0.04^2) = 1 / sqrt(1111.1 + 625) = 0.024
+    assert combined_half_width(0.03, 0.04) == pytest.approx(0.024, rel=1e-12)
+    assert combined_half_width(0.03, None) == 0.03
+    assert combined_half_width(0.03, float("nan")) == 0.03
+    assert combined_half_width(0.0, 0.04) == 0.0

@@ -33,7 +33,8 @@ from core.evaluation.sampling.active import (active_design, ActiveDesign, compar
                                              PROBABILITY_COLUMN, TAIL_FLOORS, target_note)
 from core.evaluation.sampling.plan import plan_design
 from core.evaluation.sampling.forecast import calibrated_probabilities, MIN_CALIBRATION_LABELS
-from core.evaluation.sampling.plan_range import planned_vs_realised, range_sentence
+from core.evaluation.sampling.plan_range import (combined_half_width, planned_vs_realised,
+                                                 range_sentence)
 from core.evaluation.sampling.audit import (audit_size_for_half_width, default_audit,
                                             expected_half_width, srs_half_width,
                                             srs_size_for_half_width, z_value)
@@ -42,8 +43,8 @@ from core.evaluation.sampling.stratified import plan_stratified
 from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, draw_stream,
                                              DRAW_WEIGHT, replan_stream, STREAM_DESIGNS,
                                              stream_weights, StreamPlan)
-from core.evaluation.sampling.two_batch import (pilot_probabilities, PILOT_SHARE, PILOT_TILT,
-                                                second_batch)
+from core.evaluation.sampling.two_batch import (combined_design, pilot_probabilities, PILOT_SHARE,
+                                                PILOT_TILT, second_batch)
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
 __all__ = [
@@ -52,7 +53,8 @@ __all__ = [
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
     "add_audit", "annotator_table", "audit_size_for_half_width", "calibrated_probabilities",
-    "check_probabilities", "coded_classes", "compared_with", "default_audit", "design_frontier",
+    "check_probabilities", "coded_classes", "combined_design", "combined_half_width",
+    "compared_with", "default_audit", "design_frontier",
     "draw", "draw_stream", "expected_half_width", "load_design", "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",

@@ -120,8 +120,9 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         extra = {"probabilities": probs, "reference_gain": g, "known": known}
         g = gains(probs[np.arange(design.M), codes], inp.l, lam=float(lam), b=inp.b, k=inp.k)
     ratio = DEFAULT_WIDTH_RATIO if width_ratio is None else float(width_ratio)
-    if earlier is not None and pilot_half is not None and labels is not None \
-            and np.isfinite(pilot_half) and pilot_half > 0:
+    two_stage = bool(earlier is not None and kind == "active" and pilot_half is not None
+                     and labels is not None and np.isfinite(pilot_half) and pilot_half > 0)
+    if two_stage:
         from core.evaluation.sampling.active import machine_probabilities
         from core.evaluation.sampling.two_batch import second_ratio
 
@@ -156,6 +157,10 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                effort_budget=effort_budget, effort=inp.l, gain=g,
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
+    if two_stage:
+        from core.evaluation.sampling.two_batch import combined_design
+
+        chosen = combined_design(chosen, float(pilot_half))
     pi = np.asarray(chosen.pi, dtype=float)
     route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
     # carried rows are labelled already: routed, out of the queue
@@ -164,7 +169,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
                      carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
-                                                            extra, earlier, route))
+                                                            extra, earlier, route,
+                                                            pilot_half if two_stage else None))
 
 
 def _pilot(codes: np.ndarray, inp: Any, k: int, labels: float, table: pd.DataFrame
@@ -200,7 +206,8 @@ def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | N
 
 def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.ndarray,
            extra: dict[str, Any], earlier: EarlierLabels | None,
-           route: np.ndarray | None = None) -> dict[str, Any]:
+           route: np.ndarray | None = None, pilot_half: float | None = None
+           ) -> dict[str, Any]:
     """The plan's expectations under miscalibrated confidences
     (:func:`core.evaluation.sampling.plan_range.expected_range`): the typical range without earlier
     labels, the one their number leaves with them (Kish's effective number when weighted)."""
@@ -215,7 +222,7 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
         n_eff = float(w.sum() ** 2 / (w ** 2).sum())
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
-                          n_labels=n_eff, routing_pi=route)
+                          n_labels=n_eff, routing_pi=route, pilot_half=pilot_half)
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]
