@@ -74,11 +74,12 @@ def best_variance(v: np.ndarray, right: np.ndarray, labels: float, accuracy: flo
 
 
 def bound_worth(mach: np.ndarray, gold: np.ndarray, q: np.ndarray, k: int, labels: float,
-                accuracy: float) -> list[float]:
+                accuracy: float, per_cell: int = 40) -> list[float]:
     """Per class, the bound's interval at ``labels`` labels and final accuracy ``accuracy``,
     as its worth in random labels (without replacement); NaN where the accuracy cannot be
-    reached with these labels."""
-    p = fitted_probabilities(mach, gold, q, k)
+    reached with these labels. ``per_cell``: the fewest rows of a cell P is fitted on (40
+    flatters every design most: P fitted in-sample on small cells)."""
+    p = fitted_probabilities(mach, gold, q, k, per_cell=per_cell)
     m = len(q)
     truth = np.bincount(gold, minlength=k) / m
     right = p[np.arange(m), mach]

@@ -172,9 +172,11 @@ def compare(s: dict, rounds: int) -> None:
           f"realises {min(o / b for o, b in zip(ow, ideal)):.2f} of it (worst class): the rest "
           "of the gap to the bound is the design's")
     bw1 = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc_route - 0.01)
+    bw160 = bound_worth(mach, gold, q, k, float(np.mean(n_lab)), acc_route - 0.01, per_cell=160)
     print(f"bound at routing - 1 point ({acc_route - 0.01:.4f}): "
           f"{min(b / max(p, 1) for b, p in zip(bw1, pw)):.2f}x PPI++'s labels (worst class; "
-          "nan: out of reach)")
+          f"nan: out of reach); with P fitted on cells of 160 rows, not 40: "
+          f"{min(b / max(p, 1) for b, p in zip(bw160, pw)):.2f}x")
     print(f"planned vs realised: final accuracy {rec.expected_accuracy:.4f} vs {acc:.4f}; "
           f"widest half-width {rec.expected_half_width:.4f} vs {float(np.max(oh)):.4f}; worth "
           f"vs PPI++ {rec.worth_vs_ppi:.2f} vs "
@@ -286,11 +288,14 @@ def groups(rounds: int, share: float = 0.3) -> None:
 
 def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool = True,
                 weight: float | None = None, width_ratio: float | None = None,
-                adaptive: bool = False, floor: float | None = None) -> dict:
+                adaptive: bool = True, floor: float | None = None,
+                fit_on_pilot: bool = False) -> dict:
     """The two-batch default (:mod:`core.evaluation.sampling.two_batch`): a pilot of ``share`` of the
     budget (Poisson, ``tilt`` of its weight towards the less sure rows), the confidences
-    recalibrated on its labels, the rest of the budget planned on them with the pilot carried;
-    against PPI++ on the same total of random labels and routing the same total."""
+    recalibrated on its labels, the rest of the budget planned on them with the pilot carried
+    (``adaptive``: for the two-stage interval, as ``queue --calibrate-on`` after a pilot plans
+    it); against PPI++ on the same total of random labels and routing the same total.
+    ``fit_on_pilot``: the second stage's controls fitted on the pilot's rows too."""
     from core.evaluation.sampling import pilot_probabilities, second_batch
     from core.evaluation.estimate import two_stage_estimates
 
@@ -320,7 +325,8 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
         res = None
         if combine:  # the pilot's own estimate and the round's, combined (two_stage)
             res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, rec.pi, q, n_classes=k,
-                                      pilot=first, pilot_pi=p1, weight=weight)
+                                      pilot=first, pilot_pi=p1, weight=weight,
+                                      fit_on_pilot=fit_on_pilot)
         res = runs.add(xi, rec.pi, res)
         a, acc = res["accuracy"], (np.where(xi, gold, mach) == gold).mean()
         acc_cov.append(a["ci_low"] <= acc <= a["ci_high"])
@@ -336,13 +342,16 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
 
 
 def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bool = True,
-           width_ratio: float | None = None) -> None:
+           width_ratio: float | None = None, adaptive: bool = True,
+           fit_on_pilot: bool = False) -> None:
     how = ("the pilot's own estimate and the round's combined (two stages)" if combine else
            "the round as written (pi = 1 on the pilot)")
     print(f"\n## two batches (the default where a user comes back): a pilot of {share:.0%} of the "
           f"budget ({tilt:.0%} of its weight towards the less sure rows), the confidences "
-          f"recalibrated on its labels, the rest planned on them; estimated with {how}; second "
-          f"batch's width ratio {width_ratio or 'default'}; {rounds} rounds")
+          f"recalibrated on its labels, the rest planned on them"
+          f"{' for the two-stage interval' if adaptive else ''}; estimated with {how}"
+          f"{', the second stage controls fitted on the pilot too' if fit_on_pilot else ''}; "
+          f"second batch's width ratio {width_ratio or 'default'}; {rounds} rounds")
     print("| data | labels (mean, pilot included) | final accuracy - routing the same total | "
           "worth / PPI++'s (smallest class) | of the bound at the realised accuracy | "
           "coverage (lowest class; accuracy) | planned vs realised: accuracy; widest "
@@ -351,7 +360,8 @@ def pilots(sets: list[dict], rounds: int, share: float, tilt: float, combine: bo
     for s in sets:
         if s["labels"] < 120:
             continue
-        r = two_batches(s, rounds, share, tilt, combine, width_ratio=width_ratio)
+        r = two_batches(s, rounds, share, tilt, combine, width_ratio=width_ratio,
+                        adaptive=adaptive, fit_on_pilot=fit_on_pilot)
         print(f"| {s['name']} | {r['labels']:.1f} | {100 * r['dacc']:+.2f} pt | "
               f"{r['ratio']:.2f} | {r['of_bound']:.2f} | {r['cov']:.3f}; {r['acc_cov']:.3f} | "
               f"{r['planned_acc']:.4f} vs {r['acc']:.4f}; {r['planned_half']:.4f} vs "
@@ -442,6 +452,10 @@ def main() -> None:
                          "not in two stages")
     ap.add_argument("--second-width-ratio", type=float, metavar="R",
                     help="the second batch's width ratio (default: the active design's)")
+    ap.add_argument("--second-alone", action="store_true",
+                    help="plan the second batch for its own interval, not the two-stage one")
+    ap.add_argument("--pilot-fit", action="store_true",
+                    help="fit the second stage's controls on the pilot's rows too")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
@@ -453,7 +467,8 @@ def main() -> None:
     if args.pilot_share:
         pilots([s for s in sets if args.only is None or args.only in s["name"]],
                max(100, rounds // 2), args.pilot_share, args.pilot_tilt,
-               not args.pilot_as_written, args.second_width_ratio)
+               not args.pilot_as_written, args.second_width_ratio,
+               adaptive=not args.second_alone, fit_on_pilot=args.pilot_fit)
     if args.no_extras:
         return
     frontier_span(sets[0], 100)

@@ -9,7 +9,9 @@ confidence is a trust score) and a budget, repeat a round many times with the tr
 * **150 earlier labels**: a first round of 150 random labels, then the rest of the budget
   planned on the confidences recalibrated on them (``--calibrate-on``), the 150 carried;
 * **two batches**: the pilot of :mod:`core.evaluation.sampling.two_batch` (20 % of the budget, half
-  towards the less sure rows), then the rest planned on its labels, weighted by 1 / pi.
+  towards the less sure rows), then the rest planned on its labels, weighted by 1 / pi, for
+  the two-stage interval, and estimated in two stages (as ``queue --calibrate-on`` and
+  ``estimate`` do).
 
 Per cell it prints the plan's expected final accuracy and widest class-share half-width (the
 point, and the ``expected_range`` the plan now reports), what the rounds realise (the final
@@ -36,7 +38,8 @@ from core.evaluation.sampling import plan_design  # noqa: E402
 from core.evaluation.sampling import EarlierLabels, load_design  # noqa: E402
 from core.evaluation.sampling import draw  # noqa: E402
 from core.evaluation.sampling import pilot_probabilities  # noqa: E402
-from core.evaluation.estimate import weighted_estimates  # noqa: E402
+from core.evaluation.estimate import (pilot_half_width, two_stage_estimates,  # noqa: E402
+                                      weighted_estimates)
 
 SHARED = ROOT.parent / "shared" / "data"
 N_EARLIER = 150
@@ -69,11 +72,20 @@ def load_sets() -> list[dict]:
     return out
 
 
-def realised(s: dict, xi: np.ndarray, pi: np.ndarray) -> tuple[float, float]:
-    """(true accuracy of the final labels, widest class-share half-width of the estimate)."""
+def realised(s: dict, xi: np.ndarray, pi: np.ndarray, pilot: tuple | None = None
+             ) -> tuple[float, float]:
+    """(true accuracy of the final labels, widest class-share half-width of the estimate;
+    ``pilot`` = (its rows, p1): in two stages, as ``hmceval estimate`` reads such a round)."""
     mach, gold = s["mach"], s["gld"]
     acc = float((np.where(xi, gold, mach) == gold).mean())
-    res = weighted_estimates(mach, np.where(xi, gold, -1), xi, pi, s["q"], n_classes=s["k"])
+    if pilot is not None:
+        first = np.zeros(len(mach), dtype=bool)
+        first[pilot[0]] = True
+        res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, pi, s["q"],
+                                  n_classes=s["k"], pilot=first, pilot_pi=pilot[1])
+    else:
+        res = weighted_estimates(mach, np.where(xi, gold, -1), xi, pi, s["q"],
+                                 n_classes=s["k"])
     halves = [x["half_width"] for x in res["class_shares"] if x["half_width"] is not None]
     return acc, max(halves) if halves else float("nan")
 
@@ -88,16 +100,19 @@ def cell(s: dict, rounds: int, earlier: bool | str) -> dict:
         if earlier == "two batches":  # the pilot, then the rest planned on its labels
             rows = np.flatnonzero(draw(p1, seed=90_000 + r))
             e = EarlierLabels(rows=rows, labels=s["gld"][rows], source="pilot",
-                              weights=1 / p1[rows])
+                              weights=1 / p1[rows], inclusion=p1)
+            # planned for the two-stage interval, as queue --calibrate-on plans it
+            half1 = pilot_half_width(s["mach"], s["q"], s["k"], rows=rows,
+                                     human_codes=s["gld"][rows], pilot_pi=p1)
             plan = plan_design(s["design"], labels=max(budget - len(rows), 1), seed=r,
-                               earlier=e)
+                               earlier=e, pilot_half=half1)
         elif earlier:
             rows = np.sort(pick.choice(m, N_EARLIER, replace=False))
             e = EarlierLabels(rows=rows, labels=s["gld"][rows], source="round 1")
             plan = plan_design(s["design"], labels=budget - N_EARLIER, seed=r, earlier=e)
         pi = plan.inclusion
         xi = draw(pi, seed=10_000 + r)
-        acc, half = realised(s, xi, pi)
+        acc, half = realised(s, xi, pi, (rows, p1) if earlier == "two batches" else None)
         rg = plan.expected_range
         rows_.append({"p_acc": plan.design.expected_accuracy,
                       "p_half": plan.design.expected_half_width,

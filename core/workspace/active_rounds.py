@@ -100,7 +100,27 @@ def plan_weighted(design: Design, settings: dict[str, Any],
     ratio = settings.get("width_ratio")  # hmceval queue --width-ratio
     return plan_design(design, kind=which, lam=lam, seed=seed,
                        width_ratio=None if ratio is None else float(ratio), earlier=earlier,
+                       pilot_half=_pilot_half(design, earlier) if which == "active" else None,
                        **budget), None
+
+
+def _pilot_half(design: Design, earlier: EarlierLabels | None) -> float | None:
+    """The pilot's own half-width when ``earlier`` is the pilot of two batches (its
+    ``inclusion`` known): the second batch is planned for the two-stage interval."""
+    if earlier is None or earlier.inclusion is None:
+        return None
+    from core.evaluation.estimate import pilot_half_width
+
+    classes = list(design.data.labels)
+    index = {v: i for i, v in enumerate(classes)}
+    if any(v not in index for v in earlier.labels) or len(earlier.inclusion) != design.M:
+        return None  # plan_design names what is wrong
+    codes = np.fromiter((index[v] for v in design.machine_label), dtype=np.int64,
+                        count=design.M)
+    return pilot_half_width(codes, design.inputs().a, max(len(classes), 2),
+                            rows=np.asarray(earlier.rows, dtype=np.int64),
+                            human_codes=np.array([index[v] for v in earlier.labels]),
+                            pilot_pi=np.asarray(earlier.inclusion, dtype=float))
 
 
 def earlier_labels(ws: Any, data: Any, round_id: Any) -> EarlierLabels:
@@ -138,8 +158,14 @@ def earlier_labels(ws: Any, data: Any, round_id: Any) -> EarlierLabels:
     weights = None
     if pi is not None and np.all(np.isfinite(np.asarray(pi, dtype=float)[rows])):
         weights = 1 / np.asarray(pi, dtype=float)[rows]
+    inclusion = None  # drawn with known probabilities, every drawn row labelled: a pilot
+    # the round planned on it is estimated in two stages (with_pilot), so planned for that
+    if weights is not None and len(rows) == int(np.isin(sel, LABELLED).sum()):
+        p1 = np.asarray(pi, dtype=float)
+        if np.all(np.isfinite(p1)) and p1.min() > 0:
+            inclusion = p1
     return EarlierLabels(rows=rows, labels=np.array([given[r] for r in rows], dtype=object),
-                         weights=weights, source=f"round {rid}")
+                         weights=weights, source=f"round {rid}", inclusion=inclusion)
 
 
 def with_pilot(ws: Any, rnd: dict[str, Any], design: Any) -> Any:

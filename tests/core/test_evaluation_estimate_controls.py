@@ -277,3 +277,44 @@ def test_effective_degrees_of_freedom_are_the_coefficients_without_a_ridge():
     one = np.ones((m, 1))
     s = float(w.sum())
     assert loo_fit_dof(y, one, w, lab, ridge=np.array([s]))[1] == pytest.approx(0.5, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["ht", "mean", "ppi", "cells", "covariates"])
+def test_a_control_fitted_on_carried_rows_too_is_exactly_unbiased_by_enumeration(name):
+    """Rows 0-2 were labelled before the draw (a pilot's, pi = 1, fit weights 3, 1, 2): every
+    candidate fitted on them too and leave-one-out on the 2^6 draws of the others keeps
+    E[total] = sum y exactly."""
+    y = np.array([1, 0, 1, 1, 0, 1, 0, 0, 1], dtype=float)
+    f = np.array([0.9, 0.2, 0.6, 0.7, 0.4, 0.95, 0.1, 0.3, 0.8])
+    pi = np.array([1.0, 1.0, 1.0, 0.35, 0.5, 0.4, 0.8, 0.45, 0.7])
+    carried = np.array([3.0, 1.0, 2.0, 0, 0, 0, 0, 0, 0])
+    cells = np.array([0, 1, 0, 0, 1, 0, 1, 1, 0])
+    group = np.array([[1.0], [0], [0], [1], [1], [0], [1], [0], [0]])
+    mean_total, moved = 0.0, False
+    for tail in itertools.product([0, 1], repeat=6):
+        xi = np.array((1, 1, 1) + tail, dtype=bool)
+        p = np.prod(np.where(xi, pi, 1 - pi))
+        kw = dict(covariates=group)
+        ctrl = candidate_controls(np.where(xi, y, 0.0), f, xi, pi, cells, carried_weights=carried,
+                                  **kw)[name]
+        plain = candidate_controls(np.where(xi, y, 0.0), f, xi, pi, cells, **kw)[name]
+        moved |= not np.allclose(ctrl[3:], plain[3:])
+        total, _, _, _ = weighted_total(y[xi], ctrl[xi], pi[xi], float(ctrl[~xi].sum()))
+        mean_total += p * total
+    assert mean_total == pytest.approx(y.sum(), abs=1e-9)
+    assert moved or name == "ht"  # the carried rows do enter the fit
+
+
+def test_the_mean_fitted_on_carried_rows_is_their_weighted_mean_with_the_drawn_ones():
+    # rows 0, 1 carried (pi = 1, fit weights 2 and 1), rows 2, 3 drawn with pi = 0.5
+    # (weight (1 - 0.5) / 0.25 = 2), row 4 unlabelled (pi 0.5)
+    y = np.array([1.0, 0.0, 1.0, 0.0, 0.0])
+    pi = np.array([1.0, 1.0, 0.5, 0.5, 0.5])
+    lab = np.array([True, True, True, True, False])
+    got = candidate_controls(y, np.full(5, 0.5), lab, pi, np.zeros(5, dtype=np.int64),
+                             carried_weights=np.array([2.0, 1.0, 0, 0, 0]), sizes=(s := {}))
+    # unlabelled: (2*1 + 1*0 + 2*1 + 2*0) / 7 = 4 / 7; row 2 left out: (2 + 0 + 0) / 5 = 0.4;
+    # row 3 left out: (2 + 2) / 5 = 0.8
+    assert got["mean"][[2, 3, 4]] == pytest.approx([0.4, 0.8, 4 / 7], abs=1e-6)
+    # the degrees of freedom count the drawn rows' leverages only: 2 / 7 each
+    assert s["mean"] == pytest.approx(4 / 7, abs=1e-6)

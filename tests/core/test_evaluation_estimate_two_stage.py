@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from core.evaluation.estimate.two_stage import two_stage_estimates
-from core.evaluation.estimate.weighted import weighted_estimates
+from core.evaluation.estimate.two_stage import pilot_fit_weights, two_stage_estimates
+from core.evaluation.estimate.weighted import table_controls, weighted_estimates
 from core.evaluation.sampling.audit import z_value
 from core.evaluation.sampling.draw import draw
 from core.evaluation.sampling.two_batch import pilot_probabilities, second_batch
@@ -44,12 +44,22 @@ def test_combination_against_its_two_stages():
     human = np.where(xi, gold, -1)
     whole = weighted_estimates(mach, human, xi, pi, q, n_classes=2)
     alone = weighted_estimates(mach, np.where(first, gold, -1), first, p1, q, n_classes=2)
-    # weight 0: the round as written
+    # weight 0: the round as written (its controls not fitted on the pilot, the default)
     r0 = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1,
                              weight=0.0)
     for a, b in zip(r0["class_shares"], whole["class_shares"]):
         assert a["estimate"] == pytest.approx(b["estimate"])
         assert a["half_width"] == pytest.approx(b["half_width"])
+    # ... and with its controls fitted on the pilot's rows too
+    ctrl = table_controls(mach, human, xi, pi, q, n_classes=2,
+                          carried_weights=pilot_fit_weights(mach, q, pi, first, p1))
+    fitted = weighted_estimates(mach, human, xi, pi, q, n_classes=2, controls=ctrl)
+    r0f = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1,
+                              weight=0.0, fit_on_pilot=True)
+    for a, b, c in zip(r0f["class_shares"], fitted["class_shares"], whole["class_shares"]):
+        assert a["estimate"] == pytest.approx(b["estimate"])
+        assert a["half_width"] == pytest.approx(b["half_width"])
+        assert a["estimate"] != pytest.approx(c["estimate"], abs=1e-9)
     # weight 1: the pilot's own estimate, its normal half-width z sd
     r1 = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1,
                              weight=1.0)
@@ -88,8 +98,9 @@ def test_refuses_an_unlabelled_pilot_row_and_a_weight_outside():
                             pilot=first, pilot_pi=p1)
 
 
-@pytest.mark.parametrize("k, rare, weight", [(2, 0.3, None), (2, 0.3, 0.3), (3, None, None)])
-def test_two_stage_is_valid_by_simulation(k, rare, weight):
+@pytest.mark.parametrize("k, rare, weight, fit", [(2, 0.3, None, False), (2, 0.3, 0.3, False),
+                                                  (3, None, None, False), (2, 0.3, None, True)])
+def test_two_stage_is_valid_by_simulation(k, rare, weight, fit):
     # the second batch's probabilities depend on the pilot's labels; the pilot alone is a
     # Poisson sample of the table, and given it the round's estimate is unbiased, so their
     # combination covers every class share and the final accuracy over both batches' draws
@@ -100,7 +111,7 @@ def test_two_stage_is_valid_by_simulation(k, rare, weight):
     for r in range(rounds):
         first, p1, xi, pi = _round(mach, gold, q, k, budget, 1000 + r)
         res = two_stage_estimates(mach, np.where(xi, gold, -1), xi, pi, q, n_classes=k,
-                                  pilot=first, pilot_pi=p1, weight=weight)
+                                  pilot=first, pilot_pi=p1, weight=weight, fit_on_pilot=fit)
         sh = res["class_shares"]
         cover.append([x["ci_low"] <= truth[c] <= x["ci_high"] for c, x in enumerate(sh)])
         est.append([x["estimate"] for x in sh])
@@ -111,3 +122,19 @@ def test_two_stage_is_valid_by_simulation(k, rare, weight):
     est = np.asarray(est)
     se = est.std(axis=0) / np.sqrt(rounds)
     assert np.all(np.abs(est.mean(axis=0) - truth) < 3.5 * se + 1e-4)
+
+
+def test_pilot_fit_weights_hand_worked():
+    # pilot rows 1 (class 0, q 0.7) and 4 (class 1, q 0.8), p1 = 0.5 everywhere: n1 = 3;
+    # outside the pilot p2 = 0.4, 0.2 (class 0, q 0.6, 0.9) and 0.5, 0.3 (class 1): n2 = 1.4.
+    # p2~ interpolated: row 1 0.4 - 0.2 / 3 = 1 / 3, row 4 0.5 - 0.2 * 2 / 3 = 11 / 30;
+    # weights (n1 / n2) (1 / p1) (1 / p2~ - 1)
+    mach = np.array([0, 0, 0, 1, 1, 1])
+    q = np.array([0.6, 0.7, 0.9, 0.6, 0.8, 0.9])
+    pi = np.array([0.4, 1.0, 0.2, 0.5, 1.0, 0.3])
+    pilot = np.array([False, True, False, False, True, False])
+    w = pilot_fit_weights(mach, q, pi, pilot, np.full(6, 0.5))
+    ratio = 3 / 1.4 / 0.5
+    assert w == pytest.approx([0, ratio * 2, 0, 0, ratio * (30 / 11 - 1), 0], abs=1e-9)
+    # nothing drawn with p2 < 1 outside the pilot: no weights
+    assert pilot_fit_weights(mach, q, np.where(pilot, 1.0, 1.0), pilot, np.full(6, 0.5)) is None

@@ -147,3 +147,53 @@ def test_estimate_with_carried_labels_covers():
         cover_acc.append(res["accuracy"]["ci_low"] <= final_acc <= res["accuracy"]["ci_high"])
     assert np.mean(cover) >= 0.9 and np.mean(cover_acc) >= 0.9
     assert abs(np.mean(est) - truth) < 3 * np.std(est) / np.sqrt(len(est))
+
+
+def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
+    """Planned for the combined interval, the rest of a two-batch budget is the frontier's
+    design at the width ratio second_ratio gives (wider, more accurate); no pilot half-width
+    (or one that is not a number) leaves the plan as it was."""
+    from core.evaluation.sampling.active import machine_probabilities
+    from core.evaluation.sampling.forecast import calibrated_probabilities
+    from core.evaluation.sampling.two_batch import second_ratio
+
+    df = _overconfident()
+    design = load_design(df)
+    rows = np.arange(0, 3000, 25)
+    earlier = EarlierLabels(rows=rows, labels=df["human_label"].to_numpy()[rows])
+    plain = plan_design(design, labels=300, seed=2, earlier=earlier)
+    assert np.array_equal(plan_design(design, labels=300, seed=2, earlier=earlier,
+                                      pilot_half=float("nan")).inclusion, plain.inclusion)
+    plan = plan_design(design, labels=300, seed=2, earlier=earlier, pilot_half=0.05)
+    inp = design.inputs()
+    classes = list(design.data.labels)
+    codes = np.array([classes.index(v) for v in design.machine_label])
+    human = np.array([classes.index(v) for v in earlier.labels])
+    probs = calibrated_probabilities(codes, inp.a, 2, rows=rows, human_codes=human)
+    ratio = second_ratio(probs, machine_probabilities(codes, inp.a, 2), 300 + len(rows), 0.95,
+                         0.05)
+    assert ratio > 0.95
+    assert plan.design.expected_accuracy >= plain.design.expected_accuracy
+    # the second batch's own interval is wider; the plan says what the two stages will give:
+    # 1 / sqrt(1 / h2^2 + 1 / 0.05^2), worth against PPI++ up by (h2 / h)^2
+    table = plan.design.frontier
+    row = table[table["recommended"]].iloc[0]
+    h2 = float(row["expected_half_width"])
+    assert h2 >= plain.design.expected_half_width
+    h = 1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2)
+    assert plan.design.expected_half_width == pytest.approx(h, rel=1e-12)
+    assert plan.design.worth_vs_ppi == pytest.approx(float(row["worth_vs_ppi"]) * (h2 / h) ** 2,
+                                                     rel=1e-9)
+    lo, hi = plan.expected_range["expected_half_width"]
+    assert lo <= h <= hi and hi < 0.05
+    assert (plan.inclusion[rows] == 1).all()
+
+
+def test_combined_half_width_hand_worked():
+    from core.evaluation.sampling.plan_range import combined_half_width
+
+    # 1 / sqrt(1 / 0.03^2 + 1 / 0.04^2) = 1 / sqrt(1111.1 + 625) = 0.024
+    assert combined_half_width(0.03, 0.04) == pytest.approx(0.024, rel=1e-12)
+    assert combined_half_width(0.03, None) == 0.03
+    assert combined_half_width(0.03, float("nan")) == 0.03
+    assert combined_half_width(0.0, 0.04) == 0.0

@@ -135,6 +135,11 @@ def test_second_batch_is_wider_with_the_pilot_and_more_accurate():
     kw = dict(labels=300, pilot_pi=p1, rows=rows, human_codes=gold[rows])
     alone = second_batch(mach, q, 2, **kw).design
     wide = second_batch(mach, q, 2, pilot_half=0.05, **kw).design
-    assert wide.expected_half_width >= alone.expected_half_width
+    # the second batch's own interval is wider; what the plan says is the two stages' (the
+    # pilot's half-width combined: 1 / sqrt(1 / h2^2 + 1 / 0.05^2))
+    row = wide.frontier[wide.frontier["recommended"]].iloc[0]
+    h2 = float(row["expected_half_width"])
+    assert h2 >= alone.expected_half_width
+    assert wide.expected_half_width == pytest.approx(1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2))
     assert wide.expected_accuracy >= alone.expected_accuracy
     assert wide.pi[rows].min() == 1.0 and wide.pi.min() > 0

@@ -12,8 +12,8 @@ from core.errors import DataError
 from core.evaluation.sampling.design import load_design
 from core.workspace import Workspace
 from core.workspace import rounds as R
-from core.workspace.active_rounds import (budget_of, earlier_rounds, fix_settings, group_table,
-                                          suggested_share)
+from core.workspace.active_rounds import (budget_of, earlier_labels, earlier_rounds, fix_settings,
+                                          group_table, suggested_share)
 from core.workspace.tables import plan_frame, plan_inclusion
 from tests.judge_table import BAD, judge_table
 
@@ -236,6 +236,9 @@ def test_a_round_planned_on_an_earlier_rounds_labels(ws):
     _, d1 = R.round_design(ws, pilot)
     rows1 = np.flatnonzero(d1.has_label & (d1.selection == "audit"))
     assert earlier_rounds(ws, data) == [{"id": pilot, "labels": len(rows1)}]
+    # drawn with known probabilities and labelled in full: its p1 goes with its labels, so the
+    # round on it is planned for the two-stage interval
+    assert np.allclose(earlier_labels(ws, data, pilot).inclusion, d1.inclusion)
     main = R.plan_round(ws, data, kind="budget", settings={
         "design": "active", "labels": 300, "seed": 1, "calibrate_on": pilot})
     rnd, d2 = R.round_design(ws, main)
@@ -324,6 +327,7 @@ def test_a_pilot_labelled_in_part_is_not_used_as_a_sample(ws):
     pilot = R.plan_round(ws, data, kind="budget",
                          settings={"design": "random", "labels": 160, "seed": 0})
     R.simulate_annotators(ws, pilot, fraction=0.6)
+    assert earlier_labels(ws, data, pilot).inclusion is None
     main = R.plan_round(ws, data, kind="budget", settings={
         "design": "active", "labels": 300, "seed": 1, "calibrate_on": pilot})
     _, d2 = R.round_design(ws, main)

@@ -30,13 +30,15 @@ from core.evaluation.estimate.anytime_words import (decide_expression, focus_int
                                                     question_words, SEQUENCE_HELP, stream_focus,
                                                     stream_verdict, trace_looks)
 from core.evaluation.estimate.sequences import labels_for_half_width
-from core.evaluation.estimate.two_stage import two_stage_estimates
+from core.evaluation.estimate.two_stage import (pilot_fit_weights, pilot_half_width,
+                                                two_stage_estimates)
 
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "settled_accuracy", "anytime_estimate",
     "decide_expression", "estimate", "estimate_codes", "focus_interval", "focus_name",
     "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
+    "pilot_fit_weights", "pilot_half_width",
     "question_words", "share_entry", "stream_design_estimate", "stream_focus", "stream_verdict",
     "t_quantile", "trace_looks", "two_stage_estimates", "weighted_estimates", "weighted_total",
     "worse_group_sentence", "worse_groups"

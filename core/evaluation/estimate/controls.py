@@ -104,10 +104,11 @@ def loo_fit_dof(y: np.ndarray, x: np.ndarray, w: np.ndarray, labelled: np.ndarra
     return _apply_fit(_hat(x, w, labelled, ridge), y, offset)
 
 
-def _hat(x: np.ndarray, w: np.ndarray, labelled: np.ndarray, ridge: np.ndarray | None
-         ) -> dict:
+def _hat(x: np.ndarray, w: np.ndarray, labelled: np.ndarray, ridge: np.ndarray | None,
+         count: np.ndarray | None = None) -> dict:
     """What a fit of :func:`loo_fit_dof` shares across outcomes: A, its pseudo-inverse and
-    the leverages h_ii (none of them depends on y or the offset)."""
+    the leverages h_ii (none of them depends on y or the offset); ``count`` (bool over the
+    labelled rows): the rows whose leverages make the degrees of freedom (default all)."""
     x = np.asarray(x, dtype=float)
     lab = np.asarray(labelled, dtype=bool)
     w = np.asarray(w, dtype=float)
@@ -120,7 +121,7 @@ def _hat(x: np.ndarray, w: np.ndarray, labelled: np.ndarray, ridge: np.ndarray |
     ainv = np.linalg.pinv(a)
     h = wl * np.einsum("ij,jk,ik->i", xl, ainv, xl) if lab.any() else None
     return {"x": x, "lab": lab, "xl": xl, "wl": wl, "a": a, "ainv": ainv, "h": h,
-            "xw": (xl * wl[:, None]).T, "rows": np.flatnonzero(lab)}
+            "xw": (xl * wl[:, None]).T, "rows": np.flatnonzero(lab), "count": count}
 
 
 def _apply_fit(hat: dict, y: np.ndarray, offset: np.ndarray | None
@@ -135,7 +136,7 @@ def _apply_fit(hat: dict, y: np.ndarray, offset: np.ndarray | None
     pred = o + x @ (ainv @ xwy)
     dof = 0.0
     if lab.any():
-        dof = float(h.sum())
+        dof = float(h.sum() if hat.get("count") is None else h[hat["count"]].sum())
         r = y[lab] - pred[lab]
         loo = y[lab] - r / np.where(1 - h > 1e-3, 1 - h, 1.0)
         # a row the fit leans on almost alone: refit without it (the closed form is unstable)
@@ -150,18 +151,22 @@ def _apply_fit(hat: dict, y: np.ndarray, offset: np.ndarray | None
 
 
 def design_cells(machine: np.ndarray, confidence_scores: np.ndarray, pi: np.ndarray, *,
-                 per_cell: float = 60, max_bins: int = 8) -> np.ndarray:
+                 per_cell: float = 60, max_bins: int = 8,
+                 carried: np.ndarray | None = None) -> np.ndarray:
     """Cells from the design, not the draw: the machine's class crossed with confidence bins,
     min(max_bins, expected labels with pi < 1 // per_cell) bins per class, cut at quantiles
-    (ties stay in one bin). Int array of shape (M,)."""
+    (ties stay in one bin). ``carried`` (bool, shape (M,)): rows labelled before the draw that
+    the controls are fitted on too (a pilot's), counted as labels. Int array of shape (M,)."""
     machine = np.asarray(machine, dtype=np.int64)
     q = np.asarray(confidence_scores, dtype=float)
     pi = np.asarray(pi, dtype=float)
+    extra = np.zeros(len(machine), dtype=bool) if carried is None else \
+        np.asarray(carried, dtype=bool)
     cells = np.zeros(len(machine), dtype=np.int64)
     offset = 0
     for c in np.unique(machine):
         rows = machine == c
-        expected = float(pi[rows & (pi < 1)].sum())
+        expected = float(pi[rows & (pi < 1)].sum()) + float((rows & extra & (pi >= 1)).sum())
         n_bins = max(1, min(max_bins, int(expected // per_cell)))
         qf = np.sort(q[rows])
         edges = np.unique(qf[(np.arange(1, n_bins) * len(qf)) // n_bins]) if n_bins > 1 \
@@ -182,7 +187,8 @@ def _one_hot(codes: np.ndarray) -> np.ndarray:
 def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: np.ndarray,
                        cells: np.ndarray, *, covariates: np.ndarray | None = None,
                        sizes: dict[str, float] | None = None,
-                       shared: dict | None = None) -> dict[str, np.ndarray]:
+                       shared: dict | None = None,
+                       carried_weights: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Every candidate control of one outcome, leave-one-out (see the module doc).
 
     Parameters
@@ -205,6 +211,12 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
         A cache for the outcomes of one table (the same ``labelled``, ``pi``, ``cells`` and
         ``covariates``): the fits whose design does not depend on the outcome (``"mean"``,
         ``"cells"``, ``"covariates"``) are factored once and reused; the same results.
+    carried_weights : array of shape (M,), optional
+        A fit weight for rows labelled with pi = 1 (0 elsewhere; ignored where pi < 1): rows
+        labelled *before* the draw (a pilot's) that the fit uses too, although they add no
+        variance. Their labels are fixed before the draw, so a control fitted on them (and
+        leave-one-out on the drawn rows) is still a function of the other rows' draws only:
+        exactly unbiased. Effective degrees of freedom count the drawn rows' leverages only.
 
     Returns
     -------
@@ -216,12 +228,15 @@ def candidate_controls(y: np.ndarray, f: np.ndarray, labelled: np.ndarray, pi: n
     lab = np.asarray(labelled, dtype=bool)
     m = len(f)
     w = variance_weights(pi)
+    if carried_weights is not None:
+        w = np.where(pi >= 1, np.maximum(np.asarray(carried_weights, dtype=float), 0.0), w)
     got = {} if shared is None else shared
     if "hat_mean" not in got:
         got.update(_outcome_free(lab, pi, w, cells, covariates))
     ones = np.ones((m, 1))
+    hat_ppi = _hat(np.column_stack([ones, f]), w, lab, None, pi[lab] < 1)
     fits = {"ht": (np.zeros(m), 0.0), "mean": _apply_fit(got["hat_mean"], y, None),
-            "ppi": loo_fit_dof(y, np.column_stack([ones, f]), w, lab)}
+            "ppi": _apply_fit(hat_ppi, y, None)}
     fits["cells"] = _apply_fit(got["hat_cells"], y, f)
     if got.get("hat_covariates") is not None:
         fits["covariates"] = _apply_fit(got["hat_covariates"], y, f)
@@ -238,13 +253,14 @@ def _outcome_free(lab: np.ndarray, pi: np.ndarray, w: np.ndarray, cells: np.ndar
     free = pi < 1
     # the ridge's unit: the expected weight of a labelled row, from the design alone
     unit = float((w[free] * pi[free]).sum() / max(pi[free].sum(), 1e-12)) if free.any() else 1.0
-    out = {"hat_mean": _hat(np.ones((m, 1)), w, lab, None)}
+    drawn = pi[lab] < 1  # the degrees of freedom count the drawn rows' leverages
+    out = {"hat_mean": _hat(np.ones((m, 1)), w, lab, None, drawn)}
     cx = _one_hot(cells)
     # each cell's ridge: PRIOR_ROWS rows of the weight its own labels are expected to carry
     ew = (cx * (w * pi * free)[:, None]).sum(axis=0)
     en = (cx * (pi * free)[:, None]).sum(axis=0)
     cell_unit = np.where(en > 0, ew / np.maximum(en, 1e-12), unit)
-    out["hat_cells"] = _hat(cx, w, lab, PRIOR_ROWS * cell_unit)
+    out["hat_cells"] = _hat(cx, w, lab, PRIOR_ROWS * cell_unit, drawn)
     out["hat_covariates"] = None
     if covariates is not None and np.asarray(covariates).size:
         z = np.asarray(covariates, dtype=float)
@@ -256,5 +272,5 @@ def _outcome_free(lab: np.ndarray, pi: np.ndarray, w: np.ndarray, cells: np.ndar
         z = np.where(binary | (sd == 0), z, z / np.where(sd > 0, sd, 1.0))
         out["hat_covariates"] = _hat(np.column_stack([cx, z]), w, lab,
                                      np.r_[PRIOR_ROWS * cell_unit,
-                                           np.full(z.shape[1], PRIOR_ROWS * unit)])
+                                           np.full(z.shape[1], PRIOR_ROWS * unit)], drawn)
     return out

@@ -258,7 +258,8 @@ def _conservative(known: float, n_unl: int, m: int) -> tuple[float, float]:
 
 def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
                    pi: np.ndarray, confidence_scores: np.ndarray, *, n_classes: int,
-                   covariates: np.ndarray | None = None) -> dict[str, Any]:
+                   covariates: np.ndarray | None = None,
+                   carried_weights: np.ndarray | None = None) -> dict[str, Any]:
     """The controls of a whole table, fitted once (groups reuse them).
 
     Parameters
@@ -268,6 +269,10 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     covariates : array of shape (M, p), optional
         Group indicators and further judges' confidences (the ``"covariates"`` candidate of
         :mod:`core.evaluation.estimate.controls`).
+    carried_weights : array of shape (M,), optional
+        Fit weights of rows labelled before the draw, pi = 1 (a pilot's; see
+        :func:`core.evaluation.estimate.controls.candidate_controls`): the controls are fitted
+        on them too, and the cells count them as labels.
 
     Returns
     -------
@@ -287,7 +292,9 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     pi = np.asarray(pi, dtype=float)
     q = np.asarray(confidence_scores, dtype=float)
     f = machine_probabilities(machine, q, n_classes)
-    cells = design_cells(machine, q, pi)
+    carried = None if carried_weights is None else \
+        lab & (pi >= 1) & (np.asarray(carried_weights, dtype=float) > 0)
+    cells = design_cells(machine, q, pi, carried=carried)
     n_cells = int(cells.max()) + 1 if len(cells) else 0
     out: dict[str, Any] = {"cells": cells, "n_cells": n_cells}
     outcomes = {f"share_{c}": ((human == c).astype(float), f[:, c]) for c in range(n_classes)}
@@ -296,7 +303,7 @@ def table_controls(machine: np.ndarray, human: np.ndarray, labelled: np.ndarray,
     shared: dict[str, Any] = {}  # the fits every outcome shares, factored once
     for key, (y, prior) in outcomes.items():
         cand = candidate_controls(y, prior, lab, pi, cells, covariates=covariates, sizes=sizes,
-                                  shared=shared)
+                                  shared=shared, carried_weights=carried_weights)
         out[key] = cand["cells"]
         out[f"candidates_{key}"] = np.column_stack(list(cand.values()))
         out["candidate_names"] = list(cand)

@@ -34,7 +34,8 @@ from core.evaluation.sampling.active import (active_design, ActiveDesign, compar
                                              PROBABILITY_COLUMN, TAIL_FLOORS, target_note)
 from core.evaluation.sampling.plan import plan_design
 from core.evaluation.sampling.forecast import calibrated_probabilities, MIN_CALIBRATION_LABELS
-from core.evaluation.sampling.plan_range import planned_vs_realised, range_sentence
+from core.evaluation.sampling.plan_range import (combined_half_width, planned_vs_realised,
+                                                 range_sentence)
 from core.evaluation.sampling.audit import (audit_size_for_half_width, default_audit,
                                             expected_half_width, srs_half_width,
                                             srs_size_for_half_width, z_value)
@@ -43,8 +44,8 @@ from core.evaluation.sampling.stratified import plan_stratified
 from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABILITY, draw_stream,
                                              DRAW_WEIGHT, replan_stream, STREAM_DESIGNS,
                                              stream_weights, StreamPlan)
-from core.evaluation.sampling.two_batch import (pilot_probabilities, PILOT_SHARE, PILOT_TILT,
-                                                second_batch)
+from core.evaluation.sampling.two_batch import (combined_design, pilot_probabilities, PILOT_SHARE,
+                                                PILOT_TILT, second_batch)
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
 __all__ = [
@@ -52,9 +53,10 @@ __all__ = [
     "DRAW_PROBABILITY", "DRAW_SALT", "DRAW_WEIGHT", "Design", "EarlierLabels", "FLOOR_LABELS",
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
-    "add_audit", "annotator_table", "queue_order", "audit_size_for_half_width", "calibrated_probabilities",
-    "check_probabilities", "coded_classes", "compared_with", "default_audit", "design_frontier",
-    "draw", "draw_stream", "earlier_stage", "expected_half_width", "load_design", "machine_probabilities",
+    "add_audit", "annotator_table", "queue_order", "audit_size_for_half_width",
+    "calibrated_probabilities", "check_probabilities", "coded_classes", "combined_design",
+    "combined_half_width", "compared_with", "default_audit", "design_frontier", "draw",
+    "draw_stream", "earlier_stage", "expected_half_width", "load_design", "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",

@@ -218,12 +218,17 @@ class EarlierLabels:
         recalibrated on the rows so weighted); None: equal weights.
     source : str
         Where they come from, for the record (``"round 3"``).
+    inclusion : array of shape (M,), optional
+        The earlier round's inclusion probabilities over every row, when it is the pilot of
+        two batches (drawn with known probabilities, every drawn row labelled): the round
+        planned on it is then estimated in two stages, the pilot a sample of the table too.
     """
 
     rows: np.ndarray
     labels: np.ndarray
     weights: np.ndarray | None = None
     source: str = "earlier labels"
+    inclusion: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ __all__ = ["plan_design"]
 def plan_design(design: Design, *, kind: str = "active", labels: float | None = None,
                 effort_budget: float | None = None, lam: float = 0.0, mu: float | None = None,
                 width_ratio: float | None = None, seed: int = 0,
-                earlier: EarlierLabels | None = None) -> QueuePlan:
+                earlier: EarlierLabels | None = None,
+                pilot_half: float | None = None) -> QueuePlan:
     """Plan a round with inclusion probabilities: the active design, or plain random labelling.
 
     Parameters
@@ -65,6 +66,13 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         counted in the budget), so every estimate of the round uses them exactly, and the new
         draw, which depends on them only through the plan, stays a Poisson sample of the
         other rows.
+    pilot_half : float, optional
+        With ``earlier`` the pilot of two batches: the pilot's own interval half-width (its
+        widest class share, the pilot estimated alone as a sample of the table). The round
+        will be estimated in two stages (:mod:`core.evaluation.estimate.two_stage`), so the
+        design is planned for the combined interval
+        (:func:`core.evaluation.sampling.two_batch.second_ratio`: the width ratio the
+        pilot's estimate leaves, spent on accuracy). It depends on the pilot only.
 
     Returns
     -------
@@ -113,10 +121,18 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         # reference, by the confidences as reported (as it does today)
         extra = {"probabilities": probs, "reference_gain": g, "known": known}
         g = gains(probs[np.arange(design.M), codes], inp.l, lam=float(lam), b=inp.b, k=inp.k)
+    ratio = DEFAULT_WIDTH_RATIO if width_ratio is None else float(width_ratio)
+    two_stage = bool(earlier is not None and kind == "active" and pilot_half is not None
+                     and labels is not None and np.isfinite(pilot_half) and pilot_half > 0)
+    if two_stage:
+        from core.evaluation.sampling.active import machine_probabilities
+        from core.evaluation.sampling.two_batch import second_ratio
+
+        ratio = second_ratio(extra["probabilities"], machine_probabilities(codes, inp.a, k),
+                             float(labels) + float(known.sum()), ratio, float(pilot_half))
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,
-                                 width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
-                                 else float(width_ratio), **extra)
+                                 width_ratio=ratio, **extra)
     if kind == "random":
         free = ~known
         cost = np.ones(design.M) if labels is not None else np.asarray(inp.l, dtype=float)
@@ -143,6 +159,10 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                effort_budget=effort_budget, effort=inp.l, gain=g,
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
+    if two_stage:
+        from core.evaluation.sampling.two_batch import combined_design
+
+        chosen = combined_design(chosen, float(pilot_half))
     pi = np.asarray(chosen.pi, dtype=float)
     route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
     # carried rows are labelled already: routed, out of the queue; the draw has a stream of
@@ -154,7 +174,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
                      carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
-                                                            extra, earlier, route))
+                                                            extra, earlier, route,
+                                                            pilot_half if two_stage else None))
 
 
 def _pilot(codes: np.ndarray, inp: Any, k: int, labels: float, table: pd.DataFrame
@@ -190,7 +211,8 @@ def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | N
 
 def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.ndarray,
            extra: dict[str, Any], earlier: EarlierLabels | None,
-           route: np.ndarray | None = None) -> dict[str, Any]:
+           route: np.ndarray | None = None, pilot_half: float | None = None
+           ) -> dict[str, Any]:
     """The plan's expectations under miscalibrated confidences
     (:func:`core.evaluation.sampling.plan_range.expected_range`): the typical range without earlier
     labels, the one their number leaves with them (Kish's effective number when weighted)."""
@@ -205,7 +227,7 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
         n_eff = float(w.sum() ** 2 / (w ** 2).sum())
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
-                          n_labels=n_eff, routing_pi=route)
+                          n_labels=n_eff, routing_pi=route, pilot_half=pilot_half)
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]

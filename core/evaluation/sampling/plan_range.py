@@ -44,7 +44,8 @@ import numpy as np
 from core.evaluation.sampling.forecast import ppi_expected_half_width
 from core.evaluation.sampling.audit import z_value
 
-__all__ = ["OVERCONFIDENCE", "UNDERCONFIDENCE", "BELOW_CHANCE_SHARE", "miscalibrated", "expectations_under",
+__all__ = ["OVERCONFIDENCE", "UNDERCONFIDENCE", "BELOW_CHANCE_SHARE", "combined_half_width",
+           "miscalibrated", "expectations_under",
            "calibration_gaps", "expected_range", "range_sentence", "planned_vs_realised"]
 
 #: The largest overconfidence (mean confidence less accuracy) the range allows for without labels.
@@ -55,6 +56,18 @@ UNDERCONFIDENCE = 0.05
 #: are taken not to be probabilities (a trust score: the HMCEval release has 31 %, GPT-4o's
 #: verbal confidence on misinfo 1.4 %); the range is then said to be no guide.
 BELOW_CHANCE_SHARE = 0.10
+
+
+def combined_half_width(half: float, pilot_half: float | None) -> float:
+    """The half-width of the inverse-variance (Des Raj) combination of an interval of
+    half-width ``half`` with a pilot's independent one of ``pilot_half``:
+    1 / sqrt(1 / half^2 + 1 / pilot_half^2) (``half`` itself without a finite pilot)."""
+    if pilot_half is None or not (math.isfinite(pilot_half) and pilot_half > 0) \
+            or not math.isfinite(half):
+        return float(half)
+    if half <= 0:
+        return 0.0
+    return float(1 / math.sqrt(1 / half ** 2 + 1 / pilot_half ** 2))
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -146,8 +159,8 @@ def calibration_gaps(n_labels: float | None = None, mean_right: float | None = N
 
 def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.ndarray, *,
                    control: np.ndarray, n_random: float, n_labels: float | None = None,
-                   confidence: float = 0.95, routing_pi: np.ndarray | None = None
-                   ) -> dict[str, Any]:
+                   confidence: float = 0.95, routing_pi: np.ndarray | None = None,
+                   pilot_half: float | None = None) -> dict[str, Any]:
     """The range of a planned design's expectations under the miscalibrated models.
 
     Parameters
@@ -167,6 +180,9 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         The routing reference as a design (pi = 1 on the rows it routes and on rows already
         labelled, 0 elsewhere): with it, ``accuracy_vs_routing`` and ``meets_targets`` get
         their range too (routing's accuracy recomputed under each model).
+    pilot_half : float, optional
+        The half-width of a pilot's own estimate the round's will be combined with (two
+        stages): each model's half-width is the combined one (:func:`combined_half_width`).
 
     Returns
     -------
@@ -191,6 +207,7 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         if p is None:
             continue
         acc, half = expectations_under(p, codes, pi, confidence=confidence)
+        half = combined_half_width(half, pilot_half)
         accs.append(acc)
         worth = float("nan")
         if math.isfinite(half):

@@ -21,7 +21,9 @@ pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
 --calibrate-on`` writes it; read so, the pilot's labels stand only for their own rows. The
 estimate (:mod:`core.evaluation.estimate.two_stage`) also uses the pilot alone as a Poisson
 sample of the table and combines the two stage-wise (Des Raj), and ``pilot_half`` plans the
-second batch for that combined interval (:func:`second_ratio`: wider, so more accurate). ``bench/design.py`` measures coverage, accuracy against
+second batch for that combined interval (:func:`second_ratio`: wider, so more accurate; the
+plan's expectations are then the two stages', :func:`combined_design`), as ``hmceval queue
+--calibrate-on`` does after a fully labelled round drawn with known probabilities. ``bench/design.py`` measures coverage, accuracy against
 routing and worth against PPI++; ``tests/core/test_evaluation_two_batch.py`` checks coverage on
 tables with known truth.
 """
@@ -35,12 +37,14 @@ import numpy as np
 from core.errors import DataError
 from core.evaluation.sampling.active import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, ActiveDesign,
                                     design_frontier, machine_probabilities)
+from core.evaluation.sampling.audit import srs_size_for_half_width
 from core.evaluation.sampling.forecast import (MIN_CALIBRATION_LABELS, calibrated_probabilities,
                                                ppi_expected_half_width)
+from core.evaluation.sampling.plan_range import combined_half_width
 
 __all__ = ["PILOT_SHARE", "PILOT_TILT", "MIN_PILOT", "SECOND_FLOOR", "MAX_SECOND_RATIO",
            "pilot_size", "pilot_probabilities", "SecondBatch", "second_batch", "second_ratio",
-           "two_batch_inclusion"]
+           "combined_design", "two_batch_inclusion"]
 
 #: Share of the budget (expected labels) the pilot takes.
 PILOT_SHARE = 0.2
@@ -76,6 +80,24 @@ def second_ratio(probabilities: np.ndarray, control: np.ndarray, labels: float,
     if t >= 1 - (width_ratio / MAX_SECOND_RATIO) ** 2:
         return float(max(MAX_SECOND_RATIO, width_ratio))
     return float(width_ratio / np.sqrt(1 - t))
+
+
+def combined_design(design: ActiveDesign, pilot_half: float) -> ActiveDesign:
+    """``design``'s expectations as the two-stage estimate will give them: its expected
+    half-width combined with the pilot's own, ``pilot_half``
+    (:func:`core.evaluation.sampling.plan_range.combined_half_width`), and its worth against
+    PPI++ and random labels with it; ``design`` as it is when either is not finite."""
+    import dataclasses
+    import math
+
+    h2 = design.expected_half_width
+    half = combined_half_width(h2, pilot_half)
+    if not (math.isfinite(h2) and h2 > 0 and math.isfinite(half) and half > 0):
+        return design
+    return dataclasses.replace(design, expected_half_width=half,
+                               worth_vs_ppi=design.worth_vs_ppi * (h2 / half) ** 2,
+                               random_equivalent=srs_size_for_half_width(len(design.pi), 0.25,
+                                                                         half))
 
 
 def pilot_size(labels: float, share: float = PILOT_SHARE) -> float:
@@ -150,7 +172,8 @@ class SecondBatch:
     ----------
     design : ActiveDesign
         The recommended design on the recalibrated probabilities: pi = 1 on the pilot's rows
-        (carried), the second batch's p2 elsewhere; its expectations are the whole table's.
+        (carried), the second batch's p2 elsewhere; its expectations are the whole table's
+        (with ``pilot_half``, the two-stage estimate's: :func:`combined_design`).
     probabilities : ndarray of shape (M, K)
         The class probabilities the plan rests on.
     calibrated : bool
@@ -226,6 +249,8 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
     rec, _ = design_frontier(codes, q, n_classes, labels=min(rest, float(m - len(rows))),
                              known=known, width_ratio=width_ratio,
                              floor=floor, **extra)
+    if pilot_half is not None and np.isfinite(pilot_half) and pilot_half > 0:
+        rec = combined_design(rec, float(pilot_half))
     return SecondBatch(design=rec, probabilities=probs, calibrated=calibrated)
 
 
