@@ -16,8 +16,8 @@ Parts (import the names below from this package, not from its modules):
   sequences.
 """
 
-from core.evaluation.estimate.shares import (AUDIT, estimate, estimate_codes, gold_column_note,
-                                             MACHINE, ROUTED)
+from core.evaluation.estimate.shares import (AUDIT, check_selection, estimate, estimate_codes,
+                                             gold_column_note, MACHINE, ROUTED)
 from core.evaluation.estimate.weighted import (accuracy_from_total, DEFAULT_CONTROL, FLEX_LABELS,
                                                MIN_LABELS, PRIOR_DF, share_entry, t_quantile,
                                                weighted_estimates, weighted_total, worse_groups)
@@ -34,7 +34,7 @@ from core.evaluation.estimate.two_stage import two_stage_estimates
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",
-    "decide_expression", "estimate", "estimate_codes", "focus_interval", "focus_name",
+    "check_selection", "decide_expression", "estimate", "estimate_codes", "focus_interval", "focus_name",
     "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
     "question_words", "share_entry", "stream_design_estimate", "stream_focus", "stream_verdict",
     "t_quantile", "trace_looks", "two_stage_estimates", "weighted_estimates", "weighted_total",
