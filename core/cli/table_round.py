@@ -48,8 +48,9 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
     """``(workspace, round_id)`` of the table ``path`` (read as ``design``; None with
     ``--round ID``) for one step of a command, under the round's lock and inside
     :func:`core.cli.step.one_step`: a table of no round is taken in as a round first (its
-    sidecar written with the step's files). With ``take_labels`` the labels written into the
-    table are taken into the round first (:func:`core.cli.rounds.take_table_labels`)."""
+    sidecar written with the step's files, the labels of its human-label column on the rows it
+    sends to humans taken in with it). With ``take_labels`` the labels written into the table
+    of a round are taken into it first (:func:`core.cli.rounds.take_table_labels`)."""
     from core.cli.rounds import open_round, round_lock, take_table_labels
     from core.cli.step import one_step
 
@@ -84,8 +85,10 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
             if link is None:
                 link_table(path, design.data.raw, id_col=design.data.roles.get("sample_id"),
                            link=link_of(ws, rid))
+            # a round just taken in holds the table's labels (its record); one taken in by
+            # another command meanwhile is continued as any round
             n = take_table_labels(ws, rid, design, path, say=link is not None) \
-                if take_labels else 0
+                if take_labels or link is None else 0
             yield ws, rid
     if link is None:  # said once the step is done (a failed step recorded nothing)
         print(f"note: {path} named no round: recorded as round #{rid} in the workspace "

@@ -109,7 +109,7 @@ def adopted_plan(design: Design, path: str, *, purpose: str = "continue") -> Ado
         cal = (selection == "calibration") if design.has_selection else design.has_label
         selection = np.where(cal, "calibration", "").astype(object)
         rank = np.where(cal, rank, np.nan)
-    kind = "guarantee" if (selection == "").any() else "budget"
+    kind = "guarantee" if purpose == "certify" or (selection == "").any() else "budget"
     return AdoptedPlan(kind, selection, rank, inclusion, None)
 
 
