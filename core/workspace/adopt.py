@@ -14,7 +14,8 @@ the round sends to humans, as for any round's table.
 ``purpose`` ``"certify"``: certify decides every row outside the calibration sample, so only the
 calibration sample is kept (without a selection column: every row with a human label, as
 :func:`core.evaluation.certify.selective.calibration_errors` reads such a table) and the round is
-a guarantee round to certify.
+a guarantee round to certify; ``"plan"`` (``hmceval queue`` on a table with a selection): a
+budget round whose plan the command makes next.
 """
 
 from __future__ import annotations
@@ -109,7 +110,10 @@ def adopted_plan(design: Design, path: str, *, purpose: str = "continue") -> Ado
         cal = (selection == "calibration") if design.has_selection else design.has_label
         selection = np.where(cal, "calibration", "").astype(object)
         rank = np.where(cal, rank, np.nan)
-    kind = "guarantee" if purpose == "certify" or (selection == "").any() else "budget"
+    # certify decides the rest; queue plans the rest with a budget (its only way on a table
+    # with a selection)
+    kind = ("guarantee" if purpose == "certify" else "budget" if purpose == "plan"
+            else "guarantee" if (selection == "").any() else "budget")
     return AdoptedPlan(kind, selection, rank, inclusion, None)
 
 
