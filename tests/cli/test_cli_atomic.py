@@ -167,7 +167,12 @@ def test_tables_without_a_sidecar_are_read_unchecked(tmp_path, capsys):
     code, _, err = run_cli(capsys, "labels", table, "--from",
                            _labels(tmp_path / "l.csv", ["s1"]), "-o", tmp_path / "out.csv")
     assert code == 0, err
-    assert not sidecar_path(table).exists() and sidecar_path(tmp_path / "out.csv").exists()
+    # read as it is, then recorded as a round (issue 32): its new sidecar names the round, as
+    # the output's does
+    link = json.loads(sidecar_path(table).read_text())
+    assert link["rows"] == 30 and "round_id" in link
+    assert json.loads(sidecar_path(tmp_path / "out.csv").read_text())["round_id"] == \
+        link["round_id"]
 
 
 def test_queue_and_certify_write_the_sidecar(tmp_path, capsys):
