@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "with a human label). A round planned by hmceval queue (its table's sidecar "
                     "names it) or given by --round is certified in the workspace, as on the "
                     "Evaluate page: labels written into the table are taken into the round "
-                    "first; -o writes the certified round's table.")
+                    "first; -o writes the certified round's table. A table of no round is "
+                    "recorded as a round of its calibration sample first (--workspace, else "
+                    "$HMCEVAL_WORKSPACE, else hmceval-workspace beside the table).")
     p.add_argument("path", nargs="?", help="CSV, TSV, Parquet or JSON table with machine labels, "
                                 "confidences and human labels on the calibration rows")
     p.add_argument("--alpha", type=float,

@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "workspace (planned by hmceval queue, named by the table's sidecar; or "
                     "--round ID, one planned on the Evaluate page too) is estimated there, by "
                     "the page's own call, after taking in labels written into its table; the "
-                    "result is stored with the round (hmceval report shows it).")
+                    "result is stored with the round (hmceval report shows it). A table of no "
+                    "round is recorded as a round first (--workspace, else $HMCEVAL_WORKSPACE, "
+                    "else hmceval-workspace beside the table) and its sidecar written.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="one or more round tables")
     p.add_argument("--group", action="append", metavar="COL", help="break down by this column "
                    "(repeatable)")

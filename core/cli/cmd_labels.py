@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "by hmceval queue (named by the table's sidecar) or given by --round (one "
                     "planned on the Evaluate page too) is kept in the workspace: the labels are "
                     "imported into it, as on the page, and OUT (with OUT.labels.csv) is its "
-                    "export.")
+                    "export. A table of no round is recorded as a round first (--workspace, "
+                    "else $HMCEVAL_WORKSPACE, else hmceval-workspace beside the table).")
     p.add_argument("path", nargs="?",
                    help="the round's table (the output of hmceval queue or certify)")
     p.add_argument("--from", dest="source", required=True, metavar="FILE",
