@@ -187,7 +187,7 @@ def round_table(ws, round_id: int):
     table = queue_table(design, design.selection, rnd["queue_rank"], inclusion=design.inclusion)
     labels = ws.round_labels(round_id)
     if labels:
-        values = (table[col].to_numpy(dtype=object) if col in table.columns
+        values = (table[col].to_numpy(dtype=object, copy=True) if col in table.columns
                   else np.full(len(table), None, dtype=object))
         for row, value in labels.items():
             values[row] = value

@@ -48,8 +48,8 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
     """``(workspace, round_id)`` of the table ``path`` (read as ``design``; None with
     ``--round ID``) for one step of a command, under the round's lock and inside
     :func:`core.cli.step.one_step`: a table of no round is taken in as a round first (its
-    sidecar written with the step's files, the labels of its human-label column on the rows it
-    sends to humans taken in with it). With ``take_labels`` the labels written into the table
+    sidecar written with the step's files, the votes an older ``hmceval labels`` kept beside it
+    and the labels of its human-label column on the rows it sends to humans taken in with it). With ``take_labels`` the labels written into the table
     of a round are taken into it first (:func:`core.cli.rounds.take_table_labels`)."""
     from core.cli.rounds import open_round, round_lock, take_table_labels
     from core.cli.step import one_step
@@ -85,6 +85,7 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
             if link is None:
                 link_table(path, design.data.raw, id_col=design.data.roles.get("sample_id"),
                            link=link_of(ws, rid))
+                _carry_votes(args, ws, rid, path)
             # a round just taken in holds the table's labels (its record); one taken in by
             # another command meanwhile is continued as any round
             n = take_table_labels(ws, rid, design, path, say=link is not None) \
@@ -95,3 +96,22 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
               f"{ws.root}" + (f" with the {n:,} labels of its human-label column" if n else "")
               + f" (its sidecar {sidecar_path(path).name} names it; the next command on the "
               "table continues it)", file=sys.stderr)
+
+
+def _carry_votes(args: argparse.Namespace, ws, rid: int, path: str) -> int:
+    """The votes an older ``hmceval labels`` kept beside a table of no round
+    (``PATH.labels.csv``: every annotator's label) imported into the round just recorded, so
+    the next import aggregates with them as it did; how many (0 without that file)."""
+    from core.evaluation.labels import labels_from_table, read_votes, votes_path
+    from core.workspace.rounds import import_joined
+
+    file = votes_path(path)
+    votes = read_votes(file)
+    if votes is None or not len(votes):
+        return 0
+    imported = labels_from_table(votes, sample_id_col="sample_id", label_col="label",
+                                 annotator_col="annotator", time_col="seconds")
+    import_joined(ws, rid, imported, file_name=str(file),
+                  aggregate=getattr(args, "aggregate", "majority"),
+                  gold_annotator=getattr(args, "gold_annotator", None))
+    return len(votes)

@@ -29,8 +29,8 @@ import pandas as pd
 from core.data import norm_name
 from core.errors import DataError
 from core.evaluation.annotators import DOUBLE_COLUMN
-from core.evaluation.sampling import (DRAW_PROBABILITY, DRAW_WEIGHT, PROBABILITY_COLUMN,
-                                      Design)
+from core.evaluation.sampling import (DRAW_PROBABILITY, DRAW_WEIGHT, LABELLED,
+                                      PROBABILITY_COLUMN, Design)
 from core.workspace.round_settings import RoundSettings
 from core.workspace.store import Workspace
 
@@ -122,7 +122,9 @@ def adopt_design(ws: Workspace, design: Design, path: str, *,
     """Store the round the table ``design`` (read from ``path``) describes; its id.
 
     The dataset is the table without its plan's columns (the selection column and
-    :data:`PLAN_COLUMNS`), with its column mapping; the plan is :func:`adopted_plan`'s; the
+    :data:`PLAN_COLUMNS`) and without the labels of its human-label column on the rows the
+    round sends to humans (those are the round's labels, taken in as imports), with its column
+    mapping; the plan is :func:`adopted_plan`'s; the
     settings record where the round came from (``adopted_from``: ``path``). A stream's draw
     is stored as the round's ``stream`` result, the table's double-labelled rows (column
     ``double``) as its ``double`` result. Call it inside :func:`core.cli.step.one_step`.
@@ -135,6 +137,11 @@ def adopt_design(ws: Workspace, design: Design, path: str, *,
     if "subgroups" in roles and roles["subgroups"]:
         roles["subgroups"] = [c for c in roles["subgroups"] if c not in drop]
     data = raw.drop(columns=drop)
+    gold = roles.get("human_label")
+    sent = np.isin(plan.selection, LABELLED)
+    if gold in data.columns and sent.any():  # there the labels are the round's imports (a
+        # tie withdrawn stays withdrawn in its table), not the dataset's values
+        data[gold] = data[gold].astype(object).where(~sent, None)
     dsid = ws.add_dataset(data, name=design.data.name, roles=roles, source="cli")
     extra = {"adopted_from": str(path)}
     settings = RoundSettings(design="stream" if plan.stream is not None else None,

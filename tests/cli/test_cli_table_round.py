@@ -116,6 +116,26 @@ def test_labels_on_a_table_of_no_round_import_into_its_recorded_round(capsys, ws
     assert workspace_rows(ws_dir)["rounds"] == 1
 
 
+def test_the_votes_kept_beside_a_table_of_no_round_go_into_its_round(capsys, ws_dir, tmp_path):
+    """An older hmceval labels kept every annotator's vote in PATH.labels.csv beside a table of
+    no round: they are the round's votes, so the next import aggregates with them."""
+    path = _table(tmp_path / "data")
+    pd.DataFrame({"sample_id": ["s0", "s1"], "annotator": ["ann", "ann"],
+                  "label": ["ok", "bad"], "seconds": [3.0, ""]}).to_csv(
+        tmp_path / "data" / "t.csv.labels.csv", index=False)
+    pd.DataFrame({"sample_id": ["s0", "s1"], "annotator": "bob", "label": ["ok", "ok"]}).to_csv(
+        tmp_path / "l.csv", index=False)
+    code, _, err = run_cli(capsys, "labels", path, "--from", tmp_path / "l.csv",
+                           "--annotator-col", "annotator", "-o", path)
+    assert code == 0, err
+    votes = pd.read_csv(tmp_path / "data" / "t.csv.labels.csv")
+    assert sorted(zip(votes["sample_id"], votes["annotator"], votes["label"])) == [
+        ("s0", "ann", "ok"), ("s0", "bob", "ok"), ("s1", "ann", "bad"), ("s1", "bob", "ok")]
+    table = pd.read_csv(path)
+    # s0: ok twice; s1: ann bad, bob ok, a tie left for adjudication (no label)
+    assert table["human_label"].iloc[0] == "ok" and pd.isna(table["human_label"].iloc[1])
+
+
 def test_certify_on_a_table_of_no_round_records_a_guarantee_round(capsys, ws_dir, tmp_path):
     """Without a selection column every labelled row is the calibration sample (as certify
     reads such a table); the round is certified once, a re-run gives the stored certificate."""
