@@ -49,8 +49,9 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
     ``--round ID``) for one step of a command, under the round's lock and inside
     :func:`core.cli.step.one_step`: a table of no round is taken in as a round first (its
     sidecar written with the step's files, the votes an older ``hmceval labels`` kept beside it
-    and the labels of its human-label column on the rows it sends to humans taken in with it). With ``take_labels`` the labels written into the table
-    of a round are taken into it first (:func:`core.cli.rounds.take_table_labels`)."""
+    and the labels of its human-label column on the rows it sends to humans taken in with it).
+    With ``take_labels`` the labels written into the table of a round are taken into it first
+    (:func:`core.cli.rounds.take_table_labels`)."""
     from core.cli.rounds import open_round, round_lock, take_table_labels
     from core.cli.step import one_step
 
@@ -62,23 +63,23 @@ def round_step(args: argparse.Namespace, path: str | None, design, *,
                 take_table_labels(ws, rid, design, path)
             yield ws, rid
         return
-    from core.atomic import locked, note_waiting
+    from core.atomic import check_writable, locked, note_waiting
+    from core.cli.round_table import link_table, round_link, sidecar_path
     from core.cli.rounds import link_of
-    from core.cli.round_table import link_table, round_link
-    from core.atomic import check_writable
-    from core.cli.round_table import sidecar_path
+    from core.errors import DataError
     from core.workspace.adopt import adopt_design
 
     check_writable(sidecar_path(path))  # the record of the round goes beside the table
     ws = adopting_workspace(args, path)
     if ws.read_only:
-        from core.errors import DataError
-
         raise DataError(f"{path} is a table of no round: its round is recorded in the "
                         f"workspace {ws.root}, which cannot be written; name a workspace you "
                         "can write with --workspace DIR")
     with locked(Path(ws.root) / "adopt", on_wait=note_waiting), one_step(ws):
         link = round_link(path)  # another command took it in meanwhile: that round
+        if link is not None and link != link_of(ws, link["round_id"]):
+            raise DataError(f"{path} was recorded meanwhile as round #{link['round_id']} of "
+                            f"the workspace {link['workspace']}: run the command again")
         rid = link["round_id"] if link is not None else adopt_design(ws, design, str(path),
                                                                      purpose=purpose)
         with round_lock(ws, rid):
