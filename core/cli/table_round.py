@@ -103,15 +103,17 @@ def _carry_votes(args: argparse.Namespace, ws, rid: int, path: str) -> int:
     """The votes an older ``hmceval labels`` kept beside a table of no round
     (``PATH.labels.csv``: every annotator's label) imported into the round just recorded, so
     the next import aggregates with them as it did; how many (0 without that file)."""
-    from core.evaluation.labels import labels_from_table, read_votes, votes_path
+    from core.evaluation.labels import LabelImport, read_votes, votes_path
     from core.workspace.rounds import import_joined
 
     file = votes_path(path)
-    votes = read_votes(file)
+    votes = read_votes(file)  # text; annotator "" is the one unnamed annotator
     if votes is None or not len(votes):
         return 0
-    imported = labels_from_table(votes, sample_id_col="sample_id", label_col="label",
-                                 annotator_col="annotator", time_col="seconds")
+    imported = LabelImport(source="table", sample_id=tuple(votes["sample_id"]),
+                           annotator=tuple(votes["annotator"]), label=tuple(votes["label"]),
+                           where=tuple(f"{file.name} row {i + 1}" for i in range(len(votes))),
+                           n_tasks=len(votes), seconds=tuple(votes["seconds"].astype(float)))
     import_joined(ws, rid, imported, file_name=str(file),
                   aggregate=getattr(args, "aggregate", "majority"),
                   gold_annotator=getattr(args, "gold_annotator", None))

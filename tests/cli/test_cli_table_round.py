@@ -120,17 +120,18 @@ def test_the_votes_kept_beside_a_table_of_no_round_go_into_its_round(capsys, ws_
     """An older hmceval labels kept every annotator's vote in PATH.labels.csv beside a table of
     no round: they are the round's votes, so the next import aggregates with them."""
     path = _table(tmp_path / "data")
-    pd.DataFrame({"sample_id": ["s0", "s1"], "annotator": ["ann", "ann"],
-                  "label": ["ok", "bad"], "seconds": [3.0, ""]}).to_csv(
+    pd.DataFrame({"sample_id": ["s0", "s1", "s2"], "annotator": ["ann", "ann", ""],
+                  "label": ["ok", "bad", "bad"], "seconds": [3.0, "", ""]}).to_csv(
         tmp_path / "data" / "t.csv.labels.csv", index=False)
     pd.DataFrame({"sample_id": ["s0", "s1"], "annotator": "bob", "label": ["ok", "ok"]}).to_csv(
         tmp_path / "l.csv", index=False)
     code, _, err = run_cli(capsys, "labels", path, "--from", tmp_path / "l.csv",
                            "--annotator-col", "annotator", "-o", path)
     assert code == 0, err
-    votes = pd.read_csv(tmp_path / "data" / "t.csv.labels.csv")
+    votes = pd.read_csv(tmp_path / "data" / "t.csv.labels.csv", keep_default_na=False)
     assert sorted(zip(votes["sample_id"], votes["annotator"], votes["label"])) == [
-        ("s0", "ann", "ok"), ("s0", "bob", "ok"), ("s1", "ann", "bad"), ("s1", "bob", "ok")]
+        ("s0", "ann", "ok"), ("s0", "bob", "ok"), ("s1", "ann", "bad"), ("s1", "bob", "ok"),
+        ("s2", "", "bad")]  # an unnamed annotator's vote (a file without annotator column)
     table = pd.read_csv(path)
     # s0: ok twice; s1: ann bad, bob ok, a tie left for adjudication (no label)
     assert table["human_label"].iloc[0] == "ok" and pd.isna(table["human_label"].iloc[1])
