@@ -24,7 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "with a human label). A round planned by hmceval queue (its table's sidecar "
                     "names it) or given by --round is certified in the workspace, as on the "
                     "Evaluate page: labels written into the table are taken into the round "
-                    "first; -o writes the certified round's table.")
+                    "first; -o writes the certified round's table. A table of no round is "
+                    "recorded as a round of its calibration sample first (--workspace, else "
+                    "$HMCEVAL_WORKSPACE, else hmceval-workspace beside the table).")
     p.add_argument("path", nargs="?", help="CSV, TSV, Parquet or JSON table with machine labels, "
                                 "confidences and human labels on the calibration rows")
     p.add_argument("--alpha", type=float,
@@ -67,12 +69,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _check_show(args: argparse.Namespace, design, ref) -> None:
-    """A ``--show`` column annotators may not see is refused before anything is stored."""
+def _check_show(args: argparse.Namespace, design) -> None:
+    """A ``--show`` column annotators may not see is refused before anything is stored (on the
+    round's dataset when the table names a round, else on the table)."""
+    from core.cli.rounds import open_round
     from core.evaluation.sampling import shown_columns
 
     if not shown(args) or not args.output:
         return
+    ref = open_round(args, args.path)
     if ref is not None:
         from core.workspace.rounds import round_design
 
@@ -82,11 +87,8 @@ def _check_show(args: argparse.Namespace, design, ref) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.csv_safe import to_csv_safe
     from core.errors import DataError
-    from core.evaluation.sampling import queue_table
-    from core.evaluation.certify import CERTIFY_KEYS, certify
-    from core.evaluation.certify import PAC_KEYS, certify_overall
+    from core.evaluation.certify import CERTIFY_KEYS, PAC_KEYS
 
     overall = args.overall_error is not None
     if overall == (args.alpha is not None):
@@ -102,58 +104,19 @@ def run(args: argparse.Namespace) -> int:
         raise DataError("--audit must be >= 0 and --seed in [0, 2^63)")
     if args.audit and not args.output:
         raise DataError("--audit needs -o: the audit is written into the output table")
-    from core.cli.rounds import open_round
     from core.scale.certify import run_certify, wants_scale_certify
 
     large = wants_scale_certify(args)
     if getattr(args, "engine", None) is not None and not large:
         raise DataError("--engine takes certify's large-table path: a Parquet table of no "
                         "workspace round (no --round, no sidecar)")
-    design = None if large else load_round(args.path, args.col) if args.path is not None else None
-    ref = None if large else open_round(args, args.path)
-    if not large:
-        _check_show(args, design, ref)  # before the certificate is stored
+    ref = None
     if large:
         res = run_certify(args)
-    elif ref is not None:  # the certificate, the new plan and the files: all or nothing
-        res = _certify_round(args, ref, design)
-    elif overall:
-        res = certify_overall(design, epsilon=args.overall_error, delta=args.delta,
-                              lam=args.lam, seed=args.seed,
-                              annotator_error=args.annotator_error)
-    else:
-        res = certify(design, alpha=args.alpha, delta=args.delta, lam=args.lam,
-                      annotator_error=args.annotator_error)
-    if args.output and ref is None:  # a table of no round: written from the table alone
-        from pathlib import Path
-
-        import numpy as np
-        import pandas as pd
-
-        from core.evaluation.sampling import LABELLED, annotator_table
-        from core.workspace.rounds import route_certified
-
-        # the calibration rows keep the rank hmceval queue gave them (rows of the round)
-        raw = design.data.raw
-        old = (pd.to_numeric(raw["queue_rank"], errors="coerce").to_numpy(float)
-               if "queue_rank" in raw.columns else np.full(design.M, np.nan))
-        selection, rank = route_certified(design, res["selection"], old, audit=args.audit,
-                                          seed=args.seed, lam=args.lam)  # the page's step
-        has = np.isin(selection, LABELLED) & design.has_label
-        out_path = Path(args.output)
-        from core.cli.common import write_round  # atomic, with the round's sidecar
-
-        from core.evaluation.sampling import PROBABILITY_COLUMN
-
-        # a calibration sample's probabilities served the certificate; the certified rows
-        # are a new plan (routed, machine, audit) that has none
-        from core.atomic import staged
-
-        with staged():  # the table, its sidecar and the annotators' file: all or none
-            write_round(design, queue_table(design, selection, rank).drop(
-                columns=[PROBABILITY_COLUMN], errors="ignore"), out_path)
-            to_csv_safe(annotator_table(design, selection, rank, done=has, show=shown(args)),
-                        out_path.with_name(f"{out_path.stem}_to_label.csv"))
+    else:  # the certificate, the new plan and the files: all or nothing
+        design = load_round(args.path, args.col) if args.path is not None else None
+        _check_show(args, design)  # before the certificate is stored
+        res, ref = _certify_round(args, design)
     keys = PAC_KEYS if overall else CERTIFY_KEYS
     out = {k: res[k] for k in keys}
     if not overall:
@@ -179,18 +142,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _certify_round(args: argparse.Namespace, ref, design) -> dict:
-    """Certify the workspace round ``ref`` (:func:`core.workspace.rounds.certify_round`, what
-    the Evaluate page calls), after taking in the labels written into its table; with ``-o``
-    write the certified round's files. The labels taken in, the new plan, the certificate and
-    the files commit together or not at all (:func:`core.cli.step.one_step`: a kill -9 at any
-    moment leaves the round uncertified and the files as before, or both done)."""
-    from core.cli.rounds import export_round, round_lock, take_table_labels
-    from core.cli.step import one_step
+def _certify_round(args: argparse.Namespace, design) -> tuple[dict, tuple]:
+    """Certify the round of the table ``args.path`` (read as ``design``; None with ``--round
+    ID``; a table of no round is taken in first as a guarantee round of its calibration sample:
+    :func:`core.cli.table_round.round_step`) with :func:`core.workspace.rounds.certify_round`,
+    what the Evaluate page calls, after taking in the labels written into its table; with
+    ``-o`` write the certified round's files. The labels taken in, the new plan, the
+    certificate and the files commit together or not at all (:func:`core.cli.step.one_step`:
+    a kill -9 at any moment leaves the round uncertified and the files as before, or both
+    done). Returns ``(certificate, (workspace, round_id))``."""
+    from core.cli.rounds import export_round, take_table_labels
+    from core.cli.table_round import round_step
     from core.workspace.rounds import certify_round
 
-    ws, rid = ref
-    with round_lock(ws, rid), one_step(ws):
+    with round_step(args, args.path, design, purpose="certify",
+                    take_labels=False) as (ws, rid):
         done = _certified_alike(ws, rid, args)
         if done is not None:  # its files lost (or asked again): written again, not certified
             if args.output:
@@ -198,7 +164,7 @@ def _certify_round(args: argparse.Namespace, ref, design) -> dict:
             print(f"note: round #{rid} is certified already with these settings; its "
                   "certificate is the stored one" + (" and its files are written again"
                   if args.output else ""), file=sys.stderr)
-            return done
+            return done, (ws, rid)
         if design is not None:
             take_table_labels(ws, rid, design, args.path)
         res = certify_round(ws, rid, alpha=args.alpha, delta=args.delta, lam=args.lam,
@@ -207,7 +173,7 @@ def _certify_round(args: argparse.Namespace, ref, design) -> dict:
                             annotator_error=args.annotator_error)
         if args.output:
             export_round(ws, rid, args.output, show=shown(args))
-    return res
+    return res, (ws, rid)
 
 
 def _certified_alike(ws, rid: int, args: argparse.Namespace) -> dict | None:

@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "workspace (planned by hmceval queue, named by the table's sidecar; or "
                     "--round ID, one planned on the Evaluate page too) is estimated there, by "
                     "the page's own call, after taking in labels written into its table; the "
-                    "result is stored with the round (hmceval report shows it).")
+                    "result is stored with the round (hmceval report shows it). A table of no "
+                    "round is recorded as a round first (--workspace, else $HMCEVAL_WORKSPACE, "
+                    "else hmceval-workspace beside the table) and its sidecar written.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="one or more round tables")
     p.add_argument("--group", action="append", metavar="COL", help="break down by this column "
                    "(repeatable)")
@@ -87,15 +89,13 @@ def _print_text(path: str, res: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.common import check_fraction
-    from core.cli.rounds import each_table, open_round, print_results
+    from core.cli.common import check_fraction, load_round
+    from core.cli.rounds import print_results
     from core.errors import DataError
 
     check_fraction(args.confidence, "--confidence")
     _check_annotator_error(args)
-    from core.cli.anytime_estimate import (is_stream_round, is_stream_table, print_stream,
-                                           run_anytime, stream_round_result,
-                                           stream_table_result)
+    from core.cli.anytime_estimate import print_stream, run_anytime
 
     from core.scale.cli import estimate_results, wants_scale_estimate
 
@@ -105,29 +105,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.anytime:
         return run_anytime(args)
-
-    # a stream (its round or its table) is always read with its sequences, each table once
-    def on_round(ref, design, path):
-        if is_stream_round(ref):
-            return stream_round_result(args, ref, design, path)
-        _refuse_stream_options(args)
-        return _estimate_round(args, ref, design, path)
-
-    def on_table(design, path):
-        if is_stream_table(design):
-            return stream_table_result(args, design, path)
-        _refuse_stream_options(args)
-        return _table_estimate(args, design)
-
     if args.round_id is not None:
         if args.paths:
             raise DataError("give round tables (PATH...) or --round ID, not both")
         args.paths = [f"round #{args.round_id}"]
-        results = [on_round(open_round(args, None), None, None)]
+        results = [_estimate(args, None, None)]
     elif not args.paths:
         raise DataError("give one or more round tables (PATH...) or --round ID")
-    else:  # each table: its workspace round's estimate, or its own
-        results = each_table(args, args.paths, on_round, on_table)
+    else:  # each table: its workspace round's estimate (a table of no round taken in first)
+        results = [_estimate(args, path, load_round(path, args.col)) for path in args.paths]
     print_results(args, results,
                   lambda path, res: (print_stream if res.get("anytime") else _print_text)(path, res))
     return 0
@@ -143,19 +129,29 @@ def _refuse_stream_options(args: argparse.Namespace) -> None:
             raise DataError(f"{flag} goes with --anytime (a stream's confidence sequences)")
 
 
-def _estimate_round(args: argparse.Namespace, ref, design, path: str | None) -> dict:
-    """The estimate of the workspace round ``ref`` (:func:`core.workspace.rounds.
-    estimate_round`, the page's call, stored with the round), after taking in the labels
-    written into its table ``path``; a gold column of the table is named in the notes."""
-    from core.cli.rounds import round_lock, take_table_labels
-    from core.cli.step import one_step
-    from core.evaluation.estimate import gold_column_note
+def _estimate(args: argparse.Namespace, path: str | None, design) -> dict:
+    """The estimate of the round of the table ``path`` (read as ``design``; both None for
+    ``--round ID``): :func:`core.workspace.rounds.estimate_round`, the page's call, stored with
+    the round, after taking in the labels written into the table (a table of no round taken
+    in as a round first: :func:`core.cli.table_round.round_step`); a stream's round is read
+    with its confidence sequences, ``--anytime`` or not. A gold column of the table is named
+    in the notes."""
+    from core.cli.anytime_estimate import anytime_result, is_stream_round
+    from core.cli.round_table import round_link
+    from core.cli.table_round import round_step
+    from core.evaluation.estimate import check_selection, gold_column_note
+    from core.workspace.adopt import stream_draw
     from core.workspace.rounds import estimate_round
 
-    ws, rid = ref
-    with round_lock(ws, rid), one_step(ws):  # the labels taken in and the result: together
-        if design is not None:
-            take_table_labels(ws, rid, design, path)
+    if design is not None and args.round_id is None and round_link(path) is None \
+            and stream_draw(design, path) is None:
+        _refuse_stream_options(args)
+        check_selection(design)  # a table of no round and no selection: nothing to estimate
+    with round_step(args, path, design) as ref:  # the labels taken in and the result: together
+        if is_stream_round(ref):
+            return anytime_result(args, ref)
+        _refuse_stream_options(args)
+        ws, rid = ref
         res = estimate_round(ws, rid, groups=args.group, confidence=args.confidence,
                              annotator_error=args.annotator_error,
                              gold_annotator=args.gold_annotator)
@@ -182,21 +178,3 @@ def _check_annotator_error(args: argparse.Namespace) -> None:
                         f"number in [0, 0.5), got {value!r}") from None
     given_error(number, n_classes=2)  # the range check
     args.annotator_error = number
-
-
-def _table_estimate(args: argparse.Namespace, design) -> dict:
-    """The estimate of a table of no workspace round (corrected with a given ETA)."""
-    from core.errors import DataError
-    from core.evaluation.estimate import estimate
-    from core.evaluation.annotators import correct_estimate, given_error, mark_uncorrected
-
-    res = estimate(design, groups=args.group, confidence=args.confidence)
-    if args.annotator_error is None:
-        return mark_uncorrected(res)
-    if args.annotator_error == "auto":
-        raise DataError("--annotator-error auto reads the votes of a workspace round (a table "
-                        "written by hmceval queue, or --round ID); this table is of no round: "
-                        "give --annotator-error ETA")
-    return correct_estimate(res, given_error(args.annotator_error,
-                                             n_classes=len(res["class_shares"]),
-                                             confidence=args.confidence))

@@ -27,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "by hmceval queue (named by the table's sidecar) or given by --round (one "
                     "planned on the Evaluate page too) is kept in the workspace: the labels are "
                     "imported into it, as on the page, and OUT (with OUT.labels.csv) is its "
-                    "export.")
+                    "export. A table of no round is recorded as a round first (--workspace, "
+                    "else $HMCEVAL_WORKSPACE, else hmceval-workspace beside the table).")
     p.add_argument("path", nargs="?",
                    help="the round's table (the output of hmceval queue or certify)")
     p.add_argument("--from", dest="source", required=True, metavar="FILE",
@@ -82,55 +83,10 @@ def read_label_file(path: str, *, sample_id_col: str, label_col: str, annotator_
                              annotator_col=annotator_col, time_col=time_col)
 
 
-def merge_into_round(args: argparse.Namespace, imported, *, aggregate: str = "majority",
-                     gold_annotator: str | None = None):
-    """Under the caller's lock of ``args.output``: read the round and the votes stored beside
-    the output (else beside the input table), add ``imported``'s, aggregate all of them, write
-    the votes then the table. Returns (design, joined, progress)."""
-    from pathlib import Path
-
-    from core.cli.common import load_round, write_round
-    from core.evaluation.labels import apply_labels, join_labels
-    from core.evaluation.labels import (merge_votes, read_votes, votes_import, votes_path,
-                                       write_votes)
-
-    design = load_round(args.path, args.col)
-    stored = read_votes(votes_path(args.output))
-    if stored is None and Path(args.path).resolve() != Path(args.output).resolve():
-        stored = read_votes(votes_path(args.path))
-    merged = merge_votes(stored, imported)
-    joined = join_labels(votes_import(merged, imported), sample_ids=design.sample_ids(),
-                         classes=list(design.data.labels), aggregate=aggregate,
-                         gold_annotator=gold_annotator)
-    table, progress = apply_labels(design, joined)
-    progress["new_votes"] = merged.new
-    progress["changed_votes"] = len(merged.changed)
-    from core.atomic import staged
-
-    with staged():  # the table, its sidecar and the votes it was computed from: all or none
-        write_round(design, table, args.output)
-        write_votes(merged.votes, votes_path(args.output))
-    return design, joined, progress
-
-
-def report(design, joined, progress: dict, out: str) -> None:
-    for note in joined.notices:
-        print(f"note: {note}")
-    if joined.agreement is not None:
-        print(joined.agreement.describe())
-    if joined.adjudication:
-        print(f"{len(joined.adjudication)} samples tie and need adjudication: "
-              f"{', '.join(joined.adjudication[:10])}")
-    print(f"{progress['imported']:,} labels imported; {progress['labelled']:,} of "
-          f"{progress['to_label']:,} labelled; written to {out}")
-
-
 def run(args: argparse.Namespace) -> int:
     """Read the round, merge the labels, write the table: under an exclusive lock of the output
     (``OUT.lock`` beside it), so concurrent imports into one table each see the other's labels;
     the write is atomic (a kill leaves the previous table whole)."""
-    from core.atomic import locked, note_waiting
-
     from core.cli.common import check_output
     from core.scale.labels import run_labels, wants_scale_labels
 
@@ -143,46 +99,44 @@ def run(args: argparse.Namespace) -> int:
     imported = read_label_file(args.source, sample_id_col=args.sample_id_col,
                                label_col=args.label_col, annotator_col=args.annotator_col,
                                time_col=args.time_col)
-    from core.cli.rounds import open_round
-
-    ref = open_round(args, args.path)
-    if ref is not None:
-        import_into_round(args, ref, imported, file_name=str(args.source))
-        return 0
-    with locked(args.output, on_wait=note_waiting):
-        design, joined, progress = merge_into_round(args, imported, aggregate=args.aggregate,
-                                                    gold_annotator=args.gold_annotator)
-    finish(args, design, joined, progress)
+    import_into_round(args, imported, file_name=str(args.source))
     return 0
 
 
-def import_into_round(args: argparse.Namespace, ref, imported, *, file_name: str) -> None:
-    """Import into the workspace round ``ref`` (:func:`core.workspace.rounds.import_joined`,
-    what the Evaluate page calls), under the locks of the output and of the round: first the
-    labels written into the table ``args.path`` (if any), then ``imported``; then write the
-    round's table to ``args.output`` and its votes to OUT.labels.csv, and print the report."""
+def import_into_round(args: argparse.Namespace, imported, *, file_name: str) -> None:
+    """Import into the round of the table ``args.path`` (its sidecar's, ``--round ID``'s, or a
+    table of no round taken in as a round first: :func:`core.cli.table_round.round_step`)
+    with :func:`core.workspace.rounds.import_joined` (what the Evaluate page calls), under the
+    locks of the output and of the round: first the labels written into the table (if any),
+    then ``imported``; then write the round's table to ``args.output`` and its votes to
+    OUT.labels.csv, and print the report."""
     import numpy as np
 
     from core.atomic import locked, note_waiting
     from core.cli.common import load_round
-    from core.cli.rounds import export_round, round_lock, round_note, take_table_labels
+    from core.cli.round_table import round_link
+    from core.cli.rounds import export_round, round_note
+    from core.cli.table_round import round_step
     from core.evaluation.sampling import LABELLED
     from core.evaluation.labels import votes_path, write_votes
     from core.workspace.rounds import import_joined, round_design, stored_votes
 
-    from core.cli.step import one_step
+    with locked(args.output, on_wait=note_waiting):
+        table = load_round(args.path, args.col) if args.path is not None else None
+        if table is not None and args.round_id is None and round_link(args.path) is None \
+                and not table.has_selection:
+            from core.errors import DataError
 
-    ws, rid = ref
-    # the votes and the files (the table, its sidecar, OUT.labels.csv) together or not at all
-    with locked(args.output, on_wait=note_waiting), round_lock(ws, rid), one_step(ws):
-        if args.path is not None:
-            take_table_labels(ws, rid, load_round(args.path, args.col), args.path)
-        res = import_joined(ws, rid, imported, file_name=file_name, aggregate=args.aggregate,
-                            gold_annotator=args.gold_annotator,
-                            level=getattr(args, "alpha_level", "nominal"))
-        export_round(ws, rid, args.output, to_label=False)
-        _, design = round_design(ws, rid)
-        write_votes(stored_votes(ws, rid, design), votes_path(args.output))
+            raise DataError("the table has no 'selection' column: labels go into a round "
+                            "planned with hmceval queue or certify")
+        # the votes and the files (the table, its sidecar, OUT.labels.csv) together or not
+        with round_step(args, args.path, table) as (ws, rid):
+            res = import_joined(ws, rid, imported, file_name=file_name,
+                                aggregate=args.aggregate, gold_annotator=args.gold_annotator,
+                                level=getattr(args, "alpha_level", "nominal"))
+            export_round(ws, rid, args.output, to_label=False)
+            _, design = round_design(ws, rid)
+            write_votes(stored_votes(ws, rid, design), votes_path(args.output))
     need = np.isin(design.selection, LABELLED)
     progress = {"to_label": int(need.sum()), "labelled": int((need & design.has_label).sum()),
                 "imported": int(res["n_labels"]), "new_votes": int(res["new_votes"]),
@@ -207,25 +161,6 @@ def import_into_round(args: argparse.Namespace, ref, imported, *, file_name: str
               f"{', '.join(res['adjudication'][:10])}")
     print(f"{progress['imported']:,} labels imported; {progress['labelled']:,} of "
           f"{progress['to_label']:,} labelled; written to {args.output}; {round_note(ws, rid)}")
-    if quality["n_multi"]:
-        for line in describe(quality):
-            print(line)
-
-
-def finish(args: argparse.Namespace, design, joined, progress: dict) -> None:
-    """Print the import's report: plain lines, or with ``--json`` one JSON object."""
-    from core.evaluation.annotators import annotator_report, describe
-
-    quality = annotator_report(joined, list(design.data.labels),
-                               level=getattr(args, "alpha_level", "nominal"))
-    if getattr(args, "json", False):
-        from core.cli.common import print_json
-
-        print_json({"output": str(args.output), "progress": progress,
-                    "counts": dict(joined.counts), "adjudication": list(joined.adjudication),
-                    "notices": list(joined.notices), **quality})
-        return
-    report(design, joined, progress, args.output)
     if quality["n_multi"]:
         for line in describe(quality):
             print(line)

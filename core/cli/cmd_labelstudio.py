@@ -126,8 +126,6 @@ def _titles(args: argparse.Namespace) -> tuple[str, list[str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.cli.cmd_labels import finish, merge_into_round
-    from core.atomic import locked, note_waiting
     from core.cli.common import load_round, shown
     from core.errors import DataError
     from core.workspace import labelstudio_service as service
@@ -152,17 +150,8 @@ def run(args: argparse.Namespace) -> int:
 
     check_output(args.output, "csv")  # a bad -o fails before the download
     imported = service.pull_labels(client, title, older)  # the page's pull
-    from core.cli.rounds import open_round
+    from core.cli.cmd_labels import import_into_round
 
-    ref = open_round(args, args.path)
-    if ref is not None:  # a round kept in the workspace: imported there, as on the page
-        from core.cli.cmd_labels import import_into_round
-
-        args.alpha_level = "nominal"
-        import_into_round(args, ref, imported, file_name=f"labelstudio:{title}")
-        return 0
-    with locked(args.output, on_wait=note_waiting):  # as hmceval labels: read, merge, write
-        design, joined, progress = merge_into_round(args, imported, aggregate=args.aggregate,
-                                                    gold_annotator=args.gold_annotator)
-    finish(args, design, joined, progress)
+    args.alpha_level = "nominal"  # into the round of the table (one of no round taken in first)
+    import_into_round(args, imported, file_name=f"labelstudio:{title}")
     return 0

@@ -121,12 +121,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import math
-    from pathlib import Path
 
-    from core.cli.common import check_fraction, load_round, shown
+    from core.cli.common import check_fraction, load_round
     from core.errors import DataError
-    from core.csv_safe import to_csv_safe
-    from core.evaluation.sampling import annotator_table, plan_queue, queue_table
 
     from core.cli.common import check_output
     from core.scale.cli import run_queue, wants_scale_queue
@@ -182,36 +179,50 @@ def run(args: argparse.Namespace) -> int:
         _print_plan(args, kind, design.M, plan_counts, rank, out, sent, ws, rid)
         _note_labels_present(design, rank)
         return 0
-    # rows already decided in the input (a calibration sample drawn before): planned on the
-    # table alone, as before; not kept in the workspace
+    # rows already decided in the input (a calibration sample drawn before): the table's round
+    # (a table of no round recorded first, its labels with it) is planned on, in the workspace
     if args.double:
-        raise DataError("--double K needs a round kept in the workspace: the table already "
+        raise DataError("--double K is drawn when a new round is planned: the table already "
                         "has a selection (clear the column to plan a new round)")
-    plan = plan_queue(design, calibration=args.calibration, lam=args.lam if budget else None,
+    _open_workspace(args, design, open_it=False)  # a bad --show before anything is stored
+    from core.cli.table_round import round_step
+
+    with round_step(args, args.path, design, purpose="plan") as (ws, rid):
+        plan = _plan_on_round(args, ws, rid, budget, design.selection)
+        out, sent, _, _, _ = write_round_files(args, ws, rid)
+    _note_nothing_routed(args, design, budget, plan.counts)
+    _print_plan(args, "budget" if budget else "guarantee", design.M, plan.counts,
+                plan.queue_rank, out, sent, ws, rid)
+    _note_labels_present(design, plan.queue_rank)
+    return 0
+
+
+def _plan_on_round(args: argparse.Namespace, ws, rid: int, budget: bool, selection):
+    """Plan the queue of round ``rid`` on the table's ``selection`` (a calibration sample drawn
+    before) and the round's labels (:func:`core.evaluation.sampling.plan_queue`, as a new round
+    is planned: the same table gives the same queue however often it is planned) and store it
+    as the round's plan with the settings asked (:meth:`Workspace.update_plan`). Returns the
+    plan."""
+    from dataclasses import replace
+
+    from core.evaluation.sampling import plan_queue
+    from core.workspace.rounds import round_design
+
+    rnd, design = round_design(ws, rid)
+    plan = plan_queue(replace(design, selection=selection), calibration=args.calibration, lam=args.lam if budget else None,
                       share=args.human_share, n_human=args.human_count,
                       mode="exactly" if args.exactly else "at_most", audit=args.audit,
                       seed=args.seed)
-    print("note: the table already has a selection: this queue is planned on the table alone "
-          "and not kept in the workspace", file=sys.stderr)
-    out = Path(args.output)
-    sent = None
-    people = annotator_table(design, plan.selection, plan.queue_rank, show=shown(args))
-    from core.atomic import staged
-
-    with staged():  # the table, its sidecar and the annotators' file: all or none
-        if args.format == "csv":
-            from core.cli.common import write_round  # atomic, with the round's sidecar
-
-            write_round(design, queue_table(design, plan.selection, plan.queue_rank), out)
-            sent = out.with_name(f"{out.stem}_to_label.csv")
-            to_csv_safe(people, sent)
-        else:
-            write_labelstudio(out, design, plan.queue_rank, show=shown(args))
-    _note_nothing_routed(args, design, budget, plan.counts)
-    _print_plan(args, "budget" if budget else "guarantee", design.M, plan.counts,
-                plan.queue_rank, out, sent, None, None)
-    _note_labels_present(design, plan.queue_rank)
-    return 0
+    asked = {"calibration": int(args.calibration), "seed": int(args.seed)}
+    if budget:
+        asked.update(lam=float(args.lam), mode="exactly" if args.exactly else "at_most",
+                     audit=int(args.audit),
+                     share=None if args.human_share is None else float(args.human_share),
+                     n_human=None if args.human_share is not None else int(args.human_count))
+    ws.update_plan(rid, plan.selection, plan.queue_rank, action="planned",
+                   detail={k: v for k, v in asked.items() if v is not None},
+                   settings=rnd["settings"].with_(**asked))
+    return plan
 
 
 def _print_plan(args: argparse.Namespace, kind: str, m: int, counts: dict, rank, out, sent,
@@ -271,7 +282,7 @@ def _note_nothing_routed(args, design, budget: bool, counts: dict) -> None:
             note_nothing_routed(args.lam, rng.upper, data_effort_unit(design.data))
 
 
-def _open_workspace(args: argparse.Namespace, design):
+def _open_workspace(args: argparse.Namespace, design, *, open_it: bool = True):
     """The workspace a new round goes into, after the checks that need no workspace (a column
     annotators may not see is refused before anything is stored)."""
     from core.cli.cmd_workspace import open_workspace
@@ -280,7 +291,7 @@ def _open_workspace(args: argparse.Namespace, design):
 
     shown_columns(design.data, shown(args), selection_column=design.selection_column,
                   hidden=design.hidden)
-    return open_workspace(args)
+    return open_workspace(args) if open_it else None
 
 
 def _plan(args: argparse.Namespace, design, kind: str, settings, ws):

@@ -36,6 +36,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def named_workspace(args) -> bool:
+    """Whether a workspace is named: ``--workspace DIR`` or ``$HMCEVAL_WORKSPACE`` (else the
+    default, ``~/.hmceval/workspace``, or for a table of no round the one beside it:
+    :mod:`core.cli.table_round`)."""
+    import os
+
+    from core.workspace.store import ENV_VAR
+
+    return bool(getattr(args, "workspace", None) or os.environ.get(ENV_VAR))
+
+
 def open_workspace(args):
     """The workspace of ``--workspace`` (else the default), with every step a killed command
     left half-done finished or taken back first (:func:`core.workspace.journal.replay`; a note

@@ -36,8 +36,8 @@ import pandas as pd
 
 from core.errors import DataError
 
-__all__ = ["SIDECAR_SUFFIX", "check_round_table", "round_link", "round_record", "sidecar_path",
-           "write_round_table"]
+__all__ = ["SIDECAR_SUFFIX", "check_round_table", "link_table", "round_link", "round_record",
+           "sidecar_path", "write_round_table"]
 
 SIDECAR_SUFFIX = ".round.json"
 _FORMAT = "hmceval-round-table"
@@ -109,6 +109,23 @@ def write_round_table(table: pd.DataFrame, path: str | os.PathLike, *,
     to_csv_safe(table, dest)
     if not same:
         write_text(side, json.dumps(rec, indent=1) + "\n")
+
+
+def link_table(path: str | os.PathLike, raw: pd.DataFrame, *, id_col: str | None,
+               link: dict) -> None:
+    """Write the sidecar of a table already on disk (``path``, read as ``raw``) naming the
+    round ``link`` it was taken in as (:mod:`core.workspace.adopt`): its rows and, for a CSV
+    with a sample id column, the digest of the ids as the file holds them (a Parquet or JSON
+    table: its rows only). Atomic; inside :func:`core.atomic.staged` written with the step."""
+    from core.atomic import write_text
+
+    rec = {"format": _FORMAT, "version": 1, "rows": int(len(raw)),
+           "round_id": int(link["round_id"]), "workspace": str(link["workspace"])}
+    if id_col is not None and id_col in raw.columns and Path(path).suffix.lower() in (
+            ".csv", ".txt"):
+        rec["sample_id_column"] = str(id_col)
+        rec["sample_ids_sha256"] = _ids_digest(_id_texts(path, id_col))
+    write_text(sidecar_path(path), json.dumps(rec, indent=1) + "\n")
 
 
 def round_link(path: str | os.PathLike) -> dict | None:

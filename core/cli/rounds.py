@@ -10,8 +10,9 @@ Labels written into an exported table by hand (its human-label column, on rows t
 to humans) are taken into the round first on rows it holds no label for yet
 (:func:`take_table_labels`, an import whose source is ``table``), so filling in the CSV keeps
 working as it did; the round's own labels are never replaced that way (an older export read
-again changes nothing): a label is changed by importing it (``hmceval labels``). A table whose sidecar names no round (written by hand, or before rounds were
-kept) is read alone, as before, and nothing is recorded.
+again changes nothing): a label is changed by importing it (``hmceval labels``). A table whose
+sidecar names no round (written by hand, or before rounds were kept) is taken in as a round
+first (:mod:`core.cli.table_round`), so every command runs this one path.
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def _check_round(ws, round_id: int) -> None:
 
 def open_round(args: argparse.Namespace, path: str | None):
     """``(workspace, round_id)`` of the round a command continues, or None for a table of no
-    round. ``--round ID`` wins; else the round named by the sidecar of ``path``, in the
-    workspace it names (which must be the one opened: ``--workspace`` or the default).
+    round (:func:`core.cli.table_round.round_step` takes it in). ``--round ID`` wins; else the
+    round named by the sidecar of ``path``, in the workspace it names (which must be the one
+    named, ``--workspace`` or ``$HMCEVAL_WORKSPACE``; with none named, the sidecar's).
     """
     from core.cli.cmd_workspace import open_workspace
     from core.cli.round_table import round_link
@@ -70,6 +72,10 @@ def open_round(args: argparse.Namespace, path: str | None):
     link = round_link(path)
     if link is None:
         return None
+    from core.cli.cmd_workspace import named_workspace
+
+    if not named_workspace(args):  # none named: the workspace the table's sidecar names
+        args = argparse.Namespace(**{**vars(args), "workspace": link["workspace"]})
     ws = open_workspace(args)
     here = Path(ws.root).resolve()
     if Path(link["workspace"]).resolve() != here:
@@ -88,10 +94,11 @@ def round_lock(ws, round_id: int):
     return locked(Path(ws.root) / f"round-{int(round_id)}", on_wait=note_waiting)
 
 
-def take_table_labels(ws, round_id: int, table, path: str) -> int:
+def take_table_labels(ws, round_id: int, table, path: str, *, say: bool = True) -> int:
     """Import the labels the table ``table`` (a :class:`core.evaluation.sampling.design.Design` read
     from ``path``) holds on the round's rows to label that have no label in the round yet;
-    returns how many. Rows are matched by sample id. Call it under :func:`round_lock`."""
+    returns how many (a note on stderr with ``say``). Rows are matched by sample id. Call it
+    under :func:`round_lock`."""
     import numpy as np
 
     from core.errors import DataError
@@ -134,9 +141,10 @@ def take_table_labels(ws, round_id: int, table, path: str) -> int:
                         source="table", file_name=str(path),
                         notices=[f"{len(new_rows):,} labels read from the round's table {path}"])
         col = table.data.roles.get("human_label") or "human_label"
-        print(f"note: {len(new_rows):,} labels taken first from column '{col}' of {path} "
-              "(cells written into the table, or a gold column the table carries), into round "
-              f"#{round_id}", file=sys.stderr)
+        if say:
+            print(f"note: {len(new_rows):,} labels taken first from column '{col}' of {path} "
+                  "(cells written into the table, or a gold column the table carries), into "
+                  f"round #{round_id}", file=sys.stderr)
     return len(new_rows)
 
 
@@ -179,7 +187,7 @@ def round_table(ws, round_id: int):
     table = queue_table(design, design.selection, rnd["queue_rank"], inclusion=design.inclusion)
     labels = ws.round_labels(round_id)
     if labels:
-        values = (table[col].to_numpy(dtype=object) if col in table.columns
+        values = (table[col].to_numpy(dtype=object, copy=True) if col in table.columns
                   else np.full(len(table), None, dtype=object))
         for row, value in labels.items():
             values[row] = value
@@ -241,20 +249,6 @@ def export_round(ws, round_id: int, path: str | Path, *, to_label: bool = True,
 def round_note(ws, round_id: int) -> str:
     """``round #ID in the workspace DIR`` (what the commands print)."""
     return f"round #{int(round_id)} in the workspace {ws.root}"
-
-
-def each_table(args: argparse.Namespace, paths: list, on_round, on_table) -> list:
-    """Read every round table of ``paths`` and give ``on_round(ref, design, path)`` for a table
-    of a workspace round (its sidecar names one), else ``on_table(design, path)``: the results
-    of ``hmceval estimate``, one per table."""
-    from core.cli.common import load_round
-
-    out = []
-    for path in paths:
-        design = load_round(path, args.col)
-        ref = open_round(args, path)
-        out.append(on_round(ref, design, path) if ref is not None else on_table(design, path))
-    return out
 
 
 def print_results(args: argparse.Namespace, results: list, print_text) -> None:

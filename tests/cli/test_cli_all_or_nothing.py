@@ -214,8 +214,8 @@ def test_replan_on_a_full_device_keeps_the_old_plan(capsys, ws_dir, demo_csv, tm
 def test_queue_on_a_table_with_a_selection_writes_all_its_files_or_none(capsys, ws_dir,
                                                                        tmp_path, monkeypatch,
                                                                        fails):
-    """A table that already has a selection is planned alone (no workspace round): its files
-    are still written together or not at all."""
+    """A table that already has a selection is recorded as a round and planned on in the
+    workspace: its files are still written together or not at all."""
     raw = tmp_path / "raw.csv"
     pd.DataFrame({"sample_id": [f"s{i}" for i in range(40)],
                   "machine_label": ["ok", "bad"] * 20,

@@ -167,7 +167,12 @@ def test_tables_without_a_sidecar_are_read_unchecked(tmp_path, capsys):
     code, _, err = run_cli(capsys, "labels", table, "--from",
                            _labels(tmp_path / "l.csv", ["s1"]), "-o", tmp_path / "out.csv")
     assert code == 0, err
-    assert not sidecar_path(table).exists() and sidecar_path(tmp_path / "out.csv").exists()
+    # read as it is, then recorded as a round (issue 32): its new sidecar names the round, as
+    # the output's does
+    link = json.loads(sidecar_path(table).read_text())
+    assert link["rows"] == 30 and "round_id" in link
+    assert json.loads(sidecar_path(tmp_path / "out.csv").read_text())["round_id"] == \
+        link["round_id"]
 
 
 def test_queue_and_certify_write_the_sidecar(tmp_path, capsys):
@@ -210,9 +215,13 @@ def test_bad_output_paths_exit_2_naming_the_path(tmp_path, capsys, where):
 def test_a_full_device_exits_2_and_keeps_the_table(tmp_path, capsys, monkeypatch):
     table = _small_round(tmp_path, capsys, n=30)
     before = table.read_bytes()
+    real = os.fsync
 
-    def full(fd):
-        raise OSError(errno.ENOSPC, "No space left on device")
+    def full(fd):  # the device fills as the table is written (the workspace's journal and
+        # rows went in first: the table's round is a workspace round, issue 32)
+        if os.path.basename(os.readlink(f"/proc/self/fd/{fd}")).startswith(temp_prefix(table)):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(fd)
 
     monkeypatch.setattr(atomic.os, "fsync", full)
     code, _, err = run_cli(capsys, "labels", table, "--from",

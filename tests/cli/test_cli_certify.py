@@ -1,5 +1,6 @@
 """``hmceval certify``: a round of the workspace and a table of no round are certified and
-routed by the same step (:func:`core.workspace.rounds.route_certified`, the page's)."""
+routed by the same step (:func:`core.workspace.rounds.certify_round`, the page's): a table of
+no round is recorded as a round first (issue 32)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,12 @@ def test_a_round_and_a_table_of_no_round_are_certified_alike(capsys, tmp_path, m
         assert c1[col].fillna(-1).tolist() == c2[col].fillna(-1).tolist()
     assert (c1["selection"] == "audit").sum() == 60
     assert round_link(tmp_path / "c1.csv")["round_id"] == round_link(q)["round_id"]
-    assert round_link(tmp_path / "c2.csv") is None  # nothing recorded for a table of no round
+    # the table of no round was recorded as a round of its own, named by its new sidecar and
+    # by the sidecar of what certify wrote
+    adopted = round_link(alone)
+    assert adopted is not None and adopted["round_id"] != round_link(q)["round_id"]
+    assert round_link(tmp_path / "c2.csv") == adopted
+    assert "named no round: recorded as round" in err
 
 
 def test_annotator_error_is_taken_off_the_level(capsys, tmp_path, monkeypatch):

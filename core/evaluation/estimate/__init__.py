@@ -16,8 +16,8 @@ Parts (import the names below from this package, not from its modules):
   sequences.
 """
 
-from core.evaluation.estimate.shares import (AUDIT, estimate, estimate_codes, gold_column_note,
-                                             MACHINE, ROUTED)
+from core.evaluation.estimate.shares import (AUDIT, check_selection, estimate, estimate_codes,
+                                             gold_column_note, MACHINE, ROUTED)
 from core.evaluation.estimate.weighted import (accuracy_from_total, DEFAULT_CONTROL, FLEX_LABELS,
                                                MIN_LABELS, PRIOR_DF, settled_accuracy,
                                                share_entry, t_quantile,
@@ -35,8 +35,9 @@ from core.evaluation.estimate.two_stage import (pilot_fit_weights, pilot_half_wi
 
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
-    "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "settled_accuracy", "anytime_estimate",
-    "decide_expression", "estimate", "estimate_codes", "focus_interval", "focus_name",
+    "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",
+    "check_selection", "decide_expression", "estimate", "estimate_codes", "focus_interval",
+    "focus_name", "settled_accuracy",
     "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
     "pilot_fit_weights", "pilot_half_width",
     "question_words", "share_entry", "stream_design_estimate", "stream_focus", "stream_verdict",

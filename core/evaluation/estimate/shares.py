@@ -56,7 +56,7 @@ from core.evaluation.estimate.weighted_round import (ESTIMATE_KEYS, estimate_wei
                                              group_accuracy, group_values)
 
 __all__ = ["CAL", "ROUTED", "AUDIT", "MACHINE", "UNDECIDED", "hypergeometric_interval",
-           "share_interval", "estimate_codes", "estimate", 
+           "share_interval", "estimate_codes", "check_selection", "estimate",
            "labels_outside_queue"]
 
 #: Integer codes of the selections used by :func:`estimate_codes`.
@@ -311,6 +311,16 @@ def gold_column_note(design: Design) -> str | None:
             "rows are read as if humans had returned them")
 
 
+def check_selection(design: Design) -> None:
+    """A DataError when the round's table ``design`` has no selection column (nothing says
+    which rows humans labelled, so nothing can be estimated)."""
+    if not design.has_selection:
+        raise DataError("the table has no 'selection' column (calibration/routed/audit/machine "
+                        "per row); plan the round first (Evaluate page, or hmceval queue / certify), "
+                        "or map the column to the selection role (command line: --col "
+                        "selection=NAME)")
+
+
 def estimate(design: Design, *, groups: list[str] | None = None,
              confidence: float = 0.95) -> dict[str, Any]:
     """The ``hmceval estimate --json`` object of one table.
@@ -337,11 +347,7 @@ def estimate(design: Design, *, groups: list[str] | None = None,
         ``random_equivalent`` maps each class to how many labels drawn at random would give
         the same interval width; ``by_group`` maps column -> value -> the same object.
     """
-    if not design.has_selection:
-        raise DataError("the table has no 'selection' column (calibration/routed/audit/machine "
-                        "per row); plan the round first (Evaluate page, or hmceval queue / certify), "
-                        "or map the column to the selection role (command line: --col "
-                        "selection=NAME)")
+    check_selection(design)
     if design.inclusion is not None:
         return estimate_weighted_design(design, groups=groups, confidence=confidence)
     sel_words = design.selection
