@@ -5,7 +5,10 @@ A target accuracy or an effort budget in hours gives the cheapest setting that m
 compared with the best ones (:func:`core.assignment.recommend`) and both are marked on the
 frontier of accuracy against effort in hours (:func:`core.figures.tradeoff.goal_figure`).
 
-The page calls :func:`goal_section` once. State: the canonical ``share`` and ``lam`` (set by the
+The page calls :func:`goal_controls` (the goal's inputs and its answer: what a move of N or
+lambda leaves as it is, drawn by a full run of the page) and, for its answer, :func:`goal_live`
+(what depends on the current setting: the button's state, the recommendation, the figure; drawn
+again on each move, by the page's fragment). State: the canonical ``share`` and ``lam`` (set by the
 buttons), ``goal_on`` (data key -> whether the search is on, the toggle's view); the goal's own
 inputs live in the widget keys ``_goal_kind``, ``_goal_target`` and ``_goal_hours`` (what a user
 is typing, not a setting of the analysis).
@@ -13,6 +16,7 @@ is typing, not a setting of the analysis).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -58,10 +62,23 @@ def _effort_axis(inp: SAEInputs, grid: pd.DataFrame, unit: str) -> tuple[pd.Seri
     return share * scale, ("human effort (hours)" if per_h else f"human effort ({unit})"), scale
 
 
-def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
-    """Draw the goal control, the recommendation and the figure for the current result ``res``
-    (:func:`core.assignment.report.assignment_json`); True when the figure (with the current
-    setting marked) was drawn."""
+@dataclass(frozen=True)
+class GoalView:
+    """What :func:`goal_controls` found (the goal's answer on the grid of every setting) and
+    what :func:`goal_live` needs to draw the rest."""
+
+    goal: Any
+    grid: pd.DataFrame
+    unit: str
+    is_time: bool
+    basis: str
+    mode: str
+
+
+def goal_controls(data: Any, inp: SAEInputs) -> GoalView | None:
+    """Draw the goal control (the toggle, the kind of goal, its target) and the answer (the
+    cheapest setting that meets it); the answer for :func:`goal_live`, None when the search is
+    off or the goal refused (said on the page)."""
     ss = st.session_state
     mode = ss.get("mode", "at_most")
     st.subheader("Decide by a goal")
@@ -84,7 +101,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
         st.caption((f"Off: this table has {count(inp.M)} rows; switch it on" if not auto else
                     "Off: switched off here; switch it on again")
                    + " to search every setting for the cheapest one that meets a goal.")
-        return False
+        return None
     with st.spinner("Finding the best settings for this data…"):
         grid = _grid_cached(ss["data_key"], inp, mode)
     unit = goal_effort_unit(data, inp)
@@ -110,10 +127,9 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
                                     step=1.0, format="%.1f", key="_goal_hours", help=range_help(
                                         "The most reviewer-hours to spend.", 0, None))
             goal = goal_setting(data, effort_budget_hours=hours, inputs=inp, grid=grid, mode=mode)
-        rec = recommend(data, res, inputs=inp, grid=grid, mode=mode)
     except DataError as exc:
         st.info(str(exc))
-        return False
+        return None
     if not is_time:
         st.caption(f"The effort column does not name a unit of time, so budgets are in {unit} "
                    "only: name it *_seconds, *_minutes or *_hours on the Data page for hours.")
@@ -122,6 +138,20 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
                f"{'recorded' if goal.effort_basis == 'observed' else 'predicted'} human effort. "
                "Searched: every budget N and every λ at which the assignment changes, without "
                "the extra constraints.")
+    return GoalView(goal=goal, grid=grid, unit=unit, is_time=is_time, basis=basis, mode=mode)
+
+
+def goal_live(view: GoalView, data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
+    """Draw what depends on the current result ``res``
+    (:func:`core.assignment.report.assignment_json`): the button taking the goal's setting, the
+    recommendation and the figure with the current setting marked; True when the figure was
+    drawn."""
+    goal, grid, unit, is_time, basis = view.goal, view.grid, view.unit, view.is_time, view.basis
+    try:
+        rec = recommend(data, res, inputs=inp, grid=grid, mode=view.mode)
+    except DataError as exc:
+        st.info(str(exc))
+        return False
     m = inp.M
     st.button(f"Use this setting (N = {count(goal.N)}, λ = {setting_number(goal.lam)})", key="_goal_take",
               on_click=_take, args=(goal.N, goal.lam, m), disabled=goal.n_human == res["n_human"]
