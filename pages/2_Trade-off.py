@@ -136,8 +136,8 @@ def live(slots: Slots, failed: bool, goal, view: str | None, frontier: dict | No
         return
     if failed:
         st.rerun(scope="app")
-    with slots.results:
-        result_section(data, params, rng, inp, assignment, res, unit)
+    # the figures first (each place keeps its position on the page): the browser draws a
+    # changed figure anew, the most of its work on a move, while the rest is computed and sent
     if goal is not None:
         with slots.goal:
             goal_live(goal, data, inp, res)
@@ -147,6 +147,8 @@ def live(slots: Slots, failed: bool, goal, view: str | None, frontier: dict | No
         slots.frontier.plotly_chart(frontier_figure(
             frontier["grid"], current=res, machine_only=frontier["machine_only"],
             log_lambda=True, x_title=FRONTIER_X), width="stretch")
+    with slots.results:
+        result_section(data, params, rng, inp, assignment, res, unit)
     if slots.per_class is not None:
         with slots.per_class:
             per_class_section(data, inp, assignment)
