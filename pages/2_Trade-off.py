@@ -123,36 +123,39 @@ def live(slots: Slots, failed: bool, goal, view: str | None, frontier: dict | No
     parts (the result refused, or no longer) reruns the whole page."""
     params = get_params()
     rng = current_lambda_range()
-    settings_row(slots, ss, rng, M, unit, _set_count)
-    if slots.sidebar is not None:
-        slots.sidebar.caption(setting_caption(params))
     try:
         inp, assignment, res = current_result()
     except DataError as exc:
         if not failed:
             st.rerun(scope="app")
+        settings_row(slots, ss, rng, M, unit, _set_count)
+        if slots.sidebar is not None:
+            slots.sidebar.caption(setting_caption(params))
         with slots.results:
             show_error(exc)
         return
     if failed:
         st.rerun(scope="app")
-    # the figures first (each place keeps its position on the page): the browser draws a
-    # changed figure anew, the most of its work on a move, while the rest is computed and sent
-    if goal is not None:
-        with slots.goal:
-            goal_live(goal, data, inp, res)
-    with slots.curves:
-        curves_section(data, params, rng, unit, view, current_sweep)
+    # every part computed, then all drawn (each in its place on the page): the browser gets them
+    # in one burst, and lays the page out a few times rather than once per part as it arrives
+    parts = [(slots.goal, goal_live(goal, data, inp, res)) if goal is not None else None,
+             (slots.curves, curves_section(data, params, rng, unit, view, current_sweep))]
     if frontier is not None and goal is None:  # the current setting starred on the frontier
-        slots.frontier.plotly_chart(frontier_figure(
-            frontier["grid"], current=res, machine_only=frontier["machine_only"],
-            log_lambda=True, x_title=FRONTIER_X), width="stretch")
-    with slots.results:
-        result_section(data, params, rng, inp, assignment, res, unit)
+        figure = frontier_figure(frontier["grid"], current=res,
+                                 machine_only=frontier["machine_only"], log_lambda=True,
+                                 x_title=FRONTIER_X)
+        parts.append((slots.frontier, lambda: st.plotly_chart(figure, width="stretch")))
+    parts.append((slots.results, result_section(data, params, rng, inp, assignment, res, unit)))
     if slots.per_class is not None:
-        with slots.per_class:
-            per_class_section(data, inp, assignment)
-    downloads(slots, data, assignment, res)
+        parts.append((slots.per_class, per_class_section(data, inp, assignment)))
+    drawn_last = downloads(slots, data, assignment, res)  # into its own two columns
+    settings_row(slots, ss, rng, M, unit, _set_count)
+    if slots.sidebar is not None:
+        slots.sidebar.caption(setting_caption(params))
+    for place, draw in filter(None, parts):
+        with place:
+            draw()
+    drawn_last()
 
 
 sidebar_slot = ss.get("_sidebar_setting")

@@ -16,6 +16,7 @@ is typing, not a setting of the analysis).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,41 +142,29 @@ def goal_controls(data: Any, inp: SAEInputs) -> GoalView | None:
     return GoalView(goal=goal, grid=grid, unit=unit, is_time=is_time, basis=basis, mode=mode)
 
 
-def goal_live(view: GoalView, data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
-    """Draw what depends on the current result ``res``
-    (:func:`core.assignment.report.assignment_json`): the button taking the goal's setting, the
-    recommendation and the figure with the current setting marked; True when the figure was
-    drawn."""
+def goal_live(view: GoalView, data: Any, inp: SAEInputs, res: dict[str, Any]) -> Callable[[], bool]:
+    """What depends on the current result ``res`` (:func:`core.assignment.report.assignment_json`):
+    the button taking the goal's setting, the recommendation and the figure with the current
+    setting marked, computed here and drawn by the returned function (True when it drew the
+    figure): the page computes every part of a move before it sends any, so the browser gets
+    them together."""
     goal, grid, unit, is_time, basis = view.goal, view.grid, view.unit, view.is_time, view.basis
     try:
         rec = recommend(data, res, inputs=inp, grid=grid, mode=view.mode)
     except DataError as exc:
-        st.info(str(exc))
-        return False
+        return lambda: st.info(str(exc)) and False
     m = inp.M
-    st.button(f"Use this setting (N = {count(goal.N)}, λ = {setting_number(goal.lam)})", key="_goal_take",
-              on_click=_take, args=(goal.N, goal.lam, m), disabled=goal.n_human == res["n_human"]
-              and goal.N == res["N"] and goal.lam == res["lambda"])
-
     points = []
-    if rec["sentence"]:
-        st.info(rec["sentence"])
-        b1, b2 = st.columns(2)
-        se, sa = rec["same_effort"], rec["same_accuracy"]
-        if round(rec["gain_points"], 1) > 0:
-            b1.button(f"Take it: +{rec['gain_points']:.1f} points for the same effort",
-                      key="_goal_take_acc", on_click=_take, args=(se["N"], se["lambda"], m))
-            points.append({"effort_share": se["effort_share"], "y": se["accuracy"],
-                           "name": f"same effort, +{rec['gain_points']:.1f} points"})
-        if sa["effort"] < se["effort"] and rec["saved"] > 0:
-            saved = format_effort(rec["saved"], unit)
-            b2.button(f"Take it: same accuracy, {saved} less", key="_goal_take_cheap",
-                      on_click=_take, args=(sa["N"], sa["lambda"], m))
-            points.append({"effort_share": sa["effort_share"], "y": sa["accuracy"],
-                           "name": f"same accuracy, {saved} less"})
-    else:
-        st.caption("The current setting is on the frontier: no setting is more accurate for "
-                   "its effort, none cheaper for its accuracy.")
+    se, sa = rec["same_effort"], rec["same_accuracy"]
+    gain = rec["sentence"] and round(rec["gain_points"], 1) > 0
+    cheaper = rec["sentence"] and sa["effort"] < se["effort"] and rec["saved"] > 0
+    saved = format_effort(rec["saved"], unit) if cheaper else ""
+    if gain:
+        points.append({"effort_share": se["effort_share"], "y": se["accuracy"],
+                       "name": f"same effort, +{rec['gain_points']:.1f} points"})
+    if cheaper:
+        points.append({"effort_share": sa["effort_share"], "y": sa["accuracy"],
+                       "name": f"same accuracy, {saved} less"})
     x, x_title, scale = _effort_axis(inp, grid, unit)
     y = grid["accuracy" if basis == "gold" else "expected_reliability"]
     cur_share = res.get("time_cost") if inp.human_effort is not None else res.get("time_cost_predicted")
@@ -185,7 +174,7 @@ def goal_live(view: GoalView, data: Any, inp: SAEInputs, res: dict[str, Any]) ->
     points.insert(0, {"effort_share": goal.effort_share, "y": goal.accuracy,
                       "name": "goal: " + (f"{pct(goal.target)}" if goal.goal == "accuracy"
                                           else format_effort(goal.target, "hours"))})
-    st.plotly_chart(goal_figure(
+    figure = goal_figure(
         x.to_numpy(float), y.to_numpy(float), current=(float(cur_share) * scale, float(cur_y)),
         points=[{"x": p["effort_share"] * scale, "y": p["y"], "name": p["name"]} for p in points],
         target_y=goal.target if goal.goal == "accuracy" else None,
@@ -193,5 +182,26 @@ def goal_live(view: GoalView, data: Any, inp: SAEInputs, res: dict[str, Any]) ->
         x_title=x_title,
         y_title="Accuracy (%)" if basis == "gold" else "Expected accuracy (%)",
         title=f"Best {'accuracy' if basis == 'gold' else 'expected accuracy'} for the effort, "
-              f"the current and the recommended settings"), width="stretch")
-    return True
+              f"the current and the recommended settings")
+
+    def draw() -> bool:
+        st.button(f"Use this setting (N = {count(goal.N)}, λ = {setting_number(goal.lam)})",
+                  key="_goal_take", on_click=_take, args=(goal.N, goal.lam, m),
+                  disabled=goal.n_human == res["n_human"] and goal.N == res["N"]
+                  and goal.lam == res["lambda"])
+        if rec["sentence"]:
+            st.info(rec["sentence"])
+            b1, b2 = st.columns(2)
+            if gain:
+                b1.button(f"Take it: +{rec['gain_points']:.1f} points for the same effort",
+                          key="_goal_take_acc", on_click=_take, args=(se["N"], se["lambda"], m))
+            if cheaper:
+                b2.button(f"Take it: same accuracy, {saved} less", key="_goal_take_cheap",
+                          on_click=_take, args=(sa["N"], sa["lambda"], m))
+        else:
+            st.caption("The current setting is on the frontier: no setting is more accurate "
+                       "for its effort, none cheaper for its accuracy.")
+        st.plotly_chart(figure, width="stretch")
+        return True
+
+    return draw

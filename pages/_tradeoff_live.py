@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -80,21 +81,28 @@ def settings_row(slots: Slots, ss: Any, rng: Any, m: int, unit: str, set_count) 
 
 
 def result_section(data: Any, params: Any, rng: Any, inp: Any, assignment: Any, res: dict,
-                   unit: str) -> None:
+                   unit: str) -> Callable[[], None]:
     """The result at the current setting: its summary, the reliability and effort cards and the
-    technical figures."""
+    technical figures (drawn by the returned function)."""
     ss = st.session_state
     m = data.M
     mo = res["machine_only"]
+    said = tradeoff_summary(res, unit=unit, machine_expected=float(inp.a.mean()))
+    below = lambda_below_pivot(rng) if said.why else None  # all N go to humans there
+    gt_unit = effort_unit(data.roles.get("human_effort"))
+    return lambda: _draw_result(data, params, rng, inp, assignment, res, unit, said, below,
+                                gt_unit, ss, m, mo)
+
+
+def _draw_result(data, params, rng, inp, assignment, res, unit, said, below, gt_unit, ss, m,
+                 mo) -> None:
     st.subheader("Result at " + params.label)
     if res["method"] == "ilp":
         st.caption("Found by the exact optimiser (extra constraints active).",
                    help="An integer linear programme solved by cvxpy + HiGHS at zero gap.")
-    said = tradeoff_summary(res, unit=unit, machine_expected=float(inp.a.mean()))
     st.markdown(f"**{said.headline}**")
     if said.why:
         st.info(said.why)
-        below = lambda_below_pivot(rng)  # all N allowed samples go to humans there
         if below is not None and below != params.lam:
             st.button(f"Use λ = {setting_number(below)} (all N = {count(params.n_human)} go to "
                       f"humans below {setting_number(rng.pivot)})", key="_lam_to_pivot",
@@ -114,7 +122,6 @@ def result_section(data: Any, params: Any, rng: Any, inp: Any, assignment: Any, 
     e[1].metric("Human ratio", pct(res["human_ratio"]),
                 delta=f"{100 * (res['human_ratio'] - 1):+.1f} points vs all human",
                 delta_color="inverse", help="Share of the samples that humans label.")
-    gt_unit = effort_unit(data.roles.get("human_effort"))
     if res["time_cost"] is None:
         e[2].metric("Time cost", "n/a", help="No ground-truth effort column.")
         spent = float(inp.l[assignment.human].sum())
@@ -155,9 +162,10 @@ def result_section(data: Any, params: Any, rng: Any, inp: Any, assignment: Any, 
         st.caption(" ".join(lines))
 
 
-def curves_section(data: Any, params: Any, rng: Any, unit: str, view: str, sweep) -> None:
-    """The pair of curves against N / M (at the current λ) or against λ (at the current N);
-    ``sweep`` is the page's cached sweep (``current_sweep``)."""
+def curves_section(data: Any, params: Any, rng: Any, unit: str, view: str,
+                   sweep) -> Callable[[], None]:
+    """The pair of curves against N / M (at the current λ) or against λ (at the current N),
+    drawn by the returned function; ``sweep`` is the page's cached sweep (``current_sweep``)."""
     share_grid = np.round(np.arange(0, 1.0001, 0.01), 10)
     # the curve against λ at the current N: a grid that depends on the data, N and mode only
     # (not on the current λ, which is the dashed line), so moving λ finds it in the cache
@@ -175,32 +183,44 @@ def curves_section(data: Any, params: Any, rng: Any, unit: str, view: str, sweep
     # setting changes it on every move; one figure of two panels costs less than two (issue 33)
     if view != "λ":
         by_share = sweep([params.lam], shares=share_grid)
-        st.plotly_chart(curves_pair_figure(
+        figure = curves_pair_figure(
             by_share, x="human_share", left=rel, right=eff, current=params.share,
             title=f"Reliability and effort against N / M at λ = {setting_number(params.lam)}",
             subtitles=(f"Reliability at λ = {setting_number(params.lam)}",
                        f"Effort at λ = {setting_number(params.lam)}"),
-            y_titles=("score (%)", eff_title), x_title="N / M (share of samples humans may label)"),
-            width="stretch")
+            y_titles=("score (%)", eff_title), x_title="N / M (share of samples humans may label)")
+        captions = []
     else:
         by_lam = sweep(lam_grid, n_values=[params.n_human])
-        st.plotly_chart(curves_pair_figure(
+        figure = curves_pair_figure(
             by_lam, x="lambda", left=rel, right=eff, current=params.lam, log_x=True,
             title=f"Reliability and effort against λ at N = {count(params.n_human)}",
             subtitles=(f"Reliability at N = {count(params.n_human)}",
                        f"Effort at N = {count(params.n_human)}"),
-            y_titles=("score (%)", eff_title), x_title=lam_title), width="stretch")
-        st.caption(f"λ from {setting_number(lam_grid[lam_grid > 0].min(), 3)} to "
-                   f"{setting_number(lam_grid.max())} on a log scale (a log scale cannot show "
-                   "λ = 0).")
+            y_titles=("score (%)", eff_title), x_title=lam_title)
+        captions = [f"λ from {setting_number(lam_grid[lam_grid > 0].min(), 3)} to "
+                    f"{setting_number(lam_grid.max())} on a log scale (a log scale cannot show "
+                    "λ = 0)."]
     if is_large(data.M):  # the sweeps drawn from a sample; the metrics above are exact
-        st.caption(sample_caption(data.M))
+        captions.append(sample_caption(data.M))
+
+    def draw() -> None:
+        st.plotly_chart(figure, width="stretch")
+        for text in captions:
+            st.caption(text)
+
+    return draw
 
 
-def per_class_section(data: Any, inp: Any, assignment: Any) -> None:
-    """Precision, recall and F1 per class: the final labels and the machine's alone."""
+def per_class_section(data: Any, inp: Any, assignment: Any) -> Callable[[], None]:
+    """Precision, recall and F1 per class: the final labels and the machine's alone (drawn by
+    the returned function)."""
     table = per_class_report(data, assignment, inputs=inp)
     table["label"] = table["label"].astype(str)
+    return lambda: _draw_per_class(table)
+
+
+def _draw_per_class(table) -> None:
     # two narrow tables side by side (final labels, machine alone) rather than one of eight
     # columns: every header reads whole in a 1,400 px window (issue 25)
     names = {"precision": "Precision", "recall": "Recall", "f1": "F1"}
@@ -224,13 +244,19 @@ def per_class_section(data: Any, inp: Any, assignment: Any) -> None:
                           placeholder="—")
 
 
-def downloads(slots: Slots, data: Any, assignment: Any, res: dict) -> None:
-    """The assignment (CSV, built when clicked, formula cells neutralised) and the metrics (JSON);
-    a download does not rerun the page (``on_click="ignore"``): nothing on it changes."""
+def downloads(slots: Slots, data: Any, assignment: Any, res: dict) -> Callable[[], None]:
+    """The assignment (CSV, built when clicked, formula cells neutralised) and the metrics (JSON),
+    drawn by the returned function; a download does not rerun the page (``on_click="ignore"``):
+    nothing on it changes."""
+    metrics = dumps(res).encode()
+    return lambda: _draw_downloads(slots, data, assignment, metrics)
+
+
+def _draw_downloads(slots: Slots, data: Any, assignment: Any, metrics: bytes) -> None:
     d1, d2 = slots.downloads
     d1.download_button("Download the assignment (CSV)",
                        lambda: to_csv_safe(assignment_table(data, assignment)).encode(),
                        file_name="hmceval_assignment.csv", mime="text/csv", on_click="ignore")
-    d2.download_button("Download the metrics (JSON)", dumps(res).encode(),
+    d2.download_button("Download the metrics (JSON)", metrics,
                        file_name="hmceval_metrics.json", mime="application/json",
                        on_click="ignore")
