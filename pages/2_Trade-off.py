@@ -136,8 +136,13 @@ def live(slots: Slots, failed: bool, goal, view: str | None, frontier: dict | No
         return
     if failed:
         st.rerun(scope="app")
-    # every part computed, then all drawn (each in its place on the page): the browser gets them
-    # in one burst, and lays the page out a few times rather than once per part as it arrives
+    # the per-class tables first: the browser's table settles about 0.15 s after its data came,
+    # which the figures' drawing then covers; every other part computed, then all drawn (each in
+    # its place on the page): the browser gets them in one burst, and lays the page out a few
+    # times rather than once per part as it arrives
+    if slots.per_class is not None:
+        with slots.per_class:
+            per_class_section(data, inp, assignment)()
     parts = [(slots.goal, goal_live(goal, data, inp, res)) if goal is not None else None,
              (slots.curves, curves_section(data, params, rng, unit, view, current_sweep))]
     if frontier is not None and goal is None:  # the current setting starred on the frontier
@@ -146,8 +151,6 @@ def live(slots: Slots, failed: bool, goal, view: str | None, frontier: dict | No
                                  x_title=FRONTIER_X)
         parts.append((slots.frontier, lambda: st.plotly_chart(figure, width="stretch")))
     parts.append((slots.results, result_section(data, params, rng, inp, assignment, res, unit)))
-    if slots.per_class is not None:
-        parts.append((slots.per_class, per_class_section(data, inp, assignment)))
     drawn_last = downloads(slots, data, assignment, res)  # into its own two columns
     settings_row(slots, ss, rng, M, unit, _set_count)
     if slots.sidebar is not None:
