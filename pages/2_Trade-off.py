@@ -168,9 +168,9 @@ if failed:
          True, None, None, None)
     st.stop()
 
-# the goal's inputs and answer; True when its figure (drawn by the fragment) marks the current
-# setting on the frontier: the frontier below then leaves it out, so a move of N or λ does not
-# redraw that figure of about a thousand points (issue 33)
+# the goal's inputs and answer (None when the search is off or the goal refused); with one, its
+# figure (drawn by the fragment) marks the current setting on the frontier: the frontier below
+# then leaves it out, so a move of N or λ does not redraw that figure of a thousand points
 goal = goal_controls(data, inp)
 goal_box = st.container()
 
