@@ -595,9 +595,19 @@ def sidebar() -> None:
         st.caption(f"{gold} · confidence: {code(data.roles.get('machine_confidence'))} · "
                    f"effort: {data.effort_source.replace('_', ' ')}")
         st.markdown("**Current assignment**")
-        st.caption(p.label + (" · extra constraints" if p.constraints else "")
-                   + (" · extra constraints refused" if p.constraints_error else ""))
+        # a place of its own, kept in the session: a page's fragment (the Trade-off page's moves
+        # of N and λ, which do not rerun this script) writes the new setting there
+        slot = st.empty()
+        slot.caption(setting_caption(p))
+        st.session_state["_sidebar_setting"] = slot
     workspace_sidebar()
+
+
+def setting_caption(p: Params) -> str:
+    """The sidebar's line on the current assignment (its setting, and whether extra constraints
+    hold or were refused)."""
+    return (p.label + (" · extra constraints" if p.constraints else "")
+            + (" · extra constraints refused" if p.constraints_error else ""))
 
 
 def _setting_text(name: str, value: Any) -> str:

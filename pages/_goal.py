@@ -5,7 +5,10 @@ A target accuracy or an effort budget in hours gives the cheapest setting that m
 compared with the best ones (:func:`core.assignment.recommend`) and both are marked on the
 frontier of accuracy against effort in hours (:func:`core.figures.tradeoff.goal_figure`).
 
-The page calls :func:`goal_section` once. State: the canonical ``share`` and ``lam`` (set by the
+The page calls :func:`goal_controls` (the goal's inputs and its answer: what a move of N or
+lambda leaves as it is, drawn by a full run of the page) and, for its answer, :func:`goal_live`
+(what depends on the current setting: the button's state, the recommendation, the figure; drawn
+again on each move, by the page's fragment). State: the canonical ``share`` and ``lam`` (set by the
 buttons), ``goal_on`` (data key -> whether the search is on, the toggle's view); the goal's own
 inputs live in the widget keys ``_goal_kind``, ``_goal_target`` and ``_goal_hours`` (what a user
 is typing, not a setting of the analysis).
@@ -13,6 +16,8 @@ is typing, not a setting of the analysis).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -58,10 +63,23 @@ def _effort_axis(inp: SAEInputs, grid: pd.DataFrame, unit: str) -> tuple[pd.Seri
     return share * scale, ("human effort (hours)" if per_h else f"human effort ({unit})"), scale
 
 
-def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
-    """Draw the goal control, the recommendation and the figure for the current result ``res``
-    (:func:`core.assignment.report.assignment_json`); True when the figure (with the current
-    setting marked) was drawn."""
+@dataclass(frozen=True)
+class GoalView:
+    """What :func:`goal_controls` found (the goal's answer on the grid of every setting) and
+    what :func:`goal_live` needs to draw the rest."""
+
+    goal: Any
+    grid: pd.DataFrame
+    unit: str
+    is_time: bool
+    basis: str
+    mode: str
+
+
+def goal_controls(data: Any, inp: SAEInputs) -> GoalView | None:
+    """Draw the goal control (the toggle, the kind of goal, its target) and the answer (the
+    cheapest setting that meets it); the answer for :func:`goal_live`, None when the search is
+    off or the goal refused (said on the page)."""
     ss = st.session_state
     mode = ss.get("mode", "at_most")
     st.subheader("Decide by a goal")
@@ -84,7 +102,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
         st.caption((f"Off: this table has {count(inp.M)} rows; switch it on" if not auto else
                     "Off: switched off here; switch it on again")
                    + " to search every setting for the cheapest one that meets a goal.")
-        return False
+        return None
     with st.spinner("Finding the best settings for this data…"):
         grid = _grid_cached(ss["data_key"], inp, mode)
     unit = goal_effort_unit(data, inp)
@@ -110,10 +128,9 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
                                     step=1.0, format="%.1f", key="_goal_hours", help=range_help(
                                         "The most reviewer-hours to spend.", 0, None))
             goal = goal_setting(data, effort_budget_hours=hours, inputs=inp, grid=grid, mode=mode)
-        rec = recommend(data, res, inputs=inp, grid=grid, mode=mode)
     except DataError as exc:
         st.info(str(exc))
-        return False
+        return None
     if not is_time:
         st.caption(f"The effort column does not name a unit of time, so budgets are in {unit} "
                    "only: name it *_seconds, *_minutes or *_hours on the Data page for hours.")
@@ -122,30 +139,32 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
                f"{'recorded' if goal.effort_basis == 'observed' else 'predicted'} human effort. "
                "Searched: every budget N and every λ at which the assignment changes, without "
                "the extra constraints.")
-    m = inp.M
-    st.button(f"Use this setting (N = {count(goal.N)}, λ = {setting_number(goal.lam)})", key="_goal_take",
-              on_click=_take, args=(goal.N, goal.lam, m), disabled=goal.n_human == res["n_human"]
-              and goal.N == res["N"] and goal.lam == res["lambda"])
+    return GoalView(goal=goal, grid=grid, unit=unit, is_time=is_time, basis=basis, mode=mode)
 
+
+def goal_live(view: GoalView, data: Any, inp: SAEInputs, res: dict[str, Any]) -> Callable[[], bool]:
+    """What depends on the current result ``res`` (:func:`core.assignment.report.assignment_json`):
+    the button taking the goal's setting, the recommendation and the figure with the current
+    setting marked, computed here and drawn by the returned function (True when it drew the
+    figure): the page computes every part of a move before it sends any, so the browser gets
+    them together."""
+    goal, grid, unit, is_time, basis = view.goal, view.grid, view.unit, view.is_time, view.basis
+    try:
+        rec = recommend(data, res, inputs=inp, grid=grid, mode=view.mode)
+    except DataError as exc:
+        return lambda: st.info(str(exc)) and False
+    m = inp.M
     points = []
-    if rec["sentence"]:
-        st.info(rec["sentence"])
-        b1, b2 = st.columns(2)
-        se, sa = rec["same_effort"], rec["same_accuracy"]
-        if round(rec["gain_points"], 1) > 0:
-            b1.button(f"Take it: +{rec['gain_points']:.1f} points for the same effort",
-                      key="_goal_take_acc", on_click=_take, args=(se["N"], se["lambda"], m))
-            points.append({"effort_share": se["effort_share"], "y": se["accuracy"],
-                           "name": f"same effort, +{rec['gain_points']:.1f} points"})
-        if sa["effort"] < se["effort"] and rec["saved"] > 0:
-            saved = format_effort(rec["saved"], unit)
-            b2.button(f"Take it: same accuracy, {saved} less", key="_goal_take_cheap",
-                      on_click=_take, args=(sa["N"], sa["lambda"], m))
-            points.append({"effort_share": sa["effort_share"], "y": sa["accuracy"],
-                           "name": f"same accuracy, {saved} less"})
-    else:
-        st.caption("The current setting is on the frontier: no setting is more accurate for "
-                   "its effort, none cheaper for its accuracy.")
+    se, sa = rec["same_effort"], rec["same_accuracy"]
+    gain = rec["sentence"] and round(rec["gain_points"], 1) > 0
+    cheaper = rec["sentence"] and sa["effort"] < se["effort"] and rec["saved"] > 0
+    saved = format_effort(rec["saved"], unit) if cheaper else ""
+    if gain:
+        points.append({"effort_share": se["effort_share"], "y": se["accuracy"],
+                       "name": f"same effort, +{rec['gain_points']:.1f} points"})
+    if cheaper:
+        points.append({"effort_share": sa["effort_share"], "y": sa["accuracy"],
+                       "name": f"same accuracy, {saved} less"})
     x, x_title, scale = _effort_axis(inp, grid, unit)
     y = grid["accuracy" if basis == "gold" else "expected_reliability"]
     cur_share = res.get("time_cost") if inp.human_effort is not None else res.get("time_cost_predicted")
@@ -155,7 +174,7 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
     points.insert(0, {"effort_share": goal.effort_share, "y": goal.accuracy,
                       "name": "goal: " + (f"{pct(goal.target)}" if goal.goal == "accuracy"
                                           else format_effort(goal.target, "hours"))})
-    st.plotly_chart(goal_figure(
+    figure = goal_figure(
         x.to_numpy(float), y.to_numpy(float), current=(float(cur_share) * scale, float(cur_y)),
         points=[{"x": p["effort_share"] * scale, "y": p["y"], "name": p["name"]} for p in points],
         target_y=goal.target if goal.goal == "accuracy" else None,
@@ -163,5 +182,26 @@ def goal_section(data: Any, inp: SAEInputs, res: dict[str, Any]) -> bool:
         x_title=x_title,
         y_title="Accuracy (%)" if basis == "gold" else "Expected accuracy (%)",
         title=f"Best {'accuracy' if basis == 'gold' else 'expected accuracy'} for the effort, "
-              f"the current and the recommended settings"), width="stretch")
-    return True
+              f"the current and the recommended settings")
+
+    def draw() -> bool:
+        st.button(f"Use this setting (N = {count(goal.N)}, λ = {setting_number(goal.lam)})",
+                  key="_goal_take", on_click=_take, args=(goal.N, goal.lam, m),
+                  disabled=goal.n_human == res["n_human"] and goal.N == res["N"]
+                  and goal.lam == res["lambda"])
+        if rec["sentence"]:
+            st.info(rec["sentence"])
+            b1, b2 = st.columns(2)
+            if gain:
+                b1.button(f"Take it: +{rec['gain_points']:.1f} points for the same effort",
+                          key="_goal_take_acc", on_click=_take, args=(se["N"], se["lambda"], m))
+            if cheaper:
+                b2.button(f"Take it: same accuracy, {saved} less", key="_goal_take_cheap",
+                          on_click=_take, args=(sa["N"], sa["lambda"], m))
+        else:
+            st.caption("The current setting is on the frontier: no setting is more accurate "
+                       "for its effort, none cheaper for its accuracy.")
+        st.plotly_chart(figure, width="stretch")
+        return True
+
+    return draw
