@@ -112,8 +112,10 @@ def test_cli_certify_of_a_parquet_table_equals_the_csv_one(tmp_path, monkeypatch
     df = _table(1000, 6, 1500)
     df.to_csv(tmp_path / "t.csv", index=False)
     df.to_parquet(tmp_path / "t.parquet", row_group_size=1500)
-    for flags in (("--alpha", "0.1"), ("--overall-error", "0.05")):
-        assert main(["certify", str(tmp_path / "t.csv"), *flags, "--delta", "0.1",
+    for i, flags in enumerate((("--alpha", "0.1"), ("--overall-error", "0.05"))):
+        # a table is certified once (its round records it): each certificate on its own copy
+        df.to_csv(tmp_path / f"t{i}.csv", index=False)
+        assert main(["certify", str(tmp_path / f"t{i}.csv"), *flags, "--delta", "0.1",
                      "--json"]) == 0
         mem = json.loads(capsys.readouterr().out)
         assert main(["certify", str(tmp_path / "t.parquet"), *flags, "--delta", "0.1",
@@ -157,9 +159,10 @@ def test_calibration_queue_then_certify_equal_the_in_memory_path(tmp_path, monke
     cal = (big["selection"] == "calibration").to_numpy()
     big["human_label"] = np.where(cal, gold, None)
     big.to_parquet(tmp_path / "r.parquet")  # a rewrite: the metadata is gone, --engine local
-    big.to_csv(tmp_path / "plain.csv", index=False)  # no sidecar: certified as a table
-    for flags in (("--alpha", "0.1"), ("--overall-error", "0.05")):
-        assert main(["certify", str(tmp_path / "plain.csv"), *flags, "--delta", "0.1",
+    for i, flags in enumerate((("--alpha", "0.1"), ("--overall-error", "0.05"))):
+        # no sidecar: recorded as a round of its own, certified once (each on its own copy)
+        big.to_csv(tmp_path / f"plain{i}.csv", index=False)
+        assert main(["certify", str(tmp_path / f"plain{i}.csv"), *flags, "--delta", "0.1",
                      "--json"]) == 0
         want = json.loads(capsys.readouterr().out)
         assert main(["certify", str(tmp_path / "r.parquet"), *flags, "--delta", "0.1",
