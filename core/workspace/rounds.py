@@ -287,7 +287,8 @@ def _certified(ws: Workspace, round_id: int, *, alpha: float | None, delta: floa
         raise DataError("only a guarantee round is certified (this round was planned with a "
                         "budget)")
     if (design.selection[design.selection != "calibration"] != "").any():
-        raise DataError("this round is certified already; plan a new round to certify again")
+        raise DataError(f"round #{round_id} is certified already (once: picking among "
+                        "certificates would void the guarantee); plan a new round to certify again")
     if overall_error is not None:
         from core.evaluation.certify import certify_overall
 
