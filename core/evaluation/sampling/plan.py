@@ -130,9 +130,17 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
 
         ratio = second_ratio(extra["probabilities"], machine_probabilities(codes, inp.a, k),
                              float(labels) + float(known.sum()), ratio, float(pilot_half))
+    rescore = None
+    if earlier is not None:  # the expectations as the estimate will realise them
+        from core.evaluation.sampling.estimator_width import as_estimated
+
+        half1 = float(pilot_half) if two_stage else None
+
+        def rescore(d: ActiveDesign) -> ActiveDesign:
+            return as_estimated(d, extra["probabilities"], codes, inp.a, pilot_half=half1)
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,
-                                 width_ratio=ratio, **extra)
+                                 width_ratio=ratio, rescore=rescore, **extra)
     if kind == "random":
         free = ~known
         cost = np.ones(design.M) if labels is not None else np.asarray(inp.l, dtype=float)
@@ -159,10 +167,10 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                effort_budget=effort_budget, effort=inp.l, gain=g,
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
-    if two_stage:
-        from core.evaluation.sampling.two_batch import combined_design
+        if rescore is not None:
+            import dataclasses
 
-        chosen = combined_design(chosen, float(pilot_half))
+            chosen = dataclasses.replace(rescore(chosen), frontier=table)
     pi = np.asarray(chosen.pi, dtype=float)
     route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
     # carried rows are labelled already: routed, out of the queue; the draw has a stream of
@@ -227,7 +235,8 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
         n_eff = float(w.sum() ** 2 / (w ** 2).sum())
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
-                          n_labels=n_eff, routing_pi=route, pilot_half=pilot_half)
+                          n_labels=n_eff, routing_pi=route, pilot_half=pilot_half,
+                          confidence_scores=None if earlier is None else q)
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]

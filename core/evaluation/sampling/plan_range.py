@@ -160,7 +160,8 @@ def calibration_gaps(n_labels: float | None = None, mean_right: float | None = N
 def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.ndarray, *,
                    control: np.ndarray, n_random: float, n_labels: float | None = None,
                    confidence: float = 0.95, routing_pi: np.ndarray | None = None,
-                   pilot_half: float | None = None) -> dict[str, Any]:
+                   pilot_half: float | None = None,
+                   confidence_scores: np.ndarray | None = None) -> dict[str, Any]:
     """The range of a planned design's expectations under the miscalibrated models.
 
     Parameters
@@ -183,6 +184,11 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
     pilot_half : float, optional
         The half-width of a pilot's own estimate the round's will be combined with (two
         stages): each model's half-width is the combined one (:func:`combined_half_width`).
+    confidence_scores : array of shape (M,), optional
+        The machine's confidence as the estimator reads it: each model's half-width is then
+        the one the estimate is expected to report under it
+        (:func:`core.evaluation.sampling.estimator_width.estimator_half_width`, with the
+        pilot's), not the ideal estimator's.
 
     Returns
     -------
@@ -207,7 +213,13 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         if p is None:
             continue
         acc, half = expectations_under(p, codes, pi, confidence=confidence)
-        half = combined_half_width(half, pilot_half)
+        if confidence_scores is not None:
+            from core.evaluation.sampling.estimator_width import estimator_half_width
+
+            half = estimator_half_width(p, codes, confidence_scores, pi,
+                                        pilot_half=pilot_half, confidence=confidence)
+        else:
+            half = combined_half_width(half, pilot_half)
         accs.append(acc)
         worth = float("nan")
         if math.isfinite(half):

@@ -22,7 +22,8 @@ pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
 estimate (:mod:`core.evaluation.estimate.two_stage`) also uses the pilot alone as a Poisson
 sample of the table and combines the two stage-wise (Des Raj), and ``pilot_half`` plans the
 second batch for that combined interval (:func:`second_ratio`: wider, so more accurate; the
-plan's expectations are then the two stages', :func:`combined_design`), as ``hmceval queue
+plan's half-width is then the one the two-stage estimate is expected to report,
+:func:`core.evaluation.sampling.estimator_width.as_estimated`), as ``hmceval queue
 --calibrate-on`` does after a fully labelled round drawn with known probabilities. ``bench/design.py`` measures coverage, accuracy against
 routing and worth against PPI++; ``tests/core/test_evaluation_two_batch.py`` checks coverage on
 tables with known truth.
@@ -40,6 +41,7 @@ from core.evaluation.sampling.active import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO,
 from core.evaluation.sampling.audit import srs_size_for_half_width
 from core.evaluation.sampling.forecast import (MIN_CALIBRATION_LABELS, calibrated_probabilities,
                                                ppi_expected_half_width)
+from core.evaluation.sampling.estimator_width import as_estimated
 from core.evaluation.sampling.plan_range import combined_half_width
 
 __all__ = ["PILOT_SHARE", "PILOT_TILT", "MIN_PILOT", "SECOND_FLOOR", "MAX_SECOND_RATIO",
@@ -83,7 +85,7 @@ def second_ratio(probabilities: np.ndarray, control: np.ndarray, labels: float,
 
 
 def combined_design(design: ActiveDesign, pilot_half: float) -> ActiveDesign:
-    """``design``'s expectations as the two-stage estimate will give them: its expected
+    """``design``'s ideal expectations combined with a pilot's: its expected
     half-width combined with the pilot's own, ``pilot_half``
     (:func:`core.evaluation.sampling.plan_range.combined_half_width`), and its worth against
     PPI++ and random labels with it; ``design`` as it is when either is not finite."""
@@ -172,8 +174,10 @@ class SecondBatch:
     ----------
     design : ActiveDesign
         The recommended design on the recalibrated probabilities: pi = 1 on the pilot's rows
-        (carried), the second batch's p2 elsewhere; its expectations are the whole table's
-        (with ``pilot_half``, the two-stage estimate's: :func:`combined_design`).
+        (carried), the second batch's p2 elsewhere; its expectations are the whole table's,
+        its half-width the one the estimate is expected to report
+        (:func:`core.evaluation.sampling.estimator_width.as_estimated`; with ``pilot_half``,
+        the two-stage estimate's).
     probabilities : ndarray of shape (M, K)
         The class probabilities the plan rests on.
     calibrated : bool
@@ -243,14 +247,17 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
         probs = machine_probabilities(codes, q, n_classes)
         calibrated = False
     rest = max(float(labels) - len(rows), 1.0)
+    half1 = None
     if pilot_half is not None and np.isfinite(pilot_half) and pilot_half > 0:
+        half1 = float(pilot_half)
         width_ratio = second_ratio(probs, machine_probabilities(codes, q, n_classes),
-                                   float(labels), width_ratio, float(pilot_half))
+                                   float(labels), width_ratio, half1)
+
+    def rescore(d: ActiveDesign) -> ActiveDesign:  # as the estimate will realise it
+        return as_estimated(d, probs, codes, q, pilot_half=half1)
     rec, _ = design_frontier(codes, q, n_classes, labels=min(rest, float(m - len(rows))),
                              known=known, width_ratio=width_ratio,
-                             floor=floor, **extra)
-    if pilot_half is not None and np.isfinite(pilot_half) and pilot_half > 0:
-        rec = combined_design(rec, float(pilot_half))
+                             floor=floor, rescore=rescore, **extra)
     return SecondBatch(design=rec, probabilities=probs, calibrated=calibrated)
 
 
