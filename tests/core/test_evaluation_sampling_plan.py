@@ -174,16 +174,30 @@ def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
                          0.05)
     assert ratio > 0.95
     assert plan.design.expected_accuracy >= plain.design.expected_accuracy
-    # the second batch's own interval is wider; the plan says what the two stages will give:
-    # 1 / sqrt(1 / h2^2 + 1 / 0.05^2), worth against PPI++ up by (h2 / h)^2
+    # the plan says what the two stages' estimate is expected to report (the model of
+    # estimator_width, combined with the pilot's 0.05), and so does every row of the frontier
+    # that targets_note and meets_targets read; worth against PPI++ on the 300 + 120 labels
+    from core.evaluation.sampling.estimator_width import estimator_half_width
+    from core.evaluation.sampling.forecast import ppi_expected_half_width
+    from core.evaluation.sampling.active import ACCURACY_TOLERANCE
+
+    h = estimator_half_width(probs, codes, inp.a, plan.inclusion, pilot_half=0.05)
+    assert plan.design.expected_half_width == pytest.approx(h, rel=1e-12)
+    assert plain.design.expected_half_width == pytest.approx(
+        estimator_half_width(probs, codes, inp.a, plain.inclusion), rel=1e-12)
+    ppi = ppi_expected_half_width(probs, machine_probabilities(codes, inp.a, 2), 300 + 120)
+    assert plan.design.worth_vs_ppi == pytest.approx((ppi / h) ** 2, rel=1e-9)
     table = plan.design.frontier
     row = table[table["recommended"]].iloc[0]
-    h2 = float(row["expected_half_width"])
-    assert h2 >= plain.design.expected_half_width
-    h = 1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2)
-    assert plan.design.expected_half_width == pytest.approx(h, rel=1e-12)
-    assert plan.design.worth_vs_ppi == pytest.approx(float(row["worth_vs_ppi"]) * (h2 / h) ** 2,
-                                                     rel=1e-9)
+    assert float(row["expected_half_width"]) == pytest.approx(h, rel=1e-12)
+    assert bool(row["meets_targets"]) == plan.design.meets_targets
+    act = table[table["design"] == "active"]
+    assert (act["expected_half_width"].astype(float) < 0.05).all()  # combined with the pilot
+    worth = act["worth_vs_ppi"].astype(float)
+    assert np.allclose(worth, (ppi / act["expected_half_width"].astype(float)) ** 2, rtol=1e-9)
+    assert (act["meets_targets"].astype(bool) == (
+        (act["accuracy_vs_routing"].astype(float) >= -ACCURACY_TOLERANCE - 1e-12)
+        & (worth >= 1 - 1e-12))).all()
     lo, hi = plan.expected_range["expected_half_width"]
     assert lo <= h <= hi and hi < 0.05
     assert (plan.inclusion[rows] == 1).all()
