@@ -12,8 +12,6 @@ Parts (import the names below from this package, not from its modules):
   probabilities, PPI++'s expected half-width.
 * :mod:`core.evaluation.sampling.plan_range`: the range of the plan's expectations under
   miscalibrated confidences; planned against realised.
-* :mod:`core.evaluation.sampling.estimator_width`: the half-width the estimate is expected to
-  report for a design (the estimator modelled, not the ideal one).
 * :mod:`core.evaluation.sampling.audit`: an audit's expected interval width and the audit size a
   target width needs.
 * :mod:`core.evaluation.sampling.draw`: the Poisson draw of a planned round and the checks of its
@@ -38,7 +36,6 @@ from core.evaluation.sampling.plan import plan_design
 from core.evaluation.sampling.forecast import calibrated_probabilities, MIN_CALIBRATION_LABELS
 from core.evaluation.sampling.plan_range import (combined_half_width, planned_vs_realised,
                                                  range_sentence)
-from core.evaluation.sampling.estimator_width import as_estimated, estimator_half_width
 from core.evaluation.sampling.audit import (audit_size_for_half_width, default_audit,
                                             expected_half_width, srs_half_width,
                                             srs_size_for_half_width, z_value)
@@ -48,7 +45,7 @@ from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABI
                                              DRAW_WEIGHT, replan_stream, STREAM_DESIGNS,
                                              stream_weights, StreamPlan)
 from core.evaluation.sampling.two_batch import (combined_design, pilot_probabilities, PILOT_SHARE,
-                                                PILOT_TILT, second_batch)
+                                                PILOT_TILT, second_batch, with_half_width)
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
 __all__ = [
@@ -56,13 +53,13 @@ __all__ = [
     "DRAW_PROBABILITY", "DRAW_SALT", "DRAW_WEIGHT", "Design", "EarlierLabels", "FLOOR_LABELS",
     "LABELLED", "MIN_CALIBRATION_LABELS", "PILOT_SHARE", "PILOT_TILT", "PROBABILITY_COLUMN",
     "QueuePlan", "SELECTIONS", "STREAM_DESIGNS", "StreamPlan", "TAIL_FLOORS", "active_design",
-    "add_audit", "annotator_table", "as_estimated", "queue_order", "audit_size_for_half_width",
+    "add_audit", "annotator_table", "queue_order", "audit_size_for_half_width",
     "calibrated_probabilities", "check_probabilities", "coded_classes", "combined_design",
     "combined_half_width", "compared_with", "default_audit", "design_frontier", "draw",
-    "draw_stream", "earlier_stage", "estimator_half_width", "expected_half_width", "load_design",
+    "draw_stream", "earlier_stage", "expected_half_width", "load_design",
     "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",
-    "z_value"
+    "with_half_width", "z_value"
 ]

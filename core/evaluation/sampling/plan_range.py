@@ -161,7 +161,7 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
                    control: np.ndarray, n_random: float, n_labels: float | None = None,
                    confidence: float = 0.95, routing_pi: np.ndarray | None = None,
                    pilot_half: float | None = None,
-                   confidence_scores: np.ndarray | None = None) -> dict[str, Any]:
+                   half_width: Any = None) -> dict[str, Any]:
     """The range of a planned design's expectations under the miscalibrated models.
 
     Parameters
@@ -184,11 +184,11 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
     pilot_half : float, optional
         The half-width of a pilot's own estimate the round's will be combined with (two
         stages): each model's half-width is the combined one (:func:`combined_half_width`).
-    confidence_scores : array of shape (M,), optional
-        The machine's confidence as the estimator reads it: each model's half-width is then
-        the one the estimate is expected to report under it
-        (:func:`core.evaluation.sampling.estimator_width.estimator_half_width`, with the
-        pilot's), not the ideal estimator's.
+    half_width : callable, optional
+        ``(probabilities, pi) -> float``: the half-width the estimate is expected to report
+        under a model (a plan's ``width_model``,
+        :func:`core.evaluation.estimate.estimator_half_width`, the pilot's combined in), used
+        instead of the ideal estimator's.
 
     Returns
     -------
@@ -213,11 +213,8 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         if p is None:
             continue
         acc, half = expectations_under(p, codes, pi, confidence=confidence)
-        if confidence_scores is not None:
-            from core.evaluation.sampling.estimator_width import estimator_half_width
-
-            half = estimator_half_width(p, codes, confidence_scores, pi,
-                                        pilot_half=pilot_half, confidence=confidence)
+        if half_width is not None:
+            half = float(half_width(p, pi))
         else:
             half = combined_half_width(half, pilot_half)
         accs.append(acc)

@@ -36,12 +36,14 @@ With a pilot's own half-width h1 (a two-batch round estimated in two stages,
 :mod:`core.evaluation.estimate.two_stage`), each outcome is combined with it stage-wise,
 1 / sqrt(1 / h1^2 + 1 / h2^2) (the pilot alone where the second stage is conservative), before
 the average. Nothing here is fitted to any file: it is the estimator's arithmetic applied to
-the plan's own probabilities. ``bench/plan_truth.py`` measures planned against realised.
+the plan's own probabilities. :func:`core.evaluation.sampling.plan.plan_design` takes
+:func:`estimator_half_width` as its ``width_model`` (``core.workspace.active_rounds`` passes
+it: sampling does not import the estimators); ``bench/plan_truth.py`` measures planned
+against realised.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -50,10 +52,9 @@ from scipy.special import chdtri, ndtr
 from core.evaluation.estimate.controls import PRIOR_ROWS, design_cells
 from core.evaluation.estimate.weighted import (DEFAULT_CONTROL, FLEX_LABELS, MIN_LABELS,
                                                PRIOR_DF, t_quantile)
-from core.evaluation.sampling.active import ActiveDesign, machine_probabilities
-from core.evaluation.sampling.audit import srs_size_for_half_width
+from core.evaluation.sampling.active import machine_probabilities
 
-__all__ = ["GRID", "control_moments", "estimator_half_width", "as_estimated"]
+__all__ = ["GRID", "control_moments", "estimator_half_width"]
 
 #: Quantiles of the variance's chi-square scatter averaged over.
 GRID = 64
@@ -232,22 +233,3 @@ def _combine(half: np.ndarray, pilot_half: float | None) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return np.where(half > 0, 1 / np.sqrt(1 / np.maximum(half, 1e-300) ** 2
                                               + 1 / pilot_half ** 2), 0.0)
-
-
-def as_estimated(design: ActiveDesign, probabilities: np.ndarray, machine_codes: np.ndarray,
-                 confidence_scores: np.ndarray, *, pilot_half: float | None = None,
-                 confidence: float = 0.95) -> ActiveDesign:
-    """``design`` with its expected half-width the one the estimate is expected to report
-    (:func:`estimator_half_width`, combined with ``pilot_half`` when given), its worth against
-    PPI++ (the same PPI++ half-width) and its random-label equivalent with it; ``design`` as
-    it is when either half-width is not finite or zero."""
-    h0 = design.expected_half_width
-    half = estimator_half_width(probabilities, machine_codes, confidence_scores, design.pi,
-                                pilot_half=pilot_half, confidence=confidence)
-    if not (math.isfinite(h0) and h0 > 0 and math.isfinite(half) and half > 0):
-        return design
-    return dataclasses.replace(
-        design, expected_half_width=float(half),
-        worth_vs_ppi=design.worth_vs_ppi * (h0 / half) ** 2,
-        random_equivalent=srs_size_for_half_width(len(design.pi), 0.25, half,
-                                                  confidence=confidence))

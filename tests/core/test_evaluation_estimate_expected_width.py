@@ -1,4 +1,4 @@
-"""The half-width the estimate is expected to report (core.evaluation.sampling.estimator_width):
+"""The half-width the estimate is expected to report (core.evaluation.estimate.expected_width):
 hand-worked moments, the label-count regimes, and the model against the estimator simulated."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from core.evaluation.estimate import weighted_estimates
 from core.evaluation.sampling import draw, machine_probabilities
 from core.evaluation.sampling.active import ActiveDesign
-from core.evaluation.sampling.estimator_width import (as_estimated, control_moments,
-                                                      estimator_half_width)
+from core.evaluation.sampling.two_batch import with_half_width
+from core.evaluation.estimate.expected_width import control_moments, estimator_half_width
 from core.evaluation.sampling.plan_range import expectations_under
 
 
@@ -80,22 +80,17 @@ def test_combined_with_a_pilot_never_wider_than_either():
     assert comb * 0.9 <= both <= comb + 1e-12
 
 
-def test_as_estimated_rescales_worth_by_the_squared_half_widths():
-    m = 400
-    rng = np.random.default_rng(5)
-    q = rng.uniform(0.6, 1.0, m)
-    codes = np.zeros(m, dtype=np.int64)
-    p = machine_probabilities(codes, q, 2)
-    pi = np.full(m, 0.5)
-    d = ActiveDesign(pi=pi, mu=0.0, kind="active", expected_labels=200.0,
+def test_with_half_width_rescales_worth_by_the_squared_half_widths():
+    d = ActiveDesign(pi=np.full(400, 0.5), mu=0.0, kind="active", expected_labels=200.0,
                      expected_effort=200.0, expected_accuracy=0.9, expected_half_width=0.02,
                      random_equivalent=None, n_routed=0, accuracy_vs_routing=0.0,
                      worth_vs_ppi=1.2)
-    got = as_estimated(d, p, codes, q)
-    h = estimator_half_width(p, codes, q, pi)
-    assert got.expected_half_width == pytest.approx(h)
-    assert got.worth_vs_ppi == pytest.approx(1.2 * (0.02 / h) ** 2)
-    assert got.meets_targets == (got.worth_vs_ppi >= 1)
+    got = with_half_width(d, 0.025)
+    # worth 1.2 (0.02 / 0.025)^2 = 0.768: no longer worth PPI++'s labels
+    assert got.expected_half_width == 0.025
+    assert got.worth_vs_ppi == pytest.approx(0.768)
+    assert d.meets_targets and not got.meets_targets
+    assert with_half_width(d, float("nan")) is d
 
 
 @pytest.mark.parametrize("rate, slope", [(0.03, 2.0), (0.06, 2.0), (0.15, 0.8)])
