@@ -180,8 +180,9 @@ def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
     assert ratio > 0.95
     assert plan.design.expected_accuracy >= plain.design.expected_accuracy
     # the plan says what the two stages' estimate is expected to report (the model of
-    # estimator_width, combined with the pilot's 0.05), and so does every row of the frontier
-    # that targets_note and meets_targets read; worth against PPI++ on the 300 + 120 labels
+    # core.evaluation.estimate.expected_width, combined with the pilot's 0.05), and so does
+    # every row of the frontier that targets_note and meets_targets read; worth against PPI++
+    # on the 300 + 120 labels
     from core.evaluation.sampling.forecast import ppi_expected_half_width
     from core.evaluation.sampling.active import ACCURACY_TOLERANCE
 
