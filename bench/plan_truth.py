@@ -14,7 +14,8 @@ confidence is a trust score) and a budget, repeat a round many times with the tr
   ``estimate`` do).
 
 Per cell it prints the plan's expected final accuracy and widest class-share half-width (the
-point, and the ``expected_range`` the plan now reports), what the rounds realise (the final
+point, and the ``expected_range`` the plan now reports; on labels, the half-width the estimate
+is expected to report, ``width_model`` = ``estimator_half_width`` as ``queue`` plans), what the rounds realise (the final
 labels' true accuracy; the widest half-width of the estimate ``hmceval estimate`` gives), and
 how often the realised value falls inside the planned range.
 
@@ -38,8 +39,8 @@ from core.evaluation.sampling import plan_design  # noqa: E402
 from core.evaluation.sampling import EarlierLabels, load_design  # noqa: E402
 from core.evaluation.sampling import draw  # noqa: E402
 from core.evaluation.sampling import pilot_probabilities  # noqa: E402
-from core.evaluation.estimate import (pilot_half_width, two_stage_estimates,  # noqa: E402
-                                      weighted_estimates)
+from core.evaluation.estimate import (estimator_half_width, pilot_half_width,  # noqa: E402
+                                      two_stage_estimates, weighted_estimates)
 
 SHARED = ROOT.parent / "shared" / "data"
 N_EARLIER = 150
@@ -105,11 +106,12 @@ def cell(s: dict, rounds: int, earlier: bool | str) -> dict:
             half1 = pilot_half_width(s["mach"], s["q"], s["k"], rows=rows,
                                      human_codes=s["gld"][rows], pilot_pi=p1)
             plan = plan_design(s["design"], labels=max(budget - len(rows), 1), seed=r,
-                               earlier=e, pilot_half=half1)
+                               earlier=e, pilot_half=half1, width_model=estimator_half_width)
         elif earlier:
             rows = np.sort(pick.choice(m, N_EARLIER, replace=False))
             e = EarlierLabels(rows=rows, labels=s["gld"][rows], source="round 1")
-            plan = plan_design(s["design"], labels=budget - N_EARLIER, seed=r, earlier=e)
+            plan = plan_design(s["design"], labels=budget - N_EARLIER, seed=r, earlier=e,
+                               width_model=estimator_half_width)
         pi = plan.inclusion
         xi = draw(pi, seed=10_000 + r)
         acc, half = realised(s, xi, pi, (rows, p1) if earlier == "two batches" else None)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import DataError
+from core.evaluation.estimate import estimator_half_width
 from core.evaluation.sampling import (LABELLED, Design, EarlierLabels, plan_design, QueuePlan,
                                       srs_size_for_half_width)
 
@@ -101,7 +102,7 @@ def plan_weighted(design: Design, settings: dict[str, Any],
     return plan_design(design, kind=which, lam=lam, seed=seed,
                        width_ratio=None if ratio is None else float(ratio), earlier=earlier,
                        pilot_half=_pilot_half(design, earlier) if which == "active" else None,
-                       **budget), None
+                       width_model=estimator_half_width, **budget), None
 
 
 def _pilot_half(design: Design, earlier: EarlierLabels | None) -> float | None:

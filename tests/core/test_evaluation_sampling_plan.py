@@ -161,10 +161,15 @@ def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
     design = load_design(df)
     rows = np.arange(0, 3000, 25)
     earlier = EarlierLabels(rows=rows, labels=df["human_label"].to_numpy()[rows])
-    plain = plan_design(design, labels=300, seed=2, earlier=earlier)
+    from core.evaluation.estimate import estimator_half_width
+
+    model = {"width_model": estimator_half_width}  # as core.workspace.active_rounds plans
+    plain = plan_design(design, labels=300, seed=2, earlier=earlier, **model)
     assert np.array_equal(plan_design(design, labels=300, seed=2, earlier=earlier,
                                       pilot_half=float("nan")).inclusion, plain.inclusion)
-    plan = plan_design(design, labels=300, seed=2, earlier=earlier, pilot_half=0.05)
+    plan = plan_design(design, labels=300, seed=2, earlier=earlier, pilot_half=0.05, **model)
+    ideal = plan_design(design, labels=300, seed=2, earlier=earlier, pilot_half=0.05)
+    assert np.array_equal(ideal.inclusion, plan.inclusion)  # the model leaves the choice
     inp = design.inputs()
     classes = list(design.data.labels)
     codes = np.array([classes.index(v) for v in design.machine_label])
@@ -174,19 +179,46 @@ def test_plan_design_for_the_two_stage_interval_with_a_pilot_half_width():
                          0.05)
     assert ratio > 0.95
     assert plan.design.expected_accuracy >= plain.design.expected_accuracy
-    # the second batch's own interval is wider; the plan says what the two stages will give:
-    # 1 / sqrt(1 / h2^2 + 1 / 0.05^2), worth against PPI++ up by (h2 / h)^2
+    # the plan says what the two stages' estimate is expected to report (the model of
+    # core.evaluation.estimate.expected_width, combined with the pilot's 0.05), and so does
+    # every row of the frontier that targets_note and meets_targets read; worth against PPI++
+    # on the 300 + 120 labels
+    from core.evaluation.sampling.forecast import ppi_expected_half_width
+    from core.evaluation.sampling.active import ACCURACY_TOLERANCE
+
+    h = estimator_half_width(probs, codes, inp.a, plan.inclusion, pilot_half=0.05)
+    assert plan.design.expected_half_width == pytest.approx(h, rel=1e-12)
+    assert plain.design.expected_half_width == pytest.approx(
+        estimator_half_width(probs, codes, inp.a, plain.inclusion), rel=1e-12)
+    ppi = ppi_expected_half_width(probs, machine_probabilities(codes, inp.a, 2), 300 + 120)
+    assert plan.design.worth_vs_ppi == pytest.approx((ppi / h) ** 2, rel=1e-9)
     table = plan.design.frontier
     row = table[table["recommended"]].iloc[0]
-    h2 = float(row["expected_half_width"])
-    assert h2 >= plain.design.expected_half_width
-    h = 1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2)
-    assert plan.design.expected_half_width == pytest.approx(h, rel=1e-12)
-    assert plan.design.worth_vs_ppi == pytest.approx(float(row["worth_vs_ppi"]) * (h2 / h) ** 2,
-                                                     rel=1e-9)
+    assert float(row["expected_half_width"]) == pytest.approx(h, rel=1e-12)
+    assert bool(row["meets_targets"]) == plan.design.meets_targets
+    act = table[table["design"] == "active"]
+    assert (act["expected_half_width"].astype(float) < 0.05).all()  # combined with the pilot
+    worth = act["worth_vs_ppi"].astype(float)
+    assert np.allclose(worth, (ppi / act["expected_half_width"].astype(float)) ** 2, rtol=1e-9)
+    assert (act["meets_targets"].astype(bool) == (
+        (act["accuracy_vs_routing"].astype(float) >= -ACCURACY_TOLERANCE - 1e-12)
+        & (worth >= 1 - 1e-12))).all()
     lo, hi = plan.expected_range["expected_half_width"]
     assert lo <= h <= hi and hi < 0.05
     assert (plan.inclusion[rows] == 1).all()
+    # without the model: the ideal estimator's, combined with the pilot's on every row too,
+    # 1 / sqrt(1 / h2^2 + 1 / 0.05^2) from the second batch's own h2 (the plain frontier's)
+    frontier = ideal.design.frontier
+    rec = frontier[frontier["recommended"]].iloc[0]
+    assert float(rec["expected_half_width"]) == pytest.approx(ideal.design.expected_half_width)
+    act = frontier[frontier["design"] == "active"]
+    assert (act["expected_half_width"].astype(float) < 0.05).all()
+    own = design_frontier(codes, inp.a, 2, labels=300, probabilities=probs, width_ratio=ratio,
+                          known=np.isin(np.arange(3000), rows),
+                          gain=1 - probs[np.arange(3000), codes], reference_gain=1 - inp.a)[0]
+    h2 = own.expected_half_width
+    assert ideal.design.expected_half_width == pytest.approx(
+        1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2), rel=1e-9)
 
 
 def test_combined_half_width_hand_worked():

@@ -133,13 +133,36 @@ def test_second_batch_is_wider_with_the_pilot_and_more_accurate():
     p1 = pilot_probabilities(q, 300)
     rows = np.flatnonzero(draw(p1, seed=1))
     kw = dict(labels=300, pilot_pi=p1, rows=rows, human_codes=gold[rows])
+    from core.evaluation.estimate import estimator_half_width
+    from core.evaluation.sampling.active import design_frontier, machine_probabilities
+    from core.evaluation.sampling.two_batch import SECOND_FLOOR
+
     alone = second_batch(mach, q, 2, **kw).design
-    wide = second_batch(mach, q, 2, pilot_half=0.05, **kw).design
-    # the second batch's own interval is wider; what the plan says is the two stages' (the
-    # pilot's half-width combined: 1 / sqrt(1 / h2^2 + 1 / 0.05^2))
-    row = wide.frontier[wide.frontier["recommended"]].iloc[0]
-    h2 = float(row["expected_half_width"])
+    got = second_batch(mach, q, 2, pilot_half=0.05, **kw)
+    wide = got.design
+    # the second batch's own interval is wider (its frontier solved as second_batch does);
+    # what the plan says is the two stages' (1 / sqrt(1 / h2^2 + 1 / 0.05^2)), and so does
+    # every design of the frontier that meets_targets and targets_note read
+    probs = got.probabilities
+    ratio = second_ratio(probs, machine_probabilities(mach, q, 2), 300, 0.95, 0.05)
+    own = design_frontier(mach, q, 2, labels=300 - len(rows), width_ratio=ratio,
+                          floor=SECOND_FLOOR, known=np.isin(np.arange(1500), rows),
+                          probabilities=probs, gain=1 - probs[np.arange(1500), mach],
+                          reference_gain=1 - q)[0]
+    h2 = own.expected_half_width
+    assert np.array_equal(own.pi, wide.pi)
     assert h2 >= alone.expected_half_width
     assert wide.expected_half_width == pytest.approx(1 / np.sqrt(1 / h2 ** 2 + 1 / 0.05 ** 2))
+    table = wide.frontier
+    rec = table[table["recommended"]].iloc[0]
+    assert float(rec["expected_half_width"]) == pytest.approx(wide.expected_half_width)
+    assert (table[table["design"] == "active"]["expected_half_width"].astype(float)
+            < 0.05).all()
     assert wide.expected_accuracy >= alone.expected_accuracy
     assert wide.pi[rows].min() == 1.0 and wide.pi.min() > 0
+    # with the estimator's model: the half-width the two-stage estimate is expected to report
+    modelled = second_batch(mach, q, 2, pilot_half=0.05, width_model=estimator_half_width,
+                            **kw).design
+    assert np.array_equal(modelled.pi, wide.pi)
+    assert modelled.expected_half_width == pytest.approx(
+        estimator_half_width(probs, mach, q, wide.pi, pilot_half=0.05), rel=1e-12)

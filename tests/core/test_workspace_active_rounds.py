@@ -251,6 +251,26 @@ def test_a_round_planned_on_an_earlier_rounds_labels(ws):
     record = ws.latest_result(main, "design")
     assert record["calibrated_on"] == {"source": f"round {pilot}", "labels": len(rows1)}
     assert record["expected_labels"] == pytest.approx(300, rel=1e-6)
+    # planned for what the two-stage estimate is expected to report: the estimator's model on
+    # the recalibrated probabilities, the pilot's own half-width combined in; the frontier
+    # (what meets_targets and targets_note read) says the same of the recommended design
+    from core.evaluation.estimate import estimator_half_width, pilot_half_width
+    from core.evaluation.sampling import calibrated_probabilities
+
+    e = earlier_labels(ws, data, pilot)
+    classes = list(d2.data.labels)
+    codes = np.array([classes.index(v) for v in d2.machine_label])
+    q = d2.inputs().a
+    human = np.array([classes.index(v) for v in e.labels])
+    half1 = pilot_half_width(codes, q, len(classes), rows=np.asarray(e.rows), human_codes=human,
+                             pilot_pi=np.asarray(e.inclusion))
+    probs = calibrated_probabilities(codes, q, len(classes), rows=np.asarray(e.rows),
+                                     human_codes=human, weights=e.weights)
+    h = estimator_half_width(probs, codes, q, d2.inclusion, pilot_half=half1)
+    assert record["expected_half_width"] == pytest.approx(h, rel=1e-9)
+    rec = [r for r in record["frontier"] if r["recommended"]][0]
+    assert rec["expected_half_width"] == pytest.approx(h, rel=1e-9)
+    assert rec["meets_targets"] == record["meets_targets"]
     # labelled and estimated as any round: the carried rows count among the labelled ones
     R.simulate_annotators(ws, main)
     from core.workspace.report import round_report_html

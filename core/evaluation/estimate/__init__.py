@@ -14,6 +14,8 @@ Parts (import the names below from this package, not from its modules):
 * :mod:`core.evaluation.estimate.anytime_words`: plain words for a stream's result.
 * :mod:`core.evaluation.estimate.sequences`: the asymptotic (GLIDE) and betting confidence
   sequences.
+* :mod:`core.evaluation.estimate.expected_width`: the half-width the weighted estimate is
+  expected to report for a planned design (a plan's ``width_model``).
 """
 
 from core.evaluation.estimate.shares import (AUDIT, check_selection, estimate, estimate_codes,
@@ -32,12 +34,13 @@ from core.evaluation.estimate.anytime_words import (decide_expression, focus_int
 from core.evaluation.estimate.sequences import labels_for_half_width
 from core.evaluation.estimate.two_stage import (pilot_fit_weights, pilot_half_width,
                                                 two_stage_estimates)
+from core.evaluation.estimate.expected_width import estimator_half_width
 
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",
-    "check_selection", "decide_expression", "estimate", "estimate_codes", "focus_interval",
-    "focus_name", "settled_accuracy",
+    "check_selection", "decide_expression", "estimate", "estimate_codes", "estimator_half_width",
+    "focus_interval", "focus_name", "settled_accuracy",
     "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
     "pilot_fit_weights", "pilot_half_width",
     "question_words", "share_entry", "stream_design_estimate", "stream_focus", "stream_verdict",

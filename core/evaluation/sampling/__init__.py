@@ -45,7 +45,7 @@ from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABI
                                              DRAW_WEIGHT, replan_stream, STREAM_DESIGNS,
                                              stream_weights, StreamPlan)
 from core.evaluation.sampling.two_batch import (combined_design, pilot_probabilities, PILOT_SHARE,
-                                                PILOT_TILT, second_batch)
+                                                PILOT_TILT, second_batch, with_half_width)
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
 __all__ = [
@@ -56,9 +56,10 @@ __all__ = [
     "add_audit", "annotator_table", "queue_order", "audit_size_for_half_width",
     "calibrated_probabilities", "check_probabilities", "coded_classes", "combined_design",
     "combined_half_width", "compared_with", "default_audit", "design_frontier", "draw",
-    "draw_stream", "earlier_stage", "expected_half_width", "load_design", "machine_probabilities",
+    "draw_stream", "earlier_stage", "expected_half_width", "load_design",
+    "machine_probabilities",
     "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",
-    "z_value"
+    "with_half_width", "z_value"
 ]

@@ -49,10 +49,6 @@ random design, and the final labels are as accurate as that allows. Where the co
 are not probabilities (a trust score, say), the expectations are off: the estimates stay
 valid, but the recommended point can sit a few points of final accuracy below routing; the
 frontier shows the whole trade-off (``width_ratio`` moves along it). Routing the budget to the least confident rows is on the frontier for reference.
-
-The expectations use the confidences as probabilities; where they are not calibrated, the
-design is still valid (the estimators use the realised labels and the stored pi_i), only less
-efficient than it could be.
 """
 
 from __future__ import annotations
@@ -276,8 +272,7 @@ def _describe(pi: np.ndarray, mu: float, kind: str, f: np.ndarray, q: np.ndarray
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(v > 0, (1 / pi - 1)[:, None] * v, 0.0)
     var = terms.sum(axis=0).max() / m ** 2 if m else 0.0
-    # a design that labels some uncertain rows with probability 0 (routing without an audit)
-    # gives no interval at all: NaN, not an infinite width
+    # pi = 0 on some uncertain rows (routing without an audit): no interval, NaN (not inf)
     half = z_value(confidence) * math.sqrt(var) if math.isfinite(var) else float("nan")
     acc = float((pi + (1 - pi) * q).mean()) if m else float("nan")
     eq = (srs_size_for_half_width(m, 0.25, half, confidence=confidence)
@@ -392,7 +387,7 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
                     confidence_level: float = 0.95, n_grid: int = 40,
                     probabilities: np.ndarray | None = None,
                     reference_gain: np.ndarray | None = None,
-                    known: np.ndarray | None = None
+                    known: np.ndarray | None = None, rescore: Any = None
                     ) -> tuple[ActiveDesign, pd.DataFrame]:
     """Solve the design on a grid of mu; return the recommended design and the frontier.
 
@@ -436,6 +431,8 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
         their number of random labels on top of the budget's. ``expected_labels`` and
         ``expected_effort`` count the new labels only; accuracy and half-widths are the
         whole table's.
+    rescore : callable, optional
+        ActiveDesign -> ActiveDesign applied to every design once the recommended one is chosen.
 
     Returns
     -------
@@ -451,7 +448,7 @@ def design_frontier(machine_codes: np.ndarray, confidence: np.ndarray, n_classes
                    effort_budget=effort_budget, effort=effort, gain=gain, floor=floor,
                    confidence_level=confidence_level, probabilities=probabilities,
                    reference_gain=reference_gain, known=known)
-    return _frontier(ctx, width_ratio, n_grid)
+    return _frontier(ctx, width_ratio, n_grid, rescore)
 
 
 def _check_width_ratio(width_ratio: Any) -> None:
@@ -460,7 +457,7 @@ def _check_width_ratio(width_ratio: Any) -> None:
         raise DataError(f"the width ratio must be a number > 0, got {width_ratio}")
 
 
-def _frontier(ctx: dict[str, Any], width_ratio: float, n_grid: int
+def _frontier(ctx: dict[str, Any], width_ratio: float, n_grid: int, rescore: Any = None
               ) -> tuple[ActiveDesign, pd.DataFrame]:
     """The frontier of :func:`design_frontier` from its :func:`_context`."""
     free, rate = ctx["free"], ctx["rate"]
@@ -490,6 +487,10 @@ def _frontier(ctx: dict[str, Any], width_ratio: float, n_grid: int
         best = max(ok, key=lambda d: (d.expected_accuracy, -d.expected_half_width))
     else:  # no design is as tight as asked: the tightest one
         best = min(rows, key=lambda d: (d.expected_half_width, -d.expected_accuracy))
+    if rescore is not None:  # what the round is expected to realise; the choice stays
+        at = next(i for i, d in enumerate(rows) if d is best)
+        rows, route, random = [rescore(d) for d in rows], rescore(route), rescore(random)
+        best = rows[at]
     table = pd.DataFrame([{**d.summary(), "recommended": d is best}
                           for d in rows + [route, random]])
     table.attrs["budget_unit"] = ctx["unit"]

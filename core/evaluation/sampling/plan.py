@@ -29,7 +29,7 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                 effort_budget: float | None = None, lam: float = 0.0, mu: float | None = None,
                 width_ratio: float | None = None, seed: int = 0,
                 earlier: EarlierLabels | None = None,
-                pilot_half: float | None = None) -> QueuePlan:
+                pilot_half: float | None = None, width_model: Any = None) -> QueuePlan:
     """Plan a round with inclusion probabilities: the active design, or plain random labelling.
 
     Parameters
@@ -73,6 +73,14 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         design is planned for the combined interval
         (:func:`core.evaluation.sampling.two_batch.second_ratio`: the width ratio the
         pilot's estimate leaves, spent on accuracy). It depends on the pilot only.
+    width_model : callable, optional
+        With ``earlier``: the half-width the estimate is expected to report for a design,
+        ``(probabilities, machine_codes, confidence, pi, pilot_half=) -> float``
+        (:func:`core.evaluation.estimate.estimator_half_width`, which
+        ``core.workspace.active_rounds`` passes). Every design of the frontier (so
+        ``meets_targets``, worth and ``targets_note``) and the range then expect it, combined
+        with ``pilot_half`` in two stages; the choice of design is unchanged. Without it,
+        the ideal estimator's half-width (combined with ``pilot_half``).
 
     Returns
     -------
@@ -130,9 +138,19 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
 
         ratio = second_ratio(extra["probabilities"], machine_probabilities(codes, inp.a, k),
                              float(labels) + float(known.sum()), ratio, float(pilot_half))
+    rescore = None
+    half1 = float(pilot_half) if two_stage else None
+    if earlier is not None and (width_model is not None or two_stage):
+        from core.evaluation.sampling.two_batch import combined_design, with_half_width
+
+        def rescore(d: ActiveDesign) -> ActiveDesign:  # what the estimate will report
+            if width_model is None:
+                return combined_design(d, half1)
+            return with_half_width(d, width_model(extra["probabilities"], codes, inp.a, d.pi,
+                                                  pilot_half=half1))
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,
-                                 width_ratio=ratio, **extra)
+                                 width_ratio=ratio, rescore=rescore, **extra)
     if kind == "random":
         free = ~known
         cost = np.ones(design.M) if labels is not None else np.asarray(inp.l, dtype=float)
@@ -159,10 +177,10 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                                effort_budget=effort_budget, effort=inp.l, gain=g,
                                width_ratio=DEFAULT_WIDTH_RATIO if width_ratio is None
                                else float(width_ratio), **extra)
-    if two_stage:
-        from core.evaluation.sampling.two_batch import combined_design
+        if rescore is not None:
+            import dataclasses
 
-        chosen = combined_design(chosen, float(pilot_half))
+            chosen = dataclasses.replace(rescore(chosen), frontier=table)
     pi = np.asarray(chosen.pi, dtype=float)
     route = _routing_pi(inp, known, extra.get("reference_gain", g), labels, effort_budget)
     # carried rows are labelled already: routed, out of the queue; the draw has a stream of
@@ -174,8 +192,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     return QueuePlan(selection=sel, queue_rank=rank, n_budget=None, lam=float(lam),
                      seed=int(seed), counts=counts, inclusion=pi, design=chosen,
                      carried=earlier, expected_range=_range(codes, inp.a, k, pi, known,
-                                                            extra, earlier, route,
-                                                            pilot_half if two_stage else None))
+                                                            extra, earlier, route, half1,
+                                                            width_model))
 
 
 def _pilot(codes: np.ndarray, inp: Any, k: int, labels: float, table: pd.DataFrame
@@ -211,8 +229,8 @@ def _routing_pi(inp: Any, known: np.ndarray, gain: np.ndarray, labels: float | N
 
 def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.ndarray,
            extra: dict[str, Any], earlier: EarlierLabels | None,
-           route: np.ndarray | None = None, pilot_half: float | None = None
-           ) -> dict[str, Any]:
+           route: np.ndarray | None = None, pilot_half: float | None = None,
+           width_model: Any = None) -> dict[str, Any]:
     """The plan's expectations under miscalibrated confidences
     (:func:`core.evaluation.sampling.plan_range.expected_range`): the typical range without earlier
     labels, the one their number leaves with them (Kish's effective number when weighted)."""
@@ -227,7 +245,9 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
         n_eff = float(w.sum() ** 2 / (w ** 2).sum())
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
-                          n_labels=n_eff, routing_pi=route, pilot_half=pilot_half)
+                          n_labels=n_eff, routing_pi=route, pilot_half=pilot_half,
+                          half_width=None if earlier is None or width_model is None else
+                          lambda p, pi_: width_model(p, codes, q, pi_, pilot_half=pilot_half))
 
 
 def _check_earlier(earlier: EarlierLabels, m: int, index: dict[Any, int]

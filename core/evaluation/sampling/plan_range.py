@@ -160,7 +160,8 @@ def calibration_gaps(n_labels: float | None = None, mean_right: float | None = N
 def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.ndarray, *,
                    control: np.ndarray, n_random: float, n_labels: float | None = None,
                    confidence: float = 0.95, routing_pi: np.ndarray | None = None,
-                   pilot_half: float | None = None) -> dict[str, Any]:
+                   pilot_half: float | None = None,
+                   half_width: Any = None) -> dict[str, Any]:
     """The range of a planned design's expectations under the miscalibrated models.
 
     Parameters
@@ -183,6 +184,11 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
     pilot_half : float, optional
         The half-width of a pilot's own estimate the round's will be combined with (two
         stages): each model's half-width is the combined one (:func:`combined_half_width`).
+    half_width : callable, optional
+        ``(probabilities, pi) -> float``: the half-width the estimate is expected to report
+        under a model (a plan's ``width_model``,
+        :func:`core.evaluation.estimate.estimator_half_width`, the pilot's combined in), used
+        instead of the ideal estimator's.
 
     Returns
     -------
@@ -207,7 +213,10 @@ def expected_range(probabilities: np.ndarray, machine_codes: np.ndarray, pi: np.
         if p is None:
             continue
         acc, half = expectations_under(p, codes, pi, confidence=confidence)
-        half = combined_half_width(half, pilot_half)
+        if half_width is not None:
+            half = float(half_width(p, pi))
+        else:
+            half = combined_half_width(half, pilot_half)
         accs.append(acc)
         worth = float("nan")
         if math.isfinite(half):

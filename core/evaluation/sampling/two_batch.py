@@ -22,7 +22,8 @@ pi = 1 on S1 and p2 elsewhere (:func:`two_batch_inclusion`), as ``hmceval queue
 estimate (:mod:`core.evaluation.estimate.two_stage`) also uses the pilot alone as a Poisson
 sample of the table and combines the two stage-wise (Des Raj), and ``pilot_half`` plans the
 second batch for that combined interval (:func:`second_ratio`: wider, so more accurate; the
-plan's expectations are then the two stages', :func:`combined_design`), as ``hmceval queue
+plan's half-width is then the one the two-stage estimate is expected to report, a
+``width_model``, :func:`core.evaluation.estimate.estimator_half_width`), as ``hmceval queue
 --calibrate-on`` does after a fully labelled round drawn with known probabilities. ``bench/design.py`` measures coverage, accuracy against
 routing and worth against PPI++; ``tests/core/test_evaluation_two_batch.py`` checks coverage on
 tables with known truth.
@@ -31,6 +32,7 @@ tables with known truth.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +46,7 @@ from core.evaluation.sampling.plan_range import combined_half_width
 
 __all__ = ["PILOT_SHARE", "PILOT_TILT", "MIN_PILOT", "SECOND_FLOOR", "MAX_SECOND_RATIO",
            "pilot_size", "pilot_probabilities", "SecondBatch", "second_batch", "second_ratio",
-           "combined_design", "two_batch_inclusion"]
+           "combined_design", "with_half_width", "two_batch_inclusion"]
 
 #: Share of the budget (expected labels) the pilot takes.
 PILOT_SHARE = 0.2
@@ -82,22 +84,29 @@ def second_ratio(probabilities: np.ndarray, control: np.ndarray, labels: float,
     return float(width_ratio / np.sqrt(1 - t))
 
 
-def combined_design(design: ActiveDesign, pilot_half: float) -> ActiveDesign:
-    """``design``'s expectations as the two-stage estimate will give them: its expected
-    half-width combined with the pilot's own, ``pilot_half``
-    (:func:`core.evaluation.sampling.plan_range.combined_half_width`), and its worth against
-    PPI++ and random labels with it; ``design`` as it is when either is not finite."""
+def with_half_width(design: ActiveDesign, half: float) -> ActiveDesign:
+    """``design`` with another expected half-width ``half`` (the two stages', or the one the
+    estimate is expected to report), its worth against the same PPI++ half-width,
+    worth * (h / half)^2, and its random-label equivalent with it; ``design`` as it is when
+    either half-width is not finite or not positive."""
     import dataclasses
     import math
 
-    h2 = design.expected_half_width
-    half = combined_half_width(h2, pilot_half)
-    if not (math.isfinite(h2) and h2 > 0 and math.isfinite(half) and half > 0):
+    h = design.expected_half_width
+    if not (math.isfinite(h) and h > 0 and math.isfinite(half) and half > 0):
         return design
-    return dataclasses.replace(design, expected_half_width=half,
-                               worth_vs_ppi=design.worth_vs_ppi * (h2 / half) ** 2,
+    return dataclasses.replace(design, expected_half_width=float(half),
+                               worth_vs_ppi=design.worth_vs_ppi * (h / half) ** 2,
                                random_equivalent=srs_size_for_half_width(len(design.pi), 0.25,
                                                                          half))
+
+
+def combined_design(design: ActiveDesign, pilot_half: float) -> ActiveDesign:
+    """``design``'s ideal expectations combined with a pilot's: its expected half-width
+    combined with the pilot's own, ``pilot_half``
+    (:func:`core.evaluation.sampling.plan_range.combined_half_width`), and its worth against
+    PPI++ and random labels with it (:func:`with_half_width`)."""
+    return with_half_width(design, combined_half_width(design.expected_half_width, pilot_half))
 
 
 def pilot_size(labels: float, share: float = PILOT_SHARE) -> float:
@@ -172,8 +181,9 @@ class SecondBatch:
     ----------
     design : ActiveDesign
         The recommended design on the recalibrated probabilities: pi = 1 on the pilot's rows
-        (carried), the second batch's p2 elsewhere; its expectations are the whole table's
-        (with ``pilot_half``, the two-stage estimate's: :func:`combined_design`).
+        (carried), the second batch's p2 elsewhere; its expectations are the whole table's,
+        its half-width the one the estimate is expected to report (``width_model``; with
+        ``pilot_half``, the two-stage estimate's).
     probabilities : ndarray of shape (M, K)
         The class probabilities the plan rests on.
     calibrated : bool
@@ -189,7 +199,8 @@ class SecondBatch:
 def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: int, *,
                  labels: float, pilot_pi: np.ndarray, rows: np.ndarray,
                  human_codes: np.ndarray, width_ratio: float = DEFAULT_WIDTH_RATIO,
-                 floor: float = SECOND_FLOOR, pilot_half: float | None = None) -> SecondBatch:
+                 floor: float = SECOND_FLOOR, pilot_half: float | None = None,
+                 width_model: Any = None) -> SecondBatch:
     """Plan the rest of a two-batch budget on the confidences recalibrated on the pilot.
 
     Parameters
@@ -217,6 +228,12 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
         1 / h2^2 = 1 / h^2 - 1 / h1^2, h = ``width_ratio`` times PPI++'s expected half-width
         on the whole budget, and spends the difference on accuracy (its width ratio at most
         :data:`MAX_SECOND_RATIO`). It depends on the pilot only, so validity is untouched.
+    width_model : callable, optional
+        The half-width the estimate is expected to report,
+        ``(probabilities, machine_codes, confidence, pi, pilot_half=) -> float``
+        (:func:`core.evaluation.estimate.estimator_half_width`): every design of the frontier
+        then expects it (after the choice, which stays the ideal estimator's); without it, the
+        ideal estimator's, combined with ``pilot_half`` (:func:`combined_design`).
 
     Returns
     -------
@@ -243,14 +260,19 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
         probs = machine_probabilities(codes, q, n_classes)
         calibrated = False
     rest = max(float(labels) - len(rows), 1.0)
+    half1 = None
     if pilot_half is not None and np.isfinite(pilot_half) and pilot_half > 0:
+        half1 = float(pilot_half)
         width_ratio = second_ratio(probs, machine_probabilities(codes, q, n_classes),
-                                   float(labels), width_ratio, float(pilot_half))
+                                   float(labels), width_ratio, half1)
+
+    def rescore(d: ActiveDesign) -> ActiveDesign:  # as the estimate will realise it
+        if width_model is None:
+            return d if half1 is None else combined_design(d, half1)
+        return with_half_width(d, width_model(probs, codes, q, d.pi, pilot_half=half1))
     rec, _ = design_frontier(codes, q, n_classes, labels=min(rest, float(m - len(rows))),
                              known=known, width_ratio=width_ratio,
-                             floor=floor, **extra)
-    if pilot_half is not None and np.isfinite(pilot_half) and pilot_half > 0:
-        rec = combined_design(rec, float(pilot_half))
+                             floor=floor, rescore=rescore, **extra)
     return SecondBatch(design=rec, probabilities=probs, calibrated=calibrated)
 
 
