@@ -69,6 +69,11 @@ from pages._common import get_data, init_state, show_error, sidebar  # noqa: E40
 
 from pages._registry import PAGES  # noqa: E402
 from pages._warm import start as start_warmup  # noqa: E402
+from core.workspace.fonts import CJK_FONT, cjk_served_face  # noqa: E402
+
+#: where Streamlit's static serving (``server.enableStaticServing``, the folder ``static`` beside
+#: this file, a link to the font's folder) hands out the bundled CJK font
+CJK_URL = f"app/static/{CJK_FONT.name}"
 
 
 def data_names(data) -> str:
@@ -120,6 +125,11 @@ init_state()
 start_warmup()
 _data = get_data()
 _names_key = json.dumps([_data.content_id, str(_data.name), _data.roles], sort_keys=True, default=str)
+# every CJK character, free text included, from the bundled font the server hands out (a page
+# with none fetches nothing); the names' inline subset after it comes first for its characters
+# (a later face is tried first) and draws them even where static serving is off
+st.markdown(f"<style>{cjk_served_face(CJK_URL, family='Source Sans')}</style>",
+            unsafe_allow_html=True)
 if (style := cjk_style(_names_key, _data)):
     st.markdown(style, unsafe_allow_html=True)
 nav = st.navigation(declared_pages())

@@ -99,3 +99,14 @@ def test_streamlit_run_binds_to_this_machine_and_contacts_nothing(monkeypatch):
         assert looked_up == []
     finally:
         config.get_config_options(force_reparse=True)
+
+
+def test_the_cjk_font_is_served_from_the_static_folder():
+    """Issue 33: free text in CJK drawn with the bundled font on a machine without one. The app
+    points the browser at app/static/<font> (app.py's CJK_URL), which Streamlit serves from the
+    folder ``static`` beside app.py when static serving is on."""
+    from core.workspace.fonts import CJK_FONT
+
+    assert _config()["server"]["enableStaticServing"] is True
+    served = ROOT / "static" / CJK_FONT.name
+    assert served.is_file() and served.resolve() == CJK_FONT.resolve()

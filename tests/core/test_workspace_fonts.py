@@ -118,3 +118,26 @@ def test_an_installed_package_has_the_font(tmp_path):
     assert where == "core/workspace/font_files/NotoSansCJKjp-Subset.woff"
     assert where in names and "core/workspace/font_files/OFL.txt" in names
     assert zipfile.ZipFile(wheel).read(where) == CJK_FONT.read_bytes()
+
+
+def test_the_served_face_covers_every_character_the_cjk_blocks_hold():
+    """The served face's unicode-range is exactly the CJK blocks cjk_characters finds: a
+    character it picks is inside a range, the code points beside the blocks are not."""
+    import re as _re
+
+    from core.workspace.fonts import CJK_RANGES, cjk_characters, cjk_served_face
+
+    face = cjk_served_face("app/static/f.woff", family="Source Sans")
+    assert "font-family: 'Source Sans'" in face and "url('app/static/f.woff')" in face
+    spans = [tuple(int(x, 16) for x in r[2:].split("-")) for r in CJK_RANGES]
+    assert _re.search(r"unicode-range: ([^;]+);", face).group(1) == ", ".join(CJK_RANGES)
+
+    def inside(cp: int) -> bool:
+        return any(lo <= cp <= hi for lo, hi in spans)
+
+    for lo, hi in spans:
+        for cp in (lo, hi):
+            assert cjk_characters(chr(cp)) == chr(cp) and inside(cp)
+        for cp in (lo - 1, hi + 1):
+            assert inside(cp) or cjk_characters(chr(cp)) == ""
+    assert cjk_characters("検証 ok") == "検証" and all(inside(ord(c)) for c in "検証")

@@ -58,6 +58,9 @@ def test_home_first_screen_reads_the_latest_round(browser, tmp_path):
         # "Source Sans", given their glyphs by the app
         _assert_cjk_drawn(page, '[data-testid="stMarkdownContainer"]', "日本語",
                           family="Source Sans")
+        # CJK free text, characters in none of the dataset's names: from the font the server
+        # hands out at app/static (fetched on demand), in the same family
+        _assert_served_cjk(page, url, "検証済応答文")
         assert not page.locator('[data-testid="stException"]').count()
         # the report, one click away: made on the click, the round's summary first
         button = page.get_by_role("button", name="Report for stakeholders (HTML)").first
@@ -68,3 +71,32 @@ def test_home_first_screen_reads_the_latest_round(browser, tmp_path):
         assert report.index("class='summary'") < report.index("The question")
         assert f"{spent:.1f} h</b> of work" in report
         page.close()
+
+
+def _assert_served_cjk(page, url: str, text: str) -> None:
+    """``text`` (CJK characters none of the page's inline faces hold) loads a face of "Source
+    Sans" served at app/static and draws real glyphs: each character's ink differs from the
+    others' and from the missing-glyph box (U+E000)."""
+    from core.workspace.fonts import CJK_FONT
+
+    assert page.request.get(f"{url}/app/static/{CJK_FONT.name}").body()[:4] == b"wOFF"
+    inks = page.evaluate(
+        """async (chars) => {
+            const faces = await document.fonts.load(`48px "Source Sans"`, chars);
+            const c = document.createElement('canvas'); c.width = 64; c.height = 64;
+            const ctx = c.getContext('2d', {willReadFrequently: true});
+            const ink = ch => {
+                ctx.clearRect(0, 0, 64, 64); ctx.font = '48px "Source Sans"';
+                ctx.fillStyle = '#000'; ctx.fillText(ch, 4, 52);
+                const d = ctx.getImageData(0, 0, 64, 64).data;
+                let s = ''; for (let i = 3; i < d.length; i += 4) s += d[i] > 127 ? '1' : '0';
+                return s;
+            };
+            return {ranges: faces.map(f => f.unicodeRange), box: ink('\\ue000'),
+                    chars: [...chars].map(ink)};
+        }""", text)
+    assert any("U+4E00" in r.upper() or "U+2E80" in r.upper() for r in inks["ranges"]), inks["ranges"]
+    chars = inks["chars"]
+    assert len(set(chars)) == len(chars), "distinct characters drew the same glyph (boxes)"
+    for ink in chars:
+        assert ink != inks["box"] and ink.count("1") > 100
