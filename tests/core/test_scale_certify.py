@@ -107,20 +107,29 @@ def test_no_human_label_column_is_refused(tmp_path):
         read_certify_design(str(path))
 
 
+def _certificates(frame, parquet, stem, capsys) -> list[tuple[dict, dict]]:
+    """``(in memory, large-table path)`` certificates, selective then overall error (delta
+    0.1), of ``frame`` written as a CSV table and of the Parquet table ``parquet`` with
+    ``--engine local``. A table is certified once (its round records it): each certificate of
+    ``frame`` is made on its own copy, ``<stem>0.csv``, ``<stem>1.csv``."""
+    out = []
+    for i, flags in enumerate((("--alpha", "0.1"), ("--overall-error", "0.05"))):
+        copy = f"{stem}{i}.csv"
+        frame.to_csv(copy, index=False)
+        assert main(["certify", copy, *flags, "--delta", "0.1", "--json"]) == 0
+        mem = json.loads(capsys.readouterr().out)
+        assert main(["certify", str(parquet), *flags, "--delta", "0.1", "--json",
+                     "--engine", "local"]) == 0
+        out.append((mem, json.loads(capsys.readouterr().out)))
+    return out
+
+
 def test_cli_certify_of_a_parquet_table_equals_the_csv_one(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HMCEVAL_WORKSPACE", str(tmp_path / "ws"))
     df = _table(1000, 6, 1500)
     df.to_csv(tmp_path / "t.csv", index=False)
     df.to_parquet(tmp_path / "t.parquet", row_group_size=1500)
-    for i, flags in enumerate((("--alpha", "0.1"), ("--overall-error", "0.05"))):
-        # a table is certified once (its round records it): each certificate on its own copy
-        df.to_csv(tmp_path / f"t{i}.csv", index=False)
-        assert main(["certify", str(tmp_path / f"t{i}.csv"), *flags, "--delta", "0.1",
-                     "--json"]) == 0
-        mem = json.loads(capsys.readouterr().out)
-        assert main(["certify", str(tmp_path / "t.parquet"), *flags, "--delta", "0.1",
-                     "--json", "--engine", "local"]) == 0
-        big = json.loads(capsys.readouterr().out)
+    for mem, big in _certificates(df, tmp_path / "t.parquet", tmp_path / "t", capsys):
         assert big == mem and big["n_machine"] > 0
     # not yet on the path: -o, --engine ray; --engine on a CSV table
     assert main(["certify", str(tmp_path / "t.parquet"), "--alpha", "0.1", "--delta", "0.1",
@@ -159,15 +168,8 @@ def test_calibration_queue_then_certify_equal_the_in_memory_path(tmp_path, monke
     cal = (big["selection"] == "calibration").to_numpy()
     big["human_label"] = np.where(cal, gold, None)
     big.to_parquet(tmp_path / "r.parquet")  # a rewrite: the metadata is gone, --engine local
-    for i, flags in enumerate((("--alpha", "0.1"), ("--overall-error", "0.05"))):
-        # no sidecar: recorded as a round of its own, certified once (each on its own copy)
-        big.to_csv(tmp_path / f"plain{i}.csv", index=False)
-        assert main(["certify", str(tmp_path / f"plain{i}.csv"), *flags, "--delta", "0.1",
-                     "--json"]) == 0
-        want = json.loads(capsys.readouterr().out)
-        assert main(["certify", str(tmp_path / "r.parquet"), *flags, "--delta", "0.1",
-                     "--json", "--engine", "local"]) == 0
-        got = json.loads(capsys.readouterr().out)
+    # no sidecar: each CSV copy recorded as a round of its own
+    for want, got in _certificates(big, tmp_path / "r.parquet", tmp_path / "plain", capsys):
         assert got == want and got["n_calibration"] == 1500 and got["n_machine"] > 0
 
 
