@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import DataError
-from core.workspace.active_rounds import earlier_labels, find_dataset_id
+from core.workspace.active_rounds import earlier_labels
 from core.workspace.round_settings import RoundSettings
 
 __all__ = ["is_pilot", "pilot_settings", "pilot_rest", "rest_settings", "pilot_state"]
@@ -103,14 +103,11 @@ def pilot_state(ws: Any, data: Any, round_id: int) -> dict[str, Any] | None:
         rest = pilot_rest(ws, data, round_id)
     except DataError as exc:
         why = str(exc)
-    planned = []
-    dsid = find_dataset_id(ws, data)
-    if dsid is not None:
-        for rid in ws.list_rounds(dsid)["id"].tolist():
-            if int(rid) > int(round_id) and \
-                    (ws.round(int(rid)).get("settings") or {}).get("calibrate_on") == \
-                    int(round_id):
-                planned.append(int(rid))
+    # a round planned on it is of its dataset (earlier_labels refuses another)
+    planned = [int(rid) for rid in ws.list_rounds(rnd["dataset_id"])["id"].tolist()
+               if int(rid) > int(round_id)
+               and (ws.round(int(rid)).get("settings") or {}).get("calibrate_on")
+               == int(round_id)]
     return {"budget": float(settings["labels"]), "queued": queued, "labelled": labelled,
             "complete": bool(queued) and labelled >= queued, "rest": rest, "why_not": why,
             "planned": planned}
