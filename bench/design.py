@@ -58,6 +58,9 @@ def load_sets() -> list[dict]:
     m = pd.read_csv(SHARED / "pac-labels" / "misinfo.csv")
     out.append({"name": "misinfo (pac-labels)", "machine": m["Yhat (GPT4o)"], "gold": m["Y"],
                 "q": m["confidence"], "labels": 292})
+    for few in (40, 75):  # few labels, as the issue's 75-label cells
+        out.append({"name": f"misinfo, {few} labels", "machine": m["Yhat (GPT4o)"],
+                    "gold": m["Y"], "q": m["confidence"], "labels": few})
     h = pd.read_csv(SHARED / "hmceval" / "ilp_data_trustscore_f2.tsv", sep="\t")
     d = make_demo()
     # the product's default budget (the paper's N / M = 0.5), and 15 % as on misinfo
@@ -79,6 +82,18 @@ def load_sets() -> list[dict]:
     return out
 
 
+def queue_design(s: dict, budget: float):
+    """The design ``hmceval queue --design active --labels B`` plans on the table (no labels):
+    :func:`plan_design` with the estimate's expected half-width as its ``width_model``, plain
+    random labelling where the active design would be worth less than PPI++."""
+    from core.evaluation.sampling import load_design, plan_design
+    from core.evaluation.estimate import estimator_half_width
+
+    table = pd.DataFrame({"machine_label": np.asarray(s["classes"], dtype=object)[s["mach"]],
+                          "machine_confidence": s["q"]})
+    return plan_design(load_design(table), labels=budget, width_model=estimator_half_width).design
+
+
 def compare(s: dict, rounds: int) -> None:
     from ppi_py import ppi_mean_ci
 
@@ -86,7 +101,7 @@ def compare(s: dict, rounds: int) -> None:
     m, budget = len(q), s["labels"]
     truth = np.bincount(gold, minlength=k) / m
     t0 = time.perf_counter()
-    rec, _ = design_frontier(mach, q, k, labels=budget)
+    rec = queue_design(s, budget)
     t_design = time.perf_counter() - t0
     pi = rec.pi
     f = machine_probabilities(mach, q, k)
@@ -141,7 +156,8 @@ def compare(s: dict, rounds: int) -> None:
     print(f"\n## {s['name']}: M = {m:,}, budget {budget} labels (mean drawn {np.mean(n_lab):.1f}), "
           f"{rounds} rounds; design {t_design * 1e3:.0f} ms, estimate {t_est / rounds * 1e3:.1f} "
           "ms per round")
-    print(f"recommended design: mu = {rec.mu:.3g}, {rec.n_routed} rows routed (pi = 1), "
+    print(f"recommended design: {rec.kind}, mu = {rec.mu:.3g}, {rec.n_routed} rows routed "
+          f"(pi = 1), "
           f"expected accuracy {rec.expected_accuracy:.4f}, expected half-width "
           f"{rec.expected_half_width:.4f}")
     print("| class | ours: half-width = worth | PPI++ = worth | plain random | today's design "

@@ -5,7 +5,8 @@ For each table (PAC Labels' misinfo headlines judged by GPT-4o; the HMCEval rele
 confidence is a trust score) and a budget, repeat a round many times with the truth known:
 
 * **no labels**: ``hmceval queue --design active --labels B`` planned on the confidences as
-  reported (``plan_design``), drawn with a new seed each round;
+  reported (``plan_design`` with the estimate's expected half-width, as ``queue`` plans), drawn
+  with a new seed each round;
 * **150 earlier labels**: a first round of 150 random labels, then the rest of the budget
   planned on the confidences recalibrated on them (``--calibrate-on``), the 150 carried;
 * **two batches**: the pilot of :mod:`core.evaluation.sampling.two_batch` (20 % of the budget, half
@@ -95,7 +96,8 @@ def cell(s: dict, rounds: int, earlier: bool | str) -> dict:
     m, budget = len(s["q"]), s["labels"]
     rows_ = []
     pick = np.random.default_rng(7)
-    plan = None if earlier else plan_design(s["design"], labels=budget, seed=0)
+    plan = None if earlier else plan_design(s["design"], labels=budget, seed=0,
+                                            width_model=estimator_half_width)
     p1 = pilot_probabilities(s["q"], budget) if earlier == "two batches" else None
     for r in range(rounds):
         if earlier == "two batches":  # the pilot, then the rest planned on its labels

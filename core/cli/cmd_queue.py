@@ -500,7 +500,9 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
             return 0
         from core.format import count
 
-        print(f"{kind} design: {n_to_label} rows to label ({shown}); expected final "
+        planned = summary.get("design", kind)
+        said = kind if planned == kind else f"{kind} design asked, plain {planned}"
+        print(f"{said} design: {n_to_label} rows to label ({shown}); expected final "
               f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "
               f"{hw:.4f} (worth {count(summary['random_equivalent'])} random labels); round table "
               f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")

@@ -154,6 +154,7 @@ def run_queue(args) -> int:
     from core.atomic import check_writable
     from core.cli.common import print_json, shown
     from core.evaluation.sampling import SELECTIONS
+    from core.evaluation.estimate import estimator_half_width
     from core.scale.design import plan_scaled
     from core.scale.kernels import design_pi
     from core.scale.parquet import (detect_parquet_roles, parquet_rows, queued_view,
@@ -182,7 +183,8 @@ def run_queue(args) -> int:
     try:
         plan = plan_scaled(engine, n_classes=len(classes), labels=args.labels,
                            effort_budget=args.effort_budget, lam=lam, kind=kind,
-                           width_ratio=args.width_ratio, seed=int(args.seed))
+                           width_ratio=args.width_ratio, seed=int(args.seed),
+                           width_model=estimator_half_width)
     finally:
         engine.close()
     m = parquet_rows(args.path)

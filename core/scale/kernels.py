@@ -15,7 +15,7 @@ import numpy as np
 from core.evaluation.sampling import DRAW_SALT, machine_probabilities
 
 __all__ = ["row_inputs", "active_pi", "design_pi", "row_sigma", "k_stats", "k_gain", "k_sig_gain", "k_budget", "k_budget_many", "k_describe_many", "k_describe",
-           "k_draw", "uniforms"]
+           "k_draw", "k_model_inputs", "uniforms"]
 
 
 def row_inputs(ch: dict, n_classes: int, lam: float) -> dict:
@@ -169,3 +169,10 @@ def k_draw(ch: dict, start: int, *, spec: dict, seed: int) -> dict:
     g = row_inputs(ch, spec["n_classes"], spec["lam"])["g"]
     return {"audit": np.flatnonzero(drawn & ~routed) + start,
             "routed": np.flatnonzero(routed) + start, "gain": g[routed]}
+
+
+def k_model_inputs(ch: dict, start: int, *, spec: dict) -> dict:
+    """A chunk's machine codes, confidences and pi under ``spec``: what a plan's
+    ``width_model`` reads (:func:`core.evaluation.estimate.estimator_half_width`)."""
+    return {"code": np.asarray(ch["code"], dtype=np.int64),
+            "q": np.asarray(ch["q"], dtype=float), "pi": design_pi(ch, spec)}

@@ -13,8 +13,8 @@ from core.errors import DataError
 from core.evaluation.sampling.active import (ACCURACY_TOLERANCE, DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO,
                                     active_design,
                                     design_frontier, inclusion_probabilities,
-                                    machine_probabilities, routing_design, row_uncertainty,
-                                    target_note)
+                                    machine_probabilities, routing_design, row_uncertainty)
+from core.evaluation.sampling.promises import target_note
 from core.evaluation.sampling.draw import draw
 
 

@@ -21,6 +21,8 @@ Parts (import the names below from this package, not from its modules):
   per-draw probabilities.
 * :mod:`core.evaluation.sampling.two_batch`: two batches, a pilot and the rest planned on its
   labels.
+* :mod:`core.evaluation.sampling.promises`: what a plan promises before any label: the targets
+  note, plain random labelling where the active design would give a looser interval than PPI++.
 * :mod:`core.evaluation.sampling.blind`: what annotators see: an allow-list of columns.
 """
 
@@ -31,7 +33,7 @@ from core.evaluation.sampling.design import (add_audit, annotator_table, coded_c
 from core.evaluation.sampling.active import (active_design, ActiveDesign, compared_with,
                                              DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, design_frontier,
                                              FLOOR_LABELS, machine_probabilities,
-                                             PROBABILITY_COLUMN, TAIL_FLOORS, target_note)
+                                             PROBABILITY_COLUMN, TAIL_FLOORS)
 from core.evaluation.sampling.plan import plan_design
 from core.evaluation.sampling.forecast import calibrated_probabilities, MIN_CALIBRATION_LABELS
 from core.evaluation.sampling.plan_range import (combined_half_width, planned_vs_realised,
@@ -46,6 +48,7 @@ from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABI
                                              stream_weights, StreamPlan)
 from core.evaluation.sampling.two_batch import (combined_design, pilot_probabilities, PILOT_SHARE,
                                                 PILOT_TILT, second_batch, with_half_width)
+from core.evaluation.sampling.promises import prefer_random, target_note
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
 __all__ = [
@@ -58,7 +61,7 @@ __all__ = [
     "combined_half_width", "compared_with", "default_audit", "design_frontier", "draw",
     "draw_stream", "earlier_stage", "expected_half_width", "load_design",
     "machine_probabilities",
-    "pilot_probabilities", "plan_design", "plan_queue", "plan_stratified", "planned_vs_realised",
+    "pilot_probabilities", "plan_design", "prefer_random", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",
     "with_half_width", "z_value"

@@ -65,7 +65,7 @@ from core.evaluation.sampling.forecast import ppi_expected_half_width
 from core.evaluation.sampling.audit import srs_size_for_half_width, z_value
 
 __all__ = ["compared_with", "DESIGNS", "PROBABILITY_COLUMN", "DEFAULT_FLOOR", "FLOOR_LABELS", "DEFAULT_WIDTH_RATIO",
-           "ACCURACY_TOLERANCE", "target_note", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
+           "ACCURACY_TOLERANCE", "machine_probabilities", "row_uncertainty", "inclusion_probabilities",
            "ActiveDesign", "routing_design", "design_frontier", "active_design"]
 
 #: The designs a round can be planned with (``hmceval queue --design``).
@@ -291,56 +291,6 @@ def compared_with(d: ActiveDesign, route: ActiveDesign, ppi_half: float) -> Acti
     return ActiveDesign(**{**d.__dict__,
                            "accuracy_vs_routing": d.expected_accuracy - route.expected_accuracy,
                            "worth_vs_ppi": worth})
-
-
-def target_note(frontier: pd.DataFrame, *, calibrated_on: str | None = None) -> str | None:
-    """What the planner can promise before any label, from a frontier's table.
-
-    ``calibrated_on`` names the labels the expectations were recalibrated on (``"round 3"``),
-    when they were.
-
-    Returns
-    -------
-    str or None
-        A sentence when no design on the frontier is expected to keep both promises (final
-        labels within :data:`ACCURACY_TOLERANCE` of routing the same budget, and every class
-        share's interval worth at least as many labels as PPI++'s with the same number of
-        random labels), naming what the recommended design gives up; None when some design
-        is (or the table has no such columns).
-    """
-    if frontier is None or "meets_targets" not in frontier:
-        return None
-    act = frontier[frontier["design"] == "active"]
-    if act["meets_targets"].astype(bool).any():
-        return None
-    rec = act[act["recommended"].astype(bool)]
-    if rec.empty:
-        return None
-    r = rec.iloc[0]
-    gap = float(r["accuracy_vs_routing"])
-    worth = r["worth_vs_ppi"]
-    worth_txt = "" if worth is None or not math.isfinite(float(worth)) else \
-        f"{float(worth):.2f} times"
-    near = act[act["accuracy_vs_routing"].astype(float) >= -ACCURACY_TOLERANCE]
-    alt = ""
-    if len(near):
-        best = near.loc[near["expected_half_width"].astype(float).idxmin()]
-        w = best["worth_vs_ppi"]
-        alt = (" The tightest design within 1 point of routing is expected to be worth "
-               f"{float(w):.2f} times PPI++'s labels." if w is not None
-               and math.isfinite(float(w)) else "")
-    favours = (f"{worth_txt} PPI++'s labels, " if worth_txt else "") + (
-        f"final labels {abs(gap) * 100:.1f} points {'below' if gap < 0 else 'above'} routing")
-    basis = (" Expected values, taking the confidences as probabilities: where they are over- "
-             "or underconfident, the round can do better or worse than expected."
-             if calibrated_on is None else
-             f" Expected values, from the confidences recalibrated on the labels of "
-             f"{calibrated_on}.")
-    return ("On these confidences no design is expected both to keep the final labels within "
-            "1 point of routing the same budget and to give an interval worth as many random "
-            "labels as PPI++'s: labels that make the final labels most accurate (the least "
-            f"confident rows, for sure) inform the estimate least. The recommended design "
-            f"favours the interval ({favours})." + alt + basis)
 
 
 def _budget_cost(m: int, effort: np.ndarray, labels: float | None,

@@ -21,6 +21,7 @@ from core.errors import DataError, describe_rows
 from core.evaluation.sampling.active import ActiveDesign, design_frontier
 from core.evaluation.sampling.design import SELECTIONS, Design, EarlierLabels, QueuePlan
 from core.evaluation.sampling.draw import draw_queue, earlier_stage
+from core.evaluation.sampling.promises import prefer_random
 
 __all__ = ["plan_design"]
 
@@ -74,13 +75,18 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         (:func:`core.evaluation.sampling.two_batch.second_ratio`: the width ratio the
         pilot's estimate leaves, spent on accuracy). It depends on the pilot only.
     width_model : callable, optional
-        With ``earlier``: the half-width the estimate is expected to report for a design,
+        The half-width the estimate is expected to report for a design,
         ``(probabilities, machine_codes, confidence, pi, pilot_half=) -> float``
         (:func:`core.evaluation.estimate.estimator_half_width`, which
-        ``core.workspace.active_rounds`` passes). Every design of the frontier (so
-        ``meets_targets``, worth and ``targets_note``) and the range then expect it, combined
-        with ``pilot_half`` in two stages; the choice of design is unchanged. Without it,
-        the ideal estimator's half-width (combined with ``pilot_half``).
+        ``core.workspace.active_rounds`` passes), on the probabilities the plan rests on (the
+        confidences as reported, or recalibrated on ``earlier``). Every design of the frontier
+        (so ``meets_targets``, worth and ``targets_note``) and the range then expect it,
+        combined with ``pilot_half`` in two stages; the choice along the frontier is
+        unchanged, but where no rows are carried and the recommended design is expected to
+        be worth fewer labels than PPI++'s, plain random labelling is recommended instead
+        when it keeps the final labels about as accurate
+        (:func:`core.evaluation.sampling.promises.prefer_random`). Without it, the ideal
+        estimator's half-width (combined with ``pilot_half``).
 
     Returns
     -------
@@ -140,14 +146,22 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                              float(labels) + float(known.sum()), ratio, float(pilot_half))
     rescore = None
     half1 = float(pilot_half) if two_stage else None
-    if earlier is not None and (width_model is not None or two_stage):
+    if width_model is not None or two_stage:
+        from core.evaluation.sampling.active import machine_probabilities
         from core.evaluation.sampling.two_batch import combined_design, with_half_width
+
+        probs = extra.get("probabilities")
+        probs = machine_probabilities(codes, inp.a, k) if probs is None else probs
 
         def rescore(d: ActiveDesign) -> ActiveDesign:  # what the estimate will report
             if width_model is None:
                 return combined_design(d, half1)
-            return with_half_width(d, width_model(extra["probabilities"], codes, inp.a, d.pi,
-                                                  pilot_half=half1))
+            half = width_model(probs, codes, inp.a, d.pi, pilot_half=half1)
+            if d.kind == "random" and not known.any() and half1 is None:
+                # on plain random labels the estimate keeps PPI++'s interval unless another
+                # is tighter: never wider than PPI++'s (worth = (PPI++'s half / half)^2)
+                half = min(half, d.expected_half_width * float(np.sqrt(d.worth_vs_ppi)))
+            return with_half_width(d, half)
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,
                                  width_ratio=ratio, rescore=rescore, **extra)
@@ -170,6 +184,8 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
         chosen = _pilot(codes, inp, k, float(labels), table)
     elif mu is None:
         chosen = rec
+        if kind == "active" and width_model is not None and not known.any():
+            chosen, table = prefer_random(rec, table)
     else:
         from core.evaluation.sampling.active import active_design
 
@@ -246,7 +262,7 @@ def _range(codes: np.ndarray, q: np.ndarray, k: int, pi: np.ndarray, known: np.n
     return expected_range(extra.get("probabilities", own), codes, pi, control=own,
                           n_random=float(pi[~known].sum()) + float(known.sum()),
                           n_labels=n_eff, routing_pi=route, pilot_half=pilot_half,
-                          half_width=None if earlier is None or width_model is None else
+                          half_width=None if width_model is None else
                           lambda p, pi_: width_model(p, codes, q, pi_, pilot_half=pilot_half))
 
 
