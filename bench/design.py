@@ -313,7 +313,7 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
     it); against PPI++ on the same total of random labels and routing the same total.
     ``fit_on_pilot``: the second stage's controls fitted on the pilot's rows too."""
     from core.evaluation.sampling import pilot_probabilities, second_batch
-    from core.evaluation.estimate import two_stage_estimates
+    from core.evaluation.estimate import estimator_half_width, two_stage_estimates
 
     mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
     m, budget = len(q), s["labels"]
@@ -336,7 +336,8 @@ def two_batches(s: dict, rounds: int, share: float, tilt: float, combine: bool =
             extra["pilot_half"] = float(max(halves)) if not any(
                 x["conservative"] for x in alone["class_shares"]) else None
         rec = second_batch(mach, q, k, labels=budget, pilot_pi=p1, rows=rows,
-                           human_codes=gold[rows], **extra).design
+                           human_codes=gold[rows], width_model=estimator_half_width,
+                           **extra).design
         xi = draw(rec.pi, seed=30_000 + r) | first
         res = None
         if combine:  # the pilot's own estimate and the round's, combined (two_stage)
@@ -452,6 +453,39 @@ def frontier_span(s: dict, rounds: int) -> None:
     print("\n".join(cells))
 
 
+def frontiers(sets: list[dict], rounds: int) -> None:
+    """Whether two batches pay on the frontier: the realised (final accuracy - routing, worth
+    / PPI++) of one batch planned on the confidences as reported at several width ratios,
+    against two batches (pilot, then the rest planned on its labels) at several second-batch
+    ratios; the same estimator, draws and PPI++ comparison as the sections above."""
+    print(f"\n## one batch against two on the realised frontier ({rounds} rounds per point): "
+          "final accuracy - routing the same total, worth / PPI++'s (smallest class)")
+    print("| data | one batch, width ratio 0.95 / 1.1 / 1.3 / 1.6 | two batches, second "
+          "ratio default / 1.3 / 1.6 / 2 |")
+    print("| --- | --- | --- |")
+    for s in sets:
+        if s["labels"] < 120:
+            continue
+        mach, gold, q, k = s["mach"], s["gld"], s["q"], max(len(s["classes"]), 2)
+        m, budget = len(q), s["labels"]
+        f = machine_probabilities(mach, q, k)
+        order = np.argsort(-(1 - q), kind="stable")[:budget]
+        acc_route = ((mach == gold).sum() + (mach[order] != gold[order]).sum()) / m
+        one = []
+        for ratio in (0.95, 1.1, 1.3, 1.6):
+            d, _ = design_frontier(mach, q, k, labels=budget, width_ratio=ratio)
+            runs = Rounds(mach, gold, q, f, np.random.default_rng(11))
+            for r in range(rounds):
+                runs.add(draw(d.pi, seed=10_000 + r), d.pi)
+            out = runs.summary(acc_route)
+            one.append(f"{100 * out['dacc']:+.2f} pt, {out['ratio']:.2f}")
+        two = []
+        for ratio in (None, 1.3, 1.6, 2.0):
+            out = two_batches(s, rounds, PILOT_SHARE, PILOT_TILT, width_ratio=ratio)
+            two.append(f"{100 * out['dacc']:+.2f} pt, {out['ratio']:.2f}")
+        print(f"| {s['name']} | {' / '.join(one)} | {' / '.join(two)} |", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=500)
@@ -472,11 +506,17 @@ def main() -> None:
                     help="plan the second batch for its own interval, not the two-stage one")
     ap.add_argument("--pilot-fit", action="store_true",
                     help="fit the second stage's controls on the pilot's rows too")
+    ap.add_argument("--frontiers", action="store_true",
+                    help="only: one batch against two along the realised frontier")
     ap.add_argument("--no-extras", action="store_true",
                     help="skip the frontier, covariate, effort and group sections")
     args = ap.parse_args()
     rounds = 100 if args.quick else args.rounds
     sets = load_sets()
+    if args.frontiers:
+        frontiers([s for s in sets if args.only is None or args.only in s["name"]],
+                  max(60, rounds // 2))
+        return
     for s in sets:
         if args.only is None or args.only in s["name"]:
             compare(s, rounds)
@@ -490,7 +530,7 @@ def main() -> None:
     frontier_span(sets[0], 100)
     covariates(rounds)
     if args.only is None:
-        effort_budget(sets[3], rounds)
+        effort_budget(next(x for x in sets if "effort" in x), rounds)
         groups(max(100, rounds // 5))
 
 

@@ -73,6 +73,7 @@ def large_preview(data, settings: dict) -> dict | None:
         return None
     import pandas as pd
 
+    from core.evaluation.estimate import estimator_half_width
     from core.scale.design import plan_scaled
     from core.scale.engine import LocalEngine
     from core.workspace.active_rounds import budget_of
@@ -90,7 +91,7 @@ def large_preview(data, settings: dict) -> dict | None:
         plan = plan_scaled(engine, n_classes=len(classes), kind=settings["design"],
                            lam=float(settings.get("lam", 0.0)), seed=int(settings.get("seed", 0)),
                            width_ratio=None if ratio is None else float(ratio),
-                           **budget_of(settings))
+                           width_model=estimator_half_width, **budget_of(settings))
     finally:
         engine.close()
     return {"summary": plan.design.summary(), "frontier": plan.frontier, "range": None,

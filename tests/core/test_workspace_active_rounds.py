@@ -26,23 +26,37 @@ def ws(tmp_path):
 def test_plan_stores_the_inclusion_probabilities(ws):
     data = prepare(judge_table(per_group=100), name="judge")
     rid = R.plan_round(ws, data, kind="budget",
-                       settings={"design": "active", "labels": 80, "seed": 1})
+                       settings={"design": "active", "labels": 160, "seed": 1})
     rnd, design = R.round_design(ws, rid)
     pi = rnd["inclusion"]
     assert pi.shape == (400,) and design.inclusion is not None
-    # the budget: 80 expected labels; pi in (0, 1]; routed exactly where pi = 1
-    assert pi.sum() == pytest.approx(80, rel=1e-6)
+    # the budget: 160 expected labels; pi in (0, 1]; routed exactly where pi = 1
+    assert pi.sum() == pytest.approx(160, rel=1e-6)
     assert ((pi > 0) & (pi <= 1)).all()
     sel = rnd["selection"]
-    assert ((sel == "routed") == (pi >= 1)).all()
+    assert ((sel == "routed") == (pi >= 1)).all() and (sel == "routed").any()
     assert set(sel) <= {"routed", "audit", "machine"}
     # the queue is every routed and audit row
     assert int(np.isfinite(rnd["queue_rank"]).sum()) == int((sel != "machine").sum())
-    # the design is kept with the round: 80 expected labels, one recommended frontier row
+    # the design is kept with the round: 160 expected labels, one recommended frontier row
     rec = ws.latest_result(rid, "design")
-    assert rec["design"] == "active" and rec["expected_labels"] == pytest.approx(80, rel=1e-6)
+    assert rec["design"] == "active" and rec["expected_labels"] == pytest.approx(160, rel=1e-6)
     assert sum(r["recommended"] for r in rec["frontier"]) == 1
     assert {r["design"] for r in rec["frontier"]} == {"active", "routing", "random"}
+
+
+def test_few_labels_store_plain_random_labelling_in_place_of_the_active_design(ws):
+    """At 80 labels on 400 rows the active design is expected to be worth fewer labels than
+    PPI++'s and random labelling is about as accurate: the round stores random labelling."""
+    data = prepare(judge_table(per_group=100), name="judge")
+    rid = R.plan_round(ws, data, kind="budget",
+                       settings={"design": "active", "labels": 80, "seed": 1})
+    assert np.allclose(ws.round(rid)["inclusion"], 80 / 400)
+    rec = ws.latest_result(rid, "design")
+    assert rec["design"] == "random" and rec["worth_vs_ppi"] >= 1 - 1e-9
+    shown = [r for r in rec["frontier"] if r["recommended"]]
+    assert [r["design"] for r in shown] == ["random"]
+    assert [r["design"] for r in rec["frontier"] if r.get("displaced")] == ["active"]
 
 
 def test_random_round_has_equal_probabilities(ws):
