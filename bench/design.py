@@ -108,7 +108,7 @@ def compare(s: dict, rounds: int) -> None:
     order = np.argsort(-(1 - q), kind="stable")[:budget]
     acc_route = ((mach == gold).sum() + (mach[order] != gold[order]).sum()) / m
     # today's design: route the budget less an audit, audit a simple random sample of the rest
-    n_audit = default_audit(m - budget)
+    n_audit = min(default_audit(m - budget), budget)  # few labels: all of them an audit
     routed = np.argsort(-(1 - q), kind="stable")[:budget - n_audit]
     rng = np.random.default_rng(7)
     ours_h, ours_c, ours_acc, acc_cov, ppi_h, ppi_c, plain_h, today_h, today_c = \
