@@ -501,8 +501,9 @@ def _run_weighted(args: argparse.Namespace, kind: str) -> int:
         from core.format import count
 
         planned = summary.get("design", kind)
-        said = kind if planned == kind else f"{kind} design asked, plain {planned}"
-        print(f"{said} design: {n_to_label} rows to label ({shown}); expected final "
+        said = f"{kind} design" if planned == kind else \
+            f"{kind} design asked, plain {planned} labelling planned"
+        print(f"{said}: {n_to_label} rows to label ({shown}); expected final "
               f"accuracy {summary['expected_accuracy']:.1%}, expected class-share half-width "
               f"{hw:.4f} (worth {count(summary['random_equivalent'])} random labels); round table "
               f"written to {out}" + (f"; for annotators: {sent}" if sent is not None else "")

@@ -79,7 +79,7 @@ def test_few_labels_plan_plain_random_labelling_and_say_why(capsys, misinfo, tmp
     code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 40,
                                 "--seed", 2, "-o", tmp_path / "again.csv")
     assert code == 0, err
-    assert stdout.startswith("active design asked, plain random design:")
+    assert stdout.startswith("active design asked, plain random labelling planned: ")
     assert "Plain random labelling is recommended instead of the active design" in stdout
     # the estimate on its labels is PPI++'s own interval
     table = pd.read_csv(out)
