@@ -23,6 +23,8 @@ def test_no_control_moments_by_hand():
     assert mo["var"] == pytest.approx(1 * 0.5 + 3 * 0.2)
     # w = (1 - pi) / pi^2 = [2, 12]; E r^4 = P; sum pi w^2 P = 0.5*4*0.5 + 0.25*144*0.2
     assert mo["fourth"] == pytest.approx(1.0 + 7.2)
+    # v's variance over the draw: sum pi (1 - pi) w^2 P = 0.5*0.5*4*0.5 + 0.25*0.75*144*0.2
+    assert mo["scatter"] == pytest.approx(0.5 + 5.4)
     assert mo["size"] == 0.0
 
 
@@ -99,7 +101,7 @@ def test_model_matches_the_estimator_simulated(rate, slope):
     weighted_estimates; the mean reported widest half-width against the model's. With an
     underconfident judge (slope 2: P steeper than the confidences, which a linear control
     misfits) and under 100 labels drawn (PPI++'s control only), the ideal estimator's
-    half-width is more than 10 % short of what the estimator reports."""
+    half-width is more than 8 % short of what the estimator reports."""
     rng = np.random.default_rng(11)
     m = 2000
     q = rng.uniform(0.5, 1.0, m)
@@ -122,4 +124,4 @@ def test_model_matches_the_estimator_simulated(rate, slope):
     realised = float(np.mean(halves))
     assert model == pytest.approx(realised, rel=0.06)
     if slope > 1:
-        assert expectations_under(p, codes, pi)[1] < 0.9 * realised
+        assert expectations_under(p, codes, pi)[1] < 0.92 * realised
