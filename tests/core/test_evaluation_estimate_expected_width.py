@@ -77,9 +77,11 @@ def test_combined_with_a_pilot_never_wider_than_either():
     both = estimator_half_width(p, codes, q, pi, pilot_half=0.05)
     assert both < min(alone, 0.05)
     # h -> 1 / sqrt(1 / h^2 + 1 / h1^2) is concave: the mean over the scatter is at most the
-    # combination of the mean half-width (Jensen), and not far below it
+    # combination of the mean half-width (Jensen), and not far below it; Meier's factor for
+    # the estimated weight, 1 + 4 w (1 - w) (2 / nu) <= 1 + 2 / nu, widens it by a few % (on
+    # 90-odd labels)
     comb = 1 / math.sqrt(1 / alone ** 2 + 1 / 0.05 ** 2)
-    assert comb * 0.9 <= both <= comb + 1e-12
+    assert comb * 0.9 <= both <= comb * 1.1
 
 
 def test_with_half_width_rescales_worth_by_the_squared_half_widths():

@@ -39,8 +39,9 @@ taken as the truth:
 
 With a pilot's own half-width h1 (a two-batch round estimated in two stages,
 :mod:`core.evaluation.estimate.two_stage`), each outcome is combined with it stage-wise,
-1 / sqrt(1 / h1^2 + 1 / h2^2) (the pilot alone where the second stage is conservative), before
-the average. Nothing here is fitted to any file: it is the estimator's arithmetic applied to
+1 / sqrt(1 / h1^2 + 1 / h2^2) times the square root of Meier's factor for the estimated weight
+(the pilot's degrees of freedom taken as the second stage's), the pilot alone where the second
+stage is conservative, before the average. Nothing here is fitted to any file: it is the estimator's arithmetic applied to
 the plan's own probabilities. :func:`core.evaluation.sampling.plan.plan_design` takes
 :func:`estimator_half_width` as its ``width_model`` (``core.workspace.active_rounds`` passes
 it: sampling does not import the estimators); ``bench/plan_truth.py`` measures planned
@@ -136,13 +137,14 @@ def _candidates(p: np.ndarray, f: np.ndarray, pi: np.ndarray, cells: np.ndarray
 
 
 def _halves(mo: dict[str, float], prior: float, n: float, m: int, confidence: float,
-            many: bool = True) -> tuple[np.ndarray, np.ndarray]:
+            many: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One candidate's reported half-width (a share's) at each of :data:`GRID` quantiles of
-    its variance's chi-square scatter, moderated towards ``prior``; and its penalised score.
-    ``many``: from :data:`FLEX_LABELS` labels (the matched degrees of freedom)."""
+    its variance's chi-square scatter, moderated towards ``prior``; its penalised score; and
+    the degrees of freedom its interval rests on. ``many``: from :data:`FLEX_LABELS` labels
+    (the matched degrees of freedom)."""
     ev = mo["var"]
     if ev <= 0:
-        return np.zeros(GRID), np.zeros(GRID)
+        return np.zeros(GRID), np.zeros(GRID), np.full(GRID, math.inf)
     u = (np.arange(GRID) + 0.5) / GRID
     # v scatters as the chi-square with its two moments; the estimator reads its df as
     # degrees_of_freedom does (the matched one from FLEX_LABELS labels, about half below)
@@ -154,7 +156,7 @@ def _halves(mo: dict[str, float], prior: float, n: float, m: int, confidence: fl
     v = np.where(low, (d * v + PRIOR_DF * prior) / (d + PRIOR_DF), v)
     t_low, t_high = t_quantile(confidence, d + PRIOR_DF), t_quantile(confidence, df)
     halves = np.where(low, t_low, t_high) * np.sqrt(v) / m
-    return halves, halves * (1 + mo["size"] / max(n, 1.0))
+    return halves, halves * (1 + mo["size"] / max(n, 1.0)), np.where(low, d + PRIOR_DF, df)
 
 
 def estimator_half_width(probabilities: np.ndarray, machine_codes: np.ndarray,
@@ -213,11 +215,11 @@ def estimator_half_width(probabilities: np.ndarray, machine_codes: np.ndarray,
         inv = np.where(free, 1 / np.clip(pi, 1e-12, 1) - 1, 0.0)
         priors = {name: float((inv * (pc * (1 - pc) + (pc - mo["control"]) ** 2)).sum())
                   for name, mo in moments.items()}
-        one = _halves(moments[DEFAULT_CONTROL], priors[DEFAULT_CONTROL], n_exp, mm,
-                      confidence, many=False)[0]
-        chosen = _chosen(moments, priors, n_exp, mm, confidence)
-        fixed = np.maximum(fixed, _combine(one, h1))
-        worst = np.maximum(worst, _combine(chosen, h1))
+        one, _, df_one = _halves(moments[DEFAULT_CONTROL], priors[DEFAULT_CONTROL], n_exp, mm,
+                                 confidence, many=False)
+        chosen, df_chosen = _chosen(moments, priors, n_exp, mm, confidence)
+        fixed = np.maximum(fixed, _combine(one, h1, df_one))
+        worst = np.maximum(worst, _combine(chosen, h1, df_chosen))
         cons = np.maximum(cons, np.full(GRID, h1) if h1 is not None
                           else np.full(GRID, n_unl / (2 * mm)))
     p_one = max(1.0 - p_cons - p_flex, 0.0)
@@ -225,21 +227,29 @@ def estimator_half_width(probabilities: np.ndarray, machine_codes: np.ndarray,
 
 
 def _chosen(moments: dict[str, dict[str, float]], priors: dict[str, float], n: float, m: int,
-            confidence: float) -> np.ndarray:
-    """The kept candidate's half-width at each quantile (each moderated towards its prior)."""
+            confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The kept candidate's half-width at each quantile (each moderated towards its prior),
+    and its degrees of freedom."""
     best_score = np.full(GRID, np.inf)
     best_half = np.full(GRID, np.nan)
+    best_df = np.full(GRID, math.inf)
     for name, mo in moments.items():
-        halves, score = _halves(mo, priors[name], n, m, confidence)
+        halves, score, df = _halves(mo, priors[name], n, m, confidence)
         better = score < best_score
         best_score = np.where(better, score, best_score)
         best_half = np.where(better, halves, best_half)
-    return best_half
+        best_df = np.where(better, df, best_df)
+    return best_half, best_df
 
 
-def _combine(half: np.ndarray, pilot_half: float | None) -> np.ndarray:
+def _combine(half: np.ndarray, pilot_half: float | None, df: np.ndarray) -> np.ndarray:
+    """The two stages' half-width, inverse-variance weighted, times the square root of
+    Meier's factor 1 + 4 w (1 - w) (1 / nu1 + 1 / nu2) (:mod:`core.evaluation.estimate.
+    two_stage`), the pilot's nu1 taken as the second stage's ``df`` (not known here)."""
     if pilot_half is None:
         return half
-    with np.errstate(divide="ignore"):
-        return np.where(half > 0, 1 / np.sqrt(1 / np.maximum(half, 1e-300) ** 2
-                                              + 1 / pilot_half ** 2), 0.0)
+    h = np.maximum(half, 1e-300)
+    w = h ** 2 / (h ** 2 + pilot_half ** 2)  # the pilot's weight, v2 / (v1 + v2)
+    inv = np.where(np.isfinite(df) & (df > 0), 1 / np.where(df > 0, df, 1.0), 0.0)
+    meier = 1 + 4 * w * (1 - w) * 2 * inv
+    return np.where(half > 0, np.sqrt(meier) / np.sqrt(1 / h ** 2 + 1 / pilot_half ** 2), 0.0)

@@ -439,7 +439,8 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         ``ci_high``, ``variance``, ``conservative``), ``machine_accuracy`` (the machine's
         accuracy on the table, estimated with the weights), ``controls`` (outcome -> the
         candidate kept: ``"mean"``, ``"ppi"``, ``"cells"``, ``"covariates"`` or ``"ppi++"``),
-        ``notes``.
+        ``degrees_of_freedom`` (outcome -> the df its t interval rests on, for the normal
+        intervals; PPI++'s: its labels), ``notes``.
     """
     from core.evaluation.sampling.active import machine_probabilities
 
@@ -467,6 +468,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
     names = list(controls.get("candidate_names", ["cells"])) if m else []
     sizes = list(controls.get("candidate_sizes", [])) if m else []
     chosen: dict[str, str] = {}
+    dfs: dict[str, float] = {}
     notes: list[str] = []
     shares = []
     for c in range(k):
@@ -487,6 +489,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
             est = total / m
             half = t_quantile(confidence, df) * math.sqrt(var) / m
             lo, hi = est - half, est + half
+            dfs[f"share_{c}"] = df
             if random_design:
                 # plain random labelling: PPI++ itself is a candidate (two coefficients), kept
                 # when narrower once the chosen control's penalty is set against its own
@@ -496,6 +499,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
                 if n_free < FLEX_LABELS or (p_hi - p_lo) * (1 + 2 / max(n_free, 1)) <= \
                         (hi - lo) * (1 + size / max(n_free, 1)):
                     est, lo, hi, name = p_est, p_lo, p_hi, "ppi++"
+                    dfs[f"share_{c}"] = float(n_free)  # its variances' divisors
             chosen[f"share_{c}"] = name
         shares.append(share_entry(est, lo, hi, known=known, n_unl=n_unl, m=m, n_lab=n_lab,
                                   machine_only=float((machine == c).mean()),
@@ -507,6 +511,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
         # the labelled rows count as right (a human labelled them): estimate sum_unl k_i
         total_k, var, df, chosen["accuracy"] = _best_total(
             right, lab, pi, _candidates(controls, "accuracy"), names, confidence, math.inf, sizes)
+        dfs["accuracy"] = df
         acc = accuracy_from_total(total_k, var, df, right_labelled=float(right.sum()),
                                   n_lab=n_lab, n_unl=n_unl, m=m, confidence=confidence,
                                   conservative=conservative)
@@ -522,7 +527,7 @@ def weighted_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.ndar
             "method": ("ppi++" if random_design and chosen and all(
                 v == "ppi++" for key, v in chosen.items() if key != "accuracy")
                 else "weighted"),
-            "controls": chosen,
+            "controls": chosen, "degrees_of_freedom": dfs,
             "class_shares": shares, "accuracy": acc, "machine_accuracy": machine_acc,
             "notes": notes}
 
