@@ -23,6 +23,8 @@ def test_no_control_moments_by_hand():
     assert mo["var"] == pytest.approx(1 * 0.5 + 3 * 0.2)
     # w = (1 - pi) / pi^2 = [2, 12]; E r^4 = P; sum pi w^2 P = 0.5*4*0.5 + 0.25*144*0.2
     assert mo["fourth"] == pytest.approx(1.0 + 7.2)
+    # v's variance over the draw: sum pi (1 - pi) w^2 P = 0.5*0.5*4*0.5 + 0.25*0.75*144*0.2
+    assert mo["scatter"] == pytest.approx(0.5 + 5.4)
     assert mo["size"] == 0.0
 
 
@@ -75,9 +77,11 @@ def test_combined_with_a_pilot_never_wider_than_either():
     both = estimator_half_width(p, codes, q, pi, pilot_half=0.05)
     assert both < min(alone, 0.05)
     # h -> 1 / sqrt(1 / h^2 + 1 / h1^2) is concave: the mean over the scatter is at most the
-    # combination of the mean half-width (Jensen), and not far below it
+    # combination of the mean half-width (Jensen), and not far below it; Meier's factor for
+    # the estimated weight, 1 + 4 w (1 - w) (2 / nu) <= 1 + 2 / nu, widens it by a few % (on
+    # 90-odd labels)
     comb = 1 / math.sqrt(1 / alone ** 2 + 1 / 0.05 ** 2)
-    assert comb * 0.9 <= both <= comb + 1e-12
+    assert comb * 0.9 <= both <= comb * 1.1
 
 
 def test_with_half_width_rescales_worth_by_the_squared_half_widths():
@@ -99,7 +103,7 @@ def test_model_matches_the_estimator_simulated(rate, slope):
     weighted_estimates; the mean reported widest half-width against the model's. With an
     underconfident judge (slope 2: P steeper than the confidences, which a linear control
     misfits) and under 100 labels drawn (PPI++'s control only), the ideal estimator's
-    half-width is more than 10 % short of what the estimator reports."""
+    half-width is more than 8 % short of what the estimator reports."""
     rng = np.random.default_rng(11)
     m = 2000
     q = rng.uniform(0.5, 1.0, m)
@@ -122,4 +126,4 @@ def test_model_matches_the_estimator_simulated(rate, slope):
     realised = float(np.mean(halves))
     assert model == pytest.approx(realised, rel=0.06)
     if slope > 1:
-        assert expectations_under(p, codes, pi)[1] < 0.9 * realised
+        assert expectations_under(p, codes, pi)[1] < 0.92 * realised

@@ -66,6 +66,7 @@ def test_combination_against_its_two_stages():
     for a, b in zip(r1["class_shares"], alone["class_shares"]):
         assert a["estimate"] == pytest.approx(b["estimate"])
     # the default: w = v2 / (v1 + v2) from each stage's half-width, variance v1 v2 / (v1 + v2)
+    # times Meier's factor for an estimated weight, 1 + 4 w (1 - w) (1 / nu1 + 1 / nu2)
     r = two_stage_estimates(mach, human, xi, pi, q, n_classes=2, pilot=first, pilot_pi=p1)
     z = z_value(0.95)
     for c in range(2):
@@ -77,8 +78,12 @@ def test_combination_against_its_two_stages():
         want = w * alone["class_shares"][c]["estimate"] + \
             (1 - w) * whole["class_shares"][c]["estimate"]
         assert r["class_shares"][c]["estimate"] == pytest.approx(want)
+        nu1 = alone["degrees_of_freedom"][f"share_{c}"]
+        nu2 = whole["degrees_of_freedom"][f"share_{c}"]
+        assert 1 < min(nu1, nu2) and max(nu1, nu2) < math.inf
+        meier = 1 + 4 * w * (1 - w) * (1 / nu1 + 1 / nu2)
         assert r["class_shares"][c]["half_width"] == pytest.approx(
-            z * math.sqrt(s1 ** 2 * s2 ** 2 / (s1 ** 2 + s2 ** 2)), rel=1e-6)
+            z * math.sqrt(s1 ** 2 * s2 ** 2 / (s1 ** 2 + s2 ** 2) * meier), rel=1e-6)
         assert r["class_shares"][c]["half_width"] < min(s1, s2) * z
     assert r["method"] == "two-stage"
     assert r["accuracy"]["ci_high"] - r["accuracy"]["ci_low"] <= \

@@ -17,8 +17,9 @@ from core.evaluation.sampling.draw import draw
 from core.evaluation.sampling.plan import plan_design
 from core.evaluation.sampling.design import load_design, queue_table
 from core.evaluation.estimate.shares import estimate
-from core.evaluation.estimate.weighted import (MIN_LABELS, ppi_mean_interval, weighted_estimates,
-                                      weighted_total)
+from core.evaluation.estimate.weighted import (FLEX_LABELS, MIN_LABELS, degrees_of_freedom,
+                                               ppi_mean_interval, weighted_estimates,
+                                               weighted_total)
 from core.evaluation.estimate.weighted_round import group_accuracy
 from tests.judge_table import judge_regime
 
@@ -76,6 +77,23 @@ def test_weighted_total_hand_worked():
     assert var == pytest.approx(3.18)
     assert n == 2
     assert df == pytest.approx(3.18 ** 2 / (0.18 ** 2 + 3.0 ** 2))
+
+
+def test_degrees_of_freedom_hand_worked():
+    # n = FLEX_LABELS terms a = 1 at pi = 0.5: v = n varies over the draw by
+    # sum pi (1 - pi) a^2 = n / 4, estimated by sum (1 - pi) a^2 = n / 2 (each term drawn
+    # with probability 1/2); the chi-square with mean v and that variance: df = 2 n^2 / (n / 2)
+    n = FLEX_LABELS
+    assert degrees_of_freedom(np.ones(n), np.full(n, 0.5)) == pytest.approx(4.0 * n)
+    # below FLEX_LABELS terms, and for the accuracy, the small-sample v^2 / sum a^2
+    assert degrees_of_freedom(np.ones(n - 1), np.full(n - 1, 0.5)) == pytest.approx(n - 1.0)
+    assert degrees_of_freedom(np.ones(n), np.full(n, 0.5), matched=False) == \
+        pytest.approx(float(n))
+    # unequal terms: (1, 3) at pi (0.5, 0.25), 50 times each: v = 200,
+    # sum (1 - pi) a^2 = 50 (0.5 + 0.75 * 9) = 362.5
+    a, p = np.tile([1.0, 3.0], 50), np.tile([0.5, 0.25], 50)
+    assert degrees_of_freedom(a, p) == pytest.approx(2 * 200 ** 2 / 362.5)
+    assert degrees_of_freedom(np.zeros(n), np.full(n, 0.5)) == np.inf
 
 
 def test_unbiased_and_variance_unbiased_by_enumeration():

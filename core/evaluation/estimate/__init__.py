@@ -21,8 +21,8 @@ Parts (import the names below from this package, not from its modules):
 from core.evaluation.estimate.shares import (AUDIT, check_selection, estimate, estimate_codes,
                                              gold_column_note, MACHINE, ROUTED)
 from core.evaluation.estimate.weighted import (accuracy_from_total, DEFAULT_CONTROL, FLEX_LABELS,
-                                               MIN_LABELS, PRIOR_DF, settled_accuracy,
-                                               share_entry, t_quantile,
+                                               degrees_of_freedom, MIN_LABELS, PRIOR_DF,
+                                               settled_accuracy, share_entry, t_quantile,
                                                weighted_estimates, weighted_total, worse_groups)
 from core.evaluation.estimate.controls import PRIOR_ROWS
 from core.evaluation.estimate.weighted_round import (ESTIMATE_KEYS, group_accuracy,
@@ -39,7 +39,8 @@ from core.evaluation.estimate.expected_width import estimator_half_width
 __all__ = [
     "AUDIT", "DEFAULT_CONTROL", "ESTIMATE_KEYS", "FLEX_LABELS", "MACHINE", "MIN_LABELS", "PRIOR_DF",
     "PRIOR_ROWS", "ROUTED", "SEQUENCE_HELP", "accuracy_from_total", "anytime_estimate",
-    "check_selection", "decide_expression", "estimate", "estimate_codes", "estimator_half_width",
+    "check_selection", "decide_expression", "degrees_of_freedom", "estimate", "estimate_codes",
+    "estimator_half_width",
     "focus_interval", "focus_name", "settled_accuracy",
     "gold_column_note", "group_accuracy", "labels_for_half_width", "parse_decision",
     "pilot_fit_weights", "pilot_half_width",

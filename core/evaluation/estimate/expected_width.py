@@ -16,10 +16,15 @@ taken as the truth:
    coefficients vary by the sandwich A^-1 B A^-1 (A = X' diag((1 - pi) / pi) X + ridge,
    B = X' diag((1 - pi)^2 / pi^3 (P (1 - P) + e^2)) X), which adds d_i = x_i' A^-1 B A^-1 x_i
    to each squared residual: E[v] = sum_i (1 / pi_i - 1) (P_i (1 - P_i) + e_i^2 + d_i) / M^2;
-3. **the t quantile.** The variance rests on Satterthwaite's effective degrees of freedom,
-   df = E[v]^2 / sum_i pi_i w_i^2 E[r_i^4] (w_i = (1 - pi_i) / pi_i^2; for a 0/1 outcome
-   E[r^4] = P (1 - m)^4 + (1 - P) m^4), and the interval is t_{df - 1} sqrt(v);
-4. **the moderation and the choice.** v is scattered about E[v] as E[v] chi2_df / df; where it
+3. **the t quantile.** v = sum_i xi_i w_i r_i^2 (w_i = (1 - pi_i) / pi_i^2) varies over the
+   draw by about sum_i pi_i (1 - pi_i) w_i^2 E[r_i^4] (for a 0/1 outcome E[r^4] =
+   P (1 - m)^4 + (1 - P) m^4); from :data:`~core.evaluation.estimate.weighted.FLEX_LABELS`
+   labels its degrees of freedom are the chi-square's with the same two moments,
+   df = 2 E[v]^2 / that, below E[v]^2 / sum_i pi_i w_i^2 E[r_i^4] (as
+   :func:`~core.evaluation.estimate.weighted.degrees_of_freedom` estimates them), and the
+   interval is t_{df - 1} sqrt(v);
+4. **the moderation and the choice.** v is scattered about E[v] as E[v] chi2_df / df (the
+   matched df); where it
    falls below the variance the calibrated cells imply (the prior, sum (1 / pi - 1)
    (P_cell (1 - P_cell) + (P_cell - m)^2)) it is pulled towards it with
    :data:`~core.evaluation.estimate.weighted.PRIOR_DF` pseudo degrees of freedom, and the
@@ -34,8 +39,9 @@ taken as the truth:
 
 With a pilot's own half-width h1 (a two-batch round estimated in two stages,
 :mod:`core.evaluation.estimate.two_stage`), each outcome is combined with it stage-wise,
-1 / sqrt(1 / h1^2 + 1 / h2^2) (the pilot alone where the second stage is conservative), before
-the average. Nothing here is fitted to any file: it is the estimator's arithmetic applied to
+1 / sqrt(1 / h1^2 + 1 / h2^2) times the square root of Meier's factor for the estimated weight
+(the pilot's degrees of freedom taken as the second stage's), the pilot alone where the second
+stage is conservative, before the average. Nothing here is fitted to any file: it is the estimator's arithmetic applied to
 the plan's own probabilities. :func:`core.evaluation.sampling.plan.plan_design` takes
 :func:`estimator_half_width` as its ``width_model`` (``core.workspace.active_rounds`` passes
 it: sampling does not import the estimators); ``bench/plan_truth.py`` measures planned
@@ -79,6 +85,7 @@ def control_moments(p: np.ndarray, pi: np.ndarray, x: np.ndarray, offset: np.nda
     -------
     dict
         ``var``: E[v] (a total's variance, not divided by M^2); ``fourth``: sum_i pi_i w_i^2
+        E[r_i^4]; ``scatter``: v's variance over the draw, sum_i pi_i (1 - pi_i) w_i^2
         E[r_i^4]; ``size``: the fit's expected effective degrees of freedom, trace of
         A^-1 X' diag((1 - pi) / pi) X; ``control``: the expected control m of shape (M,).
     """
@@ -104,9 +111,9 @@ def control_moments(p: np.ndarray, pi: np.ndarray, x: np.ndarray, offset: np.nda
     er2 = s2 + e2 + d
     var = float((u * er2).sum())
     w = np.where(free, (1 - pi) / pi ** 2, 0.0)
-    fourth = float((pi * w ** 2 * (p * (1 - m) ** 4 + (1 - p) * m ** 4
-                                          + 6 * d * (s2 + e2) + 3 * d ** 2)).sum())
-    return {"var": var, "fourth": fourth, "size": size, "control": m}
+    r4 = pi * w ** 2 * (p * (1 - m) ** 4 + (1 - p) * m ** 4 + 6 * d * (s2 + e2) + 3 * d ** 2)
+    return {"var": var, "fourth": float(r4.sum()), "scatter": float(((1 - pi) * r4).sum()),
+            "size": size, "control": m}
 
 
 def _candidates(p: np.ndarray, f: np.ndarray, pi: np.ndarray, cells: np.ndarray
@@ -129,22 +136,27 @@ def _candidates(p: np.ndarray, f: np.ndarray, pi: np.ndarray, cells: np.ndarray
             "cells": control_moments(p, pi, cx, f, PRIOR_ROWS * cell_unit)}
 
 
-def _halves(mo: dict[str, float], prior: float, n: float, m: int, confidence: float
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _halves(mo: dict[str, float], prior: float, n: float, m: int, confidence: float,
+            many: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One candidate's reported half-width (a share's) at each of :data:`GRID` quantiles of
-    its variance's chi-square scatter, moderated towards ``prior``; and its penalised score."""
+    its variance's chi-square scatter, moderated towards ``prior``; its penalised score; and
+    the degrees of freedom its interval rests on. ``many``: from :data:`FLEX_LABELS` labels
+    (the matched degrees of freedom)."""
     ev = mo["var"]
     if ev <= 0:
-        return np.zeros(GRID), np.zeros(GRID)
+        return np.zeros(GRID), np.zeros(GRID), np.full(GRID, math.inf)
     u = (np.arange(GRID) + 0.5) / GRID
-    df = ev ** 2 / mo["fourth"] if mo["fourth"] > 0 else math.inf
-    v = ev * (chdtri(df, 1 - u) / df if math.isfinite(df) else np.ones(GRID))
+    # v scatters as the chi-square with its two moments; the estimator reads its df as
+    # degrees_of_freedom does (the matched one from FLEX_LABELS labels, about half below)
+    matched = 2 * ev ** 2 / mo["scatter"] if mo["scatter"] > 0 else math.inf
+    df = matched if many else (ev ** 2 / mo["fourth"] if mo["fourth"] > 0 else math.inf)
+    v = ev * (chdtri(matched, 1 - u) / matched if math.isfinite(matched) else np.ones(GRID))
     low = v < prior
     d = df if math.isfinite(df) else 0.0
     v = np.where(low, (d * v + PRIOR_DF * prior) / (d + PRIOR_DF), v)
     t_low, t_high = t_quantile(confidence, d + PRIOR_DF), t_quantile(confidence, df)
     halves = np.where(low, t_low, t_high) * np.sqrt(v) / m
-    return halves, halves * (1 + mo["size"] / max(n, 1.0))
+    return halves, halves * (1 + mo["size"] / max(n, 1.0)), np.where(low, d + PRIOR_DF, df)
 
 
 def estimator_half_width(probabilities: np.ndarray, machine_codes: np.ndarray,
@@ -203,11 +215,11 @@ def estimator_half_width(probabilities: np.ndarray, machine_codes: np.ndarray,
         inv = np.where(free, 1 / np.clip(pi, 1e-12, 1) - 1, 0.0)
         priors = {name: float((inv * (pc * (1 - pc) + (pc - mo["control"]) ** 2)).sum())
                   for name, mo in moments.items()}
-        one = _halves(moments[DEFAULT_CONTROL], priors[DEFAULT_CONTROL], n_exp, mm,
-                      confidence)[0]
-        chosen = _chosen(moments, priors, n_exp, mm, confidence)
-        fixed = np.maximum(fixed, _combine(one, h1))
-        worst = np.maximum(worst, _combine(chosen, h1))
+        one, _, df_one = _halves(moments[DEFAULT_CONTROL], priors[DEFAULT_CONTROL], n_exp, mm,
+                                 confidence, many=False)
+        chosen, df_chosen = _chosen(moments, priors, n_exp, mm, confidence)
+        fixed = np.maximum(fixed, _combine(one, h1, df_one))
+        worst = np.maximum(worst, _combine(chosen, h1, df_chosen))
         cons = np.maximum(cons, np.full(GRID, h1) if h1 is not None
                           else np.full(GRID, n_unl / (2 * mm)))
     p_one = max(1.0 - p_cons - p_flex, 0.0)
@@ -215,21 +227,29 @@ def estimator_half_width(probabilities: np.ndarray, machine_codes: np.ndarray,
 
 
 def _chosen(moments: dict[str, dict[str, float]], priors: dict[str, float], n: float, m: int,
-            confidence: float) -> np.ndarray:
-    """The kept candidate's half-width at each quantile (each moderated towards its prior)."""
+            confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The kept candidate's half-width at each quantile (each moderated towards its prior),
+    and its degrees of freedom."""
     best_score = np.full(GRID, np.inf)
     best_half = np.full(GRID, np.nan)
+    best_df = np.full(GRID, math.inf)
     for name, mo in moments.items():
-        halves, score = _halves(mo, priors[name], n, m, confidence)
+        halves, score, df = _halves(mo, priors[name], n, m, confidence)
         better = score < best_score
         best_score = np.where(better, score, best_score)
         best_half = np.where(better, halves, best_half)
-    return best_half
+        best_df = np.where(better, df, best_df)
+    return best_half, best_df
 
 
-def _combine(half: np.ndarray, pilot_half: float | None) -> np.ndarray:
+def _combine(half: np.ndarray, pilot_half: float | None, df: np.ndarray) -> np.ndarray:
+    """The two stages' half-width, inverse-variance weighted, times the square root of
+    Meier's factor 1 + 4 w (1 - w) (1 / nu1 + 1 / nu2) (:mod:`core.evaluation.estimate.
+    two_stage`), the pilot's nu1 taken as the second stage's ``df`` (not known here)."""
     if pilot_half is None:
         return half
-    with np.errstate(divide="ignore"):
-        return np.where(half > 0, 1 / np.sqrt(1 / np.maximum(half, 1e-300) ** 2
-                                              + 1 / pilot_half ** 2), 0.0)
+    h = np.maximum(half, 1e-300)
+    w = h ** 2 / (h ** 2 + pilot_half ** 2)  # the pilot's weight, v2 / (v1 + v2)
+    inv = np.where(np.isfinite(df) & (df > 0), 1 / np.where(df > 0, df, 1.0), 0.0)
+    meier = 1 + 4 * w * (1 - w) * 2 * inv
+    return np.where(half > 0, np.sqrt(meier) / np.sqrt(1 / h ** 2 + 1 / pilot_half ** 2), 0.0)

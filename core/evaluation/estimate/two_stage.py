@@ -22,9 +22,13 @@ has E[T_w] = T for any weight w fixed before the draw, and since T1 is a functio
 E[T2 - T | S1] = 0, the two errors are uncorrelated: Var(T_w) = w^2 Var(T1) + (1 - w)^2
 E[Var(T2 | S1)], estimated by w^2 v1 + (1 - w)^2 v2. The weight is chosen per outcome by the
 estimated variances, w = v2 / (v1 + v2) (the inverse-variance weight; ``weight=`` fixes it
-instead), which is what makes the combination at least as tight as the better of the two; its
-small dependence on the draw is what the simulations (``tests/core/
-test_evaluation_estimate_two_stage.py``, ``bench/design.py``) check costs no coverage. Where
+instead), which is what makes the combination at least as tight as the better of the two. A
+weight estimated from the draw makes w^2 v1 + (1 - w)^2 v2 short of the variance: it is
+multiplied by Meier's (1953) first-order factor 1 + 4 w (1 - w) (1 / nu1 + 1 / nu2), nu each
+stage's degrees of freedom (:func:`core.evaluation.estimate.weighted.degrees_of_freedom`); the
+simulations (``tests/core/test_evaluation_estimate_two_stage.py``, ``bench/design.py``) check
+the coverage. Each stage's standard error is read from its t interval over z, which errs
+wide. Where
 the pilot has too few labels for a normal interval the weight is 0 (the round's own estimate).
 
 The final labels' accuracy is (labelled rows + the machine's right answers among the unlabelled
@@ -146,6 +150,19 @@ def _sd(entry: dict[str, Any], m: int, z: float) -> float | None:
     return max(entry["ci_high"] - est, est - entry["ci_low"]) / z * m
 
 
+def _meier(w: float, weight: float | None, key: str, *stages: dict[str, Any]) -> float:
+    """Meier's (1953) first-order factor on the variance of an inverse-variance weighted
+    mean whose weights are estimated, 1 + 4 w (1 - w) (1 / nu1 + 1 / nu2), nu each stage's
+    degrees of freedom for outcome ``key``; 1 for a weight fixed beforehand."""
+    if weight is not None or not 0 < w < 1:
+        return 1.0
+    inv = 0.0
+    for stage in stages:
+        nu = stage.get("degrees_of_freedom", {}).get(key)
+        inv += 1 / nu if nu is not None and nu > 0 and math.isfinite(nu) else 0.0
+    return 1 + 4 * w * (1 - w) * inv
+
+
 def _weight(sd1: float | None, sd2: float | None, weight: float | None) -> float:
     if sd1 is None:
         return 0.0
@@ -231,7 +248,8 @@ def two_stage_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.nda
             continue
         known = float((human[lab] == c).sum())
         est = (w * e1["estimate"] + (1 - w) * e2["estimate"]) * m
-        sd = math.sqrt(w ** 2 * sd1 ** 2 + (1 - w) ** 2 * (sd2 or 0.0) ** 2)
+        sd = math.sqrt((w ** 2 * sd1 ** 2 + (1 - w) ** 2 * (sd2 or 0.0) ** 2)
+                       * _meier(w, weight, f"share_{c}", alone, whole))
         lo_b, hi_b = known, known + n_unl
         est = min(max(est, lo_b), hi_b)
         lo, hi = max(est - z * sd, lo_b), min(est + z * sd, hi_b)
@@ -249,7 +267,7 @@ def two_stage_estimates(machine: np.ndarray, human: np.ndarray, labelled: np.nda
         w = _weight(math.sqrt(v1), math.sqrt(v2), weight)
         weights["accuracy"] = w
         unl_right = min(max(w * k1 + (1 - w) * k2 - right, 0.0), float(n_unl))
-        var = w ** 2 * v1 + (1 - w) ** 2 * v2
+        var = (w ** 2 * v1 + (1 - w) ** 2 * v2) * _meier(w, weight, "accuracy", alone, whole)
         est = (n_lab + unl_right) / m
         half = z * math.sqrt(var) / m
         acc.update(estimate=est, ci_low=min(max(n_lab / m, est - half), est),
