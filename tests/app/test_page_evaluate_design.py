@@ -30,6 +30,32 @@ def _frontier_titles(at: AppTest) -> list[str]:
             if "title" in json.loads(c.proto.spec)["layout"]]
 
 
+def test_few_labels_plan_plain_random_labelling_and_the_page_says_why(run_page,
+                                                                     fresh_workspace):
+    """At 100 of the demo's 3,557 labels the active design is expected to be worth fewer labels
+    than PPI++'s: the page plans plain random labelling in its place, says why before any label,
+    and the round is stored (and shown) as random labelling."""
+    at = run_page(PAGE)
+    at.radio(key="_w_ev_design").set_value("active").run()
+    at.number_input(key="_w_ev_labels").set_value(100).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    plan = [m.value for m in at.markdown if m.value.startswith("**Humans will label about 100")]
+    assert plan and "(drawn at random with known probabilities)" in plan[0], plan
+    said = [w.value for w in at.warning
+            if w.value.startswith("Plain random labelling is recommended instead of the "
+                                  "active design")]
+    assert len(said) == 1 and "times PPI++'s labels" in said[0]
+    click(at, "Plan the round")
+    from core.workspace import Workspace
+
+    ws = Workspace(str(fresh_workspace))
+    pi = ws.round(1)["inclusion"]
+    assert pi.min() == pytest.approx(pi.max()) and pi.sum() == pytest.approx(100, rel=1e-9)
+    assert ws.latest_result(1, "design")["design"] == "random"
+    assert any(e.label == "The design of this round: Random" for e in at.expander), \
+        [e.label for e in at.expander]
+
+
 def test_active_round_plan_frontier_simulate_result(run_page, fresh_workspace):
     at = run_page(PAGE)
     assert not at.exception
