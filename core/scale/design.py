@@ -27,7 +27,6 @@ every row; at 10^6 rows that is two seconds a row).
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -38,8 +37,8 @@ import pandas as pd
 from core.errors import DataError
 from core.evaluation.sampling import (DEFAULT_FLOOR, DEFAULT_WIDTH_RATIO, FLOOR_LABELS,
                                     TAIL_FLOORS, ActiveDesign)
-from core.evaluation.sampling import (compared_with, prefer_random, srs_size_for_half_width,
-                                      z_value)
+from core.evaluation.sampling import (compared_with, prefer_random, random_labels_half,
+                                      srs_size_for_half_width, with_half_width, z_value)
 from core.scale import kernels
 
 __all__ = ["ScalePlan", "plan_scaled", "bisection_hi"]
@@ -242,14 +241,9 @@ def _modelled(engine, base: dict[str, Any], spec: dict[str, Any], chosen: Active
         parts = engine.map(kernels.k_model_inputs, spec={**base, **s})
         code, q, pi = (np.concatenate([p[c] for p in parts]) for c in ("code", "q", "pi"))
         half = float(width_model(machine_probabilities(code, q, k), code, q, pi))
-        if d.kind == "random":  # the estimate keeps PPI++'s interval on random labels
-            half = min(half, d.expected_half_width * math.sqrt(d.worth_vs_ppi))
-        h = d.expected_half_width
-        scored.append(d if not (math.isfinite(h) and h > 0 and math.isfinite(half) and half > 0)
-                      else dataclasses.replace(
-                          d, expected_half_width=half,
-                          worth_vs_ppi=d.worth_vs_ppi * (h / half) ** 2,
-                          random_equivalent=srs_size_for_half_width(len(code), 0.25, half)))
+        if d.kind == "random":
+            half = random_labels_half(d, half)
+        scored.append(with_half_width(d, half, m=len(code)))
     table = table.copy()
     for d, at in zip(scored, (table.index[table["recommended"].astype(bool)][0],
                               table.index[table["design"] == "random"][0])):

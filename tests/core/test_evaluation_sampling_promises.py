@@ -13,7 +13,8 @@ import pytest
 
 from core.evaluation.estimate import estimator_half_width, weighted_estimates
 from core.evaluation.sampling import (ActiveDesign, draw, load_design, machine_probabilities,
-                                      plan_design, prefer_random, target_note)
+                                      plan_design, prefer_random, random_labels_half,
+                                      target_note)
 
 MISINFO_ROLES = {"machine_label": "Yhat (GPT4o)", "machine_confidence": "confidence"}
 
@@ -83,6 +84,16 @@ def test_the_active_design_is_kept(worth, rand_acc):
     got, frontier = prefer_random(rec, table)
     assert got is rec and frontier is table
     assert target_note(frontier) is None or "Plain random" not in target_note(frontier)
+
+
+def test_random_labels_never_wider_than_ppi():
+    # random labelling with an ideal half-width 0.05 worth 0.64 of PPI++'s: PPI++'s is 0.04
+    rand = ActiveDesign(pi=np.full(100, 0.2), mu=float("nan"), kind="random",
+                        expected_labels=20.0, expected_effort=20.0, expected_accuracy=0.88,
+                        expected_half_width=0.05, random_equivalent=40, n_routed=0,
+                        worth_vs_ppi=0.64)
+    assert random_labels_half(rand, 0.06) == pytest.approx(0.04)
+    assert random_labels_half(rand, 0.03) == pytest.approx(0.03)
 
 
 def test_about_as_accurate_is_said_so():

@@ -48,7 +48,8 @@ from core.evaluation.sampling.stream import (DEFAULT_STREAM_DESIGN, DRAW_PROBABI
                                              stream_weights, StreamPlan)
 from core.evaluation.sampling.two_batch import (combined_design, pilot_probabilities, PILOT_SHARE,
                                                 PILOT_TILT, second_batch, with_half_width)
-from core.evaluation.sampling.promises import prefer_random, target_note
+from core.evaluation.sampling.promises import (prefer_random, random_labels_half,
+                                               target_note)
 from core.evaluation.sampling.blind import showable_columns, shown_columns
 
 __all__ = [
@@ -61,7 +62,8 @@ __all__ = [
     "combined_half_width", "compared_with", "default_audit", "design_frontier", "draw",
     "draw_stream", "earlier_stage", "expected_half_width", "load_design",
     "machine_probabilities",
-    "pilot_probabilities", "plan_design", "prefer_random", "plan_queue", "plan_stratified", "planned_vs_realised",
+    "pilot_probabilities", "plan_design", "prefer_random",
+    "random_labels_half", "plan_queue", "plan_stratified", "planned_vs_realised",
     "queue_table", "range_sentence", "replan_stream", "second_batch", "showable_columns",
     "shown_columns", "srs_half_width", "srs_size_for_half_width", "stream_weights", "target_note",
     "with_half_width", "z_value"

@@ -18,10 +18,10 @@ import pandas as pd
 
 from core.assignment import gains
 from core.errors import DataError, describe_rows
-from core.evaluation.sampling.active import ActiveDesign, design_frontier
+from core.evaluation.sampling.active import ActiveDesign, design_frontier, machine_probabilities
 from core.evaluation.sampling.design import SELECTIONS, Design, EarlierLabels, QueuePlan
 from core.evaluation.sampling.draw import draw_queue, earlier_stage
-from core.evaluation.sampling.promises import prefer_random
+from core.evaluation.sampling.promises import prefer_random, random_labels_half
 
 __all__ = ["plan_design"]
 
@@ -139,7 +139,6 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     two_stage = bool(earlier is not None and kind == "active" and pilot_half is not None
                      and labels is not None and np.isfinite(pilot_half) and pilot_half > 0)
     if two_stage:
-        from core.evaluation.sampling.active import machine_probabilities
         from core.evaluation.sampling.two_batch import second_ratio
 
         ratio = second_ratio(extra["probabilities"], machine_probabilities(codes, inp.a, k),
@@ -147,7 +146,6 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
     rescore = None
     half1 = float(pilot_half) if two_stage else None
     if width_model is not None or two_stage:
-        from core.evaluation.sampling.active import machine_probabilities
         from core.evaluation.sampling.two_batch import combined_design, with_half_width
 
         probs = extra.get("probabilities")
@@ -158,9 +156,7 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                 return combined_design(d, half1)
             half = width_model(probs, codes, inp.a, d.pi, pilot_half=half1)
             if d.kind == "random" and not known.any() and half1 is None:
-                # on plain random labels the estimate keeps PPI++'s interval unless another
-                # is tighter: never wider than PPI++'s (worth = (PPI++'s half / half)^2)
-                half = min(half, d.expected_half_width * float(np.sqrt(d.worth_vs_ppi)))
+                half = random_labels_half(d, half)
             return with_half_width(d, half)
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,

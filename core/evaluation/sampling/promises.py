@@ -36,7 +36,16 @@ import pandas as pd
 
 from core.evaluation.sampling.active import ACCURACY_TOLERANCE, ActiveDesign
 
-__all__ = ["prefer_random", "target_note"]
+__all__ = ["prefer_random", "random_labels_half", "target_note"]
+
+
+def random_labels_half(random: ActiveDesign, half: float) -> float:
+    """The half-width the estimate is expected to report on plain random labels: ``half``
+    (the weighted estimate's, a plan's ``width_model``), but never wider than PPI++'s, whose
+    interval the estimate keeps unless another is tighter. ``random``: the frontier's plain
+    random labelling as compared with PPI++ (its ideal half-width h and worth w give PPI++'s,
+    h sqrt(w)); no rows carried, one stage."""
+    return min(float(half), random.expected_half_width * math.sqrt(random.worth_vs_ppi))
 
 
 def prefer_random(recommended: ActiveDesign, frontier: pd.DataFrame, *, m: int | None = None

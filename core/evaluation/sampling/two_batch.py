@@ -84,21 +84,23 @@ def second_ratio(probabilities: np.ndarray, control: np.ndarray, labels: float,
     return float(width_ratio / np.sqrt(1 - t))
 
 
-def with_half_width(design: ActiveDesign, half: float) -> ActiveDesign:
+def with_half_width(design: ActiveDesign, half: float, *, m: int | None = None
+                    ) -> ActiveDesign:
     """``design`` with another expected half-width ``half`` (the two stages', or the one the
     estimate is expected to report), its worth against the same PPI++ half-width,
     worth * (h / half)^2, and its random-label equivalent with it; ``design`` as it is when
-    either half-width is not finite or not positive."""
+    either half-width is not finite or not positive. ``m``: the table's rows (default
+    ``len(design.pi)``; a large table's designs keep no per-row array)."""
     import dataclasses
     import math
 
     h = design.expected_half_width
     if not (math.isfinite(h) and h > 0 and math.isfinite(half) and half > 0):
         return design
+    rows = len(design.pi) if m is None else int(m)
     return dataclasses.replace(design, expected_half_width=float(half),
                                worth_vs_ppi=design.worth_vs_ppi * (h / half) ** 2,
-                               random_equivalent=srs_size_for_half_width(len(design.pi), 0.25,
-                                                                         half))
+                               random_equivalent=srs_size_for_half_width(rows, 0.25, half))
 
 
 def combined_design(design: ActiveDesign, pilot_half: float) -> ActiveDesign:
