@@ -23,12 +23,17 @@ def misinfo(shared_data):
     return shared_data / "pac-labels" / "misinfo.csv"
 
 
+def _queue_json(capsys, misinfo, out, labels: int, seed: int) -> tuple[dict, str]:
+    """``queue --json`` on misinfo with a label budget: the plan and its raw output."""
+    code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", labels,
+                                "--seed", seed, "--json", "-o", out)
+    assert code == 0, err
+    return json.loads(stdout), stdout
+
+
 def test_active_queue_contract_and_json_plan(capsys, misinfo, tmp_path):
     out = tmp_path / "round.csv"
-    code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 292,
-                                "--seed", 4, "--json", "-o", out)
-    assert code == 0, err
-    plan = json.loads(stdout)
+    plan, stdout = _queue_json(capsys, misinfo, out, 292, 4)
     assert plan["design"] == "active"
     assert sum(r["recommended"] for r in plan["frontier"]) == 1
     assert {r["design"] for r in plan["frontier"]} == {"active", "routing", "random"}
@@ -65,10 +70,7 @@ def test_active_queue_contract_and_json_plan(capsys, misinfo, tmp_path):
 
 def test_few_labels_plan_plain_random_labelling_and_say_why(capsys, misinfo, tmp_path):
     out = tmp_path / "round.csv"
-    code, stdout, err = run_cli(capsys, "queue", misinfo, *MISINFO_COLS, "--labels", 40,
-                                "--seed", 2, "--json", "-o", out)
-    assert code == 0, err
-    plan = json.loads(stdout)
+    plan, _ = _queue_json(capsys, misinfo, out, 40, 2)
     assert plan["design"] == "active" and plan["expected"]["design"] == "random"
     assert plan["expected"]["worth_vs_ppi"] >= 1 - 1e-9
     assert plan["targets_note"].startswith("Plain random labelling is recommended instead")
