@@ -21,7 +21,7 @@ from core.errors import DataError, describe_rows
 from core.evaluation.sampling.active import ActiveDesign, design_frontier, machine_probabilities
 from core.evaluation.sampling.design import SELECTIONS, Design, EarlierLabels, QueuePlan
 from core.evaluation.sampling.draw import draw_queue, earlier_stage
-from core.evaluation.sampling.promises import prefer_random, random_labels_half
+from core.evaluation.sampling.promises import prefer_random
 
 __all__ = ["plan_design"]
 
@@ -145,19 +145,13 @@ def plan_design(design: Design, *, kind: str = "active", labels: float | None = 
                              float(labels) + float(known.sum()), ratio, float(pilot_half))
     rescore = None
     half1 = float(pilot_half) if two_stage else None
-    if width_model is not None or two_stage:
-        from core.evaluation.sampling.two_batch import combined_design, with_half_width
+    if width_model is not None or two_stage:  # what the estimate will report
+        from core.evaluation.sampling.two_batch import reported
 
         probs = extra.get("probabilities")
         probs = machine_probabilities(codes, inp.a, k) if probs is None else probs
-
-        def rescore(d: ActiveDesign) -> ActiveDesign:  # what the estimate will report
-            if width_model is None:
-                return combined_design(d, half1)
-            half = width_model(probs, codes, inp.a, d.pi, pilot_half=half1)
-            if d.kind == "random" and not known.any() and half1 is None:
-                half = random_labels_half(d, half)
-            return with_half_width(d, half)
+        rescore = reported(width_model, probs, codes, inp.a, half1,
+                           random_labels=not known.any() and half1 is None)
     rec, table = design_frontier(codes, inp.a, k, labels=labels,
                                  effort_budget=effort_budget, effort=inp.l, gain=g,
                                  width_ratio=ratio, rescore=rescore, **extra)

@@ -103,6 +103,28 @@ def with_half_width(design: ActiveDesign, half: float, *, m: int | None = None
                                random_equivalent=srs_size_for_half_width(rows, 0.25, half))
 
 
+def reported(width_model: Any, probabilities: np.ndarray, machine_codes: np.ndarray,
+             confidence: np.ndarray, pilot_half: float | None, *, random_labels: bool = False
+             ) -> Any:
+    """A frontier's ``rescore``: each design with the half-width its estimate is expected to
+    report (``width_model`` on ``probabilities``, combined with ``pilot_half`` in two stages;
+    without a model the ideal estimator's, combined with ``pilot_half``, or the design as it
+    is). ``random_labels``: plain random labelling is estimated as PPI++ or tighter
+    (:func:`core.evaluation.sampling.promises.random_labels_half`; no rows carried, one
+    stage)."""
+    from core.evaluation.sampling.promises import random_labels_half
+
+    def rescore(d: ActiveDesign) -> ActiveDesign:
+        if width_model is None:
+            return d if pilot_half is None else combined_design(d, pilot_half)
+        half = width_model(probabilities, machine_codes, confidence, d.pi,
+                           pilot_half=pilot_half)
+        if random_labels and d.kind == "random":
+            half = random_labels_half(d, half)
+        return with_half_width(d, half)
+    return rescore
+
+
 def combined_design(design: ActiveDesign, pilot_half: float) -> ActiveDesign:
     """``design``'s ideal expectations combined with a pilot's: its expected half-width
     combined with the pilot's own, ``pilot_half``
@@ -268,13 +290,9 @@ def second_batch(machine_codes: np.ndarray, confidence: np.ndarray, n_classes: i
         width_ratio = second_ratio(probs, machine_probabilities(codes, q, n_classes),
                                    float(labels), width_ratio, half1)
 
-    def rescore(d: ActiveDesign) -> ActiveDesign:  # as the estimate will realise it
-        if width_model is None:
-            return d if half1 is None else combined_design(d, half1)
-        return with_half_width(d, width_model(probs, codes, q, d.pi, pilot_half=half1))
     rec, _ = design_frontier(codes, q, n_classes, labels=min(rest, float(m - len(rows))),
-                             known=known, width_ratio=width_ratio,
-                             floor=floor, rescore=rescore, **extra)
+                             known=known, width_ratio=width_ratio, floor=floor,
+                             rescore=reported(width_model, probs, codes, q, half1), **extra)
     return SecondBatch(design=rec, probabilities=probs, calibrated=calibrated)
 
 
